@@ -1,0 +1,1 @@
+"""The apiclient adapter: the host's update API through the `apiclient raw` subprocess."""

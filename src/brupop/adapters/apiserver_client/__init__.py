@@ -1,0 +1,1 @@
+"""The agent's HTTPS client to the brupop apiserver (ShadowStore and NodeOperations)."""

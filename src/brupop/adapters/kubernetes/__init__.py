@@ -1,0 +1,1 @@
+"""Kubernetes adapters over the official client, for the controller and the apiserver."""

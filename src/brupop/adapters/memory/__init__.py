@@ -1,0 +1,1 @@
+"""The in-memory cluster: the embedded default behind `brupop simulate` and the tests."""

@@ -1,0 +1,158 @@
+"""Cluster objects brupop reads and changes: Nodes, Pods, PodDisruptionBudgets, Leases, Events.
+
+Plain values: the in-memory cluster and the Kubernetes adapters both translate into these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+LB_EXCLUSION_LABEL = "node.kubernetes.io/exclude-from-external-load-balancers"
+LB_EXCLUSION_VALUE = "True"
+COMPONENT_LABEL = "brupop.bottlerocket.aws/component"
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+# Annotations brupop writes on a Node to remember what an administrator had done before it.
+CORDONED_BY_BRUPOP_ANNOTATION = "brupop.bottlerocket.aws/cordoned-by-brupop"
+LB_EXCLUDED_BY_BRUPOP_ANNOTATION = "brupop.bottlerocket.aws/lb-excluded-by-brupop"
+
+
+@dataclass(frozen=True)
+class Node:
+    """A cluster Node as brupop sees it."""
+
+    name: str
+    uid: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    unschedulable: bool = False
+    resource_version: str | None = None
+
+
+@dataclass(frozen=True)
+class OwnerReference:
+    """Who owns a Pod (a DaemonSet, a ReplicaSet, ...)."""
+
+    kind: str
+    name: str
+    controller: bool = False
+
+
+class PodPhase(StrEnum):
+    """The pod's lifecycle phase."""
+
+    PENDING = "Pending"
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    UNKNOWN = "Unknown"
+
+
+@dataclass(frozen=True)
+class Pod:
+    """A Pod with what drain and authorization need to know."""
+
+    name: str
+    namespace: str
+    uid: str
+    node_name: str | None
+    phase: PodPhase = PodPhase.RUNNING
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owners: tuple[OwnerReference, ...] = ()
+    service_account: str | None = None
+    terminating: bool = False
+
+
+@dataclass(frozen=True)
+class PodDisruptionBudget:
+    """A PodDisruptionBudget, named so a blocked drain can say who blocks it."""
+
+    name: str
+    namespace: str
+    selector: Mapping[str, str] = field(default_factory=dict)
+    min_available: int | None = None
+    max_unavailable: int | None = None
+
+    def selects(self, pod: Pod) -> bool:
+        """The budget covers `pod` (same namespace, every selector label matches)."""
+        return pod.namespace == self.namespace and all(
+            pod.labels.get(key) == value for key, value in self.selector.items()
+        )
+
+
+@dataclass(frozen=True)
+class TokenIdentity:
+    """What a TokenReview says about a bearer token."""
+
+    authenticated: bool
+    username: str | None = None
+    audiences: tuple[str, ...] = ()
+    pod_name: str | None = None
+    pod_uid: str | None = None
+    node_name: str | None = None
+    error: str | None = None
+    expires_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A coordination.k8s.io Lease used for leader election."""
+
+    name: str
+    namespace: str
+    holder: str | None
+    duration_seconds: int
+    acquired_at: datetime | None = None
+    renewed_at: datetime | None = None
+    transitions: int = 0
+    resource_version: str | None = None
+
+
+class EventType(StrEnum):
+    """Kubernetes Event types."""
+
+    NORMAL = "Normal"
+    WARNING = "Warning"
+
+
+@dataclass(frozen=True)
+class ClusterEvent:
+    """A notable moment in a node's update, recorded against its shadow."""
+
+    shadow_name: str
+    namespace: str
+    reason: str
+    message: str
+    type: EventType = EventType.NORMAL
+
+
+class WatchEventType(StrEnum):
+    """What happened to a watched object."""
+
+    ADDED = "ADDED"
+    MODIFIED = "MODIFIED"
+    DELETED = "DELETED"
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class WatchEvent(Generic[T]):
+    """One change seen on a watch, with the resourceVersion to resume after it."""
+
+    type: WatchEventType
+    object: T
+    resource_version: str | None
+
+
+@dataclass(frozen=True)
+class Listing(Generic[T]):
+    """A consistent list of objects and the resourceVersion a watch can resume from."""
+
+    items: tuple[T, ...]
+    resource_version: str | None

@@ -1,0 +1,103 @@
+"""The BottlerocketShadow (v2): desired `spec` (controller) and observed `status` (agent).
+
+Field names, types and patterns are the CRD v2 wire format, so the CRD is generated from here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
+
+from brupop.domain.states import UpdateState
+from brupop.domain.timestamps import format_rfc3339, parse_rfc3339
+from brupop.domain.versions import Version
+
+SHADOW_NAME_PREFIX = "brs-"
+API_GROUP = "brupop.bottlerocket.aws"
+API_VERSION_V2 = f"{API_GROUP}/v2"
+API_VERSION_V1 = f"{API_GROUP}/v1"
+KIND = "BottlerocketShadow"
+OPT_IN_LABEL = "bottlerocket.aws/updater-interface-version"
+OPT_IN_VALUE = "2.0.0"
+CRASH_COUNT_MAX = 2**32 - 1
+
+Timestamp = Annotated[datetime, PlainSerializer(format_rfc3339, return_type=str)]
+"""An RFC 3339 instant, always written in UTC with `+00:00`."""
+
+
+def shadow_name(node_name: str) -> str:
+    """The shadow of node `node_name` is `brs-<node_name>`."""
+    return f"{SHADOW_NAME_PREFIX}{node_name}"
+
+
+def _parse_timestamp(value: Any) -> Any:
+    if isinstance(value, str):
+        return parse_rfc3339(value)
+    if isinstance(value, datetime) and value.tzinfo is None:
+        raise ValueError("timestamps must carry a UTC offset")
+    return value
+
+
+class ShadowSpec(BaseModel):
+    """What the controller wants the node to reach next."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    state: UpdateState = UpdateState.IDLE
+    state_transition_timestamp: Timestamp | None = None
+    version: Version | None = None
+
+    _check_timestamp = field_validator("state_transition_timestamp", mode="before")(
+        _parse_timestamp
+    )
+
+
+class ShadowStatus(BaseModel):
+    """What the agent last observed on its node."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    current_version: Version
+    target_version: Version
+    current_state: UpdateState
+    crash_count: int = Field(default=0, ge=0, le=CRASH_COUNT_MAX)
+    state_transition_failure_timestamp: Timestamp | None = None
+
+    _check_timestamp = field_validator("state_transition_failure_timestamp", mode="before")(
+        _parse_timestamp
+    )
+
+
+class Shadow(BaseModel):
+    """One node's shadow with the metadata brupop relies on (owner node, resourceVersion)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    name: str
+    namespace: str
+    node_name: str
+    node_uid: str
+    resource_version: str | None = None
+    uid: str | None = None
+    spec: ShadowSpec = Field(default_factory=ShadowSpec)
+    status: ShadowStatus | None = None
+
+    def has_reached_desired_state(self) -> bool:
+        """The agent reports the state the controller asked for."""
+        return self.status is not None and self.status.current_state == self.spec.state
+
+    def has_crashed(self) -> bool:
+        """The agent reports that its last action failed."""
+        return self.status is not None and self.status.current_state is UpdateState.ERROR_RESET
+
+    def is_initial_state(self) -> bool:
+        """No status yet, or the node rests in Idle."""
+        return self.status is None or self.status.current_state is UpdateState.IDLE
+
+    def is_active(self) -> bool:
+        """The node holds a rollout slot: it is outside Idle or asked to leave it."""
+        if self.status is None:
+            return False
+        return self.status.current_state.is_disruptive or self.spec.state.is_disruptive

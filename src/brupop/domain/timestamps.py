@@ -1,0 +1,44 @@
+"""RFC 3339 timestamps as brupop writes them (UTC, `+00:00`), read leniently from any offset."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, timezone
+
+_RFC3339 = re.compile(
+    r"^(?P<date>\d{4}-\d{2}-\d{2})[Tt ](?P<time>\d{2}:\d{2}:\d{2})"
+    r"(?:\.(?P<frac>\d+))?(?P<tz>[Zz]|[+-]\d{2}:\d{2})$"
+)
+
+
+class TimestampError(ValueError):
+    """A text that is not an RFC 3339 date-time with an offset."""
+
+
+def parse_rfc3339(text: str) -> datetime:
+    """Parse an RFC 3339 date-time (any number of fraction digits); the result is UTC-aware."""
+    match = _RFC3339.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise TimestampError(f"not an RFC 3339 timestamp: {text!r}")
+    frac = (match["frac"] or "")[:6].ljust(6, "0")
+    try:
+        base = datetime.fromisoformat(f"{match['date']}T{match['time']}.{frac}")
+    except ValueError as error:
+        raise TimestampError(f"not an RFC 3339 timestamp: {text!r}") from error
+    tz = match["tz"]
+    if tz in ("Z", "z"):
+        offset = UTC
+    else:
+        sign = 1 if tz[0] == "+" else -1
+        hours, minutes = int(tz[1:3]), int(tz[4:6])
+        if hours > 23 or minutes > 59:
+            raise TimestampError(f"bad offset in timestamp: {text!r}")
+        offset = timezone(sign * timedelta(hours=hours, minutes=minutes))
+    return base.replace(tzinfo=offset).astimezone(UTC)
+
+
+def format_rfc3339(moment: datetime) -> str:
+    """Render a moment as RFC 3339 in UTC with `+00:00`, as the original writes them."""
+    if moment.tzinfo is None:
+        raise TimestampError("refusing to format a naive datetime")
+    return moment.astimezone(UTC).isoformat()

@@ -1,0 +1,1 @@
+"""Entrypoints: the `brupop` command and the composition roots; the only place choosing adapters."""

@@ -1,0 +1,1 @@
+"""`brupop agent`: settings, wiring and signal handling of the node agent."""

@@ -1,0 +1,44 @@
+"""The `brupop` command: one executable, one subcommand per process.
+
+Each subcommand's module is imported only when chosen, so `brupop agent` never loads the
+controller's or apiserver's dependencies.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+_SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "agent": ("brupop.entrypoints.agent.main", "run the node agent (DaemonSet)"),
+    "apiserver": ("brupop.entrypoints.apiserver.main", "run the agents' HTTPS apiserver"),
+    "controller": ("brupop.entrypoints.controller.main", "run the rollout controller"),
+    "simulate": ("brupop.entrypoints.simulate.main", "roll a simulated fleet on this machine"),
+    "status": ("brupop.entrypoints.status.main", "show every node's update state and why it waits"),
+    "crd": ("brupop.entrypoints.crd.main", "print the BottlerocketShadow CRD"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: brupop <command> [options]", "", "commands:"]
+    lines += [f"  {name:<11} {help_}" for name, (_, help_) in _SUBCOMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch to the chosen subcommand's `main(argv)` and return its exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help"):
+        print(_usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in _SUBCOMMANDS:
+        print(f"brupop: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(_SUBCOMMANDS[name][0])
+    code: int = module.main(rest)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

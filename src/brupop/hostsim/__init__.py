@@ -1,0 +1,1 @@
+"""A Bottlerocket host emulator: an executable stand-in for `apiclient` in simulations."""

@@ -1,0 +1,1 @@
+"""Ports: the Protocols services need from the outside world (host, cluster, apiserver, time)."""

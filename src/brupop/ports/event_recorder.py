@@ -1,0 +1,15 @@
+"""EventRecorder: Kubernetes Events that tell a node's update story on its shadow."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from brupop.domain.cluster import ClusterEvent
+
+
+class EventRecorder(Protocol):
+    """Record one Event; failures to record are logged by the adapter, never raised."""
+
+    def record(self, event: ClusterEvent) -> None:
+        """Post `event` against its shadow."""
+        ...

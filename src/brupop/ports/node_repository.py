@@ -1,0 +1,38 @@
+"""NodeRepository: read Nodes and make the few changes brupop makes to them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Protocol
+
+from brupop.domain.cluster import Listing, Node, WatchEvent
+
+
+class NodeRepository(Protocol):
+    """Nodes: get, list by label, watch, cordon state, labels and annotations."""
+
+    def get(self, name: str) -> Node:
+        """The Node `name`; NotFoundError when absent."""
+        ...
+
+    def list(self, label_selector: Mapping[str, str] | None = None) -> Listing[Node]:
+        """Nodes carrying every label in `label_selector` (all when None)."""
+        ...
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[Node]]:
+        """Node changes after `resource_version`; WatchExpiredError when too old."""
+        ...
+
+    def set_unschedulable(self, name: str, unschedulable: bool) -> Node:
+        """Cordon (True) or uncordon (False)."""
+        ...
+
+    def set_labels(self, name: str, labels: Mapping[str, str | None]) -> Node:
+        """Add or change labels; a None value removes that label."""
+        ...
+
+    def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
+        """Add or change annotations; a None value removes that annotation."""
+        ...

@@ -1,0 +1,32 @@
+"""PodRepository: the pods on a node, their budgets, and the eviction API a drain uses."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from brupop.domain.cluster import Pod, PodDisruptionBudget
+
+
+class PodRepository(Protocol):
+    """Pods by node, single pods, PodDisruptionBudgets, evictions and deletions."""
+
+    def list_on_node(self, node_name: str) -> list[Pod]:
+        """Every pod scheduled on `node_name`, in all namespaces."""
+        ...
+
+    def get(self, namespace: str, name: str) -> Pod:
+        """One pod; NotFoundError when it is gone."""
+        ...
+
+    def evict(self, namespace: str, name: str) -> None:
+        """Ask to evict the pod (policy/v1). TooManyRequestsError when a budget refuses,
+        NotFoundError when it is already gone."""
+        ...
+
+    def delete(self, namespace: str, name: str) -> None:
+        """Delete the pod outright (for pods that already finished)."""
+        ...
+
+    def list_disruption_budgets(self, namespace: str) -> list[PodDisruptionBudget]:
+        """The PodDisruptionBudgets of `namespace`, to name a drain's blockers."""
+        ...

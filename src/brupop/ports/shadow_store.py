@@ -1,0 +1,30 @@
+"""ShadowStore: the agent's own shadow, read and written through the brupop apiserver."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from brupop.domain.shadow import Shadow, ShadowStatus
+
+
+class ShadowStore(Protocol):
+    """Read, create and report status on the shadow of this agent's node."""
+
+    def get(self) -> Shadow | None:
+        """The shadow, or None when it does not exist yet."""
+        ...
+
+    def wait_for_change(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Shadow | None:
+        """Return the shadow as soon as its resourceVersion differs from `resource_version`,
+        or after `timeout_seconds` at the latest; None when it does not exist."""
+        ...
+
+    def create(self) -> Shadow:
+        """Create the shadow (spec Idle, no status) and return it."""
+        ...
+
+    def update_status(self, status: ShadowStatus) -> Shadow:
+        """Replace the status and return the shadow as stored."""
+        ...

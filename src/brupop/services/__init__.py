@@ -1,0 +1,1 @@
+"""Services: the application loops (agent, controller, apiserver use cases), over ports only."""

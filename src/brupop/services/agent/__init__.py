@@ -1,0 +1,1 @@
+"""The node agent: drives its own node through the update state machine."""

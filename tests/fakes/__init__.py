@@ -1,0 +1,1 @@
+"""Test doubles for the ports: Fake* record calls, InMemory* keep state."""

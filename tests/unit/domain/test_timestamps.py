@@ -1,0 +1,32 @@
+"""RFC 3339 parsing and formatting."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from brupop.domain.timestamps import TimestampError, format_rfc3339, parse_rfc3339
+
+
+def test_nanoseconds_are_truncated_to_microseconds() -> None:
+    assert parse_rfc3339("2022-07-09T19:32:38.609610964+00:00") == datetime(
+        2022, 7, 9, 19, 32, 38, 609610, tzinfo=UTC
+    )
+
+
+def test_offsets_are_converted_to_utc() -> None:
+    assert parse_rfc3339("2022-07-09T21:00:00+02:00") == datetime(2022, 7, 9, 19, tzinfo=UTC)
+
+
+def test_format_writes_plus_zero_offset() -> None:
+    assert format_rfc3339(datetime(2022, 7, 9, 19, tzinfo=UTC)) == "2022-07-09T19:00:00+00:00"
+
+
+def test_naive_datetimes_are_refused() -> None:
+    with pytest.raises(TimestampError):
+        format_rfc3339(datetime(2022, 7, 9, 19))
+
+
+@pytest.mark.parametrize("text", ["", "now", "2022-07-09T19:00:00", "2022-07-09T25:00:00Z"])
+def test_bad_text_raises_timestamp_error(text: str) -> None:
+    with pytest.raises(TimestampError):
+        parse_rfc3339(text)
