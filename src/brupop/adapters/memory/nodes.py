@@ -1,0 +1,62 @@
+"""InMemoryNodeRepository: Nodes with labels, annotations and the unschedulable flag."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
+
+from brupop.adapters.memory.store import Revisions, VersionedStore
+from brupop.domain.cluster import Listing, Node, WatchEvent
+
+
+class InMemoryNodeRepository:
+    """The NodeRepository port over a VersionedStore."""
+
+    def __init__(self, revisions: Revisions) -> None:
+        self.store: VersionedStore[Node] = VersionedStore(
+            revisions,
+            "node",
+            with_version=lambda n, rv: dataclasses.replace(n, resource_version=rv),
+            version_of=lambda n: n.resource_version,
+        )
+        self.on_schedulable: Callable[[str], None] = lambda _name: None
+
+    def get(self, name: str) -> Node:
+        return self.store.get(name)
+
+    def list(self, label_selector: Mapping[str, str] | None = None) -> Listing[Node]:
+        wanted = dict(label_selector or {})
+        return self.store.list(lambda n: all(n.labels.get(k) == v for k, v in wanted.items()))
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[Node]]:
+        return self.store.watch(resource_version, timeout_seconds)
+
+    def set_unschedulable(self, name: str, unschedulable: bool) -> Node:
+        node = self.store.update(
+            name, lambda n: dataclasses.replace(n, unschedulable=unschedulable)
+        )
+        if not unschedulable:
+            self.on_schedulable(name)
+        return node
+
+    def set_labels(self, name: str, labels: Mapping[str, str | None]) -> Node:
+        return self.store.update(
+            name, lambda n: dataclasses.replace(n, labels=_merged(n.labels, labels))
+        )
+
+    def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
+        return self.store.update(
+            name, lambda n: dataclasses.replace(n, annotations=_merged(n.annotations, annotations))
+        )
+
+
+def _merged(current: Mapping[str, str], change: Mapping[str, str | None]) -> dict[str, str]:
+    merged = dict(current)
+    for key, value in change.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged

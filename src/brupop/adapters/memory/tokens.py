@@ -1,0 +1,79 @@
+"""InMemoryTokenReviewer: service-account tokens bound to pods, reviewed like TokenReview does."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from brupop.adapters.memory.store import VersionedStore
+from brupop.domain.cluster import Pod, TokenIdentity
+from brupop.ports.clock import Clock
+from brupop.ports.errors import UnavailableError
+
+
+@dataclass(frozen=True)
+class _Grant:
+    username: str
+    audiences: tuple[str, ...]
+    expires_at: datetime
+    pod_key: str | None
+    pod_uid: str | None
+
+
+class InMemoryTokenReviewer:
+    """The TokenReviewer port; counts reviews so tests can check the apiserver's cache."""
+
+    def __init__(self, clock: Clock, pods: VersionedStore[Pod]) -> None:
+        self._clock = clock
+        self._pods = pods
+        self._grants: dict[str, _Grant] = {}
+        self._lock = threading.Lock()
+        self.review_count = 0
+        self.unavailable = False
+
+    def issue_for_pod(self, pod: Pod, audiences: tuple[str, ...], ttl_seconds: float) -> str:
+        account = pod.service_account or "default"
+        grant = _Grant(
+            username=f"system:serviceaccount:{pod.namespace}:{account}",
+            audiences=audiences,
+            expires_at=self._clock.now() + timedelta(seconds=ttl_seconds),
+            pod_key=f"{pod.namespace}/{pod.name}",
+            pod_uid=pod.uid,
+        )
+        return self._remember(grant)
+
+    def issue_for_user(self, username: str, audiences: tuple[str, ...], ttl_seconds: float) -> str:
+        expires = self._clock.now() + timedelta(seconds=ttl_seconds)
+        return self._remember(_Grant(username, audiences, expires, None, None))
+
+    def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
+        with self._lock:
+            self.review_count += 1
+            grant = self._grants.get(token)
+        if self.unavailable:
+            raise UnavailableError("TokenReview failed: the in-memory cluster is set to fail")
+        if grant is None or grant.expires_at <= self._clock.now():
+            return TokenIdentity(authenticated=False, error="invalid bearer token")
+        shared = tuple(a for a in audiences if a in grant.audiences)
+        if audiences and not shared:
+            return TokenIdentity(authenticated=False, error="token audiences do not match")
+        pod = self._pods.find(grant.pod_key) if grant.pod_key else None
+        if grant.pod_key is not None and (pod is None or pod.uid != grant.pod_uid):
+            return TokenIdentity(authenticated=False, error="the token's pod no longer exists")
+        return TokenIdentity(
+            authenticated=True,
+            username=grant.username,
+            audiences=shared or grant.audiences,
+            pod_name=pod.name if pod else None,
+            pod_uid=pod.uid if pod else None,
+            node_name=pod.node_name if pod else None,
+            expires_at=grant.expires_at,
+        )
+
+    def _remember(self, grant: _Grant) -> str:
+        token = secrets.token_urlsafe(24)
+        with self._lock:
+            self._grants[token] = grant
+        return token
