@@ -1,0 +1,181 @@
+"""The emulated host's environment contract: where its state lives, how slow it is, what fails.
+
+Read on every call (the emulator is a fresh process each time), so a simulation may change a
+fault or a duration between two calls of the agent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from brupop.hostsim.versions import is_version
+
+HOST_DIR = "BRUPOP_SIM_HOST_DIR"
+CURRENT_VERSION = "BRUPOP_SIM_CURRENT_VERSION"
+TARGET_VERSION = "BRUPOP_SIM_TARGET_VERSION"
+NODE_NAME = "BRUPOP_SIM_NODE_NAME"
+REFRESH_SECONDS = "BRUPOP_SIM_REFRESH_SECONDS"
+PREPARE_SECONDS = "BRUPOP_SIM_PREPARE_SECONDS"
+ACTIVATE_SECONDS = "BRUPOP_SIM_ACTIVATE_SECONDS"
+REBOOT_KILLS = "BRUPOP_SIM_REBOOT_KILLS"
+
+FAULT_REFRESH_FAILS = "BRUPOP_SIM_FAULT_REFRESH_FAILS"
+FAULT_PREPARE_FAILS = "BRUPOP_SIM_FAULT_PREPARE_FAILS"
+FAULT_ACTIVATE_FAILS = "BRUPOP_SIM_FAULT_ACTIVATE_FAILS"
+FAULT_LOCK_STUCK = "BRUPOP_SIM_FAULT_LOCK_STUCK"
+FAULT_GARBAGE_STDOUT = "BRUPOP_SIM_FAULT_GARBAGE_STDOUT"
+FAULT_GARBAGE_STDERR = "BRUPOP_SIM_FAULT_GARBAGE_STDERR"
+FAULT_SILENT_EXIT = "BRUPOP_SIM_FAULT_SILENT_EXIT"
+FAULT_SOCKET_DOWN = "BRUPOP_SIM_FAULT_SOCKET_DOWN"
+FAULT_HANG_SECONDS = "BRUPOP_SIM_FAULT_HANG_SECONDS"
+FAULT_ON_URIS = "BRUPOP_SIM_FAULT_ON_URIS"
+FAULT_TIMES = "BRUPOP_SIM_FAULT_TIMES"
+
+DEFAULT_CURRENT_VERSION = "1.0.0"
+REBOOT_KILL_MODES = ("parent-and-self", "self", "none")
+
+
+class SettingsError(ValueError):
+    """An environment variable is missing or holds a value the emulator cannot use."""
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Injected misbehaviour. `times` limits how many calls (or commands) a fault hits."""
+
+    failing_commands: frozenset[str] = frozenset()
+    lock_stuck: bool = False
+    garbage_stdout: bool = False
+    garbage_stderr: bool = False
+    silent_exit_code: int = 0
+    socket_down: bool = False
+    hang_seconds: float = 0.0
+    on_uris: frozenset[str] = frozenset()
+    times: int | None = None
+
+    def applies_to(self, uri: str) -> bool:
+        """True when the call-level faults target this URI (all URIs when none are listed)."""
+        return not self.on_uris or uri in self.on_uris
+
+    def any_call_fault(self) -> bool:
+        """True when some fault changes what a call answers (as opposed to a command's result)."""
+        return (
+            self.lock_stuck
+            or self.garbage_stdout
+            or self.garbage_stderr
+            or self.silent_exit_code != 0
+            or self.socket_down
+            or self.hang_seconds > 0
+        )
+
+
+@dataclass(frozen=True)
+class SimSettings:
+    """Everything one emulator call reads from its environment."""
+
+    host_dir: str
+    current_version: str
+    target_version: str | None
+    node_name: str
+    refresh_seconds: float
+    prepare_seconds: float
+    activate_seconds: float
+    reboot_kills: str
+    faults: Faults
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> SimSettings:
+    """Read and check the environment; raise SettingsError naming the bad variable."""
+    env = os.environ if environ is None else environ
+    host_dir = env.get(HOST_DIR, "").strip()
+    if not host_dir:
+        raise SettingsError(
+            f"{HOST_DIR} is not set: it names the directory that holds this emulated host's state"
+        )
+    reboot_kills = env.get(REBOOT_KILLS, "parent-and-self").strip() or "parent-and-self"
+    if reboot_kills not in REBOOT_KILL_MODES:
+        raise SettingsError(f"{REBOOT_KILLS}: {reboot_kills!r} is not one of {REBOOT_KILL_MODES}")
+    target = env.get(TARGET_VERSION, "").strip() or None
+    return SimSettings(
+        host_dir=host_dir,
+        current_version=_version(env, CURRENT_VERSION) or DEFAULT_CURRENT_VERSION,
+        target_version=_version(env, TARGET_VERSION) if target else None,
+        node_name=env.get(NODE_NAME, "").strip() or "emulated-host",
+        refresh_seconds=_seconds(env, REFRESH_SECONDS, 0.2),
+        prepare_seconds=_seconds(env, PREPARE_SECONDS, 0.5),
+        activate_seconds=_seconds(env, ACTIVATE_SECONDS, 0.2),
+        reboot_kills=reboot_kills,
+        faults=_faults(env),
+    )
+
+
+def _faults(env: Mapping[str, str]) -> Faults:
+    failing = {
+        name
+        for name, variable in (
+            ("refresh", FAULT_REFRESH_FAILS),
+            ("prepare", FAULT_PREPARE_FAILS),
+            ("activate", FAULT_ACTIVATE_FAILS),
+        )
+        if _flag(env, variable)
+    }
+    silent = _integer(env, FAULT_SILENT_EXIT, 0)
+    if not 0 <= silent <= 255:
+        raise SettingsError(f"{FAULT_SILENT_EXIT}: an exit code 1-255 (0: off), not {silent}")
+    times = env.get(FAULT_TIMES, "").strip()
+    uris = env.get(FAULT_ON_URIS, "")
+    return Faults(
+        failing_commands=frozenset(failing),
+        lock_stuck=_flag(env, FAULT_LOCK_STUCK),
+        garbage_stdout=_flag(env, FAULT_GARBAGE_STDOUT),
+        garbage_stderr=_flag(env, FAULT_GARBAGE_STDERR),
+        silent_exit_code=silent,
+        socket_down=_flag(env, FAULT_SOCKET_DOWN),
+        hang_seconds=_seconds(env, FAULT_HANG_SECONDS, 0.0),
+        on_uris=frozenset(uri.strip() for uri in uris.split(",") if uri.strip()),
+        times=_integer(env, FAULT_TIMES, 0) if times else None,
+    )
+
+
+def _version(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    if value and not is_version(value):
+        raise SettingsError(f"{name}: {value!r} is not a semantic version like 1.19.2")
+    return value or None
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    value = env.get(name, "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise SettingsError(f"{name}: {value!r} is not a boolean (1/0, true/false)")
+
+
+def _integer(env: Mapping[str, str], name: str, default: int) -> int:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise SettingsError(f"{name}: {value!r} is not an integer") from None
+    if number < 0:
+        raise SettingsError(f"{name}: {number} is negative")
+    return number
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise SettingsError(f"{name}: {value!r} is not a number of seconds") from None
+    if not number >= 0 or number == float("inf"):
+        raise SettingsError(f"{name}: {value!r} must be a finite number >= 0")
+    return number
