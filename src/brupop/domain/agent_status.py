@@ -1,0 +1,88 @@
+"""What the agent reports in its shadow's status, and how crash_count moves.
+
+Pure: the service hands in what it observed (running version, the last update check) and the
+time; these rules give the status to write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from brupop.domain.shadow import CRASH_COUNT_MAX, ShadowStatus
+from brupop.domain.states import UpdateState
+from brupop.domain.versions import is_version
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The versions the agent saw on its host during one loop."""
+
+    current_version: str
+    target_version: str
+
+
+def target_version(
+    current_version: str, chosen_version: str | None, checked: bool, previous: ShadowStatus | None
+) -> str:
+    """The version the node should run.
+
+    The last update check's chosen update when a check has succeeded (the running version when
+    it chose none); before any check succeeded, the previously reported target; else the
+    running version.
+    """
+    if checked:
+        return chosen_version if chosen_version and is_version(chosen_version) else current_version
+    if previous is not None:
+        return previous.target_version
+    return current_version
+
+
+def initial_status(seen: Observation) -> ShadowStatus:
+    """The first status of a new shadow: Idle, no crash."""
+    return ShadowStatus(
+        current_version=seen.current_version,
+        target_version=seen.target_version,
+        current_state=UpdateState.IDLE,
+    )
+
+
+def status_after_success(
+    previous: ShadowStatus, reached: UpdateState, seen: Observation
+) -> ShadowStatus:
+    """The node reached `reached`. The crash record is cleared once an update has been
+    monitored back to Idle, and kept otherwise (the controller's backoff reads it)."""
+    finished_update = (
+        previous.current_state is UpdateState.MONITORING_UPDATE and reached is UpdateState.IDLE
+    )
+    return ShadowStatus(
+        current_version=seen.current_version,
+        target_version=seen.target_version,
+        current_state=reached,
+        crash_count=0 if finished_update else previous.crash_count,
+        state_transition_failure_timestamp=(
+            None if finished_update else previous.state_transition_failure_timestamp
+        ),
+    )
+
+
+def status_after_failure(previous: ShadowStatus, seen: Observation, now: datetime) -> ShadowStatus:
+    """An update step failed: ErrorReset, one more crash, failed at `now`."""
+    return ShadowStatus(
+        current_version=seen.current_version,
+        target_version=seen.target_version,
+        current_state=UpdateState.ERROR_RESET,
+        crash_count=min(previous.crash_count + 1, CRASH_COUNT_MAX),
+        state_transition_failure_timestamp=now,
+    )
+
+
+def status_refreshed(previous: ShadowStatus, seen: Observation) -> ShadowStatus:
+    """Nothing to do: the same state and crash record with the versions seen now."""
+    return ShadowStatus(
+        current_version=seen.current_version,
+        target_version=seen.target_version,
+        current_state=previous.current_state,
+        crash_count=previous.crash_count,
+        state_transition_failure_timestamp=previous.state_transition_failure_timestamp,
+    )

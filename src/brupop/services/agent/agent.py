@@ -1,0 +1,263 @@
+"""NodeAgent: drives this node's shadow from its status towards its spec, one tick at a time.
+
+The behaviour is the original agent's (behaviour doc, section 4) with its flaws fixed: the update
+is pinned to spec.version, work the host already did is skipped, transient cluster errors never
+count as crashes, a spec of ErrorReset is fatal, and the loop long-polls instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import structlog
+
+from brupop.domain.agent_status import (
+    Observation,
+    initial_status,
+    status_after_failure,
+    status_after_success,
+    status_refreshed,
+)
+from brupop.domain.agent_steps import same_version
+from brupop.domain.errors import DomainError, VersionMismatchError
+from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.states import UpdateState
+from brupop.ports.clock import Clock
+from brupop.ports.errors import (
+    DrainFailedError,
+    HostApiError,
+    HostCommandKilledError,
+    PortError,
+)
+from brupop.ports.node_operations import NodeOperations
+from brupop.ports.shadow_store import ShadowStore
+from brupop.ports.update_api import UpdateApi
+from brupop.services.agent.config import AgentConfig
+from brupop.services.agent.event_log import EventLog
+from brupop.services.agent.observer import HostObserver
+from brupop.services.agent.outcomes import AgentExit, ExitKind, Next, RebootIssued, StopRequested
+from brupop.services.agent.stop import StopFlag
+from brupop.services.agent.update_steps import UpdateSteps
+
+# What makes an update step fail (ErrorReset, one more crash). Other port errors are the
+# cluster being unreachable for a moment: no state change, try again next loop.
+STEP_FAILURES: tuple[type[Exception], ...] = (HostApiError, DrainFailedError, DomainError)
+
+_QUIET_STATES = (UpdateState.IDLE, UpdateState.MONITORING_UPDATE)
+
+
+class FatalSpecError(Exception):
+    """The spec asks for something no agent may do; a human has to look."""
+
+
+class NodeAgent:
+    """The agent's state machine over its ports; `tick()` is one pass, `run()` loops."""
+
+    def __init__(
+        self,
+        update_api: UpdateApi,
+        shadow_store: ShadowStore,
+        node_operations: NodeOperations,
+        clock: Clock,
+        config: AgentConfig | None = None,
+        *,
+        stop: StopFlag | None = None,
+        log: EventLog | None = None,
+    ) -> None:
+        self._store = shadow_store
+        self._clock = clock
+        self._config = config or AgentConfig()
+        self._stop = stop or StopFlag()
+        self._log: EventLog = log if log is not None else structlog.get_logger()
+        self._observer = HostObserver(
+            update_api, clock, self._stop, self._log, self._config.update_check_interval_seconds
+        )
+        self._steps = UpdateSteps(
+            update_api, node_operations, clock, self._config, self._stop, self._log
+        )
+        self._resource_version: str | None = None
+        self._fresh: Shadow | None = None
+        self._trouble: tuple[str, str] | None = None
+
+    # --- the loop -----------------------------------------------------------------------
+
+    def run(self) -> AgentExit:
+        """Tick until stopped, rebooting or fatally wrong; wait between ticks."""
+        while not self._stop.requested:
+            outcome = self.tick()
+            if isinstance(outcome, AgentExit):
+                return outcome
+            if outcome is Next.RETRY_LATER:
+                self._stop.wait(self._clock, self._config.loop_interval_seconds)
+            else:
+                self._await_change()
+        return self._stopped()
+
+    def tick(self) -> Next | AgentExit:
+        """One pass: make sure the shadow and its status exist, act on drift, report."""
+        try:
+            return self._tick()
+        except StopRequested:
+            return self._stopped()
+        except RebootIssued:
+            return AgentExit(ExitKind.REBOOTING)
+        except FatalSpecError as error:
+            self._log.error("agent.fatal", reason=str(error))
+            return AgentExit(ExitKind.FATAL, str(error))
+        except PortError as error:
+            self._note_trouble("cluster.unavailable", error)
+            return Next.RETRY_LATER
+
+    def _stopped(self) -> AgentExit:
+        self._log.info("agent.stopped", reason="stop requested (SIGTERM)")
+        return AgentExit(ExitKind.STOPPED)
+
+    def _await_change(self) -> None:
+        """Long-poll the shadow in a helper thread so that a stop is seen within a moment."""
+        answer: list[Shadow | PortError | None] = []
+
+        def poll() -> None:
+            try:
+                answer.append(
+                    self._store.wait_for_change(
+                        self._resource_version, self._config.shadow_wait_seconds
+                    )
+                )
+            except PortError as error:
+                answer.append(error)
+
+        waiter = threading.Thread(target=poll, name="shadow-long-poll", daemon=True)
+        waiter.start()
+        while waiter.is_alive() and not self._stop.requested:
+            waiter.join(0.25)
+        if self._stop.requested or not answer:
+            return
+        result = answer[0]
+        if isinstance(result, PortError):
+            self._note_trouble("cluster.unavailable", result)
+            self._stop.wait(self._clock, self._config.loop_interval_seconds)
+        else:
+            self._fresh = result
+
+    # --- one tick -----------------------------------------------------------------------
+
+    def _tick(self) -> Next:
+        shadow = self._load_shadow()
+        if shadow.spec.state is UpdateState.ERROR_RESET:
+            raise FatalSpecError(
+                f"shadow {shadow.name}: the spec asks for ErrorReset, which only an agent may "
+                "report; the controller or a person wrote an invalid spec"
+            )
+        try:
+            seen = self._observer.observe(shadow.status)
+        except HostApiError as error:
+            self._stop_if_killed(error)
+            self._note_trouble("host.unreadable", error)
+            return Next.RETRY_LATER
+        status = shadow.status
+        if status is None:
+            status = initial_status(seen)
+            shadow = self._report(shadow, status)
+        self._trouble_over()
+        spec = shadow.spec
+        if spec.state is status.current_state or (
+            status.current_state is UpdateState.ERROR_RESET and spec.state is not UpdateState.IDLE
+        ):
+            # Nothing asked for (or a crash the controller has yet to answer): report only.
+            self._report(shadow, status_refreshed(status, seen))
+            return Next.WAIT_FOR_CHANGE
+        return self._act(shadow, status, seen)
+
+    def _load_shadow(self) -> Shadow:
+        shadow, self._fresh = self._fresh, None
+        if shadow is None:
+            shadow = self._store.get()
+        if shadow is None:
+            shadow = self._store.create()
+            self._log.info("shadow.created", shadow=shadow.name)
+        self._resource_version = shadow.resource_version
+        return shadow
+
+    def _act(self, shadow: Shadow, status: ShadowStatus, seen: Observation) -> Next:
+        spec = shadow.spec
+        self._steps.checkpoint()
+        self._log.info(
+            "update.drift",
+            desired_state=str(spec.state),
+            current_state=str(status.current_state),
+            version=spec.version,
+        )
+        try:
+            self._take_action(spec, status, seen)
+        except STEP_FAILURES as error:
+            self._stop_if_killed(error)
+            self._log.warning(
+                "update.step_failed",
+                desired_state=str(spec.state),
+                error=type(error).__name__,
+                reason=str(error),
+            )
+            self._report(shadow, status_after_failure(status, seen, self._clock.now()))
+            return Next.RETRY_LATER
+        self._report(shadow, status_after_success(status, spec.state, seen))
+        return Next.WAIT_FOR_CHANGE
+
+    def _take_action(self, spec: ShadowSpec, status: ShadowStatus, seen: Observation) -> None:
+        desired = spec.state
+        if desired is UpdateState.IDLE:
+            if status.current_state not in _QUIET_STATES:
+                self._steps.recover()
+                self._log.info("node.recovered", from_state=str(status.current_state))
+        elif desired is UpdateState.STAGED_AND_PERFORMED_UPDATE:
+            self._steps.stage(_pinned_version(spec))
+        elif desired is UpdateState.REBOOTED_INTO_UPDATE:
+            version = _pinned_version(spec)
+            if same_version(seen.current_version, version):
+                self._steps.recover()
+                self._log.info("node.updated", version=version)
+            else:
+                self._steps.reboot_into(version)
+        elif desired is UpdateState.MONITORING_UPDATE:
+            self._steps.recover()
+
+    def _report(self, shadow: Shadow, status: ShadowStatus) -> Shadow:
+        """Write `status` unless the shadow already holds exactly it."""
+        if shadow.status == status:
+            return shadow
+        stored = self._store.update_status(status)
+        self._resource_version = stored.resource_version
+        self._log.info(
+            "status.reported",
+            state=str(status.current_state),
+            current_version=status.current_version,
+            target_version=status.target_version,
+            crash_count=status.crash_count,
+        )
+        return stored
+
+    # --- failures -----------------------------------------------------------------------
+
+    def _stop_if_killed(self, error: Exception) -> None:
+        """apiclient killed while we were asked to stop: the host is going down, not a fault."""
+        if isinstance(error, HostCommandKilledError) and self._stop.requested:
+            raise StopRequested from error
+
+    def _note_trouble(self, event: str, error: Exception) -> None:
+        """WARN once per kind of trouble (no traceback); repeats of the same one go to DEBUG."""
+        key = (type(error).__name__, str(error))
+        emit = self._log.debug if key == self._trouble else self._log.warning
+        emit(
+            event, error=key[0], reason=key[1], retry_in_seconds=self._config.loop_interval_seconds
+        )
+        self._trouble = key
+
+    def _trouble_over(self) -> None:
+        if self._trouble is not None:
+            self._log.info("agent.recovered_from_trouble", error=self._trouble[0])
+            self._trouble = None
+
+
+def _pinned_version(spec: ShadowSpec) -> str:
+    if spec.version is None:
+        raise VersionMismatchError(f"the spec asks for {spec.state} without naming a version")
+    return spec.version

@@ -1,0 +1,132 @@
+"""UpdateSteps: the host and node commands behind each desired state, with safe points between.
+
+Each method either finishes its whole sequence or raises: a typed error for a failed step,
+StopRequested at a safe point once a stop was asked for, RebootIssued once the host reboots.
+"""
+
+from __future__ import annotations
+
+import signal
+
+from brupop.domain.agent_steps import StagingStep, check_ready_to_reboot, next_staging_step
+from brupop.domain.errors import UnexpectedHostStateError
+from brupop.domain.host import HostUpdateStatus
+from brupop.ports.clock import Clock
+from brupop.ports.errors import HostCommandKilledError
+from brupop.ports.node_operations import NodeOperations
+from brupop.ports.update_api import UpdateApi
+from brupop.services.agent.config import AgentConfig
+from brupop.services.agent.event_log import EventLog
+from brupop.services.agent.outcomes import RebootIssued, StopRequested
+from brupop.services.agent.stop import StopFlag
+
+# refresh, deactivate, prepare, activate: no sequence needs more commands than these.
+_MAX_STAGING_STEPS = 4
+
+
+class UpdateSteps:
+    """Stage an update, reboot into it, and give the node back to its workloads."""
+
+    def __init__(
+        self,
+        update_api: UpdateApi,
+        node_operations: NodeOperations,
+        clock: Clock,
+        config: AgentConfig,
+        stop: StopFlag,
+        log: EventLog,
+    ) -> None:
+        self._api = update_api
+        self._node = node_operations
+        self._clock = clock
+        self._config = config
+        self._stop = stop
+        self._log = log
+
+    def checkpoint(self) -> None:
+        """A safe point: stop here if a stop was requested."""
+        if self._stop.requested:
+            raise StopRequested
+
+    def stage(self, version: str) -> None:
+        """Bring the host to Ready for exactly `version`, skipping what it has already done."""
+        self.checkpoint()
+        host = self._api.update_status()
+        done: list[StagingStep] = []
+        while step := next_staging_step(host, version, refreshed=StagingStep.REFRESH in done):
+            if step in done or len(done) >= _MAX_STAGING_STEPS:
+                state = host.update_state if host is not None else "uninitialised"
+                raise UnexpectedHostStateError(
+                    f"the host is still {state} after {step}; expected it to move on"
+                )
+            self.checkpoint()
+            self._log.info("update.step", step=str(step), version=version)
+            host = self._run(step)
+            done.append(step)
+        if not done:
+            self._log.info("update.already_staged", version=version)
+
+    def _run(self, step: StagingStep) -> HostUpdateStatus:
+        if step is StagingStep.REFRESH:
+            return self._api.refresh_updates()
+        if step is StagingStep.DEACTIVATE:
+            return self._api.deactivate_update()
+        if step is StagingStep.PREPARE:
+            return self._api.prepare_update()
+        return self._api.activate_update()
+
+    def reboot_into(self, version: str) -> None:
+        """Leave the load balancers (if configured), drain, and reboot into `version`.
+
+        Never returns normally: it raises RebootIssued once the host takes the reboot.
+        """
+        self.checkpoint()
+        check_ready_to_reboot(self._api.update_status(), version)
+        wait = self._config.exclude_from_lb_wait_seconds
+        if wait > 0:
+            self.checkpoint()
+            self._node.exclude_from_load_balancers()
+            self._log.info("node.excluded_from_load_balancers", wait_seconds=wait)
+            if self._stop.wait(self._clock, wait):
+                raise StopRequested
+        self.checkpoint()
+        self._log.info("node.draining", version=version)
+        self._node.cordon_and_drain()
+        self.checkpoint()
+        check_ready_to_reboot(self._api.update_status(), version)
+        self._reboot(version)
+
+    def _reboot(self, version: str) -> None:
+        try:
+            self._api.reboot()
+        except HostCommandKilledError as error:
+            # The reboot took the host down under apiclient: the expected way for this to end.
+            self._log.info(
+                "node.rebooting_into_update", version=version, apiclient=_killed_by(error)
+            )
+            raise RebootIssued from None
+        self._log.info(
+            "node.rebooting_into_update",
+            version=version,
+            awaiting_shutdown_seconds=self._config.reboot_wait_seconds,
+        )
+        self._stop.wait(self._clock, self._config.reboot_wait_seconds)
+        raise RebootIssued
+
+    def recover(self) -> None:
+        """Put the node back in service: back into the load balancers, then uncordoned.
+
+        Both calls are idempotent and undo only what brupop did, so they run whatever the
+        load-balancer setting is now (the original skipped the first when it was 0).
+        """
+        self.checkpoint()
+        self._node.restore_to_load_balancers()
+        self.checkpoint()
+        self._node.uncordon()
+
+
+def _killed_by(error: HostCommandKilledError) -> str:
+    try:
+        return f"killed by {signal.Signals(error.signal).name}"
+    except ValueError:
+        return f"killed by signal {error.signal}"

@@ -1,0 +1,128 @@
+"""InMemoryShadowStore: one node's shadow behind the ShadowStore port, with a controller's hand.
+
+Tests play the controller by setting the spec; fault switches make any call fail; every status
+write is recorded so tests can see exactly what the agent reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus, shadow_name
+from brupop.domain.states import UpdateState
+from brupop.ports.clock import Clock
+from brupop.ports.errors import AlreadyExistsError, NotFoundError, PortError
+from brupop.ports.shadow_store import ShadowStore
+
+# Names accepted in `fail_next` / `fail_always` (the ShadowStore method names).
+COMMANDS = ("get", "wait_for_change", "create", "update_status")
+
+
+class InMemoryShadowStore:
+    """The shadow `brs-<node>` with resourceVersions that grow on every change.
+
+    * `fail_next[call] = error` raises `error` once, on the next `call`, before it acts;
+      `fail_always[call] = error` on every call.
+    * `on_wait` runs at each `wait_for_change` (before it answers): the place where a test's
+      controller moves the spec. With a `clock`, a wait that sees no change advances it by
+      the poll's timeout, as a real long-poll would take that long.
+    """
+
+    def __init__(
+        self,
+        node_name: str = "node-1",
+        *,
+        namespace: str = "brupop-bottlerocket-aws",
+        node_uid: str = "uid-node-1",
+        clock: Clock | None = None,
+    ) -> None:
+        self.node_name = node_name
+        self.namespace = namespace
+        self.node_uid = node_uid
+        self.shadow: Shadow | None = None
+        self.fail_next: dict[str, PortError] = {}
+        self.fail_always: dict[str, PortError] = {}
+        self.on_wait: Callable[[InMemoryShadowStore], None] | None = None
+        self.calls: list[str] = []
+        self.status_writes: list[ShadowStatus] = []
+        self._clock = clock
+        self._version = 0
+
+    # --- the controller's hand ------------------------------------------------------------
+
+    def put(self, spec: ShadowSpec | None = None, status: ShadowStatus | None = None) -> Shadow:
+        """Create or overwrite the whole shadow (as if it had been there before the agent)."""
+        self.shadow = self._stamp(
+            Shadow(
+                name=shadow_name(self.node_name),
+                namespace=self.namespace,
+                node_name=self.node_name,
+                node_uid=self.node_uid,
+                spec=spec or ShadowSpec(),
+                status=status,
+            )
+        )
+        return self.shadow
+
+    def set_spec(self, state: UpdateState, version: str | None = None) -> Shadow:
+        """Ask the node for `state` (and `version`), as the controller does."""
+        current = self._existing()
+        self.shadow = self._stamp(
+            current.model_copy(update={"spec": ShadowSpec(state=state, version=version)})
+        )
+        return self.shadow
+
+    @property
+    def status(self) -> ShadowStatus | None:
+        """The status as stored now."""
+        return self.shadow.status if self.shadow is not None else None
+
+    # --- ShadowStore ----------------------------------------------------------------------
+
+    def get(self) -> Shadow | None:
+        self._enter("get")
+        return self.shadow
+
+    def wait_for_change(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Shadow | None:
+        self._enter("wait_for_change")
+        if self.on_wait is not None:
+            self.on_wait(self)
+        unchanged = self.shadow is not None and self.shadow.resource_version == resource_version
+        if unchanged and self._clock is not None:
+            self._clock.sleep(timeout_seconds)
+        return self.shadow
+
+    def create(self) -> Shadow:
+        self._enter("create")
+        if self.shadow is not None:
+            raise AlreadyExistsError(f"{self.shadow.name} already exists")
+        return self.put()
+
+    def update_status(self, status: ShadowStatus) -> Shadow:
+        self._enter("update_status")
+        current = self._existing()
+        self.status_writes.append(status)
+        self.shadow = self._stamp(current.model_copy(update={"status": status}))
+        return self.shadow
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _enter(self, call: str) -> None:
+        self.calls.append(call)
+        error = self.fail_next.pop(call, None) or self.fail_always.get(call)
+        if error is not None:
+            raise error
+
+    def _existing(self) -> Shadow:
+        if self.shadow is None:
+            raise NotFoundError(f"{shadow_name(self.node_name)} does not exist")
+        return self.shadow
+
+    def _stamp(self, shadow: Shadow) -> Shadow:
+        self._version += 1
+        return shadow.model_copy(update={"resource_version": str(self._version)})
+
+
+_: ShadowStore = InMemoryShadowStore()
