@@ -1,0 +1,162 @@
+"""Who may call the apiserver: the agent pod running on the node it names, and only for that node.
+
+A token is reviewed (TokenReview, audience `brupop-apiserver`); the pod it is bound to must carry
+the agent label, run as the agent service account in brupop's namespace and be scheduled on the
+named node; a given node UID must be that Node's. Positive answers are cached for a short time,
+never past the token's expiry, so an agent's steady traffic costs one review per cache period.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+
+import structlog
+
+from brupop.domain.cluster import COMPONENT_LABEL, Node, Pod, TokenIdentity
+from brupop.ports.clock import Clock
+from brupop.ports.errors import NotFoundError
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.pod_repository import PodRepository
+from brupop.ports.token_reviewer import TokenReviewer
+from brupop.services.apiserver.authorization_cache import ExpiringCache
+from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
+
+AGENT_AUDIENCE = "brupop-apiserver"
+AGENT_SERVICE_ACCOUNT = "brupop-agent-service-account"
+AGENT_COMPONENT = "agent"
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class AccessRequest:
+    """What a caller presents: the node it acts for, optionally that node's UID, and a token."""
+
+    node_name: str
+    node_uid: str | None
+    token: str
+
+
+@dataclass(frozen=True)
+class AgentCaller:
+    """An authorized agent: its pod and the node (name and verified UID) it may act on."""
+
+    node_name: str
+    node_uid: str
+    pod_namespace: str
+    pod_name: str
+
+
+class Authorizer:
+    """Decides AccessRequests; raises UnauthenticatedError (401) or NotAllowedError (403).
+
+    Cluster failures surface as the ports' errors (e.g. UnavailableError) for the caller to map.
+    """
+
+    def __init__(
+        self,
+        *,
+        token_reviewer: TokenReviewer,
+        pods: PodRepository,
+        nodes: NodeRepository,
+        clock: Clock,
+        namespace: str,
+        cache_seconds: float,
+        service_account: str = AGENT_SERVICE_ACCOUNT,
+    ) -> None:
+        self._reviewer = token_reviewer
+        self._pods = pods
+        self._nodes = nodes
+        self._clock = clock
+        self._namespace = namespace
+        self._cache_seconds = cache_seconds
+        self._username = f"system:serviceaccount:{namespace}:{service_account}"
+        self._service_account = service_account
+        self._identities: ExpiringCache[TokenIdentity] = ExpiringCache(clock)
+        self._decisions: ExpiringCache[AgentCaller] = ExpiringCache(clock)
+        self._review_locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def cached(self, request: AccessRequest) -> AgentCaller | None:
+        """A still-valid earlier decision for this exact request, without any cluster call."""
+        return self._decisions.get(_decision_key(request))
+
+    def authorize(self, request: AccessRequest) -> AgentCaller:
+        """The caller, once every check passes."""
+        key = _decision_key(request)
+        cached = self._decisions.get(key)
+        if cached is not None:
+            return cached
+        identity = self._identity(request.token)
+        pod = self._agent_pod(identity, request.node_name)
+        node = self._node(request)
+        caller = AgentCaller(request.node_name, node.uid, pod.namespace, pod.name)
+        self._decisions.put(key, caller, self._lifetime(identity))
+        return caller
+
+    def _identity(self, token: str) -> TokenIdentity:
+        key = _digest(token)
+        with self._guard:
+            lock = self._review_locks.setdefault(key, threading.Lock())
+        try:
+            with lock:  # one review for a burst of requests carrying one new token
+                identity = self._identities.get(key)
+                if identity is None:
+                    identity = self._reviewer.review(token, (AGENT_AUDIENCE,))
+                    if identity.authenticated and AGENT_AUDIENCE in identity.audiences:
+                        self._identities.put(key, identity, self._lifetime(identity))
+        finally:
+            with self._guard:
+                if self._review_locks.get(key) is lock and not lock.locked():
+                    del self._review_locks[key]
+        if not identity.authenticated:
+            raise UnauthenticatedError("the token was not accepted")
+        if AGENT_AUDIENCE not in identity.audiences:
+            raise UnauthenticatedError(f"the token is not meant for {AGENT_AUDIENCE}")
+        return identity
+
+    def _agent_pod(self, identity: TokenIdentity, node_name: str) -> Pod:
+        if identity.pod_name is None:
+            raise NotAllowedError("the token is not bound to a pod")
+        if identity.username != self._username:
+            raise NotAllowedError("the token does not belong to the agent service account")
+        try:
+            pod = self._pods.get(self._namespace, identity.pod_name)
+        except NotFoundError:
+            raise NotAllowedError("the token's pod is not an agent pod") from None
+        if identity.pod_uid is not None and pod.uid != identity.pod_uid:
+            raise NotAllowedError("the token's pod is not an agent pod")
+        is_agent = pod.labels.get(COMPONENT_LABEL) == AGENT_COMPONENT
+        if not is_agent or pod.service_account != self._service_account:
+            raise NotAllowedError("the token's pod is not an agent pod")
+        if pod.node_name != node_name:
+            log.info("authorization.node_mismatch", pod=pod.name, claimed=node_name)
+            raise NotAllowedError("the calling pod does not run on that node")
+        return pod
+
+    def _node(self, request: AccessRequest) -> Node:
+        try:
+            node = self._nodes.get(request.node_name)
+        except NotFoundError:
+            raise NotAllowedError("no such node") from None
+        if request.node_uid is not None and node.uid != request.node_uid:
+            raise NotAllowedError("the node UID does not match that node")
+        return node
+
+    def _lifetime(self, identity: TokenIdentity) -> float:
+        """The cache time, cut short by the token's expiry."""
+        lifetime = self._cache_seconds
+        if identity.expires_at is not None:
+            left = (identity.expires_at - self._clock.now()).total_seconds()
+            lifetime = min(lifetime, left)
+        return lifetime
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _decision_key(request: AccessRequest) -> str:
+    return f"{_digest(request.token)}|{request.node_name}|{request.node_uid or ''}"

@@ -1,0 +1,78 @@
+"""Cordon, uncordon and load-balancer exclusion that respect what an administrator did.
+
+brupop marks on the Node what it changed itself (annotations), and undoes only that: a node an
+administrator cordoned, or excluded from load balancers, stays so after the update.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from brupop.domain.cluster import (
+    CORDONED_BY_BRUPOP_ANNOTATION,
+    LB_EXCLUDED_BY_BRUPOP_ANNOTATION,
+    LB_EXCLUSION_LABEL,
+    LB_EXCLUSION_VALUE,
+)
+from brupop.ports.node_repository import NodeRepository
+
+MARK = "true"
+
+log = structlog.get_logger(__name__)
+
+
+class NodeActions:
+    """The node changes an agent may ask for, each idempotent."""
+
+    def __init__(self, nodes: NodeRepository) -> None:
+        self._nodes = nodes
+
+    def cordon(self, node_name: str) -> None:
+        """Make the node unschedulable, remembering whether brupop is the one who did it."""
+        node = self._nodes.get(node_name)
+        if node.annotations.get(CORDONED_BY_BRUPOP_ANNOTATION) == MARK:
+            if not node.unschedulable:
+                self._nodes.set_unschedulable(node_name, True)
+            return
+        if node.unschedulable:
+            log.info("node.cordon_kept", node=node_name, reason="cordoned_by_administrator")
+            return
+        self._nodes.set_annotations(node_name, {CORDONED_BY_BRUPOP_ANNOTATION: MARK})
+        self._nodes.set_unschedulable(node_name, True)
+        log.info("node.cordoned", node=node_name)
+
+    def uncordon(self, node_name: str) -> None:
+        """Make the node schedulable again, only if brupop cordoned it."""
+        node = self._nodes.get(node_name)
+        if node.annotations.get(CORDONED_BY_BRUPOP_ANNOTATION) != MARK:
+            if node.unschedulable:
+                log.info("node.uncordon_skipped", node=node_name, reason="not_cordoned_by_brupop")
+            return
+        if node.unschedulable:
+            self._nodes.set_unschedulable(node_name, False)
+        self._nodes.set_annotations(node_name, {CORDONED_BY_BRUPOP_ANNOTATION: None})
+        log.info("node.uncordoned", node=node_name)
+
+    def exclude_from_load_balancers(self, node_name: str) -> None:
+        """Add the exclusion label, remembering whether brupop added it."""
+        node = self._nodes.get(node_name)
+        if node.annotations.get(LB_EXCLUDED_BY_BRUPOP_ANNOTATION) == MARK:
+            if node.labels.get(LB_EXCLUSION_LABEL) != LB_EXCLUSION_VALUE:
+                self._nodes.set_labels(node_name, {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE})
+            return
+        if LB_EXCLUSION_LABEL in node.labels:
+            log.info("node.lb_exclusion_kept", node=node_name, reason="set_by_administrator")
+            return
+        self._nodes.set_annotations(node_name, {LB_EXCLUDED_BY_BRUPOP_ANNOTATION: MARK})
+        self._nodes.set_labels(node_name, {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE})
+        log.info("node.excluded_from_load_balancers", node=node_name)
+
+    def restore_to_load_balancers(self, node_name: str) -> None:
+        """Remove the exclusion label, only if brupop added it."""
+        node = self._nodes.get(node_name)
+        if node.annotations.get(LB_EXCLUDED_BY_BRUPOP_ANNOTATION) != MARK:
+            return
+        if LB_EXCLUSION_LABEL in node.labels:
+            self._nodes.set_labels(node_name, {LB_EXCLUSION_LABEL: None})
+        self._nodes.set_annotations(node_name, {LB_EXCLUDED_BY_BRUPOP_ANNOTATION: None})
+        log.info("node.restored_to_load_balancers", node=node_name)

@@ -1,0 +1,183 @@
+"""One shared watch over every shadow, so long-polling agents wait on an event, not on a thread.
+
+A background thread lists and watches the shadows (re-listing when the watch expires) and keeps
+each shadow's latest state plus the resourceVersions it had before. An agent asking "tell me when
+my shadow is no longer at version V" is answered at once if V is known to be old, and otherwise
+waits on an asyncio event that the watch thread sets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import structlog
+
+from brupop.domain.cluster import WatchEvent, WatchEventType
+from brupop.domain.shadow import Shadow
+from brupop.ports.errors import PortError, WatchExpiredError
+from brupop.ports.shadow_repository import ShadowRepository
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class FeedAnswer:
+    """The feed's answer: the shadow as the watch last saw it (None: there is none)."""
+
+    shadow: Shadow | None
+
+
+@dataclass
+class _Entry:
+    shadow: Shadow | None
+    past: deque[str] = field(default_factory=lambda: deque(maxlen=16))
+
+
+class ShadowFeed:
+    """Latest shadows from one watch, and async waits for a shadow to move past a version."""
+
+    def __init__(
+        self, shadows: ShadowRepository, *, watch_seconds: float = 10.0, retry_seconds: float = 2.0
+    ) -> None:
+        self._shadows = shadows
+        self._watch_seconds = watch_seconds
+        self._retry_seconds = retry_seconds
+        self._entries: dict[str, _Entry] = {}
+        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._lock = threading.Lock()
+        self._ready = False
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def ready(self) -> bool:
+        """The feed has listed the shadows at least once."""
+        return self._ready
+
+    def start(self) -> None:
+        """Start the watch thread."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="shadow-feed", daemon=True)
+            self._thread.start()
+
+    def stop(self, wait_seconds: float = 1.0) -> None:
+        """Ask the watch thread to end; it does within one watch period."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(wait_seconds)
+
+    async def wait_for_change(
+        self, name: str, resource_version: str | None, timeout_seconds: float
+    ) -> FeedAnswer | None:
+        """The shadow once it differs from `resource_version` (or exists, when None).
+
+        None when the feed cannot tell (not listed yet, or the version is unknown to it) by the
+        timeout: the caller then reads the shadow directly.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(timeout_seconds, 0.0)
+        waiter = (loop, asyncio.Event())
+        with self._lock:
+            self._waiters.setdefault(name, set()).add(waiter)
+        try:
+            while True:
+                waiter[1].clear()
+                answer = self._changed(name, resource_version)
+                remaining = deadline - loop.time()
+                if answer is not None or remaining <= 0:
+                    return answer or self._unchanged(name, resource_version)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter[1].wait(), remaining)
+        finally:
+            with self._lock:
+                waiting = self._waiters.get(name, set())
+                waiting.discard(waiter)
+                if not waiting:
+                    self._waiters.pop(name, None)
+
+    def _changed(self, name: str, version: str | None) -> FeedAnswer | None:
+        """An answer when the shadow is known to have moved past `version`."""
+        with self._lock:
+            if not self._ready:
+                return None
+            entry = self._entries.get(name)
+            current = entry.shadow if entry else None
+            if version is None:
+                return FeedAnswer(current) if current is not None else None
+            if current is not None and current.resource_version == version:
+                return None
+            if entry is not None and version in entry.past:
+                return FeedAnswer(current)
+            return None
+
+    def _unchanged(self, name: str, version: str | None) -> FeedAnswer | None:
+        """At the timeout: the shadow if the feed knows it is still at `version`."""
+        with self._lock:
+            if not self._ready:
+                return None
+            entry = self._entries.get(name)
+            current = entry.shadow if entry else None
+            if version is None and current is None:
+                return FeedAnswer(None)
+            if current is not None and current.resource_version == version:
+                return FeedAnswer(current)
+            return None
+
+    # --- the watch thread -----------------------------------------------------------------
+
+    def _run(self) -> None:
+        version: str | None = None
+        while not self._stopping.is_set():
+            try:
+                if version is None:
+                    listing = self._shadows.list()
+                    self._relisted(listing.items)
+                    version = listing.resource_version
+                for event in self._shadows.watch(version, self._watch_seconds):
+                    self._apply(event)
+                    version = event.resource_version or version
+                    if self._stopping.is_set():
+                        return
+            except WatchExpiredError:
+                version = None
+            except PortError as error:
+                log.warning("shadow_feed.watch_failed", error=str(error))
+                version = None
+                self._stopping.wait(self._retry_seconds)
+
+    def _apply(self, event: WatchEvent[Shadow]) -> None:
+        shadow = event.object
+        with self._lock:
+            self._set(shadow.name, None if event.type is WatchEventType.DELETED else shadow)
+        self._wake({shadow.name})
+
+    def _relisted(self, shadows: Iterable[Shadow]) -> None:
+        listed = {shadow.name: shadow for shadow in shadows}
+        with self._lock:
+            for name in set(self._entries) | set(listed):
+                self._set(name, listed.get(name))
+            self._ready = True
+            names = set(self._waiters)
+        self._wake(names)
+
+    def _set(self, name: str, shadow: Shadow | None) -> None:
+        entry = self._entries.setdefault(name, _Entry(None))
+        old = entry.shadow
+        old_version = old.resource_version if old is not None else None
+        if old_version is not None and (shadow is None or old_version != shadow.resource_version):
+            entry.past.append(old_version)
+        entry.shadow = shadow
+
+    def _wake(self, names: Iterable[str]) -> None:
+        with self._lock:
+            waiters = [w for name in names for w in self._waiters.get(name, ())]
+        for loop, event in waiters:
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # that loop has closed; its waiter is gone with it
+                continue

@@ -1,0 +1,1 @@
+"""The apiserver over real HTTPS on loopback, driven by the agent's HTTPS client."""

@@ -1,0 +1,1 @@
+"""The apiserver use cases: authorization, drains, node actions, the shadow feed."""

@@ -1,0 +1,167 @@
+"""Authorizer: only the agent pod on the named node passes; positive answers are cached briefly."""
+
+from __future__ import annotations
+
+import pytest
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.cluster import COMPONENT_LABEL
+from brupop.ports.errors import UnavailableError
+from brupop.services.apiserver.authorization import (
+    AGENT_SERVICE_ACCOUNT,
+    AccessRequest,
+    Authorizer,
+)
+from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
+from tests.fakes.clock import FakeClock
+
+NS = "brupop-bottlerocket-aws"
+AGENT_LABELS = {COMPONENT_LABEL: "agent"}
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def cluster(clock: FakeClock) -> InMemoryCluster:
+    cluster = InMemoryCluster(NS, clock=clock)
+    for node in ("n1", "n2"):
+        cluster.add_node(node, uid=f"uid-{node}")
+        cluster.add_pod(
+            NS, f"agent-{node}", node, labels=AGENT_LABELS, service_account=AGENT_SERVICE_ACCOUNT
+        )
+    return cluster
+
+
+def authorizer(cluster: InMemoryCluster, clock: FakeClock, cache: float = 30) -> Authorizer:
+    return Authorizer(
+        token_reviewer=cluster.token_reviewer,
+        pods=cluster.pods,
+        nodes=cluster.nodes,
+        clock=clock,
+        namespace=NS,
+        cache_seconds=cache,
+    )
+
+
+def test_the_agent_on_the_named_node_is_allowed(cluster: InMemoryCluster, clock: FakeClock) -> None:
+    token = cluster.issue_token(NS, "agent-n1")
+
+    caller = authorizer(cluster, clock).authorize(AccessRequest("n1", "uid-n1", token))
+
+    assert (caller.node_name, caller.node_uid, caller.pod_name) == ("n1", "uid-n1", "agent-n1")
+
+
+def test_without_a_uid_the_caller_learns_its_nodes_uid(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    token = cluster.issue_token(NS, "agent-n2")
+
+    caller = authorizer(cluster, clock).authorize(AccessRequest("n2", None, token))
+
+    assert caller.node_uid == "uid-n2"
+
+
+@pytest.mark.parametrize(
+    ("case", "error"),
+    [
+        ("unknown token", UnauthenticatedError),
+        ("token for another audience", UnauthenticatedError),
+        ("agent of another node", NotAllowedError),
+        ("pod without the agent label", NotAllowedError),
+        ("pod with another service account", NotAllowedError),
+        ("agent-labelled pod in another namespace", NotAllowedError),
+        ("user token bound to no pod", NotAllowedError),
+        ("wrong node uid", NotAllowedError),
+        ("node that does not exist", NotAllowedError),
+    ],
+)
+def test_requests_that_are_not_the_agent_of_that_node_are_refused(
+    cluster: InMemoryCluster, clock: FakeClock, case: str, error: type[Exception]
+) -> None:
+    cluster.add_pod(NS, "intruder", "n1", service_account=AGENT_SERVICE_ACCOUNT)
+    cluster.add_pod(NS, "impostor", "n1", labels=AGENT_LABELS, service_account="default")
+    cluster.add_pod(
+        "other", "elsewhere", "n1", labels=AGENT_LABELS, service_account=AGENT_SERVICE_ACCOUNT
+    )
+    agent = cluster.issue_token(NS, "agent-n1")
+    requests = {
+        "unknown token": AccessRequest("n1", "uid-n1", "not-a-token"),
+        "token for another audience": AccessRequest(
+            "n1", "uid-n1", cluster.issue_token(NS, "agent-n1", audiences=("kubernetes",))
+        ),
+        "agent of another node": AccessRequest("n1", "uid-n1", cluster.issue_token(NS, "agent-n2")),
+        "pod without the agent label": AccessRequest(
+            "n1", "uid-n1", cluster.issue_token(NS, "intruder")
+        ),
+        "pod with another service account": AccessRequest(
+            "n1", "uid-n1", cluster.issue_token(NS, "impostor")
+        ),
+        "agent-labelled pod in another namespace": AccessRequest(
+            "n1", "uid-n1", cluster.issue_token("other", "elsewhere")
+        ),
+        "user token bound to no pod": AccessRequest(
+            "n1",
+            "uid-n1",
+            cluster.issue_user_token(f"system:serviceaccount:{NS}:{AGENT_SERVICE_ACCOUNT}"),
+        ),
+        "wrong node uid": AccessRequest("n1", "uid-n2", agent),
+        "node that does not exist": AccessRequest("n3", None, agent),
+    }
+
+    with pytest.raises(error):
+        authorizer(cluster, clock).authorize(requests[case])
+
+
+def test_repeated_requests_within_the_cache_time_cost_one_review(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    token = cluster.issue_token(NS, "agent-n1")
+    auth = authorizer(cluster, clock, cache=30)
+    before = cluster.token_reviewer.review_count
+
+    for _ in range(20):
+        auth.authorize(AccessRequest("n1", "uid-n1", token))
+        clock.advance(1)
+
+    assert cluster.token_reviewer.review_count - before == 1
+    clock.advance(10)
+    auth.authorize(AccessRequest("n1", "uid-n1", token))
+    assert cluster.token_reviewer.review_count - before == 2
+
+
+def test_a_cached_answer_never_outlives_the_token(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    token = cluster.issue_token(NS, "agent-n1", ttl_seconds=10)
+    auth = authorizer(cluster, clock, cache=30)
+    auth.authorize(AccessRequest("n1", "uid-n1", token))
+
+    clock.advance(11)
+
+    assert auth.cached(AccessRequest("n1", "uid-n1", token)) is None
+    with pytest.raises(UnauthenticatedError):
+        auth.authorize(AccessRequest("n1", "uid-n1", token))
+
+
+def test_a_refused_review_is_not_cached(cluster: InMemoryCluster, clock: FakeClock) -> None:
+    auth = authorizer(cluster, clock)
+    before = cluster.token_reviewer.review_count
+
+    for _ in range(3):
+        with pytest.raises(UnauthenticatedError):
+            auth.authorize(AccessRequest("n1", "uid-n1", "bogus"))
+
+    assert cluster.token_reviewer.review_count - before == 3
+
+
+def test_a_failing_token_review_surfaces_as_unavailable(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    token = cluster.issue_token(NS, "agent-n1")
+    cluster.token_reviewer.unavailable = True
+
+    with pytest.raises(UnavailableError):
+        authorizer(cluster, clock).authorize(AccessRequest("n1", "uid-n1", token))

@@ -1,0 +1,207 @@
+"""Drainer: kubectl-like drains, bounded by timeouts, that never report success too early."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import pytest
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.cluster import MIRROR_POD_ANNOTATION, OwnerReference, Pod, PodPhase
+from brupop.ports.errors import DrainFailedError
+from brupop.ports.pod_repository import PodRepository
+from brupop.services.apiserver.drain import Drainer, DrainTimings
+from brupop.services.apiserver.node_actions import NodeActions
+from tests.fakes.clock import FakeClock
+
+REPLICA_SET = (OwnerReference(kind="ReplicaSet", name="web-5d9", controller=True),)
+DAEMON_SET = (OwnerReference(kind="DaemonSet", name="kube-proxy", controller=True),)
+TIMINGS = DrainTimings(timeout_seconds=60, retry_interval_seconds=5, deletion_timeout_seconds=30)
+
+
+class SteppingClock(FakeClock):
+    """A FakeClock that runs a test's hook at every sleep (time passing in the cluster)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_sleep: Callable[[], None] = lambda: None
+
+    def sleep(self, seconds: float) -> None:
+        super().sleep(seconds)
+        self.on_sleep()
+
+
+class RecordingPods:
+    """The in-memory PodRepository, recording evictions and deletions (optionally ignoring them)."""
+
+    def __init__(self, inner: PodRepository, *, evictions_take_effect: bool = True) -> None:
+        self._inner = inner
+        self._evictions_take_effect = evictions_take_effect
+        self.evicted: list[str] = []
+        self.deleted: list[str] = []
+
+    def list_on_node(self, node_name: str) -> list[Pod]:
+        return self._inner.list_on_node(node_name)
+
+    def get(self, namespace: str, name: str) -> Pod:
+        return self._inner.get(namespace, name)
+
+    def evict(self, namespace: str, name: str) -> None:
+        self.evicted.append(f"{namespace}/{name}")
+        if self._evictions_take_effect:
+            self._inner.evict(namespace, name)
+
+    def delete(self, namespace: str, name: str) -> None:
+        self.deleted.append(f"{namespace}/{name}")
+        self._inner.delete(namespace, name)
+
+    def list_disruption_budgets(self, namespace: str) -> list:  # type: ignore[type-arg]
+        return self._inner.list_disruption_budgets(namespace)
+
+
+def make_drainer(
+    cluster: InMemoryCluster, clock: FakeClock, pods: PodRepository | None = None
+) -> Drainer:
+    return Drainer(
+        actions=NodeActions(cluster.nodes),
+        pods=pods or cluster.pods,
+        clock=clock,
+        timings=TIMINGS,
+    )
+
+
+def names_on(cluster: InMemoryCluster, node: str) -> set[str]:
+    return {pod.name for pod in cluster.pods.list_on_node(node)}
+
+
+@pytest.fixture
+def clock() -> SteppingClock:
+    return SteppingClock()
+
+
+@pytest.fixture
+def cluster(clock: SteppingClock) -> InMemoryCluster:
+    cluster = InMemoryCluster(clock=clock)
+    cluster.add_node("n1")
+    cluster.add_node("n2")
+    return cluster
+
+
+def test_drain_evicts_workloads_and_leaves_daemonset_and_mirror_pods(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    cluster.add_pod("apps", "web-5d9-a", "n1", labels={"app": "web"}, owners=REPLICA_SET)
+    cluster.add_pod("apps", "lonely", "n1")
+    cluster.add_pod("kube-system", "kube-proxy-x", "n1", owners=DAEMON_SET)
+    cluster.add_pod("kube-system", "etcd-n1", "n1", annotations={MIRROR_POD_ANNOTATION: "abc"})
+
+    report = make_drainer(cluster, clock).drain("n1")
+
+    assert names_on(cluster, "n1") == {"kube-proxy-x", "etcd-n1"}
+    assert sorted(report.evicted) == ["apps/lonely", "apps/web-5d9-a"]
+    assert cluster.nodes.get("n1").unschedulable
+
+
+def test_drain_deletes_finished_pods_even_when_a_budget_refuses_evictions(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    cluster.add_pod("jobs", "report-1", "n1", labels={"app": "report"}, phase=PodPhase.SUCCEEDED)
+    cluster.add_disruption_budget("jobs", "report-pdb", {"app": "report"}, max_unavailable=0)
+    pods = RecordingPods(cluster.pods)
+
+    report = make_drainer(cluster, clock, pods).drain("n1")
+
+    assert pods.deleted == ["jobs/report-1"]
+    assert pods.evicted == []
+    assert report.deleted == ["jobs/report-1"]
+    assert names_on(cluster, "n1") == set()
+
+
+def test_drain_blocked_by_a_budget_fails_within_the_timeout_naming_pod_and_budget(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    cluster.add_pod("apps", "db-0", "n1", labels={"app": "db"})
+    cluster.add_disruption_budget("apps", "db-pdb", {"app": "db"}, min_available=1)
+    started = clock.monotonic()
+
+    with pytest.raises(DrainFailedError) as failure:
+        make_drainer(cluster, clock).drain("n1")
+
+    assert failure.value.blockers == ("apps/db-0",)
+    assert "apps/db-0" in str(failure.value)
+    assert "PodDisruptionBudget apps/db-pdb" in str(failure.value)
+    assert TIMINGS.timeout_seconds <= clock.monotonic() - started <= TIMINGS.timeout_seconds + 5
+    assert names_on(cluster, "n1") == {"db-0"}
+
+
+def test_drain_succeeds_once_the_budget_allows_the_eviction(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    cluster.add_pod("apps", "web-5d9-a", "n1", labels={"app": "web"}, owners=REPLICA_SET)
+    cluster.add_disruption_budget("apps", "web-pdb", {"app": "web"}, min_available=1)
+    sleeps = iter(range(1000))
+
+    def second_replica_becomes_ready_after_three_retries() -> None:
+        if next(sleeps) == 2:
+            cluster.add_pod("apps", "web-5d9-b", "n2", labels={"app": "web"}, owners=REPLICA_SET)
+
+    clock.on_sleep = second_replica_becomes_ready_after_three_retries
+
+    report = make_drainer(cluster, clock).drain("n1")
+
+    assert report.evicted == ["apps/web-5d9-a"]
+    assert names_on(cluster, "n1") == set()
+    assert len(clock.sleeps) == 3
+
+
+def test_drain_fails_when_an_evicted_pod_never_leaves_the_node(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    cluster.add_pod("apps", "stubborn", "n1")
+    pods = RecordingPods(cluster.pods, evictions_take_effect=False)
+
+    with pytest.raises(DrainFailedError) as failure:
+        make_drainer(cluster, clock, pods).drain("n1")
+
+    assert failure.value.blockers == ("apps/stubborn",)
+    assert sum(clock.sleeps) <= TIMINGS.deletion_timeout_seconds + TIMINGS.retry_interval_seconds
+
+
+def test_drain_evicts_at_most_five_pods_at_a_time(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    for index in range(10):
+        cluster.add_pod("apps", f"pod-{index}", "n1")
+    meeting = threading.Barrier(5, timeout=5)
+    in_flight = 0
+    most = 0
+    lock = threading.Lock()
+
+    class FiveAtATime(RecordingPods):
+        def evict(self, namespace: str, name: str) -> None:
+            nonlocal in_flight, most
+            with lock:
+                in_flight += 1
+                most = max(most, in_flight)
+            meeting.wait()  # breaks (and fails the drain) unless exactly five meet
+            with lock:
+                in_flight -= 1
+            super().evict(namespace, name)
+
+    make_drainer(cluster, clock, FiveAtATime(cluster.pods)).drain("n1")
+
+    assert most == 5
+    assert names_on(cluster, "n1") == set()
+
+
+def test_drain_keeps_an_administrators_cordon_recorded_as_theirs(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    cluster.nodes.set_unschedulable("n1", True)
+    cluster.add_pod("apps", "lonely", "n1")
+
+    make_drainer(cluster, clock).drain("n1")
+    NodeActions(cluster.nodes).uncordon("n1")
+
+    assert cluster.nodes.get("n1").unschedulable
