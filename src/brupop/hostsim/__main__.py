@@ -12,13 +12,16 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
-from typing import BinaryIO
 
 from brupop.hostsim import faults as fault_kinds
 from brupop.hostsim.host import LOCK_HELD, SHARED_LOCK_BUSY, EmulatedHost, Response
 from brupop.hostsim.settings import SettingsError, SimSettings, load_settings
 from brupop.hostsim.store import HostStore
+
+TYPE_CHECKING = False  # keep `typing` out of the emulator's start-up
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import BinaryIO
 
 PROGRAM = "brupop-host-emulator"
 USAGE = f"""Usage: {PROGRAM} raw -u URI [-m METHOD]

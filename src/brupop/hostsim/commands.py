@@ -8,10 +8,13 @@ Available|Staged to Staged, activate Staged -> Ready, deactivate Ready -> Staged
 from __future__ import annotations
 
 import zlib
-from typing import Any
 
 from brupop.hostsim.store import HostState, now_rfc3339
 from brupop.hostsim.versions import newer
+
+TYPE_CHECKING = False  # keep `typing` out of the emulator's start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 ARCH = "x86_64"
 VARIANT = "aws-k8s-1.30"

@@ -9,13 +9,15 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
-from typing import Any
 
 from brupop.hostsim import commands
 from brupop.hostsim.faults import take_budget
 from brupop.hostsim.settings import SimSettings
 from brupop.hostsim.store import HostStore
+
+TYPE_CHECKING = False  # keep `typing` out of the emulator's start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 LOCK_HELD = "Update lock held"
 SHARED_LOCK_BUSY = (
@@ -29,13 +31,13 @@ _ROUTES = {"/os": "GET", "/updates/status": "GET", "/actions/reboot": "POST"} | 
 _CHECK_INTERVAL = 0.05
 
 
-@dataclass(frozen=True)
 class Response:
     """An HTTP answer; `reboot` asks the caller to act out the shutdown after answering."""
 
-    status: int
-    body: str = ""
-    reboot: bool = False
+    def __init__(self, status: int, body: str = "", *, reboot: bool = False) -> None:
+        self.status = status
+        self.body = body
+        self.reboot = reboot
 
 
 class EmulatedHost:

@@ -7,10 +7,12 @@ fault or a duration between two calls of the agent.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
 
 from brupop.hostsim.versions import is_version
+
+TYPE_CHECKING = False  # typing, dataclasses and collections cost start-up time on every call
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 HOST_DIR = "BRUPOP_SIM_HOST_DIR"
 CURRENT_VERSION = "BRUPOP_SIM_CURRENT_VERSION"
@@ -41,19 +43,31 @@ class SettingsError(ValueError):
     """An environment variable is missing or holds a value the emulator cannot use."""
 
 
-@dataclass(frozen=True)
 class Faults:
     """Injected misbehaviour. `times` limits how many calls (or commands) a fault hits."""
 
-    failing_commands: frozenset[str] = frozenset()
-    lock_stuck: bool = False
-    garbage_stdout: bool = False
-    garbage_stderr: bool = False
-    silent_exit_code: int = 0
-    socket_down: bool = False
-    hang_seconds: float = 0.0
-    on_uris: frozenset[str] = frozenset()
-    times: int | None = None
+    def __init__(
+        self,
+        *,
+        failing_commands: frozenset[str] = frozenset(),
+        lock_stuck: bool = False,
+        garbage_stdout: bool = False,
+        garbage_stderr: bool = False,
+        silent_exit_code: int = 0,
+        socket_down: bool = False,
+        hang_seconds: float = 0.0,
+        on_uris: frozenset[str] = frozenset(),
+        times: int | None = None,
+    ) -> None:
+        self.failing_commands = failing_commands
+        self.lock_stuck = lock_stuck
+        self.garbage_stdout = garbage_stdout
+        self.garbage_stderr = garbage_stderr
+        self.silent_exit_code = silent_exit_code
+        self.socket_down = socket_down
+        self.hang_seconds = hang_seconds
+        self.on_uris = on_uris
+        self.times = times
 
     def applies_to(self, uri: str) -> bool:
         """True when the call-level faults target this URI (all URIs when none are listed)."""
@@ -71,19 +85,31 @@ class Faults:
         )
 
 
-@dataclass(frozen=True)
 class SimSettings:
     """Everything one emulator call reads from its environment."""
 
-    host_dir: str
-    current_version: str
-    target_version: str | None
-    node_name: str
-    refresh_seconds: float
-    prepare_seconds: float
-    activate_seconds: float
-    reboot_kills: str
-    faults: Faults
+    def __init__(
+        self,
+        *,
+        host_dir: str,
+        current_version: str,
+        target_version: str | None,
+        node_name: str,
+        refresh_seconds: float,
+        prepare_seconds: float,
+        activate_seconds: float,
+        reboot_kills: str,
+        faults: Faults,
+    ) -> None:
+        self.host_dir = host_dir
+        self.current_version = current_version
+        self.target_version = target_version
+        self.node_name = node_name
+        self.refresh_seconds = refresh_seconds
+        self.prepare_seconds = prepare_seconds
+        self.activate_seconds = activate_seconds
+        self.reboot_kills = reboot_kills
+        self.faults = faults
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> SimSettings:

@@ -3,20 +3,20 @@
 `update.lock` plays `/run/lock/thar-be-updates.lock`: a background command holds it
 exclusively, readers of the update status take it shared, both with try-lock (fcntl flock).
 `state.lock` only serialises read-modify-write of `state.json` between processes.
+Standard library only, and light modules only: this runs at every emulated apiclient call.
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
-import tempfile
 import time
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
-from typing import Any
+
+TYPE_CHECKING = False  # typing and dataclasses cost start-up time on every call
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Any
 
 STATE_FILE = "state.json"
 MUTEX_FILE = "state.lock"
@@ -24,24 +24,86 @@ UPDATE_LOCK_FILE = "update.lock"
 LOG_FILE = "host.log"
 
 
-@dataclass
 class HostState:
     """What survives between calls. `update_status` is the wire JSON, None until initialised.
 
     The partition fields model the GPT: `other_version` is the image in the inactive partition
     set and `boot_other_next` says the next boot takes it (both survive a reboot; the update
-    status, on tmpfs, does not).
+    status, on tmpfs, does not). `reboots` counts reboots; `fault_hits` counts injected faults.
     """
 
-    node_name: str
-    version_id: str
-    offered_version: str | None
-    other_version: str | None = None
-    boot_other_next: bool = False
-    boot_id: int = 1
-    reboots: int = 0
-    fault_hits: int = 0
-    update_status: dict[str, Any] | None = None
+    FIELDS = (
+        "node_name",
+        "version_id",
+        "offered_version",
+        "other_version",
+        "boot_other_next",
+        "boot_id",
+        "reboots",
+        "fault_hits",
+        "update_status",
+    )
+
+    def __init__(
+        self,
+        *,
+        node_name: str,
+        version_id: str,
+        offered_version: str | None,
+        other_version: str | None = None,
+        boot_other_next: bool = False,
+        boot_id: int = 1,
+        reboots: int = 0,
+        fault_hits: int = 0,
+        update_status: dict[str, Any] | None = None,
+    ) -> None:
+        self.node_name = node_name
+        self.version_id = version_id
+        self.offered_version = offered_version
+        self.other_version = other_version
+        self.boot_other_next = boot_other_next
+        self.boot_id = boot_id
+        self.reboots = reboots
+        self.fault_hits = fault_hits
+        self.update_status = update_status
+
+    def to_json(self) -> dict[str, Any]:
+        """The state as stored in state.json."""
+        return {name: getattr(self, name) for name in self.FIELDS}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> HostState:
+        """Read a stored state (unknown keys are ignored)."""
+        return cls(**{name: data[name] for name in cls.FIELDS if name in data})
+
+
+class _Transaction:
+    """Holds the state mutex; writes the state back when the block ends without an error."""
+
+    def __init__(self, store: HostStore) -> None:
+        self._store = store
+        self._fd = -1
+
+    def __enter__(self) -> HostState:
+        self._fd = self._store.lock_mutex()
+        try:
+            self._state = self._store.load()
+        except BaseException:
+            os.close(self._fd)
+            raise
+        return self._state
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        try:
+            if kind is None:
+                self._store.save(self._state)
+        finally:
+            os.close(self._fd)
 
 
 class HostStore:
@@ -51,35 +113,58 @@ class HostStore:
         self, host_dir: str, *, node_name: str, seed_version: str, seed_offer: str | None
     ) -> None:
         self.host_dir = host_dir
-        self._seed = HostState(
-            node_name=node_name, version_id=seed_version, offered_version=seed_offer
-        )
+        self.node_name = node_name
+        self._seed_version = seed_version
+        self._seed_offer = seed_offer
         os.makedirs(host_dir, exist_ok=True)
 
     def path(self, name: str) -> str:
         """The path of one of this host's files."""
         return os.path.join(self.host_dir, name)
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[HostState]:
-        """Hold the state mutex, yield the state, and write it back when the block succeeds."""
-        with self._mutex():
-            state = self._load()
-            yield state
-            self._save(state)
+    def transaction(self) -> _Transaction:
+        """`with store.transaction() as state:` read-modify-write under the mutex."""
+        return _Transaction(self)
 
     def read(self) -> HostState:
         """A consistent snapshot of the state."""
-        with self._mutex():
-            return self._load()
+        fd = self.lock_mutex()
+        try:
+            return self.load()
+        finally:
+            os.close(fd)
 
     def read_unlocked(self) -> HostState | None:
         """A best-effort read without the mutex (writes are atomic renames); None if absent."""
         try:
             with open(self.path(STATE_FILE), encoding="utf-8") as file:
-                return HostState(**json.load(file))
+                return HostState.from_json(json.load(file))
         except (OSError, ValueError, TypeError):
             return None
+
+    def lock_mutex(self) -> int:
+        """Take the state mutex (blocking); closing the returned fd releases it."""
+        fd = os.open(self.path(MUTEX_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    def load(self) -> HostState:
+        """The stored state, or the seed when there is none yet (call with the mutex held)."""
+        state = self.read_unlocked()
+        if state is None:
+            state = HostState(
+                node_name=self.node_name,
+                version_id=self._seed_version,
+                offered_version=self._seed_offer,
+            )
+        return state
+
+    def save(self, state: HostState) -> None:
+        """Write the state atomically (call with the mutex held)."""
+        temp = self.path(f".state-{os.getpid()}.json")
+        with open(temp, "w", encoding="utf-8") as file:
+            json.dump(state.to_json(), file, indent=1, sort_keys=True)
+        os.replace(temp, self.path(STATE_FILE))
 
     def try_update_lock(self, *, exclusive: bool) -> int | None:
         """Take the update lock without waiting; the open fd holds it, None when it is held."""
@@ -105,37 +190,15 @@ class HostStore:
 
     def log(self, event: str, **fields: Any) -> None:
         """Append one JSON line to host.log (never stdout or stderr: they are apiclient's)."""
-        record = {"time": now_rfc3339(), "node": self._seed.node_name, "event": event, **fields}
-        with contextlib.suppress(OSError), open(self.path(LOG_FILE), "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
-
-    @contextlib.contextmanager
-    def _mutex(self) -> Iterator[None]:
-        fd = os.open(self.path(MUTEX_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+        record = {"time": now_rfc3339(), "node": self.node_name, "event": event, **fields}
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
-
-    def _load(self) -> HostState:
-        state = self.read_unlocked()
-        if state is None:
-            state = HostState(**asdict(self._seed))
-        return state
-
-    def _save(self, state: HostState) -> None:
-        fd, temp = tempfile.mkstemp(dir=self.host_dir, prefix=".state-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(asdict(state), file, indent=1, sort_keys=True)
-            os.replace(temp, self.path(STATE_FILE))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+            with open(self.path(LOG_FILE), "a", encoding="utf-8") as file:
+                file.write(json.dumps(record) + "\n")
+        except OSError:
+            pass
 
 
 def now_rfc3339() -> str:
-    """The current UTC time as chrono writes it: RFC 3339 with a `Z`."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """The current UTC time as chrono writes it: RFC 3339 with microseconds and a `Z`."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}Z"

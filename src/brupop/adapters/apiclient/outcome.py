@@ -1,0 +1,94 @@
+"""What one `apiclient raw` run means: a decoded answer or a typed HostApiError, never a crash.
+
+Pure functions over a CommandResult, so property tests can feed them any bytes, exit code or
+signal. Only `TransientHostError` (lock held, or no HTTP status at all) is worth retrying.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from brupop.domain.command_result import HTTP_LOCKED, CommandResult
+from brupop.domain.host import HostUpdateStatus, OsInfo, UpdateImage
+from brupop.domain.versions import is_version
+from brupop.ports.errors import (
+    HostCommandKilledError,
+    HostRejectedError,
+    HostResponseError,
+    HostUnavailableError,
+)
+
+HTTP_NOT_FOUND = 404
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+class TransientHostError(HostUnavailableError):
+    """The host could not answer now (423, or a failure without an HTTP status): retry later."""
+
+
+def raise_for_failure(result: CommandResult) -> None:
+    """Return when apiclient exited 0; raise the typed error its failure means otherwise."""
+    if result.signal is not None:
+        raise HostCommandKilledError(
+            f"apiclient was killed: {result.describe()}", signal=result.signal, result=result
+        )
+    if result.succeeded():
+        return
+    status = result.http_status()
+    if status is None:
+        raise TransientHostError(f"host API unreachable: {result.describe()}", result)
+    if status == HTTP_LOCKED:
+        raise TransientHostError(f"update lock held: {result.describe()}", result)
+    raise HostRejectedError(f"host refused: {result.describe()}", status=status, result=result)
+
+
+def check_accepted(result: CommandResult) -> None:
+    """A POST the host accepted (204); its output, if any, carries nothing we need."""
+    raise_for_failure(result)
+
+
+def parse_os_info(result: CommandResult) -> OsInfo:
+    """`GET /os` -> OsInfo with a semantic version_id."""
+    raise_for_failure(result)
+    info = _decode(result, OsInfo)
+    if not is_version(info.version_id):
+        raise HostResponseError(f"host reports version {info.version_id[:80]!r}", result)
+    return info
+
+
+def parse_update_status(result: CommandResult) -> HostUpdateStatus | None:
+    """`GET /updates/status` -> the status, or None when the host has none yet (404)."""
+    try:
+        raise_for_failure(result)
+    except HostRejectedError as error:
+        if error.status == HTTP_NOT_FOUND:
+            return None
+        raise
+    status = _decode(result, HostUpdateStatus)
+    images = [status.chosen_update] + [
+        partition.image
+        for partition in (status.active_partition, status.staging_partition)
+        if partition is not None
+    ]
+    if not all(_versioned(image) for image in images):
+        raise HostResponseError("host reports an image without a semantic version", result)
+    return status
+
+
+def _versioned(image: UpdateImage | None) -> bool:
+    return image is None or is_version(image.version)
+
+
+def _decode(result: CommandResult, model: type[_Model]) -> _Model:
+    text = result.stdout.strip()
+    if not text:
+        raise HostResponseError(f"empty answer: {result.describe()}", result)
+    try:
+        return model.model_validate_json(text)
+    except (ValueError, RecursionError) as error:
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise HostResponseError(
+            f"not a valid {model.__name__}: {reason}: {text[:120]!r}", result
+        ) from None

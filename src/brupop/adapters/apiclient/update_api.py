@@ -1,0 +1,189 @@
+"""ApiclientUpdateApi: the UpdateApi port over `apiclient raw -u URI [-m POST]`.
+
+Fixes the original's flaws: no panic on odd output (typed errors only), retries with full
+jitter for transient outcomes only, and host commands awaited by polling the update status
+until the command's own record appears (AND, not OR; newer than the request; a deadline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import TypeVar
+
+import structlog
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from brupop.adapters.apiclient import outcome
+from brupop.adapters.apiclient.outcome import TransientHostError
+from brupop.adapters.apiclient.rate_limit import RateLimiter
+from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
+from brupop.domain.command_result import CommandResult
+from brupop.domain.host import CommandStatus, CommandType, HostUpdateStatus, OsInfo
+from brupop.ports.clock import Clock
+from brupop.ports.errors import HostCommandFailedError
+
+log = structlog.get_logger(__name__)
+_T = TypeVar("_T")
+
+OS_URI = "/os"
+STATUS_URI = "/updates/status"
+REBOOT_URI = "/actions/reboot"
+COMMAND_URIS = {
+    CommandType.REFRESH: "/actions/refresh-updates",
+    CommandType.PREPARE: "/actions/prepare-update",
+    CommandType.ACTIVATE: "/actions/activate-update",
+    CommandType.DEACTIVATE: "/actions/deactivate-update",
+}
+
+
+class ApiclientUpdateApi:
+    """The host's update API through the `apiclient` binary (defaults are the original's)."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        apiclient_path: str = "apiclient",
+        timeout_seconds: float = 60.0,
+        rate_period_seconds: float = 10.0,
+        rate_burst: int = 2,
+        retries: int = 5,
+        retry_base_seconds: float = 10.0,
+        retry_max_seconds: float = 60.0,
+        poll_interval_seconds: float = 2.0,
+        command_deadline_seconds: float = 600.0,
+        clock_skew_seconds: float = 2.0,
+        runner: CommandRunner | None = None,
+    ) -> None:
+        self._clock = clock
+        self._apiclient = apiclient_path
+        self._timeout = timeout_seconds
+        self._limiter = RateLimiter(clock, rate_period_seconds, rate_burst)
+        self._retries = max(0, retries)
+        self._retry_base = retry_base_seconds
+        self._retry_max = retry_max_seconds
+        self._poll_interval = poll_interval_seconds
+        self._deadline = command_deadline_seconds
+        self._skew = timedelta(seconds=clock_skew_seconds)
+        self._run = runner or SubprocessRunner(clock)
+
+    # --- UpdateApi --------------------------------------------------------------------
+
+    def os_info(self) -> OsInfo:
+        return self._call(OS_URI, outcome.parse_os_info, rate_limited=False)
+
+    def update_status(self) -> HostUpdateStatus | None:
+        return self._call(STATUS_URI, outcome.parse_update_status)
+
+    def refresh_updates(self) -> HostUpdateStatus:
+        return self._command(CommandType.REFRESH)
+
+    def prepare_update(self) -> HostUpdateStatus:
+        return self._command(CommandType.PREPARE)
+
+    def activate_update(self) -> HostUpdateStatus:
+        return self._command(CommandType.ACTIVATE)
+
+    def deactivate_update(self) -> HostUpdateStatus:
+        return self._command(CommandType.DEACTIVATE)
+
+    def reboot(self) -> None:
+        self._call(REBOOT_URI, outcome.check_accepted, method="POST", rate_limited=False)
+        log.info("host.reboot_requested")
+
+    # --- host commands: POST, then poll until the host has recorded the result ---------
+
+    def _command(self, command: CommandType) -> HostUpdateStatus:
+        requested_at = self._clock.now()
+        self._call(COMMAND_URIS[command], outcome.check_accepted, method="POST")
+        not_before = requested_at - self._skew
+        deadline = self._clock.monotonic() + self._deadline
+        while True:
+            status = self._poll_status()
+            record = status.most_recent_command if status else None
+            if status is not None and record is not None:
+                if record.finished(command, not_before=not_before):
+                    return self._finished(command, status)
+                if record.timestamp is not None and record.timestamp >= not_before:
+                    raise HostCommandFailedError(
+                        f"{command.value}: the host ran {record.cmd_type.value} after it"
+                    )
+            if self._clock.monotonic() >= deadline:
+                raise HostCommandFailedError(
+                    f"{command.value}: not finished within {self._deadline:g} s"
+                )
+            self._clock.sleep(self._poll_interval)
+
+    def _finished(self, command: CommandType, status: HostUpdateStatus) -> HostUpdateStatus:
+        record = status.most_recent_command
+        assert record is not None
+        if record.cmd_status is not CommandStatus.SUCCESS:
+            stderr = (record.stderr or "").strip().splitlines()
+            raise HostCommandFailedError(
+                f"{command.value}: host reports {record.cmd_status.value}"
+                f" (exit status {record.exit_status})" + (f": {stderr[0][:200]}" if stderr else "")
+            )
+        log.info("host.command_finished", command=command.value, update_state=status.update_state)
+        return status
+
+    def _poll_status(self) -> HostUpdateStatus | None:
+        """One status read; None while the host works (423) or has no status yet."""
+        try:
+            return self._attempt(STATUS_URI, outcome.parse_update_status, "GET", True)
+        except TransientHostError as error:
+            log.debug("host.command_running", reason=str(error))
+            return None
+
+    # --- one call, with rate limit and retries for transient outcomes ------------------
+
+    def _call(
+        self,
+        uri: str,
+        parse: Callable[[CommandResult], _T],
+        *,
+        method: str = "GET",
+        rate_limited: bool = True,
+    ) -> _T:
+        retrying = Retrying(
+            sleep=self._clock.sleep,
+            stop=stop_after_attempt(self._retries + 1),
+            wait=wait_random_exponential(multiplier=self._retry_base, max=self._retry_max),
+            retry=retry_if_exception_type(TransientHostError),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        answer: _T = retrying(self._attempt, uri, parse, method, rate_limited)
+        return answer
+
+    def _attempt(
+        self, uri: str, parse: Callable[[CommandResult], _T], method: str, rate_limited: bool
+    ) -> _T:
+        if rate_limited:
+            self._limiter.acquire()
+        argv = [self._apiclient, "raw", "-u", uri] + (["-m", method] if method != "GET" else [])
+        result = self._run(argv, self._timeout)
+        log.debug(
+            "apiclient.called",
+            uri=uri,
+            method=method,
+            exit_code=result.exit_code,
+            signal=result.signal,
+            seconds=round(result.duration_seconds, 3),
+        )
+        return parse(result)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        log.debug(
+            "apiclient.retrying",
+            attempt=state.attempt_number,
+            wait_seconds=round(state.upcoming_sleep, 3),
+            reason=str(error),
+        )
