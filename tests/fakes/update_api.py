@@ -1,13 +1,14 @@
 """FakeUpdateApi: an in-memory Bottlerocket host behind the UpdateApi port.
 
-It follows the host's own state rules (thar-be-updates) and raises the same typed errors as
-the apiclient adapter, so agent tests exercise real host behaviour without processes.
+It follows the host's own rules (Bottlerocket's thar-be-updates), the same ones the host
+emulator (brupop.hostsim) follows, and raises the same typed errors as the apiclient adapter;
+tests/contract/update_api runs one suite over both so they cannot drift apart.
 """
 
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from brupop.domain.host import (
@@ -30,7 +31,7 @@ from brupop.ports.errors import (
 )
 from brupop.ports.update_api import UpdateApi
 
-# Names accepted in `fail_next` / `fail_always` (the UpdateApi method names).
+# Names accepted in `fail_next`, `fail_always` and (for the four commands) `failing_commands`.
 COMMANDS = (
     "os_info",
     "update_status",
@@ -40,17 +41,20 @@ COMMANDS = (
     "deactivate_update",
     "reboot",
 )
-
-_ARCH = "x86_64"
-_VARIANT = "aws-k8s-1.30"
+_IDLE, _AVAILABLE = HostUpdateState.IDLE, HostUpdateState.AVAILABLE
+_STAGED, _READY = HostUpdateState.STAGED, HostUpdateState.READY
 
 
 class FakeUpdateApi:
     """A host that moves Idle -> Available -> Staged -> Ready and boots the new version.
 
+    Like a real host, an offer (`offer(version)`) is seen at the next refresh, which records
+    the chosen update; the update status is lost at a reboot (None until the next command);
+    the boot partition flag decides which version a reboot brings up.
+
     Fault switches:
-    * `fail_next[cmd] = error` raises `error` once, on the next call of `cmd`, before it acts;
-    * `fail_always[cmd] = error` raises it on every call of `cmd`;
+    * `fail_next[call] = error` raises `error` once, on the next `call`, before it acts;
+    * `fail_always[call] = error` raises it on every `call`;
     * `failing_commands` holds commands ("refresh_updates", "prepare_update", ...) that the host
       runs but that end with cmd_status Failed (HostCommandFailedError, like the adapter);
     * `reboot_kills_apiclient` makes reboot() reboot the host and then raise
@@ -63,8 +67,8 @@ class FakeUpdateApi:
         offered_version: str | None = None,
         *,
         clock: Clock | None = None,
-        variant: str = _VARIANT,
-        arch: str = _ARCH,
+        variant: str = "aws-k8s-1.30",
+        arch: str = "x86_64",
     ) -> None:
         self.current_version = current_version
         self.offered_version = offered_version
@@ -77,22 +81,20 @@ class FakeUpdateApi:
         self.calls: list[str] = []
         self.reboots = 0
         self._clock = clock
-        self._state = HostUpdateState.IDLE
-        self._staged_version: str | None = None
-        self._next_to_boot = False
-        self._initialised = False
-        self._last_command: HostCommand | None = None
+        self._other_version: str | None = None  # the image in the inactive partition set
+        self._boot_other_next = False
+        self._status: HostUpdateStatus | None = None
 
     # --- test helpers -----------------------------------------------------------------
 
     def offer(self, version: str | None) -> None:
-        """Make the update repository offer `version` (None: nothing) from the next refresh on."""
+        """Make the update repository offer `version` (None: nothing); seen at the next refresh."""
         self.offered_version = version
 
     @property
     def state(self) -> HostUpdateState:
-        """The host's update state (Idle after a boot, even while status is uninitialised)."""
-        return self._state
+        """The host's update state (Idle while the status is uninitialised)."""
+        return self._status.update_state if self._status else _IDLE
 
     # --- UpdateApi ----------------------------------------------------------------------
 
@@ -102,55 +104,60 @@ class FakeUpdateApi:
             version_id=self.current_version,
             pretty_name=f"Bottlerocket OS {self.current_version} ({self.variant})",
             variant_id=self.variant,
-            build_id="fake0000",
+            build_id="fake000",
             arch=self.arch,
         )
 
     def update_status(self) -> HostUpdateStatus | None:
         self._enter("update_status")
-        return self._status() if self._initialised else None
+        return self._status
 
     def refresh_updates(self) -> HostUpdateStatus:
-        self._enter("refresh_updates")
-        return self._run(CommandType.REFRESH, "refresh_updates", None, self._refresh)
+        status = self._start("refresh_updates")
+        if self._failed("refresh_updates"):
+            update: dict[str, object] = (
+                {"update_state": _IDLE} if status.update_state in (_IDLE, _AVAILABLE) else {}
+            )
+            return self._finish(CommandType.REFRESH, status, update, failed=True)
+        offered = self.offered_version
+        chosen = (
+            offered if offered and compare_versions(offered, self.current_version) > 0 else None
+        )
+        versions = sorted({self.current_version, *([offered] if offered else [])}, key=_Newest)
+        update = {
+            "available_updates": versions,
+            "chosen_update": self._image(chosen) if chosen else None,
+        }
+        if status.update_state in (_IDLE, _AVAILABLE):
+            update["update_state"] = _AVAILABLE if chosen else _IDLE
+        return self._finish(CommandType.REFRESH, status, update)
 
     def prepare_update(self) -> HostUpdateStatus:
-        self._enter("prepare_update")
-        if self._state not in (HostUpdateState.AVAILABLE, HostUpdateState.STAGED):
+        status = self._start("prepare_update")
+        if status.update_state not in (_AVAILABLE, _STAGED):
             raise _not_allowed("prepare-update")
-        if self._chosen() is None:
-            raise HostRejectedError("No update chosen to prepare (HTTP 404)", status=404)
-        return self._run(CommandType.PREPARE, "prepare_update", HostUpdateState.STAGED, self._stage)
+        if status.chosen_update is None:
+            raise HostRejectedError("Previously chosen Update no longer exists (HTTP 404)", 404)
+        if self._failed("prepare_update"):
+            return self._finish(CommandType.PREPARE, status, {}, failed=True)
+        self._other_version, self._boot_other_next = status.chosen_update.version, False
+        staging = Partition(image=status.chosen_update, next_to_boot=False)
+        update = {"staging_partition": staging, "update_state": _STAGED}
+        return self._finish(CommandType.PREPARE, status, update)
 
     def activate_update(self) -> HostUpdateStatus:
-        self._enter("activate_update")
-        if self._state is not HostUpdateState.STAGED:
-            raise _not_allowed("activate-update")
-        return self._run(
-            CommandType.ACTIVATE, "activate_update", HostUpdateState.READY, self._set_boot(True)
-        )
+        return self._point_boot("activate_update", CommandType.ACTIVATE, _STAGED, _READY)
 
     def deactivate_update(self) -> HostUpdateStatus:
-        self._enter("deactivate_update")
-        if self._state is not HostUpdateState.READY:
-            raise _not_allowed("deactivate-update")
-        return self._run(
-            CommandType.DEACTIVATE,
-            "deactivate_update",
-            HostUpdateState.STAGED,
-            self._set_boot(False),
-        )
+        return self._point_boot("deactivate_update", CommandType.DEACTIVATE, _READY, _STAGED)
 
     def reboot(self) -> None:
         self._enter("reboot")
-        if self._state is HostUpdateState.READY and self._staged_version is not None:
-            self.current_version = self._staged_version
+        if self._boot_other_next and self._other_version is not None:
+            self.current_version, self._other_version = self._other_version, self.current_version
+        self._boot_other_next = False
+        self._status = None
         self.reboots += 1
-        self._state = HostUpdateState.IDLE
-        self._staged_version = None
-        self._next_to_boot = False
-        self._initialised = False
-        self._last_command = None
         if self.reboot_kills_apiclient:
             raise HostCommandKilledError(
                 "apiclient raw -u /actions/reboot -m POST: killed by SIGTERM",
@@ -159,80 +166,78 @@ class FakeUpdateApi:
 
     # --- host internals -----------------------------------------------------------------
 
-    def _enter(self, command: str) -> None:
-        self.calls.append(command)
-        error = self.fail_next.pop(command, None) or self.fail_always.get(command)
+    def _enter(self, call: str) -> None:
+        self.calls.append(call)
+        error = self.fail_next.pop(call, None) or self.fail_always.get(call)
         if error is not None:
             raise error
 
-    def _run(
+    def _start(self, call: str) -> HostUpdateStatus:
+        """Enter a command; like thar-be-updates, initialise the status first if there is none."""
+        self._enter(call)
+        if self._status is None:
+            active = Partition(image=self._image(self.current_version), next_to_boot=True)
+            self._status = HostUpdateStatus(update_state=_IDLE, active_partition=active)
+        return self._status
+
+    def _failed(self, call: str) -> bool:
+        return call in self.failing_commands
+
+    def _point_boot(
+        self, call: str, cmd_type: CommandType, source: HostUpdateState, target: HostUpdateState
+    ) -> HostUpdateStatus:
+        status = self._start(call)
+        if status.update_state is not source:
+            raise _not_allowed(cmd_type.value + "-update")
+        staging = status.staging_partition
+        if staging is None:
+            raise HostRejectedError("No update image applied to staging partition (HTTP 404)", 404)
+        if self._failed(call):
+            return self._finish(cmd_type, status, {}, failed=True)
+        to_staging = target is _READY
+        self._boot_other_next = to_staging
+        active = status.active_partition
+        update = {
+            "update_state": target,
+            "staging_partition": staging.model_copy(update={"next_to_boot": to_staging}),
+            "active_partition": active.model_copy(update={"next_to_boot": not to_staging})
+            if active
+            else None,
+        }
+        return self._finish(cmd_type, status, update)
+
+    def _finish(
         self,
         cmd_type: CommandType,
-        name: str,
-        success_state: HostUpdateState | None,
-        effect: Callable[[], None],
+        status: HostUpdateStatus,
+        update: Mapping[str, object],
+        *,
+        failed: bool = False,
     ) -> HostUpdateStatus:
-        self._initialised = True
-        failed = name in self.failing_commands
-        if not failed:
-            effect()
-            if success_state is not None:
-                self._state = success_state
-        self._last_command = HostCommand(
+        record = HostCommand(
             cmd_type=cmd_type,
             cmd_status=CommandStatus.FAILED if failed else CommandStatus.SUCCESS,
-            timestamp=self._now(),
+            timestamp=self._clock.now() if self._clock else datetime.now(UTC),
             exit_status=1 if failed else 0,
-            stderr="fake host: command failed" if failed else "",
+            stderr=f"fake host: {cmd_type.value} failed\n" if failed else "",
         )
-        status = self._status()
+        self._status = status.model_copy(update={**update, "most_recent_command": record})
         if failed:
-            raise HostCommandFailedError(f"Host command {cmd_type.value} failed")
-        return status
-
-    def _refresh(self) -> None:
-        if self._state in (HostUpdateState.IDLE, HostUpdateState.AVAILABLE):
-            self._state = (
-                HostUpdateState.AVAILABLE if self._chosen() is not None else HostUpdateState.IDLE
-            )
-
-    def _stage(self) -> None:
-        self._staged_version = self._chosen()
-        self._next_to_boot = False
-
-    def _set_boot(self, next_to_boot: bool) -> Callable[[], None]:
-        def effect() -> None:
-            self._next_to_boot = next_to_boot
-
-        return effect
-
-    def _chosen(self) -> str | None:
-        offered = self.offered_version
-        if offered is None or compare_versions(offered, self.current_version) <= 0:
-            return None
-        return offered
+            raise HostCommandFailedError(f"{cmd_type.value}: host reports Failed (exit status 1)")
+        return self._status
 
     def _image(self, version: str) -> UpdateImage:
         return UpdateImage(version=version, arch=self.arch, variant=self.variant)
 
-    def _status(self) -> HostUpdateStatus:
-        chosen = self._chosen()
-        staged = self._staged_version
-        return HostUpdateStatus(
-            update_state=self._state,
-            available_updates=[chosen, self.current_version] if chosen else [self.current_version],
-            chosen_update=self._image(chosen) if chosen else None,
-            active_partition=Partition(
-                image=self._image(self.current_version), next_to_boot=not self._next_to_boot
-            ),
-            staging_partition=Partition(
-                image=self._image(staged) if staged else None, next_to_boot=self._next_to_boot
-            ),
-            most_recent_command=self._last_command,
-        )
 
-    def _now(self) -> datetime:
-        return self._clock.now() if self._clock is not None else datetime.now(UTC)
+class _Newest:
+    """Sort key: newest version first."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+
+    def __lt__(self, other: _Newest) -> bool:
+        return compare_versions(self.version, other.version) > 0
 
 
 def _not_allowed(command: str) -> HostRejectedError:
