@@ -96,7 +96,13 @@ def test_staging_deactivates_first_when_the_host_is_ready_for_another_version() 
 
     rig.agent.tick()
 
-    assert _update_commands(rig) == ["deactivate_update", "prepare_update", "activate_update"]
+    # A real host sees the new offer only after a refresh, so the agent refreshes before prepare.
+    assert _update_commands(rig) == [
+        "deactivate_update",
+        "refresh_updates",
+        "prepare_update",
+        "activate_update",
+    ]
     status = rig.host.update_status()
     assert status is not None and status.staging_partition is not None
     assert status.staging_partition.image is not None
