@@ -1,0 +1,40 @@
+"""Reading the agents' log files after a run: tracebacks, and lines carrying a given event.
+
+Agents log JSON lines (one object per line); a traceback shows up either as a JSON `exception`
+field or as raw text from an uncaught error, and both contain Python's traceback header.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+TRACEBACK_HEADER = "Traceback (most recent call last)"
+
+
+def count_tracebacks(paths: Iterable[Path]) -> int:
+    """How many tracebacks all these files hold."""
+    return sum(_read(path).count(TRACEBACK_HEADER) for path in paths)
+
+
+def log_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects among the file's lines (other lines are skipped)."""
+    for line in _read(path).splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            yield record
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""

@@ -1,0 +1,81 @@
+"""ChaosMonkey: kills agent processes at random moments, with SIGKILL or SIGTERM.
+
+It prefers nodes that are mid-update (that is where a kill hurts), alternates signals at
+random but uses both, and stops once it has delivered the number of kills asked for.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kill:
+    """One delivered kill."""
+
+    node: str
+    signal: signal.Signals
+    at: float
+
+
+class ChaosMonkey:
+    """A thread delivering `kills` kills, one every `min_gap`..`max_gap` seconds."""
+
+    def __init__(
+        self,
+        kills: int,
+        running: Callable[[], list[str]],
+        active: Callable[[], list[str]],
+        send: Callable[[str, signal.Signals], bool],
+        elapsed: Callable[[], float],
+        *,
+        seed: int | None = None,
+        min_gap: float = 0.1,
+        max_gap: float = 0.6,
+    ) -> None:
+        self._wanted = kills
+        self._running = running
+        self._active = active
+        self._send = send
+        self._elapsed = elapsed
+        self._random = random.Random(seed)
+        self._gaps = (min_gap, max_gap)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="chaos-monkey", daemon=True)
+        self.kills: list[Kill] = []
+
+    @property
+    def done(self) -> bool:
+        return len(self.kills) >= self._wanted
+
+    def start(self) -> None:
+        if self._wanted > 0:
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self.done and not self._stop.wait(self._random.uniform(*self._gaps)):
+            running = self._running()
+            if not running:
+                continue
+            busy = [node for node in self._active() if node in running]
+            pool = busy if busy and self._random.random() < 0.7 else running
+            node = self._random.choice(pool)
+            sig = self._pick_signal()
+            if self._send(node, sig):
+                self.kills.append(Kill(node=node, signal=sig, at=self._elapsed()))
+
+    def _pick_signal(self) -> signal.Signals:
+        if len(self.kills) == 0:
+            return signal.SIGKILL
+        if len(self.kills) == 1:
+            return signal.SIGTERM
+        return self._random.choice((signal.SIGKILL, signal.SIGTERM))

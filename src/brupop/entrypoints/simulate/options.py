@@ -1,0 +1,230 @@
+"""The flags of `brupop simulate`, checked once into a frozen SimulationOptions.
+
+Every timing flag compresses one of the original's intervals so a small fleet rolls in seconds;
+a bad flag stops the command with one line naming it and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brupop.domain.versions import compare_versions, is_version
+from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
+from brupop.entrypoints.simulate.timing import TIMING_FLAGS, Timing
+
+UNLIMITED = "unlimited"
+
+
+class OptionError(ValueError):
+    """A flag holds a value simulate cannot use; the message names the flag."""
+
+
+@dataclass(frozen=True)
+class SimulationOptions:
+    """Everything one simulated rollout needs to know, validated."""
+
+    nodes: int = 6
+    max_concurrent: int | None = 1  # None: unlimited
+    from_version: str = "1.19.0"
+    to_version: str = "1.20.0"
+    apiclient: Path | None = None  # None: the bundled host emulator
+    report: Path | None = None
+    log_dir: Path | None = None
+    timeout: float = 120.0
+    timing: Timing = field(default_factory=Timing)
+    block_drain: tuple[str, ...] = ()
+    faults: tuple[tuple[str, str], ...] = ()  # (node, fault)
+    chaos_kills: int = 0
+    chaos_seed: int | None = None
+    restart_controller_after: float | None = None
+    controller_down_seconds: float = 1.0
+    settle_seconds: float = 3.0
+    live: bool | None = None  # None: live view only on a terminal
+
+    @property
+    def max_concurrent_label(self) -> str:
+        return UNLIMITED if self.max_concurrent is None else str(self.max_concurrent)
+
+    def node_names(self) -> list[str]:
+        """node-01 ... node-NN, zero-padded so they sort as numbers."""
+        width = max(2, len(str(self.nodes)))
+        return [f"node-{index:0{width}d}" for index in range(1, self.nodes + 1)]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="brupop simulate",
+        description="Roll a simulated Bottlerocket fleet on this machine: in-memory cluster, "
+        "real controller and apiserver, one real agent process per node.",
+    )
+    fleet = parser.add_argument_group("fleet")
+    fleet.add_argument("--nodes", default="6", help="opted-in nodes to simulate (default 6)")
+    fleet.add_argument(
+        "--max-concurrent",
+        default="1",
+        help="nodes allowed outside Idle at once: an integer >= 1 or 'unlimited' (default 1)",
+    )
+    fleet.add_argument("--from-version", default="1.19.0", help="version every node starts on")
+    fleet.add_argument("--to-version", default="1.20.0", help="version the hosts are offered")
+    fleet.add_argument(
+        "--apiclient",
+        default=None,
+        help="executable the agents call as apiclient (default: the bundled host emulator)",
+    )
+    output = parser.add_argument_group("output")
+    output.add_argument("--report", default=None, help="write a JSON report to this path")
+    output.add_argument("--log-dir", default=None, help="one log file per agent in this directory")
+    output.add_argument("--timeout", default="120", help="give up after this many seconds")
+    output.add_argument(
+        "--live",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="live progress view: on a terminal (auto), always, or never",
+    )
+    scenario = parser.add_argument_group("scenarios")
+    scenario.add_argument(
+        "--block-drain",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help="put a pod on NODE whose PodDisruptionBudget never allows its eviction",
+    )
+    scenario.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NODE=FAULT",
+        help=f"make NODE's host emulator misbehave; FAULT is one of {', '.join(KNOWN_FAULTS)}",
+    )
+    scenario.add_argument(
+        "--chaos-kills", default="0", help="kill agents (SIGKILL or SIGTERM) this many times"
+    )
+    scenario.add_argument("--chaos-seed", default=None, help="seed for the chaos schedule")
+    scenario.add_argument(
+        "--restart-controller-after",
+        default=None,
+        metavar="SECONDS",
+        help="stop the controller this long after the start, then start it again",
+    )
+    scenario.add_argument(
+        "--controller-down-seconds", default="1", help="how long the controller stays stopped"
+    )
+    scenario.add_argument(
+        "--settle-seconds",
+        default="3",
+        help="end once no node has changed state for this long and none is updating",
+    )
+    timing = parser.add_argument_group("timing (seconds; defaults compress the original's)")
+    for flag in TIMING_FLAGS:
+        timing.add_argument(
+            f"--{flag.name}", default=None, help=f"{flag.help} (default {flag.default:g})"
+        )
+    return parser
+
+
+def parse_options(argv: list[str]) -> SimulationOptions:
+    """Parse and validate `argv`; OptionError names the first bad flag."""
+    args = build_parser().parse_args(argv)
+    nodes = _integer("--nodes", args.nodes, minimum=1, maximum=500)
+    names = SimulationOptions(nodes=nodes).node_names()
+    from_version = _version("--from-version", args.from_version)
+    to_version = _version("--to-version", args.to_version)
+    if compare_versions(to_version, from_version) <= 0:
+        raise OptionError(
+            f"--to-version: {to_version} must be newer than --from-version {from_version}"
+        )
+    timing_values = {
+        flag.name: _seconds(f"--{flag.name}", raw, allow_zero=flag.allow_zero)
+        for flag in TIMING_FLAGS
+        if (raw := getattr(args, flag.name.replace("-", "_"))) is not None
+    }
+    return SimulationOptions(
+        nodes=nodes,
+        max_concurrent=_max_concurrent(args.max_concurrent),
+        from_version=from_version,
+        to_version=to_version,
+        apiclient=_executable("--apiclient", args.apiclient),
+        report=Path(args.report) if args.report else None,
+        log_dir=Path(args.log_dir) if args.log_dir else None,
+        timeout=_seconds("--timeout", args.timeout),
+        timing=Timing.from_flags(timing_values),
+        block_drain=tuple(_node("--block-drain", name, names) for name in args.block_drain),
+        faults=tuple(_fault(text, names) for text in args.fault),
+        chaos_kills=_integer("--chaos-kills", args.chaos_kills, minimum=0, maximum=100_000),
+        chaos_seed=(
+            None
+            if args.chaos_seed is None
+            else _integer("--chaos-seed", args.chaos_seed, minimum=0, maximum=2**63)
+        ),
+        restart_controller_after=(
+            None
+            if args.restart_controller_after is None
+            else _seconds("--restart-controller-after", args.restart_controller_after)
+        ),
+        controller_down_seconds=_seconds(
+            "--controller-down-seconds", args.controller_down_seconds, allow_zero=True
+        ),
+        settle_seconds=_seconds("--settle-seconds", args.settle_seconds),
+        live={"auto": None, "on": True, "off": False}[args.live],
+    )
+
+
+def _integer(flag: str, raw: str, *, minimum: int, maximum: int) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise OptionError(f"{flag}: {raw!r} is not an integer") from None
+    if not minimum <= value <= maximum:
+        raise OptionError(f"{flag}: {value} is outside {minimum}..{maximum}")
+    return value
+
+
+def _max_concurrent(raw: str) -> int | None:
+    if raw.strip().lower() == UNLIMITED:
+        return None
+    return _integer("--max-concurrent", raw, minimum=1, maximum=1_000_000)
+
+
+def _seconds(flag: str, raw: str, *, allow_zero: bool = False) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise OptionError(f"{flag}: {raw!r} is not a number of seconds") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise OptionError(f"{flag}: {raw!r} is not a finite number of seconds")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise OptionError(f"{flag}: {raw} must be {'>= 0' if allow_zero else '> 0'}")
+    return value
+
+
+def _version(flag: str, raw: str) -> str:
+    if not is_version(raw):
+        raise OptionError(f"{flag}: {raw!r} is not a semantic version like 1.20.0")
+    return raw
+
+
+def _executable(flag: str, raw: str | None) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(raw).expanduser().resolve()
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise OptionError(f"{flag}: {raw} is not an executable file")
+    return path
+
+
+def _node(flag: str, name: str, names: list[str]) -> str:
+    if name not in names:
+        raise OptionError(f"{flag}: no node {name!r} in this fleet ({names[0]}..{names[-1]})")
+    return name
+
+
+def _fault(text: str, names: list[str]) -> tuple[str, str]:
+    node, sep, fault = text.partition("=")
+    if not sep:
+        raise OptionError(f"--fault: {text!r} is not NODE=FAULT")
+    if fault not in KNOWN_FAULTS:
+        raise OptionError(f"--fault: {fault!r} is not one of {', '.join(KNOWN_FAULTS)}")
+    return _node("--fault", node, names), fault

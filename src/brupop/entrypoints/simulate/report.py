@@ -1,0 +1,145 @@
+"""The outcome of one simulated rollout: per-node facts, the verdict, and its JSON report.
+
+The verdict is strict: every node on the target version, Idle, schedulable, every agent exit
+acceptable, no traceback, the concurrency limit never exceeded, and no timeout.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from brupop.domain.states import UpdateState
+
+
+@dataclass(frozen=True)
+class NodeReport:
+    """What happened to one node."""
+
+    name: str
+    initial_version: str
+    final_version: str | None
+    final_state: str | None
+    unschedulable: bool
+    reboots: int
+    agent_exit_codes: list[int]
+    agent_peak_rss_kib: int
+    agent_restarts: int = 0
+    unexpected_exits: list[int] = field(default_factory=list)
+    chaos_kills: int = 0
+    crash_count: int = 0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
+
+    def updated_to(self, target: str) -> bool:
+        return (
+            self.final_version == target
+            and self.final_state == UpdateState.IDLE
+            and not self.unschedulable
+        )
+
+
+@dataclass(frozen=True)
+class SimulationReport:
+    """The whole run; `ok` and `verdict` follow from the rest (see `judge`)."""
+
+    ok: bool
+    duration_seconds: float
+    max_concurrent_allowed: int | None  # None: unlimited
+    max_concurrent_observed: int
+    tracebacks: int
+    nodes: list[NodeReport]
+    from_version: str
+    to_version: str
+    verdict: str
+    failures: list[str] = field(default_factory=list)
+    timed_out: bool = False
+    chaos_kills_sent: int = 0
+    controller_restarts: int = 0
+    log_dir: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=False)
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json() + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """The measurements the verdict is drawn from."""
+
+    duration_seconds: float
+    max_concurrent_allowed: int | None
+    max_concurrent_observed: int
+    tracebacks: int
+    nodes: list[NodeReport]
+    from_version: str
+    to_version: str
+    timed_out: bool = False
+    interrupted: bool = False
+    chaos_kills_sent: int = 0
+    controller_restarts: int = 0
+    log_dir: str | None = None
+
+
+def judge(facts: RunFacts) -> SimulationReport:
+    """Draw the verdict: the list of failures, in the order a person should read them."""
+    failures: list[str] = []
+    if facts.interrupted:
+        failures.append(f"interrupted after {facts.duration_seconds:.0f} s")
+    if facts.timed_out:
+        failures.append(f"timed out after {facts.duration_seconds:.0f} s")
+    limit = facts.max_concurrent_allowed
+    if limit is not None and facts.max_concurrent_observed > limit:
+        failures.append(
+            f"concurrency limit exceeded: {facts.max_concurrent_observed} nodes outside Idle "
+            f"at once (limit {limit})"
+        )
+    for node in facts.nodes:
+        failures.extend(_node_failures(node, facts.to_version))
+    if facts.tracebacks:
+        failures.append(f"{facts.tracebacks} traceback(s) in agent logs")
+    updated = sum(node.updated_to(facts.to_version) for node in facts.nodes)
+    if failures:
+        verdict = f"FAILED ({updated}/{len(facts.nodes)} nodes updated): " + "; ".join(failures)
+    else:
+        shown = "unlimited" if limit is None else str(limit)
+        verdict = (
+            f"OK: {updated}/{len(facts.nodes)} nodes updated {facts.from_version} -> "
+            f"{facts.to_version} in {facts.duration_seconds:.1f} s, at most "
+            f"{facts.max_concurrent_observed} updating at once (limit {shown})"
+        )
+    return SimulationReport(
+        ok=not failures,
+        duration_seconds=round(facts.duration_seconds, 3),
+        max_concurrent_allowed=limit,
+        max_concurrent_observed=facts.max_concurrent_observed,
+        tracebacks=facts.tracebacks,
+        nodes=facts.nodes,
+        from_version=facts.from_version,
+        to_version=facts.to_version,
+        verdict=verdict,
+        failures=failures,
+        timed_out=facts.timed_out,
+        chaos_kills_sent=facts.chaos_kills_sent,
+        controller_restarts=facts.controller_restarts,
+        log_dir=facts.log_dir,
+    )
+
+
+def _node_failures(node: NodeReport, target: str) -> list[str]:
+    problems: list[str] = []
+    if node.final_version != target:
+        why = f": {node.reason}" if node.reason else ""
+        problems.append(f"{node.name} still on {node.final_version or 'unknown'}{why}")
+    elif node.final_state != UpdateState.IDLE:
+        problems.append(f"{node.name} ended in {node.final_state}")
+    if node.unschedulable:
+        problems.append(f"{node.name} left cordoned")
+    if node.unexpected_exits:
+        codes = ", ".join(str(code) for code in node.unexpected_exits)
+        problems.append(f"{node.name} agent exited with {codes}")
+    return problems
