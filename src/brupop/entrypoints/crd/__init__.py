@@ -1,0 +1,1 @@
+"""`brupop crd`: the BottlerocketShadow CustomResourceDefinition, generated from the models."""

@@ -1,0 +1,48 @@
+"""`brupop crd [--namespace NS] [--apiserver-service-port PORT]`: print the CRD as YAML."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import yaml
+
+from brupop.entrypoints.crd.definition import (
+    DEFAULT_APISERVER_SERVICE_PORT,
+    DEFAULT_NAMESPACE,
+    custom_resource_definition,
+)
+
+
+def render(
+    namespace: str = DEFAULT_NAMESPACE,
+    apiserver_service_port: int = DEFAULT_APISERVER_SERVICE_PORT,
+) -> str:
+    """The CRD as one YAML document, in a stable order (the committed copy is this text)."""
+    crd = custom_resource_definition(namespace, apiserver_service_port)
+    return yaml.safe_dump(crd, sort_keys=False, width=10_000, explicit_start=True)
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a TCP port")
+    return port
+
+
+def main(argv: list[str]) -> int:
+    """Print the BottlerocketShadow CRD; exit 2 on bad arguments."""
+    parser = argparse.ArgumentParser(
+        prog="brupop crd",
+        description="Print the BottlerocketShadow CustomResourceDefinition as YAML.",
+    )
+    parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="brupop's namespace")
+    parser.add_argument(
+        "--apiserver-service-port",
+        type=_port,
+        default=DEFAULT_APISERVER_SERVICE_PORT,
+        help="port of the brupop-apiserver Service (the conversion webhook)",
+    )
+    args = parser.parse_args(argv)
+    sys.stdout.write(render(args.namespace, args.apiserver_service_port))
+    return 0
