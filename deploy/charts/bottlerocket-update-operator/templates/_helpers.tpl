@@ -1,0 +1,79 @@
+{{/*
+Labels on every object of one component; the argument is the component's name.
+*/}}
+{{- define "brupop.labels" -}}
+app.kubernetes.io/component: {{ . }}
+app.kubernetes.io/managed-by: brupop
+app.kubernetes.io/part-of: brupop
+brupop.bottlerocket.aws/component: {{ . }}
+{{- end }}
+
+{{/*
+Labels on a component's pods: the selector label plus the user's podLabels.
+Argument: (dict "component" <name> "root" $).
+*/}}
+{{- define "brupop.podLabels" -}}
+brupop.bottlerocket.aws/component: {{ .component }}
+{{- with .root.Values.podLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+Linux nodes of the architectures the image is built for; the argument is a list of extra
+match expressions (the agent adds the opt-in label).
+*/}}
+{{- define "brupop.nodeAffinity" -}}
+nodeAffinity:
+  requiredDuringSchedulingIgnoredDuringExecution:
+    nodeSelectorTerms:
+      - matchExpressions:
+          - key: kubernetes.io/os
+            operator: In
+            values: [linux]
+          - key: kubernetes.io/arch
+            operator: In
+            values: [amd64, arm64]
+          {{- with . }}
+          {{- toYaml . | nindent 10 }}
+          {{- end }}
+{{- end }}
+
+{{/*
+Pod-level settings shared by the three workloads: pull secrets and the service account.
+Argument: (dict "serviceAccount" <name> "root" $).
+*/}}
+{{- define "brupop.podCommon" -}}
+serviceAccountName: {{ .serviceAccount }}
+{{- with .root.Values.image_pull_secrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+Environment shared by the three processes.
+Argument: (dict "tracingFilter" <the component's log filter> "root" $).
+*/}}
+{{- define "brupop.commonEnv" -}}
+- name: BRUPOP_NAMESPACE
+  value: {{ .root.Values.namespace | quote }}
+- name: LOGGING_FORMATTER
+  value: {{ .root.Values.logging.formatter | quote }}
+- name: TRACING_FILTER_DIRECTIVE
+  value: {{ .tracingFilter | quote }}
+{{- end }}
+
+{{/*
+Container hardening for the controller and the apiserver: the image's non-root user, no
+privileges, a read-only root file system.
+*/}}
+{{- define "brupop.restrictedSecurityContext" -}}
+runAsNonRoot: true
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
