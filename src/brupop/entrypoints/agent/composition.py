@@ -1,0 +1,148 @@
+"""The agent's composition root: ports in, a running agent out, an exit code back.
+
+`main` passes the real adapters; tests pass fakes to this very code path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+import structlog
+
+from brupop.entrypoints.agent.settings import AgentSettings, SettingsError, load_settings
+from brupop.entrypoints.logs import LoggingSettingError, configure_logging
+from brupop.ports.clock import Clock
+from brupop.ports.node_operations import NodeOperations
+from brupop.ports.shadow_store import ShadowStore
+from brupop.ports.update_api import UpdateApi
+from brupop.services.agent.agent import NodeAgent
+from brupop.services.agent.config import AgentConfig
+from brupop.services.agent.event_log import EventLog
+from brupop.services.agent.outcomes import AgentExit, ExitKind
+from brupop.services.agent.stop import StopFlag
+
+EXIT_OK = 0
+EXIT_FATAL = 1
+EXIT_BAD_SETTINGS = 2
+
+USAGE = """usage: brupop agent
+
+Runs the node agent of one Bottlerocket node (a DaemonSet pod). It is configured by
+environment variables only: MY_NODE_NAME (required), APISERVER_SERVICE_PORT, APISERVER_URL,
+EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC, ... (see docs/agent.md).
+"""
+
+
+@dataclass(frozen=True)
+class AgentPorts:
+    """The three outside worlds the agent talks to."""
+
+    update_api: UpdateApi
+    shadow_store: ShadowStore
+    node_operations: NodeOperations
+
+
+PortsFactory = Callable[[AgentSettings, Clock], AgentPorts]
+
+
+def launch(argv: list[str], build_ports: PortsFactory, clock: Clock) -> int:
+    """`brupop agent` from its arguments to its exit code, with ports from `build_ports`.
+
+    Exit codes: 0 stopped (SIGTERM) or rebooting into an update, 1 fatal, 2 bad settings.
+    """
+    if argv:
+        asked_for_help = argv[0] in ("-h", "--help")
+        print(USAGE, end="", file=sys.stdout if asked_for_help else sys.stderr)
+        return EXIT_OK if asked_for_help else EXIT_BAD_SETTINGS
+    try:
+        settings = load_settings(os.environ)
+        log = configure_logging("agent", settings.node_name)
+    except (SettingsError, LoggingSettingError) as error:
+        print(f"brupop agent: {error}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
+    # Lines from the adapters' own loggers carry the component and node too.
+    structlog.contextvars.bind_contextvars(component="agent", node=settings.node_name)
+    ports = build_ports(settings, clock)
+    return run_agent(
+        settings,
+        update_api=ports.update_api,
+        shadow_store=ports.shadow_store,
+        node_operations=ports.node_operations,
+        clock=clock,
+        log=log,
+    )
+
+
+def agent_config(settings: AgentSettings) -> AgentConfig:
+    """The service's timing knobs from the settings."""
+    return AgentConfig(
+        loop_interval_seconds=settings.loop_interval_seconds,
+        update_check_interval_seconds=settings.update_check_interval_seconds,
+        reboot_wait_seconds=settings.reboot_wait_seconds,
+        shadow_wait_seconds=settings.shadow_wait_seconds,
+        exclude_from_lb_wait_seconds=float(settings.exclude_from_lb_wait_seconds),
+    )
+
+
+def install_stop_handler(stop: StopFlag) -> None:
+    """SIGTERM (host shutdown, pod deletion) and SIGINT ask the agent to stop at a safe point.
+
+    The handler only sets the flag: the loop and its waits look at it.
+    """
+
+    def request_stop(_signum: int, _frame: FrameType | None) -> None:
+        stop.request()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+
+
+def run_agent(
+    settings: AgentSettings,
+    *,
+    update_api: UpdateApi,
+    shadow_store: ShadowStore,
+    node_operations: NodeOperations,
+    clock: Clock,
+    log: EventLog,
+) -> int:
+    """Wire the agent over these ports, run it until it ends, and return the exit code."""
+    stop = StopFlag()
+    install_stop_handler(stop)
+    agent = NodeAgent(
+        update_api,
+        shadow_store,
+        node_operations,
+        clock,
+        agent_config(settings),
+        stop=stop,
+        log=log,
+    )
+    try:
+        outcome = agent.run()
+    except Exception as error:  # a bug, not an expected case: say so once, with the traceback
+        log.error("agent.crashed", error=type(error).__name__, exc_info=True)
+        write_termination_log(settings.termination_log, f"agent crashed: {error!r}")
+        return EXIT_FATAL
+    return exit_code(outcome, settings.termination_log)
+
+
+def exit_code(outcome: AgentExit, termination_log: Path) -> int:
+    """0 for a stop or a reboot; 1 for a fatal end, whose reason goes to the termination log."""
+    if outcome.kind is ExitKind.FATAL:
+        write_termination_log(termination_log, outcome.reason)
+        return EXIT_FATAL
+    return EXIT_OK
+
+
+def write_termination_log(path: Path, reason: str) -> None:
+    """Leave the reason where Kubernetes shows it (`kubectl describe pod`); best effort."""
+    with contextlib.suppress(OSError):
+        path.write_text(reason + "\n", encoding="utf-8")
