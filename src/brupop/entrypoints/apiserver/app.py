@@ -1,0 +1,186 @@
+"""The apiserver app: routes, authorization before every protected handler, metrics, lifecycle.
+
+`build_apiserver_app` takes the cluster's ports, so the same app runs against Kubernetes, the
+in-memory cluster of `brupop simulate`, and the tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from brupop.adapters.system.clock import SystemClock
+from brupop.domain.conversion import convert_review
+from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
+from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
+from brupop.entrypoints.apiserver.handlers import Handlers
+from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
+from brupop.entrypoints.apiserver.requests import parse_json, read_body
+from brupop.ports.clock import Clock
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.pod_repository import PodRepository
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.token_reviewer import TokenReviewer
+from brupop.services.apiserver.authorization import Authorizer
+from brupop.services.apiserver.drain import Drainer, DrainTimings
+from brupop.services.apiserver.drain_registry import DrainRegistry
+from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.shadow_feed import ShadowFeed
+
+RESOURCE = "/bottlerocket-node-resource"
+CONVERSION_BODY_LIMIT = 8 * 1024 * 1024
+# Protected paths, and whether each needs the BrupopNodeUid header.
+PROTECTED: dict[str, bool] = {
+    RESOURCE: True,
+    f"{RESOURCE}/cordon-and-drain": True,
+    f"{RESOURCE}/uncordon": True,
+    f"{RESOURCE}/exclude-from-lb": True,
+    f"{RESOURCE}/remove-exclusion-from-lb": True,
+    f"{RESOURCE}/node-uid": False,
+}
+OPEN_PATHS = frozenset({"/ping", "/metrics", "/crdconvert"})
+
+
+class ApiserverCluster(Protocol):
+    """The cluster ports the apiserver needs (InMemoryCluster and KubernetesCluster have them)."""
+
+    @property
+    def shadows(self) -> ShadowRepository: ...
+    @property
+    def nodes(self) -> NodeRepository: ...
+    @property
+    def pods(self) -> PodRepository: ...
+    @property
+    def token_reviewer(self) -> TokenReviewer: ...
+
+
+@dataclass(frozen=True)
+class ApiserverOptions:
+    """How the app behaves; the defaults are the settings' defaults."""
+
+    namespace: str = "brupop-bottlerocket-aws"
+    drain: DrainTimings = field(default_factory=DrainTimings)
+    token_review_cache_seconds: float = 30.0
+    longest_wait_seconds: float = 60.0
+    drain_outcome_seconds: float = 60.0
+    feed_watch_seconds: float = 10.0
+    threads: int = 32
+
+    @property
+    def drain_wait_seconds(self) -> float:
+        """How long one drain request waits for the outcome before saying "ask again"."""
+        return self.drain.timeout_seconds + self.drain.deletion_timeout_seconds + 30.0
+
+
+@dataclass
+class ApiserverParts:
+    """The app's services, reachable as `app.state.parts` (for simulate's reports and tests)."""
+
+    authorizer: Authorizer
+    drains: DrainRegistry
+    feed: ShadowFeed
+    metrics: ApiserverMetrics
+
+
+class _Threads:
+    """A sized threadpool limiter, made on first use inside the event loop."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._limiter: anyio.CapacityLimiter | None = None
+
+    def __call__(self) -> anyio.CapacityLimiter:
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self._size)
+        return self._limiter
+
+
+def build_apiserver_app(
+    *, cluster: ApiserverCluster, options: ApiserverOptions, clock: Clock | None = None
+) -> Starlette:
+    """The Starlette app over `cluster`'s ports."""
+    clock = clock or SystemClock()
+    actions = NodeActions(cluster.nodes)
+    drainer = Drainer(actions=actions, pods=cluster.pods, clock=clock, timings=options.drain)
+    drains = DrainRegistry(drainer.drain, clock, outcome_seconds=options.drain_outcome_seconds)
+    feed = ShadowFeed(cluster.shadows, watch_seconds=options.feed_watch_seconds)
+    authorizer = Authorizer(
+        token_reviewer=cluster.token_reviewer,
+        pods=cluster.pods,
+        nodes=cluster.nodes,
+        clock=clock,
+        namespace=options.namespace,
+        cache_seconds=options.token_review_cache_seconds,
+    )
+    metrics = ApiserverMetrics(drains.in_progress)
+    threads = _Threads(options.threads)
+    handlers = Handlers(
+        shadows=cluster.shadows,
+        actions=actions,
+        drains=drains,
+        feed=feed,
+        limiter=threads,
+        longest_wait_seconds=options.longest_wait_seconds,
+        drain_wait_seconds=options.drain_wait_seconds,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        feed.start()
+        try:
+            yield
+        finally:
+            feed.stop()
+
+    app = Starlette(
+        routes=_routes(handlers, metrics),
+        middleware=[
+            Middleware(
+                MetricsMiddleware, metrics=metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
+            ),
+            Middleware(
+                AuthorizationMiddleware,
+                authorizer=authorizer,
+                metrics=metrics,
+                protected=PROTECTED,
+                limiter=threads,
+            ),
+        ],
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=lifespan,
+    )
+    app.state.parts = ApiserverParts(authorizer, drains, feed, metrics)
+    return app
+
+
+def _routes(handlers: Handlers, metrics: ApiserverMetrics) -> list[Route]:
+    return [
+        Route("/ping", handlers.ping, methods=["GET"]),
+        Route("/metrics", metrics.endpoint, methods=["GET"]),
+        Route("/crdconvert", _convert, methods=["POST"]),
+        Route(RESOURCE, handlers.create_shadow, methods=["POST"]),
+        Route(RESOURCE, handlers.update_status, methods=["PUT"]),
+        Route(RESOURCE, handlers.read_shadow, methods=["GET"]),
+        Route(f"{RESOURCE}/node-uid", handlers.node_uid, methods=["GET"]),
+        Route(f"{RESOURCE}/cordon-and-drain", handlers.cordon_and_drain, methods=["POST"]),
+        Route(f"{RESOURCE}/uncordon", handlers.uncordon, methods=["POST"]),
+        Route(f"{RESOURCE}/exclude-from-lb", handlers.exclude_from_lb, methods=["POST"]),
+        Route(
+            f"{RESOURCE}/remove-exclusion-from-lb", handlers.remove_lb_exclusion, methods=["POST"]
+        ),
+    ]
+
+
+async def _convert(request: Request) -> Response:
+    """`POST /crdconvert`: the CRD conversion webhook (no token: the kube-apiserver calls it)."""
+    review: Any = parse_json(await read_body(request, CONVERSION_BODY_LIMIT))
+    return JSONResponse(convert_review(review))

@@ -1,0 +1,86 @@
+"""The authorization middleware: every protected route is decided before its handler runs.
+
+400 for missing or malformed Brupop headers, 401 when the token is not accepted, 403 when the
+caller may not act on the node it names, 503/502 when Kubernetes could not answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anyio.to_thread
+import structlog
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from brupop.entrypoints.apiserver.headers import HeaderError, access_request
+from brupop.entrypoints.apiserver.metrics import ApiserverMetrics
+from brupop.entrypoints.apiserver.wire import error_response
+from brupop.ports.errors import PortError, TooManyRequestsError, UnavailableError
+from brupop.services.apiserver.authorization import AgentCaller, Authorizer
+from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
+
+CALLER = "caller"
+
+log = structlog.get_logger(__name__)
+
+
+class AuthorizationMiddleware:
+    """Puts the authorized AgentCaller in `scope["state"]["caller"]`, or answers the refusal."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        authorizer: Authorizer,
+        metrics: ApiserverMetrics,
+        protected: Mapping[str, bool],
+        limiter: Any,
+    ) -> None:
+        self._app = app
+        self._authorizer = authorizer
+        self._metrics = metrics
+        self._protected = protected  # path -> whether BrupopNodeUid is required
+        self._limiter = limiter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        uid_required = (
+            self._protected.get(scope.get("path", "")) if scope["type"] == "http" else None
+        )
+        if uid_required is None:
+            await self._app(scope, receive, send)
+            return
+        outcome, answer = await self._decide(scope, uid_required=uid_required)
+        self._metrics.authorizations.labels(outcome).inc()
+        if isinstance(answer, AgentCaller):
+            scope.setdefault("state", {})[CALLER] = answer
+            await self._app(scope, receive, send)
+            return
+        status, message = answer
+        await error_response(status, message)(scope, receive, send)
+
+    async def _decide(
+        self, scope: Scope, *, uid_required: bool
+    ) -> tuple[str, AgentCaller | tuple[int, str]]:
+        try:
+            request = access_request(scope["headers"], uid_required=uid_required)
+        except HeaderError as error:
+            return "bad_request", (400, str(error))
+        caller = self._authorizer.cached(request)
+        if caller is not None:
+            return "allowed_cached", caller
+        try:
+            caller = await anyio.to_thread.run_sync(
+                self._authorizer.authorize, request, limiter=self._limiter()
+            )
+        except UnauthenticatedError as error:
+            return "unauthenticated", (401, str(error))
+        except NotAllowedError as error:
+            return "forbidden", (403, str(error))
+        except (UnavailableError, TooManyRequestsError) as error:
+            log.warning("authorization.cluster_unavailable", error=str(error))
+            return "cluster_error", (503, "the cluster could not check the token; retry")
+        except PortError as error:
+            log.warning("authorization.cluster_failed", error=str(error))
+            return "cluster_error", (502, "the cluster refused the authorization check")
+        return "allowed", caller

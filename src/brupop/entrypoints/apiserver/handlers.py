@@ -1,0 +1,146 @@
+"""The route handlers: each acts only on the authorized caller's own shadow and node."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import anyio.to_thread
+import structlog
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from brupop.domain.shadow import Shadow, shadow_name
+from brupop.entrypoints.apiserver.authorization import CALLER
+from brupop.entrypoints.apiserver.requests import (
+    BadRequestError,
+    parse_status,
+    read_body,
+    wait_parameters,
+)
+from brupop.entrypoints.apiserver.wire import error_response, shadow_document
+from brupop.ports.errors import DrainFailedError, NotFoundError
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.services.apiserver.authorization import AgentCaller
+from brupop.services.apiserver.drain import DrainReport
+from brupop.services.apiserver.drain_registry import DrainRegistry
+from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.shadow_feed import ShadowFeed
+
+T = TypeVar("T")
+
+log = structlog.get_logger(__name__)
+
+
+class Handlers:
+    """The apiserver's routes over the services; blocking calls go to a bounded threadpool."""
+
+    def __init__(
+        self,
+        *,
+        shadows: ShadowRepository,
+        actions: NodeActions,
+        drains: DrainRegistry,
+        feed: ShadowFeed,
+        limiter: Callable[[], Any],
+        longest_wait_seconds: float,
+        drain_wait_seconds: float,
+    ) -> None:
+        self._shadows = shadows
+        self._actions = actions
+        self._drains = drains
+        self._feed = feed
+        self._limiter = limiter
+        self._longest_wait = longest_wait_seconds
+        self._drain_wait = drain_wait_seconds
+
+    async def _call(self, function: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(function, *args, limiter=self._limiter())
+
+    async def ping(self, _request: Request) -> Response:
+        return PlainTextResponse("pong")
+
+    async def node_uid(self, request: Request) -> Response:
+        caller = _caller(request)
+        return JSONResponse({"node_name": caller.node_name, "node_uid": caller.node_uid})
+
+    async def create_shadow(self, request: Request) -> Response:
+        caller = _caller(request)
+        shadow = await self._call(self._shadows.create, caller.node_name, caller.node_uid)
+        log.info("shadow.created", node=caller.node_name)
+        return JSONResponse(shadow_document(shadow))
+
+    async def read_shadow(self, request: Request) -> Response:
+        caller = _caller(request)
+        name = shadow_name(caller.node_name)
+        version, timeout = wait_parameters(request, self._longest_wait)
+        shadow: Shadow | None
+        answer = await self._feed.wait_for_change(name, version, timeout) if timeout else None
+        if answer is not None:
+            shadow = answer.shadow
+        else:
+            shadow = await self._call(self._get_shadow, name)
+        if shadow is None:
+            return error_response(404, f"node {caller.node_name} has no shadow")
+        return JSONResponse(shadow_document(shadow))
+
+    def _get_shadow(self, name: str) -> Shadow | None:
+        try:
+            return self._shadows.get(name)
+        except NotFoundError:
+            return None
+
+    async def update_status(self, request: Request) -> Response:
+        caller = _caller(request)
+        status = parse_status(await read_body(request))
+        name = shadow_name(caller.node_name)
+        try:
+            shadow = await self._call(self._shadows.update_status, name, status)
+        except NotFoundError:
+            return error_response(404, f"node {caller.node_name} has no shadow")
+        if request.query_params.get("view") == "shadow":
+            return JSONResponse(shadow_document(shadow))
+        return JSONResponse(status.model_dump(mode="json"))
+
+    async def cordon_and_drain(self, request: Request) -> Response:
+        caller = _caller(request)
+        pending = asyncio.wrap_future(self._drains.request(caller.node_name))
+        pending.add_done_callback(_retrieve)
+        try:
+            report: DrainReport = await asyncio.wait_for(asyncio.shield(pending), self._drain_wait)
+        except TimeoutError:
+            return error_response(503, "the drain is still in progress; ask again to wait for it")
+        except DrainFailedError as failure:
+            return error_response(409, str(failure), blockers=list(failure.blockers))
+        log.info("drain.answered", node=caller.node_name, evicted=len(report.evicted))
+        return Response(status_code=200)
+
+    async def uncordon(self, request: Request) -> Response:
+        caller = _caller(request)
+        self._drains.forget(caller.node_name)
+        await self._call(self._actions.uncordon, caller.node_name)
+        return Response(status_code=200)
+
+    async def exclude_from_lb(self, request: Request) -> Response:
+        caller = _caller(request)
+        await self._call(self._actions.exclude_from_load_balancers, caller.node_name)
+        return Response(status_code=200)
+
+    async def remove_lb_exclusion(self, request: Request) -> Response:
+        caller = _caller(request)
+        await self._call(self._actions.restore_to_load_balancers, caller.node_name)
+        return Response(status_code=200)
+
+
+def _caller(request: Request) -> AgentCaller:
+    caller = request.scope.get("state", {}).get(CALLER)
+    if not isinstance(caller, AgentCaller):  # only reachable if a route escaped the middleware
+        raise BadRequestError("request was not authorized", status=401)
+    return caller
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Read a finished drain's exception so asyncio never complains it went unread."""
+    if not future.cancelled():
+        future.exception()

@@ -1,0 +1,70 @@
+"""`brupop apiserver`: read settings, wire the app, serve HTTPS until SIGTERM.
+
+Bad settings end the process at once with one line naming the variable (exit 2); a fatal
+problem at start (TLS files, cluster) is one line too, also written to the termination log.
+"""
+
+from __future__ import annotations
+
+import ssl
+import sys
+from pathlib import Path
+
+from brupop.entrypoints.apiserver.container import ApiserverContainer, ClusterChoiceError
+from brupop.entrypoints.apiserver.server import bind, uvicorn_server
+from brupop.entrypoints.apiserver.settings import ApiserverSettings, SettingsError, load_settings
+from brupop.entrypoints.apiserver.tls import CertificateReloader
+from brupop.entrypoints.logs import LoggingSettingError, configure_logging, log_level_from
+
+USAGE = """usage: brupop apiserver
+
+Serve the agents' HTTPS API. Configured by environment variables (see docs/apiserver.md):
+APISERVER_INTERNAL_PORT, APISERVER_BIND_ADDRESS, APISERVER_TLS_CERT_PATH, APISERVER_TLS_KEY_PATH,
+DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS, POD_DELETION_TIMEOUT_SECONDS,
+TOKEN_REVIEW_CACHE_SECONDS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory)."""
+
+
+def main(argv: list[str]) -> int:
+    """Run the apiserver; the exit code says how it ended."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    if argv:
+        print(f"brupop apiserver: unexpected arguments {argv!r}\n\n{USAGE}", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings()
+        log = configure_logging(
+            "apiserver",
+            formatter=settings.logging_formatter,
+            level=log_level_from(settings.tracing_filter_directive),
+        )
+    except (SettingsError, LoggingSettingError) as error:
+        print(f"brupop apiserver: {error}", file=sys.stderr)
+        return 2
+    try:
+        certificates = CertificateReloader(settings.tls_cert_path, settings.tls_key_path)
+        app = ApiserverContainer(settings=settings).app()
+        sock = bind(settings.bind_address, settings.internal_port)
+    except (OSError, ssl.SSLError, ClusterChoiceError) as error:
+        return _fatal(settings, f"cannot start: {error}")
+    server = uvicorn_server(
+        app, certificates=certificates, host=settings.bind_address, port=settings.internal_port
+    )
+    log.info("apiserver.started", port=settings.internal_port, cluster=settings.cluster)
+    server.run(sockets=[sock])
+    log.info("apiserver.stopped")
+    return 0
+
+
+def _fatal(settings: ApiserverSettings, message: str) -> int:
+    print(f"brupop apiserver: {message}", file=sys.stderr)
+    _write_termination_log(settings.termination_log, message)
+    return 1
+
+
+def _write_termination_log(path: Path, message: str) -> None:
+    try:
+        path.write_text(message + "\n")
+    except OSError:
+        return

@@ -1,0 +1,84 @@
+"""Reading what a caller sent: bounded bodies, the status JSON, the long-poll parameters.
+
+Every problem becomes a `BadRequestError` with a short message (a 400), never a 500.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.requests import Request
+
+from brupop.domain.shadow import ShadowStatus
+
+MAX_BODY_BYTES = 64 * 1024
+_RESOURCE_VERSION = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+class BadRequestError(ValueError):
+    """The request cannot be understood; the message says why in a few words."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The body, refused with 413 past `limit` bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BadRequestError("request body too large", status=413)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadRequestError("request body too large", status=413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_json(body: bytes) -> Any:
+    """The JSON document in `body`."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        raise BadRequestError("the body is not valid JSON") from None
+
+
+def parse_status(body: bytes) -> ShadowStatus:
+    """A BottlerocketShadowStatus from JSON."""
+    document = parse_json(body)
+    if not isinstance(document, dict):
+        raise BadRequestError("the body must be a JSON object (a BottlerocketShadowStatus)")
+    try:
+        return ShadowStatus.model_validate(document)
+    except ValidationError as error:
+        raise BadRequestError(f"invalid status: {_first_problem(error)}") from None
+    except (ValueError, TypeError, RecursionError):
+        raise BadRequestError("invalid status") from None
+
+
+def wait_parameters(request: Request, longest: float) -> tuple[str | None, float]:
+    """`resourceVersion` (optional) and `timeoutSeconds` (0 to `longest`, default 0)."""
+    version = request.query_params.get("resourceVersion") or None
+    if version is not None and _RESOURCE_VERSION.fullmatch(version) is None:
+        raise BadRequestError("malformed resourceVersion")
+    text = request.query_params.get("timeoutSeconds") or "0"
+    try:
+        timeout = float(text) if len(text) <= 20 else math.nan
+    except ValueError:
+        timeout = math.nan
+    if not (0 <= timeout < math.inf):
+        raise BadRequestError("timeoutSeconds must be a number of seconds >= 0")
+    return version, min(timeout, longest)
+
+
+def _first_problem(error: ValidationError) -> str:
+    problem = error.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in problem.get("loc", ())) or "body"
+    return f"{where}: {problem.get('msg', 'invalid')}"[:200]

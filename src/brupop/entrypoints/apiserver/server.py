@@ -1,0 +1,99 @@
+"""Serving the app over HTTPS with uvicorn: in this thread (`brupop apiserver`) or a background one.
+
+Both reload a renewed certificate without a restart (see `tls.CertificateReloader`).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from brupop.entrypoints.apiserver.tls import CertificateReloader
+
+GRACEFUL_SHUTDOWN_SECONDS = 10
+
+
+@dataclass
+class RunningServer:
+    """An apiserver serving in a background thread."""
+
+    server: uvicorn.Server
+    thread: threading.Thread
+    host: str
+    port: int
+    certificates: CertificateReloader
+
+    @property
+    def base_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"https://{host}:{self.port}"
+
+    def stop(self, wait_seconds: float = 15.0) -> None:
+        """Stop accepting requests, finish (or cut) the ones in flight, and end the thread."""
+        self.server.should_exit = True
+        self.thread.join(wait_seconds)
+
+
+def uvicorn_server(
+    app: Any, *, certificates: CertificateReloader, host: str, port: int
+) -> uvicorn.Server:
+    """A uvicorn server for `app`, serving TLS from `certificates`, logging through structlog."""
+
+    def ssl_context(_config: uvicorn.Config, _default: Callable[[], Any]) -> Any:
+        return certificates.server_context()
+
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        ssl_context_factory=ssl_context,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    )
+    return uvicorn.Server(config)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening-ready socket on host:port (port 0 picks a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock
+
+
+def serve_in_thread(
+    app: Any,
+    *,
+    certfile: Path,
+    keyfile: Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    cert_check_seconds: float = 5.0,
+    start_timeout_seconds: float = 10.0,
+) -> RunningServer:
+    """Start serving `app` over HTTPS in a daemon thread; return once it accepts connections."""
+    certificates = CertificateReloader(certfile, keyfile, check_seconds=cert_check_seconds)
+    sock = bind(host, port)
+    server = uvicorn_server(app, certificates=certificates, host=host, port=port)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="apiserver", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + start_timeout_seconds
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise RuntimeError("the apiserver did not start")
+        time.sleep(0.01)
+    return RunningServer(server, thread, host, sock.getsockname()[1], certificates)
