@@ -1,0 +1,89 @@
+"""`python -m tests.support.agent_scenario`: `brupop agent` with a fake cluster side.
+
+It runs the very launch path of `brupop agent` (settings, logging, SIGTERM handler, exit
+codes) with the real `apiclient` adapter, pointed by APICLIENT_PATH at the host emulator, but
+with an in-memory shadow store and fake node operations instead of the apiserver client.
+
+Scenario variables (besides the agent's own settings):
+* AGENT_SCENARIO_SPEC: `<state>[:<version>]`, the spec the controller wrote (default Idle);
+* AGENT_SCENARIO_STATUS: `<state>:<current>:<target>`, the status already reported, if any;
+* AGENT_SCENARIO_WAITING_FILE: a file created each time the agent long-polls its shadow;
+* AGENT_SCENARIO_REPORT: a JSON file written at exit: node calls and status writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from brupop.adapters.system.clock import SystemClock
+from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.states import UpdateState
+from brupop.entrypoints.agent.composition import AgentPorts, launch
+from brupop.entrypoints.agent.main import build_update_api
+from brupop.entrypoints.agent.settings import AgentSettings
+from brupop.ports.clock import Clock
+from tests.fakes.node_operations import FakeNodeOperations
+from tests.fakes.shadow_store import InMemoryShadowStore
+
+
+class LongPollingShadowStore(InMemoryShadowStore):
+    """The in-memory shadow, whose long-poll blocks for its timeout like the apiserver's."""
+
+    def __init__(self, node_name: str, waiting_file: Path | None) -> None:
+        super().__init__(node_name)
+        self._waiting_file = waiting_file
+
+    def wait_for_change(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Shadow | None:
+        if self._waiting_file is not None:
+            self._waiting_file.touch()
+        shadow = super().wait_for_change(resource_version, timeout_seconds)
+        if shadow is not None and shadow.resource_version == resource_version:
+            time.sleep(timeout_seconds)
+        return shadow
+
+
+def _spec(text: str) -> ShadowSpec:
+    state, _, version = text.partition(":")
+    return ShadowSpec(state=UpdateState(state or "Idle"), version=version or None)
+
+
+def _status(text: str) -> ShadowStatus | None:
+    if not text:
+        return None
+    state, current, target = text.split(":")
+    return ShadowStatus(
+        current_version=current, target_version=target, current_state=UpdateState(state)
+    )
+
+
+def main() -> int:
+    """Run the scenario's agent; return its exit code."""
+    waiting = os.environ.get("AGENT_SCENARIO_WAITING_FILE")
+    report = os.environ.get("AGENT_SCENARIO_REPORT")
+    node = FakeNodeOperations()
+    stores: list[LongPollingShadowStore] = []
+
+    def scenario_ports(settings: AgentSettings, clock: Clock) -> AgentPorts:
+        store = LongPollingShadowStore(settings.node_name, Path(waiting) if waiting else None)
+        store.put(
+            _spec(os.environ.get("AGENT_SCENARIO_SPEC", "")),
+            _status(os.environ.get("AGENT_SCENARIO_STATUS", "")),
+        )
+        stores.append(store)
+        return AgentPorts(build_update_api(settings, clock), store, node)
+
+    code = launch(sys.argv[1:], scenario_ports, SystemClock())
+    if report:
+        writes = [s.model_dump(mode="json") for store in stores for s in store.status_writes]
+        Path(report).write_text(json.dumps({"node_calls": node.calls, "status_writes": writes}))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
