@@ -1,0 +1,68 @@
+"""KubernetesCluster: every cluster port over the official client, shaped like InMemoryCluster.
+
+The controller and the apiserver choose it with BRUPOP_CLUSTER=kubernetes. Configuration comes
+from the pod's service account when running in a cluster, else from a kubeconfig
+($KUBECONFIG or ~/.kube/config), as kubectl and client-go do.
+"""
+
+from __future__ import annotations
+
+from kubernetes import config as kube_config
+from kubernetes.client import ApiClient, Configuration
+from kubernetes.config.config_exception import ConfigException
+
+from brupop.adapters.kubernetes.api_calls import ApiCalls
+from brupop.adapters.kubernetes.events import KubernetesEventRecorder
+from brupop.adapters.kubernetes.leases import KubernetesLeaseStore
+from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
+from brupop.adapters.kubernetes.pods import KubernetesPodRepository
+from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
+from brupop.adapters.kubernetes.tokens import KubernetesTokenReviewer
+from brupop.ports.errors import UnavailableError
+
+
+def load_configuration() -> Configuration:
+    """In-cluster service-account configuration, else the kubeconfig's current context."""
+    configuration = Configuration()
+    try:
+        kube_config.load_incluster_config(client_configuration=configuration)
+    except ConfigException as in_cluster:
+        try:
+            kube_config.load_kube_config(client_configuration=configuration, persist_config=False)
+        except (ConfigException, OSError) as kubeconfig:
+            raise UnavailableError(
+                f"no Kubernetes configuration: not in a pod ({in_cluster}) "
+                f"and no usable kubeconfig ({kubeconfig})"
+            ) from None
+    return configuration
+
+
+class KubernetesCluster:
+    """Shadows, nodes, pods, token reviews, leases and events of a real cluster."""
+
+    def __init__(
+        self,
+        api_client: ApiClient,
+        namespace: str,
+        *,
+        component: str = "brupop",
+        request_timeout_seconds: float = 30.0,
+    ) -> None:
+        self.namespace = namespace
+        self.api_client = api_client
+        calls = ApiCalls(api_client, request_timeout_seconds=request_timeout_seconds)
+        self.shadows = KubernetesShadowRepository(calls, namespace)
+        self.nodes = KubernetesNodeRepository(calls)
+        self.pods = KubernetesPodRepository(calls)
+        self.token_reviewer = KubernetesTokenReviewer(calls)
+        self.leases = KubernetesLeaseStore(calls)
+        self.events = KubernetesEventRecorder(calls, component=component)
+
+    @classmethod
+    def from_environment(cls, namespace: str, *, component: str = "brupop") -> KubernetesCluster:
+        """The cluster this process runs in (or the kubeconfig's), for brupop's `namespace`."""
+        return cls(ApiClient(load_configuration()), namespace, component=component)
+
+    def close(self) -> None:
+        """Release the client's connection pool."""
+        self.api_client.close()

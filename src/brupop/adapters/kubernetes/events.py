@@ -1,0 +1,99 @@
+"""KubernetesEventRecorder: `v1 Event`s about a shadow, so `kubectl describe brs` tells its story.
+
+`kubectl describe` finds Events by the involved object's kind, name, namespace and uid, so
+the recorder looks the shadow's uid up first. Recording is best effort: a failure
+is logged and never raised into the service that reported the moment.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+
+import structlog
+from kubernetes.client import CoreV1Api, CustomObjectsApi
+
+from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
+from brupop.adapters.kubernetes.shadow_objects import GROUP, PLURAL, VERSION
+from brupop.domain.cluster import ClusterEvent
+from brupop.domain.shadow import API_VERSION_V2, KIND
+from brupop.ports.errors import PortError
+
+log = structlog.get_logger(__name__)
+MESSAGE_LIMIT = 1024  # the apiserver refuses longer Event messages
+
+
+class KubernetesEventRecorder:
+    """The EventRecorder port over core `v1 Event`s."""
+
+    def __init__(self, calls: ApiCalls, component: str = "brupop", instance: str = "") -> None:
+        self._calls = calls
+        self._core = CoreV1Api(calls.api_client)
+        self._custom = CustomObjectsApi(calls.api_client)
+        self.component = component
+        self.instance = instance or component
+
+    def record(self, event: ClusterEvent) -> None:
+        try:
+            body = self.event_object(event, datetime.now(UTC))
+            self._calls.json(
+                f"record event {event.reason} on shadow {event.shadow_name!r}",
+                self._core.create_namespaced_event,
+                event.namespace,
+                body,
+            )
+        except PortError as error:
+            log.warning(
+                "event.not_recorded",
+                shadow=event.shadow_name,
+                reason=event.reason,
+                error=str(error),
+            )
+
+    def event_object(self, event: ClusterEvent, now: datetime) -> JSON:
+        """The `v1 Event` posted for `event` at `now`."""
+        stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        involved: JSON = {
+            "apiVersion": API_VERSION_V2,
+            "kind": KIND,
+            "name": event.shadow_name,
+            "namespace": event.namespace,
+        }
+        uid = self._shadow_uid(event.namespace, event.shadow_name)
+        if uid:
+            involved["uid"] = uid
+        return {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {
+                # As client-go's recorder names them: the object, then a unique suffix.
+                "name": f"{event.shadow_name}.{int(now.timestamp() * 1e9):x}{secrets.token_hex(2)}",
+                "namespace": event.namespace,
+            },
+            "involvedObject": involved,
+            "reason": event.reason,
+            "message": event.message[:MESSAGE_LIMIT],
+            "type": str(event.type),
+            "count": 1,
+            "firstTimestamp": stamp,
+            "lastTimestamp": stamp,
+            "source": {"component": self.component},
+            "reportingComponent": self.component,
+            "reportingInstance": self.instance,
+        }
+
+    def _shadow_uid(self, namespace: str, name: str) -> str | None:
+        """Looked up for every Event (they are few), so a recreated shadow gets its new uid."""
+        try:
+            obj = self._calls.json(
+                f"get shadow {name!r}",
+                self._custom.get_namespaced_custom_object,
+                GROUP,
+                VERSION,
+                namespace,
+                PLURAL,
+                name,
+            )
+        except PortError:
+            return None  # still worth recording: `kubectl get events` shows it
+        return str((obj.get("metadata") or {}).get("uid") or "") or None

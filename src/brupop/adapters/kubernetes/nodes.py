@@ -1,0 +1,80 @@
+"""KubernetesNodeRepository: read Nodes, cordon and uncordon them, change labels and annotations.
+
+Every change is a JSON merge patch of just the fields it sets (null removes a label), like
+`kubectl cordon` / `kubectl label`, so it never overwrites what others changed meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from kubernetes.client import CoreV1Api
+
+from brupop.adapters.kubernetes import watching
+from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
+from brupop.domain.cluster import Listing, Node, WatchEvent
+
+
+def node_from_object(obj: JSON) -> Node:
+    """The domain Node of a `v1 Node` object."""
+    meta = obj.get("metadata") or {}
+    return Node(
+        name=str(meta.get("name") or ""),
+        uid=str(meta.get("uid") or ""),
+        labels=dict(meta.get("labels") or {}),
+        annotations=dict(meta.get("annotations") or {}),
+        unschedulable=bool((obj.get("spec") or {}).get("unschedulable")),
+        resource_version=meta.get("resourceVersion"),
+    )
+
+
+def selector_text(labels: Mapping[str, str] | None) -> str | None:
+    """`a=b,c=d` for the API's labelSelector parameter; None selects everything."""
+    if not labels:
+        return None
+    return ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+
+
+class KubernetesNodeRepository:
+    """The NodeRepository port over `v1 Node`."""
+
+    def __init__(self, calls: ApiCalls) -> None:
+        self._calls = calls
+        self._api = CoreV1Api(calls.api_client)
+
+    def get(self, name: str) -> Node:
+        return node_from_object(self._calls.json(f"get node {name!r}", self._api.read_node, name))
+
+    def list(self, label_selector: Mapping[str, str] | None = None) -> Listing[Node]:
+        selector = selector_text(label_selector)
+        params = (("label_selector", selector),) if selector else ()
+        source = watching.WatchSource(
+            "list nodes", self._api.list_node, node_from_object, (), params
+        )
+        items, version = watching.list_items(self._calls, source)
+        return Listing(items=tuple(node for node, _ in items), resource_version=version or None)
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[Node]]:
+        source = watching.WatchSource("watch nodes", self._api.list_node, node_from_object)
+        return watching.watch(self._calls, source, resource_version, timeout_seconds)
+
+    def set_unschedulable(self, name: str, unschedulable: bool) -> Node:
+        # Like kubectl: cordon sets the flag, uncordon removes it.
+        body = {"spec": {"unschedulable": True if unschedulable else None}}
+        action = f"{'cordon' if unschedulable else 'uncordon'} node {name!r}"
+        return self._patch(action, name, body)
+
+    def set_labels(self, name: str, labels: Mapping[str, str | None]) -> Node:
+        return self._patch(f"label node {name!r}", name, {"metadata": {"labels": dict(labels)}})
+
+    def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
+        body = {"metadata": {"annotations": dict(annotations)}}
+        return self._patch(f"annotate node {name!r}", name, body)
+
+    def _patch(self, action: str, name: str, body: JSON) -> Node:
+        patched = self._calls.json(
+            action, self._api.patch_node, name, body, _content_type=MERGE_PATCH
+        )
+        return node_from_object(patched)

@@ -1,0 +1,112 @@
+"""KubernetesPodRepository: pods on a node, PodDisruptionBudgets, policy/v1 evictions, deletion."""
+
+from __future__ import annotations
+
+from kubernetes.client import CoreV1Api, PolicyV1Api
+
+from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
+from brupop.domain.cluster import OwnerReference, Pod, PodDisruptionBudget, PodPhase
+
+PAGE_SIZE = 500
+_PHASES = frozenset(phase.value for phase in PodPhase)
+
+
+def pod_from_object(obj: JSON) -> Pod:
+    """The domain Pod of a `v1 Pod` object."""
+    meta = obj.get("metadata") or {}
+    spec = obj.get("spec") or {}
+    phase = str((obj.get("status") or {}).get("phase") or "")
+    return Pod(
+        name=str(meta.get("name") or ""),
+        namespace=str(meta.get("namespace") or ""),
+        uid=str(meta.get("uid") or ""),
+        node_name=spec.get("nodeName"),
+        phase=PodPhase(phase) if phase in _PHASES else PodPhase.UNKNOWN,
+        labels=dict(meta.get("labels") or {}),
+        annotations=dict(meta.get("annotations") or {}),
+        owners=tuple(
+            OwnerReference(
+                kind=str(ref.get("kind") or ""),
+                name=str(ref.get("name") or ""),
+                controller=bool(ref.get("controller")),
+            )
+            for ref in meta.get("ownerReferences") or []
+        ),
+        service_account=spec.get("serviceAccountName"),
+        terminating=bool(meta.get("deletionTimestamp")),
+    )
+
+
+def budget_from_object(obj: JSON) -> PodDisruptionBudget:
+    """The domain PodDisruptionBudget; percentages and matchExpressions are not carried over."""
+    meta = obj.get("metadata") or {}
+    spec = obj.get("spec") or {}
+    return PodDisruptionBudget(
+        name=str(meta.get("name") or ""),
+        namespace=str(meta.get("namespace") or ""),
+        selector=dict((spec.get("selector") or {}).get("matchLabels") or {}),
+        min_available=_count(spec.get("minAvailable")),
+        max_unavailable=_count(spec.get("maxUnavailable")),
+    )
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class KubernetesPodRepository:
+    """The PodRepository port over `v1 Pod`, `policy/v1 PodDisruptionBudget` and evictions."""
+
+    def __init__(self, calls: ApiCalls) -> None:
+        self._calls = calls
+        self._core = CoreV1Api(calls.api_client)
+        self._policy = PolicyV1Api(calls.api_client)
+
+    def list_on_node(self, node_name: str) -> list[Pod]:
+        pods: list[Pod] = []
+        token: str | None = None
+        while True:
+            page = self._calls.json(
+                f"list pods on node {node_name!r}",
+                self._core.list_pod_for_all_namespaces,
+                field_selector=f"spec.nodeName={node_name}",
+                limit=PAGE_SIZE,
+                **({"_continue": token} if token else {}),
+            )
+            pods.extend(pod_from_object(item) for item in page.get("items") or [])
+            token = (page.get("metadata") or {}).get("continue")
+            if not token:
+                return pods
+
+    def get(self, namespace: str, name: str) -> Pod:
+        obj = self._calls.json(
+            f"get pod {namespace}/{name}", self._core.read_namespaced_pod, name, namespace
+        )
+        return pod_from_object(obj)
+
+    def evict(self, namespace: str, name: str) -> None:
+        body = {
+            "apiVersion": "policy/v1",
+            "kind": "Eviction",
+            "metadata": {"name": name, "namespace": namespace},
+        }
+        self._calls.json(
+            f"evict pod {namespace}/{name}",
+            self._core.create_namespaced_pod_eviction,
+            name,
+            namespace,
+            body,
+        )
+
+    def delete(self, namespace: str, name: str) -> None:
+        self._calls.json(
+            f"delete pod {namespace}/{name}", self._core.delete_namespaced_pod, name, namespace
+        )
+
+    def list_disruption_budgets(self, namespace: str) -> list[PodDisruptionBudget]:
+        answer = self._calls.json(
+            f"list PodDisruptionBudgets in {namespace!r}",
+            self._policy.list_namespaced_pod_disruption_budget,
+            namespace,
+        )
+        return [budget_from_object(item) for item in answer.get("items") or []]

@@ -1,0 +1,128 @@
+"""List-then-watch over the Kubernetes API, resuming dropped streams from the last version.
+
+A stream that ends early (apiserver restart, idle proxy) is reopened from the last
+resourceVersion seen, so no change is missed. A version the apiserver has compacted away
+(410 Gone, as an HTTP status or an ERROR event) raises WatchExpiredError: the caller re-lists.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import structlog
+import urllib3.exceptions
+
+from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls, lines
+from brupop.adapters.kubernetes.errors import error_for_status
+from brupop.domain.cluster import WatchEvent, WatchEventType
+from brupop.ports.errors import UnavailableError
+
+T = TypeVar("T")
+log = structlog.get_logger(__name__)
+
+MAX_QUIET_RECONNECTS = 5
+"""Streams that end without a single event, in a row, before the watch gives up."""
+
+
+@dataclass(frozen=True)
+class WatchSource(Generic[T]):
+    """What to watch: the client's list method and its arguments, and how to read an item."""
+
+    action: str
+    list_method: Callable[..., Any]
+    decode: Callable[[JSON], T | None]
+    args: tuple[Any, ...] = ()
+    params: tuple[tuple[str, Any], ...] = ()
+
+
+def list_items(calls: ApiCalls, source: WatchSource[T]) -> tuple[list[tuple[T, str | None]], str]:
+    """Every readable item with its resourceVersion, and the list's resourceVersion."""
+    answer = calls.json(source.action, source.list_method, *source.args, **dict(source.params))
+    items = []
+    for raw in answer.get("items") or []:
+        decoded = source.decode(raw)
+        if decoded is not None:
+            items.append((decoded, _version_of(raw)))
+    return items, str((answer.get("metadata") or {}).get("resourceVersion") or "")
+
+
+def watch(
+    calls: ApiCalls, source: WatchSource[T], resource_version: str | None, timeout_seconds: float
+) -> Iterator[WatchEvent[T]]:
+    """Changes after `resource_version` (None: every object as ADDED first) until the timeout."""
+    deadline = time.monotonic() + max(timeout_seconds, 0.0)
+    last = resource_version
+    if last is None:
+        items, last = list_items(calls, source)
+        for item, version in items:
+            yield WatchEvent(WatchEventType.ADDED, item, version)
+    quiet = 0
+    while (remaining := deadline - time.monotonic()) > 0:
+        seen_before = last
+        for event, version in _one_stream(calls, source, last, remaining, deadline):
+            last = version or last
+            if event is not None:
+                yield event
+        quiet = quiet + 1 if last == seen_before else 0
+        if quiet >= MAX_QUIET_RECONNECTS:
+            raise UnavailableError(f"{source.action}: the watch keeps ending without events")
+
+
+def _one_stream(
+    calls: ApiCalls, source: WatchSource[T], since: str, remaining: float, deadline: float
+) -> Iterator[tuple[WatchEvent[T] | None, str]]:
+    """One watch request; yields (event or None for a bookmark, its version) until it ends."""
+    params = dict(source.params) | {
+        "watch": True,
+        "resource_version": since,
+        "allow_watch_bookmarks": True,
+        "timeout_seconds": max(1, math.ceil(remaining)),
+    }
+    response = calls.stream(source.action, source.list_method, remaining, **params)
+    try:
+        for line in lines(response):
+            yield from _decode_line(source, line)
+            if time.monotonic() >= deadline:
+                return
+    except (urllib3.exceptions.HTTPError, OSError) as error:
+        if time.monotonic() < deadline:
+            log.info("watch.stream_dropped", action=source.action, since=since, error=str(error))
+    finally:
+        response.close()  # an unfinished stream must not go back to the connection pool
+        response.release_conn()
+
+
+def _decode_line(source: WatchSource[T], line: str) -> Iterator[tuple[WatchEvent[T] | None, str]]:
+    try:
+        event = json.loads(line)
+        kind, obj = event["type"], event["object"]
+    except (ValueError, KeyError, TypeError):
+        raise UnavailableError(f"{source.action}: unreadable watch event {line[:200]!r}") from None
+    if kind == "ERROR":
+        status = obj if isinstance(obj, dict) else {}
+        raise error_for_status(
+            int(status.get("code") or 500),
+            str(status.get("reason") or ""),
+            str(status.get("message") or ""),
+            source.action,
+        )
+    version = _version_of(obj) or ""
+    if kind == "BOOKMARK":
+        yield None, version
+        return
+    decoded = source.decode(obj)
+    if decoded is not None and kind in WatchEventType.__members__:
+        yield WatchEvent(WatchEventType(kind), decoded, version), version
+    else:
+        yield None, version
+
+
+def _version_of(obj: Any) -> str | None:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    version = meta.get("resourceVersion") if isinstance(meta, dict) else None
+    return str(version) if version else None

@@ -1,0 +1,142 @@
+"""Rules of the Kubernetes API that the emulator imitates: selectors, patches, budgets, Status.
+
+Plain functions over JSON dicts, so the emulator's HTTP code stays about HTTP.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jsonpatch
+
+JSON = dict[str, Any]
+
+
+class SelectorError(ValueError):
+    """A label or field selector the emulator does not understand (the API answers 400)."""
+
+
+def status_body(code: int, reason: str, message: str, details: JSON | None = None) -> JSON:
+    """A `v1 Status` object, as the kube-apiserver sends with every error."""
+    body: JSON = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success" if code < 400 else "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
+    if details:
+        body["details"] = details
+    return body
+
+
+LabelTest = Callable[[Mapping[str, str]], bool]
+FieldTest = Callable[[JSON], bool]
+
+
+def label_matcher(selector: str | None) -> LabelTest:
+    """Equality- and existence-based label selectors: `a=b`, `a==b`, `a!=b`, `a`, `!a`."""
+    tests = [_label_test(term) for term in _terms(selector)]
+    return lambda labels: all(test(labels) for test in tests)
+
+
+def _label_test(term: str) -> LabelTest:
+    if " in " in term or " notin " in term:
+        raise SelectorError(f"set-based selector not supported: {term!r}")
+    if "!=" in term:
+        key, value = (part.strip() for part in term.split("!=", 1))
+        return lambda labels: labels.get(key) != value
+    if "=" in term:
+        key, value = (part.strip() for part in term.replace("==", "=").split("=", 1))
+        return lambda labels: labels.get(key) == value
+    if term.startswith("!"):
+        absent = term[1:].strip()
+        return lambda labels: absent not in labels
+    return lambda labels: term in labels
+
+
+def field_matcher(selector: str | None) -> FieldTest:
+    """Field selectors `path=value`, `path==value`, `path!=value` over dotted JSON paths."""
+    tests = [_field_test(term) for term in _terms(selector)]
+    return lambda obj: all(test(obj) for test in tests)
+
+
+def _field_test(term: str) -> FieldTest:
+    negate = "!=" in term
+    separator = "!=" if negate else "="
+    path, value = (part.strip() for part in term.replace("==", "=").split(separator, 1))
+    if not path or "=" in value:
+        raise SelectorError(f"bad field selector term: {term!r}")
+    return lambda obj: (str(_dig(obj, path) or "") == value) != negate
+
+
+def _terms(selector: str | None) -> list[str]:
+    return [term.strip() for term in (selector or "").split(",") if term.strip()]
+
+
+def _dig(obj: JSON, path: str) -> Any:
+    current: Any = obj
+    for key in path.split("."):
+        current = current.get(key) if isinstance(current, dict) else None
+    return current
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch: objects merge recursively, null deletes, the rest replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def apply_patch(content_type: str, target: JSON, patch: Any) -> JSON:
+    """Apply a PATCH body by its Content-Type; ValueError for types the emulator refuses."""
+    kind = content_type.split(";")[0].strip().lower()
+    if kind in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
+        if not isinstance(patch, dict):
+            raise ValueError("a merge patch must be a JSON object")
+        return dict(merge_patch(target, patch))
+    if kind == "application/json-patch+json":
+        if not isinstance(patch, list):
+            raise ValueError("a JSON patch must be a JSON array")
+        return dict(jsonpatch.apply_patch(copy.deepcopy(target), patch))
+    raise ValueError(f"unsupported patch Content-Type {content_type!r}")
+
+
+def is_healthy(pod: JSON) -> bool:
+    """A pod counts towards a budget while it runs and is not being deleted."""
+    return _dig(pod, "status.phase") == "Running" and not _dig(pod, "metadata.deletionTimestamp")
+
+
+def budget_selects(budget: JSON, pod: JSON) -> bool:
+    """The budget's matchLabels select the pod (same namespace)."""
+    if _dig(budget, "metadata.namespace") != _dig(pod, "metadata.namespace"):
+        return False
+    wanted = _dig(budget, "spec.selector.matchLabels") or {}
+    labels = _dig(pod, "metadata.labels") or {}
+    return all(labels.get(key) == value for key, value in wanted.items())
+
+
+def budget_refusal(budget: JSON, selected: list[JSON]) -> str | None:
+    """Why evicting one more selected pod would break the budget; None when it would not."""
+    healthy = sum(1 for pod in selected if is_healthy(pod))
+    name = _dig(budget, "metadata.name")
+    min_available = _dig(budget, "spec.minAvailable")
+    max_unavailable = _dig(budget, "spec.maxUnavailable")
+    if isinstance(min_available, int) and healthy - 1 < min_available:
+        return (
+            f"The disruption budget {name} needs {min_available} healthy pods "
+            f"and has {healthy} currently"
+        )
+    if isinstance(max_unavailable, int) and len(selected) - healthy + 1 > max_unavailable:
+        return f"The disruption budget {name} allows {max_unavailable} unavailable pods"
+    return None
