@@ -1,0 +1,184 @@
+"""Why each node is where it is: the REASON column of `brupop status` and the nodes-waiting
+metric. Pure: computed from one list of shadows and what the controller knows of this pass."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from brupop.domain.backoff import is_retry_allowed, retry_allowed_at
+from brupop.domain.concurrency import holds_slot, slots_held
+from brupop.domain.drain_progress import DrainProgress
+from brupop.domain.maintenance_window import MaintenanceWindow, WindowKind
+from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.shadow import Shadow, ShadowStatus
+from brupop.domain.states import UpdateState
+from brupop.domain.transition_timeout import is_timed_out, transition_deadline
+from brupop.domain.versions import versions_differ
+
+
+class Reason(StrEnum):
+    """A node's situation, as a stable code for scripts and metrics."""
+
+    NO_STATUS = "no_status"
+    NO_UPDATE = "no_update"
+    OUTSIDE_WINDOW = "outside_window"
+    CONCURRENCY_FULL = "concurrency_full"
+    BACKING_OFF = "backing_off"
+    READY = "ready"
+    STARTING = "starting"
+    UPDATING = "updating"
+    DRAIN_BLOCKED = "drain_blocked"
+    CRASHED = "crashed"
+    TIMED_OUT = "timed_out"
+
+    @property
+    def is_waiting(self) -> bool:
+        """The node is not making progress through an update of its own accord."""
+        return self not in (Reason.STARTING, Reason.UPDATING)
+
+
+@dataclass(frozen=True)
+class TimeoutRecord:
+    """A transition the controller cut short: the state not reached, its limit, when."""
+
+    state: UpdateState
+    limit_seconds: float
+    at: datetime
+
+
+@dataclass(frozen=True)
+class RolloutView:
+    """What a pass knows beyond the shadows themselves."""
+
+    now: datetime
+    policy: RolloutPolicy
+    window: MaintenanceWindow
+    window_open: bool
+    started: frozenset[str] = frozenset()
+    drains: Mapping[str, DrainProgress] = field(default_factory=dict)
+    timeouts: Mapping[str, TimeoutRecord] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NodeReport:
+    """One row of `brupop status` (the `kubectl get brs` columns plus the reason)."""
+
+    node: str
+    shadow: str
+    state: str
+    version: str
+    target_state: str
+    target_version: str
+    crash_count: int | None
+    reason: Reason
+    detail: str
+
+    def as_json(self) -> dict[str, Any]:
+        """A plain dict for `/status` and `brupop status -o json`."""
+        return {
+            "node": self.node,
+            "shadow": self.shadow,
+            "state": self.state,
+            "version": self.version,
+            "target_state": self.target_state,
+            "target_version": self.target_version,
+            "crash_count": self.crash_count,
+            "reason": self.reason.value,
+            "detail": self.detail,
+            "waiting": self.reason.is_waiting,
+        }
+
+
+def report(shadows: Iterable[Shadow], view: RolloutView) -> list[NodeReport]:
+    """A row per shadow, ordered by node name."""
+    listed = sorted(shadows, key=lambda s: s.node_name)
+    held = slots_held(listed) + len(view.started)
+    return [_row(shadow, *explain(shadow, view, held=held)) for shadow in listed]
+
+
+def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, str]:
+    """The reason code and its sentence for one node; `held` counts slots after the pass."""
+    status = shadow.status
+    if status is None:
+        return Reason.NO_STATUS, "the agent has not reported a status yet"
+    if shadow.name in view.started:
+        return Reason.STARTING, f"starting the update to {status.target_version}"
+    if holds_slot(shadow):
+        return _explain_in_slot(shadow, status, view)
+    if not versions_differ(status.current_version, status.target_version):
+        return Reason.NO_UPDATE, "no update offered"
+    offered = f"{status.target_version} offered"
+    if not is_retry_allowed(status, view.now):
+        until = retry_allowed_at(status)
+        record = view.timeouts.get(shadow.name)
+        cause = f"; last failure: timed out in {record.state}" if record else ""
+        return Reason.BACKING_OFF, (
+            f"backing off until {_when(until)} (crash count {status.crash_count}){cause}"
+        )
+    if not view.window_open:
+        return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
+    limit = view.policy.limit
+    if limit.maximum is not None and held >= limit.maximum:
+        return Reason.CONCURRENCY_FULL, (
+            f"concurrency full ({held}/{limit.maximum} nodes updating); {offered}"
+        )
+    return Reason.READY, f"ready: starts on the next pass; {offered}"
+
+
+def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) -> tuple[Reason, str]:
+    spec = shadow.spec
+    record = view.timeouts.get(shadow.name)
+    if is_timed_out(shadow, view.now, view.policy.timeouts):
+        limit = view.policy.timeouts.for_state(spec.state)
+        return Reason.TIMED_OUT, f"timed out in {spec.state} (limit {limit:.0f} s)"
+    if record is not None and spec.state is UpdateState.IDLE:
+        return Reason.TIMED_OUT, (
+            f"timed out in {record.state} (limit {record.limit_seconds:.0f} s) at "
+            f"{_when(record.at)}; waiting for the agent to bring the node back to Idle"
+        )
+    if status.current_state is UpdateState.ERROR_RESET:
+        return Reason.CRASHED, (
+            f"the agent reported a failure (crash count {status.crash_count}); "
+            "waiting for it to recover the node"
+        )
+    drain = view.drains.get(shadow.name)
+    if drain is not None and not drain.done:
+        if drain.budgets:
+            return Reason.DRAIN_BLOCKED, f"drain blocked by {drain.describe()}"
+        return Reason.UPDATING, f"draining: {drain.describe()}"
+    if status.current_state == spec.state:
+        return Reason.UPDATING, f"reached {spec.state}; moving on"
+    deadline = transition_deadline(shadow, view.policy.timeouts)
+    limit_text = f" (times out at {_when(deadline)})" if deadline else ""
+    return Reason.UPDATING, f"updating: waiting for the agent to reach {spec.state}{limit_text}"
+
+
+def _next_window(view: RolloutView) -> str:
+    opening = view.window.next_opening(view.now)
+    if opening is None:
+        return "no future window: the schedule has no fire time left"
+    verb = "next window opens" if view.window.kind is WindowKind.WINDOWED else "next trigger"
+    return f"{verb} at {_when(opening)}"
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.isoformat(timespec="seconds") if moment is not None else "-"
+
+
+def _row(shadow: Shadow, reason: Reason, detail: str) -> NodeReport:
+    status = shadow.status
+    return NodeReport(
+        node=shadow.node_name,
+        shadow=shadow.name,
+        state=status.current_state.value if status else "",
+        version=status.current_version if status else "",
+        target_state=shadow.spec.state.value,
+        target_version=shadow.spec.version or "",
+        crash_count=status.crash_count if status else None,
+        reason=reason,
+        detail=detail,
+    )
