@@ -149,7 +149,7 @@ class HostStore:
         return fd
 
     def load(self) -> HostState:
-        """The stored state, or the seed when there is none yet (call with the mutex held)."""
+        """The stored state; the first call stores the seed (call with the mutex held)."""
         state = self.read_unlocked()
         if state is None:
             state = HostState(
@@ -157,6 +157,7 @@ class HostStore:
                 version_id=self._seed_version,
                 offered_version=self._seed_offer,
             )
+            self.save(state)
         return state
 
     def save(self, state: HostState) -> None:
