@@ -44,6 +44,7 @@ from brupop.services.agent.update_steps import UpdateSteps
 STEP_FAILURES: tuple[type[Exception], ...] = (HostApiError, DrainFailedError, DomainError)
 
 _QUIET_STATES = (UpdateState.IDLE, UpdateState.MONITORING_UPDATE)
+_STOP_POLL_SECONDS = 0.25
 
 
 class FatalSpecError(Exception):
@@ -83,7 +84,7 @@ class NodeAgent:
 
     def run(self) -> AgentExit:
         """Tick until stopped, rebooting or fatally wrong; wait between ticks."""
-        while not self._stop.requested:
+        while True:
             outcome = self.tick()
             if isinstance(outcome, AgentExit):
                 return outcome
@@ -91,7 +92,6 @@ class NodeAgent:
                 self._stop.wait(self._clock, self._config.loop_interval_seconds)
             else:
                 self._await_change()
-        return self._stopped()
 
     def tick(self) -> Next | AgentExit:
         """One pass: make sure the shadow and its status exist, act on drift, report."""
@@ -114,7 +114,9 @@ class NodeAgent:
 
     def _await_change(self) -> None:
         """Long-poll the shadow in a helper thread so that a stop is seen within a moment."""
-        answer: list[Shadow | PortError | None] = []
+        if self._stop.requested:
+            return
+        answer: list[Shadow | Exception | None] = []
 
         def poll() -> None:
             try:
@@ -123,25 +125,28 @@ class NodeAgent:
                         self._resource_version, self._config.shadow_wait_seconds
                     )
                 )
-            except PortError as error:
+            except Exception as error:  # handed to the loop's thread, which decides
                 answer.append(error)
 
         waiter = threading.Thread(target=poll, name="shadow-long-poll", daemon=True)
         waiter.start()
         while waiter.is_alive() and not self._stop.requested:
-            waiter.join(0.25)
+            waiter.join(_STOP_POLL_SECONDS)
         if self._stop.requested or not answer:
             return
         result = answer[0]
         if isinstance(result, PortError):
             self._note_trouble("cluster.unavailable", result)
             self._stop.wait(self._clock, self._config.loop_interval_seconds)
+        elif isinstance(result, Exception):
+            raise result
         else:
             self._fresh = result
 
     # --- one tick -----------------------------------------------------------------------
 
     def _tick(self) -> Next:
+        self._steps.checkpoint()
         shadow = self._load_shadow()
         if shadow.spec.state is UpdateState.ERROR_RESET:
             raise FatalSpecError(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
 from brupop.domain.host import HostUpdateState, HostUpdateStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import HostCommandKilledError, UnavailableError
@@ -190,3 +192,15 @@ def test_failed_long_poll_is_warned_and_followed_by_the_loop_interval() -> None:
 
     assert [w.event for w in rig.log.at("warning")] == ["cluster.unavailable"]
     assert polled_at == [5]  # the failed poll, then the pause, then the next poll
+
+
+def test_a_bug_in_the_long_poll_surfaces_in_the_loop_instead_of_vanishing() -> None:
+    rig = make_rig()
+
+    def broken(store: InMemoryShadowStore) -> None:
+        raise RuntimeError("bug in the shadow store")
+
+    rig.store.on_wait = broken
+
+    with pytest.raises(RuntimeError, match="bug in the shadow store"):
+        rig.agent.run()
