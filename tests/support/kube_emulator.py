@@ -91,14 +91,18 @@ class KubeEmulator(kmock.KubernetesEmulator):
     history_limit: int = 1000
     _state: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _store: dict[Key, JSON] = attrs.field(factory=dict, init=False)
-    _revision: int = attrs.field(default=0, init=False)
+    # A fresh cluster has done some writes already: its versions never start at "0" (= "any").
+    _revision: int = attrs.field(default=100, init=False)
     _history: deque[tuple[int, Kind, JSON]] = attrs.field(factory=deque, init=False)
     _compacted: int = attrs.field(default=0, init=False)
     _watch_epoch: int = attrs.field(default=0, init=False)
+    _open_watches: dict[int, int] = attrs.field(factory=dict, init=False)
+    _watches_closed: threading.Condition = attrs.field(init=False)
     tokens: TokenAuthority = attrs.field(factory=TokenAuthority, init=False)
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
+        self._watches_closed = threading.Condition(self._state)
         self.tokens.pod_lookup = lambda namespace, name: self.stored(PODS, namespace, name)
         for kind in KINDS.values():
             info = self.resources[f"{kind.api_version}/{kind.plural}"]
@@ -131,6 +135,12 @@ class KubeEmulator(kmock.KubernetesEmulator):
             found = self._store.get((kind, namespace, name))
             return copy.deepcopy(found) if found else None
 
+    def objects_of(self, kind: Kind) -> list[JSON]:
+        """Every stored object of `kind`, oldest change first."""
+        with self._state:
+            found = [copy.deepcopy(obj) for (k, _, _), obj in self._store.items() if k is kind]
+        return sorted(found, key=lambda obj: int(obj["metadata"]["resourceVersion"]))
+
     def remove_object(self, kind: Kind, namespace: str | None, name: str) -> None:
         with self._state:
             self._delete((kind, namespace, name))
@@ -139,12 +149,18 @@ class KubeEmulator(kmock.KubernetesEmulator):
         """Forget the history so far: watching from any older resourceVersion gives 410."""
         with self._state:
             self._history.clear()
-            self._compacted = self._revision + 1
+            self._compacted = self._revision  # watching from the current version still works
 
     def drop_watches(self) -> None:
-        """End every open watch stream now, as a load balancer or apiserver restart would."""
-        with self._state:
+        """End every open watch stream, as a load balancer or apiserver restart would; returns
+        once they have ended, so changes made next reach only a resumed watch."""
+        with self._watches_closed:
             self._watch_epoch += 1
+            ended = self._watches_closed.wait_for(
+                lambda: not any(n for epoch, n in self._open_watches.items() if n), timeout=5
+            )
+        if not ended:
+            raise RuntimeError("watch streams did not end")
 
     # --- setup helpers shaped like InMemoryCluster's ---------------------------------------
 
@@ -262,7 +278,7 @@ class KubeEmulator(kmock.KubernetesEmulator):
     def _remember(self, kind: Kind, event: str, obj: JSON) -> None:
         self._history.append((self._revision, kind, {"type": event, "object": copy.deepcopy(obj)}))
         while len(self._history) > self.history_limit:
-            self._compacted = self._history.popleft()[0] + 1
+            self._compacted = self._history.popleft()[0]
 
     # --- HTTP --------------------------------------------------------------------------------
 
@@ -423,10 +439,24 @@ class KubeEmulator(kmock.KubernetesEmulator):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + float(request.params.get("timeoutSeconds") or 1800)
         keep = _selection(request)
-        namespace = request.namespace
         start = request.params.get("resourceVersion") or ""
         with self._state:
             epoch = self._watch_epoch
+            self._open_watches[epoch] = self._open_watches.get(epoch, 0) + 1
+        try:
+            yield b""  # send the headers now, as the apiserver does
+            async for event in self._watch_events(kind, request, keep, start, epoch, deadline):
+                yield event
+        finally:
+            with self._watches_closed:
+                self._open_watches[epoch] -= 1
+                self._watches_closed.notify_all()
+
+    async def _watch_events(
+        self, kind: Kind, request: kmock.Request, keep: Any, start: str, epoch: int, deadline: float
+    ) -> AsyncIterator[JSON]:
+        namespace = request.namespace
+        with self._state:
             if start in ("", "0"):
                 since = self._revision
                 pending: list[JSON] = [
@@ -435,25 +465,26 @@ class KubeEmulator(kmock.KubernetesEmulator):
                     if k is kind and (namespace is None or ns == namespace) and keep(obj)
                 ]
             elif not start.isdigit() or int(start) < self._compacted:
-                since, pending = -1, []
+                message = f"too old resource version: {start} ({self._compacted})"
+                since, pending = (
+                    -1,
+                    [{"type": "ERROR", "object": rules.status_body(410, "Expired", message)}],
+                )
             else:
                 since, pending = int(start), []
-        yield b""  # send the headers now, as the apiserver does
-        if since < 0:
-            message = f"too old resource version: {start} ({self._compacted})"
-            yield {"type": "ERROR", "object": rules.status_body(410, "Expired", message)}
-            return
         for event in pending:
             yield event
+        if since < 0:
+            return
+        loop = asyncio.get_running_loop()
         while True:
             with self._state:
                 fresh = [ev for rev, k, ev in self._history if rev > since and k is kind]
                 since, dropped = self._revision, self._watch_epoch != epoch
             for event in fresh:
                 obj = event["object"]
-                if (namespace is None or obj["metadata"].get("namespace") == namespace) and keep(
-                    obj
-                ):
+                in_namespace = namespace is None or obj["metadata"].get("namespace") == namespace
+                if in_namespace and keep(obj):
                     yield event
             if dropped or loop.time() >= deadline:
                 return

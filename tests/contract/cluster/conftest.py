@@ -1,0 +1,247 @@
+"""One port suite, two clusters: every test here runs against InMemoryCluster and against
+KubernetesCluster talking HTTP to the Kubernetes emulator, so the two cannot drift apart.
+
+A backend offers the cluster's ports (`backend.cluster`) plus the setup an administrator or
+a workload controller would do (add nodes, pods, budgets; issue tokens), in domain terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+import pytest
+
+from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.adapters.kubernetes.nodes import node_from_object
+from brupop.adapters.kubernetes.pods import pod_from_object
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.cluster import ClusterEvent, EventType, Node, OwnerReference, Pod, PodPhase
+from brupop.domain.shadow import ShadowSpec
+from brupop.ports.event_recorder import EventRecorder
+from brupop.ports.lease_store import LeaseStore
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.pod_repository import PodRepository
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.token_reviewer import TokenReviewer
+from tests.support.kube_emulator import KINDS, PODS, EmulatorServer
+
+NAMESPACE = "brupop-bottlerocket-aws"
+EVENTS = KINDS["", "v1", "events"]
+
+
+class Ports(Protocol):
+    """The cluster ports both clusters expose as attributes."""
+
+    @property
+    def shadows(self) -> ShadowRepository: ...
+    @property
+    def nodes(self) -> NodeRepository: ...
+    @property
+    def pods(self) -> PodRepository: ...
+    @property
+    def token_reviewer(self) -> TokenReviewer: ...
+    @property
+    def leases(self) -> LeaseStore: ...
+    @property
+    def events(self) -> EventRecorder: ...
+
+
+class Backend(Protocol):
+    """A cluster under test and the means to set it up."""
+
+    name: str
+    cluster: Ports
+
+    def add_node(
+        self, name: str, *, labels: Mapping[str, str] | None = None, unschedulable: bool = False
+    ) -> Node: ...
+
+    def add_pod(
+        self,
+        namespace: str,
+        name: str,
+        node_name: str,
+        *,
+        labels: Mapping[str, str] | None = None,
+        owners: Sequence[OwnerReference] = (),
+        phase: PodPhase = PodPhase.RUNNING,
+        annotations: Mapping[str, str] | None = None,
+        service_account: str | None = None,
+    ) -> Pod: ...
+
+    def add_disruption_budget(
+        self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
+    ) -> None: ...
+
+    def remove_pod(self, namespace: str, name: str) -> None: ...
+
+    def issue_token(self, namespace: str, pod_name: str, audiences: tuple[str, ...]) -> str: ...
+
+    def issue_user_token(self, username: str, audiences: tuple[str, ...]) -> str: ...
+
+    def forget_history(self) -> None:
+        """Make every resourceVersion seen so far too old to watch from."""
+
+    def recorded_events(self) -> list[ClusterEvent]: ...
+
+
+class MemoryBackend:
+    name = "memory"
+
+    def __init__(self) -> None:
+        self.memory = InMemoryCluster(NAMESPACE)
+        self.cluster: Ports = self.memory
+
+    def add_node(
+        self, name: str, *, labels: Mapping[str, str] | None = None, unschedulable: bool = False
+    ) -> Node:
+        return self.memory.add_node(name, labels=labels, unschedulable=unschedulable)
+
+    def add_pod(
+        self,
+        namespace: str,
+        name: str,
+        node_name: str,
+        *,
+        labels: Mapping[str, str] | None = None,
+        owners: Sequence[OwnerReference] = (),
+        phase: PodPhase = PodPhase.RUNNING,
+        annotations: Mapping[str, str] | None = None,
+        service_account: str | None = None,
+    ) -> Pod:
+        return self.memory.add_pod(
+            namespace,
+            name,
+            node_name,
+            labels=labels,
+            owners=owners,
+            phase=phase,
+            annotations=annotations,
+            service_account=service_account,
+        )
+
+    def add_disruption_budget(
+        self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
+    ) -> None:
+        self.memory.add_disruption_budget(namespace, name, selector, min_available=min_available)
+
+    def remove_pod(self, namespace: str, name: str) -> None:
+        self.memory.pods.delete(namespace, name)
+
+    def issue_token(self, namespace: str, pod_name: str, audiences: tuple[str, ...]) -> str:
+        return self.memory.issue_token(namespace, pod_name, audiences=audiences)
+
+    def issue_user_token(self, username: str, audiences: tuple[str, ...]) -> str:
+        return self.memory.issue_user_token(username, audiences=audiences)
+
+    def forget_history(self) -> None:
+        # Each in-memory store keeps a bounded history; outgrow it with throwaway changes.
+        filler = self.memory.add_node("history-filler")
+        self.memory.shadows.create(filler.name, filler.uid)
+        spec = ShadowSpec()
+        for index in range(2100):
+            self.memory.nodes.set_labels(filler.name, {"turn": str(index)})
+            self.memory.shadows.replace_spec(f"brs-{filler.name}", spec, None)
+        self.memory.remove_node(filler.name)
+
+    def recorded_events(self) -> list[ClusterEvent]:
+        return list(self.memory.events.recorded)
+
+
+class KubernetesBackend:
+    name = "kubernetes"
+
+    def __init__(self, server: EmulatorServer) -> None:
+        self.server = server
+        self.emulator = server.emulator
+        self.kubernetes = KubernetesCluster(server.api_client(), NAMESPACE)
+        self.cluster: Ports = self.kubernetes
+
+    def add_node(
+        self, name: str, *, labels: Mapping[str, str] | None = None, unschedulable: bool = False
+    ) -> Node:
+        return node_from_object(
+            self.emulator.add_node(name, labels=labels, unschedulable=unschedulable)
+        )
+
+    def add_pod(
+        self,
+        namespace: str,
+        name: str,
+        node_name: str,
+        *,
+        labels: Mapping[str, str] | None = None,
+        owners: Sequence[OwnerReference] = (),
+        phase: PodPhase = PodPhase.RUNNING,
+        annotations: Mapping[str, str] | None = None,
+        service_account: str | None = None,
+    ) -> Pod:
+        refs: list[dict[str, Any]] = [
+            {
+                "apiVersion": "apps/v1",
+                "kind": owner.kind,
+                "name": owner.name,
+                "uid": f"uid-{owner.name}",
+                "controller": owner.controller,
+            }
+            for owner in owners
+        ]
+        pod = self.emulator.add_pod(
+            namespace,
+            name,
+            node_name,
+            labels=labels,
+            owners=refs,
+            phase=str(phase),
+            annotations=annotations,
+            service_account=service_account,
+        )
+        return pod_from_object(pod)
+
+    def add_disruption_budget(
+        self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
+    ) -> None:
+        self.emulator.add_disruption_budget(namespace, name, selector, min_available=min_available)
+
+    def remove_pod(self, namespace: str, name: str) -> None:
+        self.emulator.remove_object(PODS, namespace, name)
+
+    def issue_token(self, namespace: str, pod_name: str, audiences: tuple[str, ...]) -> str:
+        return self.emulator.issue_token(namespace, pod_name, audiences=audiences)
+
+    def issue_user_token(self, username: str, audiences: tuple[str, ...]) -> str:
+        return self.emulator.issue_user_token(username, audiences=audiences)
+
+    def forget_history(self) -> None:
+        self.emulator.compact()
+
+    def recorded_events(self) -> list[ClusterEvent]:
+        return [
+            ClusterEvent(
+                shadow_name=obj["involvedObject"]["name"],
+                namespace=obj["metadata"]["namespace"],
+                reason=obj["reason"],
+                message=obj["message"],
+                type=EventType(obj["type"]),
+            )
+            for obj in self.emulator.objects_of(EVENTS)
+        ]
+
+
+@pytest.fixture(params=["memory", "kubernetes"])
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    if request.param == "memory":
+        yield MemoryBackend()
+        return
+    with EmulatorServer() as server:
+        kube = KubernetesBackend(server)
+        try:
+            yield kube
+        finally:
+            kube.kubernetes.close()
+
+
+@pytest.fixture
+def cluster(backend: Backend) -> Ports:
+    return backend.cluster

@@ -1,0 +1,27 @@
+"""EventRecorder behaviour, the same for the in-memory cluster and for Kubernetes."""
+
+from __future__ import annotations
+
+from brupop.domain.cluster import ClusterEvent, EventType
+from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports
+
+STARTED = ClusterEvent("brs-node-a", NAMESPACE, "UpdateStarted", "Updating to 1.20.0")
+FAILED = ClusterEvent(
+    "brs-node-a", NAMESPACE, "UpdateFailed", "drain blocked by default/db-budget", EventType.WARNING
+)
+
+
+def test_recorded_events_are_kept_in_order(backend: Backend, cluster: Ports) -> None:
+    cluster.shadows.create("node-a", "uid-a")
+
+    cluster.events.record(STARTED)
+    cluster.events.record(FAILED)
+
+    assert backend.recorded_events() == [STARTED, FAILED]
+
+
+def test_an_event_about_a_shadow_that_is_gone_is_still_recorded(
+    backend: Backend, cluster: Ports
+) -> None:
+    cluster.events.record(STARTED)
+    assert backend.recorded_events() == [STARTED]

@@ -1,0 +1,104 @@
+"""NodeRepository behaviour, the same for the in-memory cluster and for Kubernetes."""
+
+from __future__ import annotations
+
+import pytest
+
+from brupop.domain.cluster import LB_EXCLUSION_LABEL, LB_EXCLUSION_VALUE, WatchEventType
+from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
+from brupop.ports.errors import NotFoundError, WatchExpiredError
+from tests.contract.cluster.conftest import Backend, Ports
+
+OPTED_IN = {OPT_IN_LABEL: OPT_IN_VALUE}
+
+
+def test_get_reads_name_uid_labels_and_cordon_state(backend: Backend, cluster: Ports) -> None:
+    added = backend.add_node("node-a", labels=OPTED_IN, unschedulable=True)
+
+    node = cluster.nodes.get("node-a")
+
+    assert node.name == "node-a"
+    assert node.uid == added.uid and node.uid
+    assert node.labels == OPTED_IN
+    assert node.unschedulable is True
+    assert node.resource_version
+
+
+def test_missing_node_is_not_found_for_every_operation(cluster: Ports) -> None:
+    with pytest.raises(NotFoundError):
+        cluster.nodes.get("ghost")
+    with pytest.raises(NotFoundError):
+        cluster.nodes.set_unschedulable("ghost", True)
+    with pytest.raises(NotFoundError):
+        cluster.nodes.set_labels("ghost", {"a": "b"})
+    with pytest.raises(NotFoundError):
+        cluster.nodes.set_annotations("ghost", {"a": "b"})
+
+
+def test_list_by_label_returns_only_matching_nodes(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a", labels=OPTED_IN)
+    backend.add_node("node-b", labels={OPT_IN_LABEL: "1.0.0"})
+    backend.add_node("node-c")
+
+    selected = cluster.nodes.list(OPTED_IN)
+    everything = cluster.nodes.list()
+
+    assert [n.name for n in selected.items] == ["node-a"]
+    assert sorted(n.name for n in everything.items) == ["node-a", "node-b", "node-c"]
+    assert everything.resource_version
+
+
+def test_cordon_and_uncordon(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a")
+
+    assert cluster.nodes.set_unschedulable("node-a", True).unschedulable is True
+    assert cluster.nodes.get("node-a").unschedulable is True
+    assert cluster.nodes.set_unschedulable("node-a", False).unschedulable is False
+    assert cluster.nodes.get("node-a").unschedulable is False
+
+
+def test_labels_are_added_and_removed_without_touching_others(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a", labels=OPTED_IN)
+
+    excluded = cluster.nodes.set_labels("node-a", {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE})
+    assert excluded.labels == OPTED_IN | {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE}
+
+    restored = cluster.nodes.set_labels("node-a", {LB_EXCLUSION_LABEL: None})
+    assert restored.labels == OPTED_IN
+    assert cluster.nodes.get("node-a").labels == OPTED_IN
+
+
+def test_annotations_are_added_and_removed(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a")
+
+    cluster.nodes.set_annotations("node-a", {"brupop.bottlerocket.aws/cordoned-by-brupop": "true"})
+    assert cluster.nodes.get("node-a").annotations == {
+        "brupop.bottlerocket.aws/cordoned-by-brupop": "true"
+    }
+    cluster.nodes.set_annotations("node-a", {"brupop.bottlerocket.aws/cordoned-by-brupop": None})
+    assert cluster.nodes.get("node-a").annotations == {}
+
+
+def test_watch_sees_new_nodes_and_changes_in_order(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a")
+    listing = cluster.nodes.list()
+    backend.add_node("node-b")
+    cluster.nodes.set_unschedulable("node-a", True)
+
+    events = list(cluster.nodes.watch(listing.resource_version, 0.3))
+
+    assert [(e.type, e.object.name) for e in events] == [
+        (WatchEventType.ADDED, "node-b"),
+        (WatchEventType.MODIFIED, "node-a"),
+    ]
+    assert events[1].object.unschedulable is True
+
+
+def test_watch_from_a_forgotten_version_expires(backend: Backend, cluster: Ports) -> None:
+    old = cluster.nodes.list().resource_version
+    backend.add_node("node-a")
+    backend.forget_history()
+    with pytest.raises(WatchExpiredError):
+        list(cluster.nodes.watch(old, 0.3))

@@ -1,0 +1,121 @@
+"""PodRepository behaviour, the same for the in-memory cluster and for Kubernetes."""
+
+from __future__ import annotations
+
+import pytest
+
+from brupop.domain.cluster import OwnerReference, PodPhase
+from brupop.ports.errors import NotFoundError, TooManyRequestsError
+from tests.contract.cluster.conftest import Backend, Ports
+
+DAEMONSET = OwnerReference(kind="DaemonSet", name="brupop-agent", controller=True)
+
+
+def test_list_on_node_returns_that_nodes_pods_in_every_namespace(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    backend.add_node("node-b")
+    backend.add_pod("default", "web-1", "node-a", labels={"app": "web"})
+    backend.add_pod("kube-system", "agent-a", "node-a", owners=[DAEMONSET])
+    backend.add_pod("default", "web-2", "node-b")
+
+    on_a = cluster.pods.list_on_node("node-a")
+
+    assert sorted((p.namespace, p.name) for p in on_a) == [
+        ("default", "web-1"),
+        ("kube-system", "agent-a"),
+    ]
+
+
+def test_pod_fields_are_read_as_drain_and_authorization_need_them(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    added = backend.add_pod(
+        "brupop-bottlerocket-aws",
+        "agent-x9x5c",
+        "node-a",
+        labels={"brupop.bottlerocket.aws/component": "agent"},
+        owners=[DAEMONSET],
+        phase=PodPhase.SUCCEEDED,
+        annotations={"kubernetes.io/config.mirror": "abc"},
+        service_account="brupop-agent-service-account",
+    )
+
+    pod = cluster.pods.get("brupop-bottlerocket-aws", "agent-x9x5c")
+
+    assert pod.uid == added.uid and pod.uid
+    assert pod.node_name == "node-a"
+    assert pod.phase is PodPhase.SUCCEEDED
+    assert pod.labels == {"brupop.bottlerocket.aws/component": "agent"}
+    assert pod.annotations == {"kubernetes.io/config.mirror": "abc"}
+    assert pod.owners == (DAEMONSET,)
+    assert pod.service_account == "brupop-agent-service-account"
+    assert pod.terminating is False
+
+
+def test_missing_pod_is_not_found(cluster: Ports) -> None:
+    with pytest.raises(NotFoundError):
+        cluster.pods.get("default", "ghost")
+    with pytest.raises(NotFoundError):
+        cluster.pods.evict("default", "ghost")
+    with pytest.raises(NotFoundError):
+        cluster.pods.delete("default", "ghost")
+
+
+def test_eviction_removes_the_pod(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a")
+    backend.add_pod("default", "web-1", "node-a")
+
+    cluster.pods.evict("default", "web-1")
+
+    with pytest.raises(NotFoundError):
+        cluster.pods.get("default", "web-1")
+    assert cluster.pods.list_on_node("node-a") == []
+
+
+def test_eviction_a_budget_refuses_is_too_many_requests_and_keeps_the_pod(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    backend.add_pod("default", "db-0", "node-a", labels={"app": "db"})
+    backend.add_pod("default", "db-1", "node-a", labels={"app": "db"})
+    backend.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=2)
+
+    with pytest.raises(TooManyRequestsError):
+        cluster.pods.evict("default", "db-0")
+
+    assert cluster.pods.get("default", "db-0").name == "db-0"
+
+
+def test_eviction_a_budget_allows_goes_through(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a")
+    backend.add_pod("default", "db-0", "node-a", labels={"app": "db"})
+    backend.add_pod("default", "db-1", "node-a", labels={"app": "db"})
+    backend.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
+
+    cluster.pods.evict("default", "db-0")
+
+    assert [p.name for p in cluster.pods.list_on_node("node-a")] == ["db-1"]
+
+
+def test_delete_removes_the_pod(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a")
+    backend.add_pod("default", "job-1", "node-a", phase=PodPhase.FAILED)
+
+    cluster.pods.delete("default", "job-1")
+
+    with pytest.raises(NotFoundError):
+        cluster.pods.get("default", "job-1")
+
+
+def test_disruption_budgets_are_listed_per_namespace(backend: Backend, cluster: Ports) -> None:
+    backend.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
+    backend.add_disruption_budget("other", "web-budget", {"app": "web"}, min_available=1)
+
+    (budget,) = cluster.pods.list_disruption_budgets("default")
+
+    assert (budget.namespace, budget.name) == ("default", "db-budget")
+    assert budget.selector == {"app": "db"}
+    assert (budget.min_available, budget.max_unavailable) == (1, None)

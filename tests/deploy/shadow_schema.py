@@ -1,0 +1,57 @@
+"""Validate shadow objects against the CRD's OpenAPI schemas the way the kube-apiserver would.
+
+Plain JSON Schema ignores OpenAPI's `nullable`, so it becomes `type: [t, "null"]`. The strict
+form also refuses fields the schema does not declare: the apiserver would silently prune them,
+so a real-shaped object that carries one is out of step with the CRD.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+
+from brupop.entrypoints.crd.definition import custom_resource_definition
+
+# What every object has besides spec and status; the apiserver checks these itself.
+_OBJECT_ENVELOPE = {
+    "apiVersion": {"type": "string"},
+    "kind": {"type": "string"},
+    "metadata": {"type": "object"},
+}
+
+
+def _json_schema(node: Mapping[str, Any], *, strict: bool) -> dict[str, Any]:
+    result = {key: value for key, value in node.items() if key not in ("nullable", "properties")}
+    if node.get("nullable"):
+        result["type"] = [node["type"], "null"]
+    if "properties" in node:
+        result["properties"] = {
+            name: _json_schema(child, strict=strict) for name, child in node["properties"].items()
+        }
+        if strict:
+            result["additionalProperties"] = False
+    return result
+
+
+@functools.cache
+def shadow_validator(version: str, *, strict: bool) -> jsonschema.Draft202012Validator:
+    """A validator for whole BottlerocketShadow objects of CRD version `version`."""
+    (served,) = [
+        v for v in custom_resource_definition()["spec"]["versions"] if v["name"] == version
+    ]
+    schema = _json_schema(served["schema"]["openAPIV3Schema"], strict=strict)
+    schema["properties"] = {**_OBJECT_ENVELOPE, **schema["properties"]}
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def problems(obj: Mapping[str, Any], version: str = "v2", *, strict: bool = False) -> list[str]:
+    """Why the apiserver would refuse `obj` (strict: or prune part of it); empty when it fits."""
+    validator = shadow_validator(version, strict=strict)
+    return [
+        f"{'.'.join(map(str, error.absolute_path)) or '<object>'}: {error.message}"
+        for error in validator.iter_errors(obj)
+    ]
