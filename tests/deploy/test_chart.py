@@ -213,6 +213,11 @@ def _formatter_everywhere(rendered: Rendered) -> bool:
     return all(rendered.env(*w)["LOGGING_FORMATTER"] == "compact" for w in workloads)
 
 
+def _drain_timeout_everywhere(rendered: Rendered) -> bool:
+    workloads = (AGENT, APISERVER)
+    return all(rendered.env(*w)["DRAIN_TIMEOUT_SECONDS"] == "1800" for w in workloads)
+
+
 def _cluster_domain_everywhere(rendered: Rendered) -> bool:
     return rendered.env(*AGENT)["CLUSTER_DOMAIN"] == "cluster.example" and _dns_name(
         "brupop-apiserver.update-ops.svc.cluster.example"
@@ -271,7 +276,7 @@ CHANGES = [
     Change("resources.controller.resources", RESOURCES, _resources(CONTROLLER)),
     Change("podLabels", {"team": "ops"}, _pod_labels({"team": "ops"})),
     _env_change("scheduler_time_zone", "Europe/Paris", CONTROLLER, "SCHEDULER_TIME_ZONE"),
-    _env_change("drain_timeout_seconds", "1800", APISERVER, "DRAIN_TIMEOUT_SECONDS"),
+    Change("drain_timeout_seconds", "1800", _drain_timeout_everywhere),
     _env_change("state_timeouts.idle_seconds", "240", CONTROLLER, "TIMEOUT_IDLE_SECONDS"),
     _env_change(
         "state_timeouts.staged_and_performed_update_seconds",
