@@ -1,0 +1,1 @@
+"""The rollout controller: decides which nodes move on, within limits, windows and timeouts."""

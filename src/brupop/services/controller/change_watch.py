@@ -1,0 +1,78 @@
+"""ChangeWatch: wakes the controller loop as soon as a shadow or a Node changes.
+
+Two daemon threads follow the shadow and Node watches and set a wake-up flag; they never decide
+anything (the loop re-lists). A watch that expires is resumed from a fresh list; a cluster that
+cannot be reached is retried after a pause, and the periodic tick covers the gap.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+import structlog
+
+from brupop.domain.cluster import Listing, WatchEvent
+from brupop.ports.errors import PortError, WatchExpiredError
+
+
+class Watchable(Protocol):
+    """Anything listable and watchable (shadows, Nodes)."""
+
+    def list(self) -> Listing[Any]: ...
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[Any]]: ...
+
+
+class ChangeWatch:
+    """Follow some watches and call `on_change` for every event seen."""
+
+    def __init__(
+        self,
+        sources: dict[str, Watchable],
+        on_change: Callable[[], None],
+        stop: threading.Event,
+        *,
+        watch_seconds: float = 10.0,
+        retry_seconds: float = 2.0,
+    ) -> None:
+        self._sources = sources
+        self._on_change = on_change
+        self._stop = stop
+        self._watch_seconds = watch_seconds
+        self._retry_seconds = retry_seconds
+        self._log = structlog.get_logger(__name__)
+
+    def start(self) -> list[threading.Thread]:
+        """Start one daemon thread per source; they end once `stop` is set."""
+        threads = [
+            threading.Thread(
+                target=self._follow, args=(kind, source), name=f"watch-{kind}", daemon=True
+            )
+            for kind, source in self._sources.items()
+        ]
+        for thread in threads:
+            thread.start()
+        return threads
+
+    def _follow(self, kind: str, source: Watchable) -> None:
+        version: str | None = None
+        while not self._stop.is_set():
+            try:
+                if version is None:
+                    version = source.list().resource_version
+                for event in source.watch(version, self._watch_seconds):
+                    version = event.resource_version or version
+                    self._on_change()
+                    if self._stop.is_set():
+                        return
+            except WatchExpiredError:
+                version = None
+                self._on_change()
+            except PortError as error:
+                self._log.warning("watch.interrupted", kind=kind, error=type(error).__name__)
+                version = None
+                self._stop.wait(self._retry_seconds)

@@ -1,0 +1,26 @@
+"""ControllerConfig: the settings the controller service runs with, already validated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from brupop.domain.maintenance_window import MaintenanceWindow
+from brupop.domain.rollout import RolloutPolicy
+from brupop.services.controller.leader_election import DEFAULT_LEASE_NAME
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Policy, schedule and timing of one controller replica."""
+
+    policy: RolloutPolicy
+    window: MaintenanceWindow
+    namespace: str
+    identity: str
+    tick_seconds: float = 2.0
+    lease_seconds: float = 15.0
+    renew_seconds: float = 5.0
+    lease_name: str = DEFAULT_LEASE_NAME
+    watch_seconds: float = 10.0
+    settle_seconds: float = 0.05
+    passes_per_tick: int = 3

@@ -1,0 +1,32 @@
+"""QuietMetrics: a RolloutMetrics that publishes nothing, for runs without a metrics endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
+
+
+class QuietMetrics:
+    """Accepts every measurement and keeps none."""
+
+    def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
+        return None
+
+    def set_waiting(self, reasons: Mapping[str, int]) -> None:
+        return None
+
+    def observe_phase(self, phase: UpdatePhase, seconds: float) -> None:
+        return None
+
+    def count_attempt(self) -> None:
+        return None
+
+    def count_failure(self, reason: str, state: str) -> None:
+        return None
+
+    def set_leader(self, leading: bool) -> None:
+        return None
+
+
+_: RolloutMetrics = QuietMetrics()

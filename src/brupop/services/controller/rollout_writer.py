@@ -1,0 +1,175 @@
+"""RolloutWriter: writes one pass's spec changes and tells their story (logs, Events, metrics).
+
+Every spec write is conditional on the resourceVersion the decision was made from, so a
+change made meanwhile (by an agent or another controller) turns into a ConflictError and the
+pass is decided again from a fresh list. A timeout is also recorded as a failure in the status
+(crash count + 1, failure time now), so the node backs off before it is tried again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import structlog
+
+from brupop.domain.cluster import ClusterEvent, EventType
+from brupop.domain.rollout import ChangeKind, RolloutPlan, SpecChange, timed_out_spec
+from brupop.domain.shadow import CRASH_COUNT_MAX, Shadow, ShadowStatus
+from brupop.domain.states import StateTimeouts, UpdateState
+from brupop.domain.transition_timeout import is_timed_out, transition_deadline
+from brupop.domain.waiting_reason import TimeoutRecord
+from brupop.ports.errors import ConflictError, NotFoundError
+from brupop.ports.event_recorder import EventRecorder
+from brupop.ports.rollout_metrics import RolloutMetrics
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.services.controller.write_journal import WriteJournal
+
+
+@dataclass
+class WriteOutcome:
+    """What a pass managed to write."""
+
+    started: set[str] = field(default_factory=set)
+    timed_out: dict[str, TimeoutRecord] = field(default_factory=dict)
+    conflicts: int = 0
+    written: int = 0
+    stopped_leading: bool = False
+
+
+class RolloutWriter:
+    """Applies a RolloutPlan through the ShadowRepository, only while `may_write()`."""
+
+    def __init__(
+        self,
+        shadows: ShadowRepository,
+        events: EventRecorder,
+        metrics: RolloutMetrics,
+        timeouts: StateTimeouts,
+        journal: WriteJournal,
+    ) -> None:
+        self._shadows = shadows
+        self._events = events
+        self._metrics = metrics
+        self._timeouts = timeouts
+        self._journal = journal
+        self._log = structlog.get_logger(__name__)
+
+    def apply(
+        self, plan: RolloutPlan, now: datetime, may_write: Callable[[], bool]
+    ) -> WriteOutcome:
+        """Write every change of `plan` that still applies; stop if leadership is lost."""
+        outcome = WriteOutcome()
+        for change in plan.changes:
+            if not may_write():
+                outcome.stopped_leading = True
+                break
+            try:
+                if change.kind is ChangeKind.TIMEOUT:
+                    self._time_out(change.shadow, now, outcome)
+                else:
+                    self._write(change, outcome)
+            except ConflictError:
+                outcome.conflicts += 1
+                self._log.debug("spec.changed_meanwhile", shadow=change.shadow.name)
+            except NotFoundError:
+                self._log.debug("spec.shadow_gone", shadow=change.shadow.name)
+        return outcome
+
+    def _write(self, change: SpecChange, outcome: WriteOutcome) -> None:
+        shadow = change.shadow
+        self._shadows.replace_spec(shadow.name, change.spec, shadow.resource_version)
+        self._journal.remember(shadow.name, shadow.resource_version)
+        outcome.written += 1
+        self._tell(change, outcome)
+
+    def _tell(self, change: SpecChange, outcome: WriteOutcome) -> None:
+        shadow, spec = change.shadow, change.spec
+        log = self._log.bind(node=shadow.node_name, shadow=shadow.name)
+        if change.kind is ChangeKind.START:
+            outcome.started.add(shadow.name)
+            self._metrics.count_attempt()
+            log.info("update.started", version=spec.version)
+            self._event(shadow, "UpdateStarted", f"Starting the update to {spec.version}")
+        elif change.kind is ChangeKind.RECOVER:
+            failed = shadow.spec.state
+            crashes = shadow.status.crash_count if shadow.status else 0
+            self._metrics.count_failure("agent_error", failed.value)
+            log.warning("update.agent_failed", desired_state=failed.value, crash_count=crashes)
+            self._event(
+                shadow,
+                "UpdateFailed",
+                f"The agent failed on its way to {failed} (crash count {crashes}); back to Idle",
+                EventType.WARNING,
+            )
+        elif change.kind is ChangeKind.ADVANCE:
+            log.info(
+                "update.advanced", from_state=shadow.spec.state.value, to_state=spec.state.value
+            )
+            if spec.state is UpdateState.IDLE:
+                self._event(shadow, "UpdateCompleted", f"Now running {spec.version}")
+        else:
+            log.debug("spec.cleared")
+
+    def _time_out(self, listed: Shadow, now: datetime, outcome: WriteOutcome) -> None:
+        """Record the failure in the status (once), then send the node back to Idle."""
+        fresh = self._shadows.get(listed.name)
+        deadline = transition_deadline(fresh, self._timeouts)
+        if fresh.status is None or deadline is None or not is_timed_out(fresh, now, self._timeouts):
+            return
+        self._journal.remember(fresh.name, fresh.resource_version)
+        version = fresh.resource_version
+        state = fresh.spec.state
+        failed_at = fresh.status.state_transition_failure_timestamp
+        if failed_at is None or failed_at < deadline:
+            stored = self._shadows.update_status(fresh.name, _failed(fresh.status, now))
+            version = stored.resource_version
+            self._count_timeout(fresh, now)
+        self._shadows.replace_spec(fresh.name, timed_out_spec(fresh, now), version)
+        outcome.written += 1
+        limit = self._timeouts.for_state(state) or 0.0
+        outcome.timed_out[fresh.name] = TimeoutRecord(state, limit, now)
+
+    def _count_timeout(self, shadow: Shadow, now: datetime) -> None:
+        state = shadow.spec.state
+        limit = self._timeouts.for_state(state) or 0.0
+        reported = shadow.status.current_state.value if shadow.status else "-"
+        self._metrics.count_failure("timeout", state.value)
+        self._log.warning(
+            "update.timed_out",
+            node=shadow.node_name,
+            desired_state=state.value,
+            reported_state=reported,
+            limit_seconds=limit,
+        )
+        self._event(
+            shadow,
+            "UpdateTimedOut",
+            f"Did not reach {state} within {limit:.0f} s (still {reported}); "
+            "counted as a failure and sent back to Idle",
+            EventType.WARNING,
+        )
+
+    def _event(
+        self, shadow: Shadow, reason: str, message: str, kind: EventType = EventType.NORMAL
+    ) -> None:
+        self._events.record(
+            ClusterEvent(
+                shadow_name=shadow.name,
+                namespace=shadow.namespace,
+                reason=reason,
+                message=message,
+                type=kind,
+            )
+        )
+
+
+def _failed(status: ShadowStatus, now: datetime) -> ShadowStatus:
+    """The agent's status with one more crash at `now`, every other field kept."""
+    return status.model_copy(
+        update={
+            "crash_count": min(status.crash_count + 1, CRASH_COUNT_MAX),
+            "state_transition_failure_timestamp": now,
+        }
+    )

@@ -1,0 +1,193 @@
+"""A scripted fleet for controller tests: an in-memory cluster, opted-in nodes, and a minimal
+agent per node that follows the spec the way the real agent's protocol does."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.concurrency import ConcurrencyLimit
+from brupop.domain.maintenance_window import MaintenanceWindow
+from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.shadow import (
+    CRASH_COUNT_MAX,
+    OPT_IN_LABEL,
+    OPT_IN_VALUE,
+    Shadow,
+    ShadowStatus,
+    shadow_name,
+)
+from brupop.domain.states import StateTimeouts, UpdateState
+from brupop.ports.rollout_metrics import UpdatePhase
+from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.service import ControllerService
+from tests.fakes.clock import FakeClock
+
+OLD, NEW = "1.19.0", "1.20.0"
+START = datetime(2026, 1, 5, 10, 0, 0, tzinfo=UTC)  # a Monday
+_identities = itertools.count(1)
+
+
+@dataclass
+class RecordingMetrics:
+    """RolloutMetrics that keeps what it is told."""
+
+    hosts: tuple[Mapping[str, int], Mapping[str, int]] = ({}, {})
+    waiting: Mapping[str, int] = field(default_factory=dict)
+    phases: list[tuple[UpdatePhase, float]] = field(default_factory=list)
+    attempts: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    leading: bool | None = None
+
+    def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
+        self.hosts = (dict(states), dict(versions))
+
+    def set_waiting(self, reasons: Mapping[str, int]) -> None:
+        self.waiting = dict(reasons)
+
+    def observe_phase(self, phase: UpdatePhase, seconds: float) -> None:
+        self.phases.append((phase, seconds))
+
+    def count_attempt(self) -> None:
+        self.attempts += 1
+
+    def count_failure(self, reason: str, state: str) -> None:
+        self.failures.append((reason, state))
+
+    def set_leader(self, leading: bool) -> None:
+        self.leading = leading
+
+
+class Fleet:
+    """Nodes with agents that report status only when told to (`step`, `fail`)."""
+
+    def __init__(self, count: int, *, clock: FakeClock | None = None) -> None:
+        self.clock = clock or FakeClock(START)
+        self.cluster = InMemoryCluster(clock=self.clock)
+        self.names = [f"node-{i:02d}" for i in range(count)]
+        for name in self.names:
+            self.add_node(name)
+
+    def add_node(self, name: str, *, current: str = OLD, target: str = NEW) -> None:
+        node = self.cluster.add_node(name, labels={OPT_IN_LABEL: OPT_IN_VALUE})
+        self.cluster.shadows.create(name, node.uid)
+        status = ShadowStatus(
+            current_version=current, target_version=target, current_state=UpdateState.IDLE
+        )
+        self.cluster.shadows.update_status(shadow_name(name), status)
+
+    def controller(
+        self,
+        limit: int | None = 3,
+        *,
+        window: str = "* * * * * * *",
+        timeouts: StateTimeouts | None = None,
+        controller_node: str | None = None,
+        metrics: RecordingMetrics | None = None,
+    ) -> ControllerService:
+        config = ControllerConfig(
+            policy=RolloutPolicy(
+                ConcurrencyLimit(limit), timeouts or StateTimeouts(), controller_node
+            ),
+            window=MaintenanceWindow.starting(window, now=self.clock.now()),
+            namespace=self.cluster.namespace,
+            identity=f"controller-{next(_identities)}",
+        )
+        return ControllerService(
+            shadows=self.cluster.shadows,
+            nodes=self.cluster.nodes,
+            pods=self.cluster.pods,
+            leases=self.cluster.leases,
+            events=self.cluster.events,
+            clock=self.clock,
+            config=config,
+            metrics=metrics,
+        )
+
+    # --- looking -------------------------------------------------------------------------
+
+    def shadow(self, node: str) -> Shadow:
+        return self.cluster.shadows.get(shadow_name(node))
+
+    def shadows(self) -> list[Shadow]:
+        return list(self.cluster.shadows.list().items)
+
+    def specs(self) -> dict[str, UpdateState]:
+        return {s.node_name: s.spec.state for s in self.shadows()}
+
+    def outside_idle(self) -> int:
+        return sum(
+            1
+            for s in self.shadows()
+            if s.spec.state is not UpdateState.IDLE
+            or (s.status is not None and s.status.current_state is not UpdateState.IDLE)
+        )
+
+    def all_updated(self) -> bool:
+        return all(
+            s.status is not None
+            and s.status.current_version == NEW
+            and s.status.current_state is UpdateState.IDLE
+            for s in self.shadows()
+        )
+
+    # --- agents --------------------------------------------------------------------------
+
+    def step(self, node: str) -> bool:
+        """The agent of `node` does what its spec asks (successfully); False if nothing to do."""
+        shadow = self.shadow(node)
+        status, spec = shadow.status, shadow.spec
+        if status is None or status.current_state == spec.state:
+            return False
+        if status.current_state is UpdateState.ERROR_RESET and spec.state is not UpdateState.IDLE:
+            return False
+        finished = status.current_state is UpdateState.MONITORING_UPDATE
+        current = status.current_version
+        if spec.state is UpdateState.REBOOTED_INTO_UPDATE and spec.version:
+            current = spec.version
+        self._report(
+            node,
+            status.model_copy(
+                update={
+                    "current_state": spec.state,
+                    "current_version": current,
+                    "crash_count": 0 if finished else status.crash_count,
+                    "state_transition_failure_timestamp": (
+                        None if finished else status.state_transition_failure_timestamp
+                    ),
+                }
+            ),
+        )
+        return True
+
+    def step_all(self) -> int:
+        return sum(self.step(name) for name in self.names if self._exists(name))
+
+    def fail(self, node: str) -> bool:
+        """The agent of `node` fails the step its spec asks for (ErrorReset, one more crash)."""
+        shadow = self.shadow(node)
+        status = shadow.status
+        if status is None or status.current_state == shadow.spec.state:
+            return False
+        if status.current_state is UpdateState.ERROR_RESET:
+            return False
+        self._report(
+            node,
+            status.model_copy(
+                update={
+                    "current_state": UpdateState.ERROR_RESET,
+                    "crash_count": min(status.crash_count + 1, CRASH_COUNT_MAX),
+                    "state_transition_failure_timestamp": self.clock.now(),
+                }
+            ),
+        )
+        return True
+
+    def _report(self, node: str, status: ShadowStatus) -> None:
+        self.cluster.shadows.update_status(shadow_name(node), status)
+
+    def _exists(self, node: str) -> bool:
+        return self.cluster.shadows.store.find(shadow_name(node)) is not None
