@@ -139,7 +139,7 @@ def build_apiserver_app(
         try:
             yield
         finally:
-            feed.stop()
+            feed.stop(wait_seconds=0)
 
     app = Starlette(
         routes=_routes(handlers, metrics),

@@ -1,6 +1,8 @@
 """The Brupop headers (BrupopNodeName, BrupopNodeUid, BrupopK8sAuthToken), parsed strictly.
 
-Anything missing, repeated, empty, over-long or outside the expected characters is a 400.
+Anything missing, repeated, empty, over-long or outside the expected characters is a 400. The
+node UID is optional only on the route that tells an agent its node's UID; when given, it is
+checked everywhere.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ def access_request(
         found[name] = value.decode("latin-1").strip()
     node_name = _checked(found, NODE_NAME, _NODE_NAME, 253)
     token = _checked(found, TOKEN, _TOKEN, 16384)
-    node_uid = _checked(found, NODE_UID, _NODE_UID, 128) if uid_required else None
+    node_uid = (
+        _checked(found, NODE_UID, _NODE_UID, 128) if uid_required or NODE_UID in found else None
+    )
     return AccessRequest(node_name=node_name, node_uid=node_uid, token=token)
 
 

@@ -6,6 +6,7 @@ problem at start (TLS files, cluster) is one line too, also written to the termi
 
 from __future__ import annotations
 
+import signal
 import ssl
 import sys
 from pathlib import Path
@@ -52,9 +53,17 @@ def main(argv: list[str]) -> int:
         app, certificates=certificates, host=settings.bind_address, port=settings.internal_port
     )
     log.info("apiserver.started", port=settings.internal_port, cluster=settings.cluster)
+    # uvicorn stops gracefully on SIGTERM/SIGINT, then re-raises the signal to the handlers that
+    # were there before it: make those quiet, so the stop ends with exit code 0.
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop_signal, _ignore)
     server.run(sockets=[sock])
     log.info("apiserver.stopped")
     return 0
+
+
+def _ignore(_signal: int, _frame: object) -> None:
+    return
 
 
 def _fatal(settings: ApiserverSettings, message: str) -> int:

@@ -1,0 +1,183 @@
+"""HTTPS calls to the brupop apiserver: CA from a file, a fresh token on every call, bounded time.
+
+Retries (exponential backoff with full jitter) happen only where retrying can help: connection
+errors and timeouts, 429 and 5xx. Any other 4xx is answered to the caller at once.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import ssl
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import structlog
+import urllib3
+
+from brupop.ports.errors import (
+    PortError,
+    TooManyRequestsError,
+    UnauthorizedError,
+    UnavailableError,
+)
+
+NODE_NAME_HEADER = "BrupopNodeName"
+NODE_UID_HEADER = "BrupopNodeUid"
+TOKEN_HEADER = "BrupopK8sAuthToken"
+MAX_CONNECT_SECONDS = 10.0
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to retry a call that may succeed later."""
+
+    retries: int = 5
+    base_seconds: float = 0.1
+    cap_seconds: float = 10.0
+
+    def delay(self, attempt: int, draw: Callable[[], float]) -> float:
+        """Full jitter: uniform in [0, min(cap, base * 2**attempt))."""
+        return draw() * min(self.cap_seconds, self.base_seconds * 2.0**attempt)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An answer the caller has to interpret: 2xx or a 4xx that retrying would not change."""
+
+    status: int
+    data: bytes
+
+    def json(self) -> Any:
+        try:
+            return json.loads(self.data)
+        except ValueError:
+            raise UnavailableError("the apiserver answered something that is not JSON") from None
+
+    def error_message(self) -> str:
+        try:
+            document = json.loads(self.data)
+        except ValueError:
+            document = None
+        if isinstance(document, dict) and isinstance(document.get("error"), str):
+            return str(document["error"])[:300]
+        return self.data[:300].decode("utf-8", "replace") or f"HTTP {self.status}"
+
+
+class HttpsTransport:
+    """Authenticated HTTPS requests to one apiserver, on a small reused connection pool."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        node_name: str,
+        token_path: Path,
+        ca_path: Path | None,
+        retry: RetryPolicy,
+        sleep: Callable[[float], None] = time.sleep,
+        draw: Callable[[], float] = random.random,
+    ) -> None:
+        self._base_url = base_url.rstrip("/")
+        self._node_name = node_name
+        self._token_path = token_path
+        self._ca_path = ca_path
+        self._retry = retry
+        self._sleep = sleep
+        self._draw = draw
+        self._pool: urllib3.PoolManager | None = None
+        self._lock = threading.Lock()
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        read_seconds: float,
+        node_uid: str | None = None,
+        body: Any = None,
+        query: Mapping[str, str] | None = None,
+    ) -> Reply:
+        """One logical call, retried as the policy allows."""
+        url = self._base_url + path + (f"?{urlencode(query)}" if query else "")
+        data = None if body is None else json.dumps(body).encode()
+        timeout = urllib3.Timeout(connect=min(MAX_CONNECT_SECONDS, read_seconds), read=read_seconds)
+        attempt = 0
+        while True:
+            headers = self._headers(node_uid, with_body=data is not None)
+            problem = self._attempt(method, url, headers, data, timeout)
+            if isinstance(problem, Reply):
+                return problem
+            if attempt >= self._retry.retries:
+                raise problem
+            delay = self._retry.delay(attempt, self._draw)
+            log.info("apiserver.retry", path=path, attempt=attempt + 1, error=str(problem))
+            self._sleep(delay)
+            attempt += 1
+
+    def _attempt(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        data: bytes | None,
+        timeout: urllib3.Timeout,
+    ) -> Reply | PortError:
+        try:
+            response = self._connections().request(
+                method, url, body=data, headers=headers, timeout=timeout, retries=False
+            )
+        except urllib3.exceptions.HTTPError as error:
+            if isinstance(error, urllib3.exceptions.SSLError):
+                self._drop_connections()  # the CA may have been renewed: read it again
+            return UnavailableError(f"cannot reach the apiserver: {type(error).__name__}")
+        reply = Reply(response.status, response.data)
+        if reply.status == 429:
+            return TooManyRequestsError(f"apiserver busy: {reply.error_message()}")
+        if reply.status >= 500:
+            return UnavailableError(f"apiserver answered {reply.status}: {reply.error_message()}")
+        return reply
+
+    def _headers(self, node_uid: str | None, *, with_body: bool) -> dict[str, str]:
+        headers = {NODE_NAME_HEADER: self._node_name, TOKEN_HEADER: self._token()}
+        if node_uid is not None:
+            headers[NODE_UID_HEADER] = node_uid
+        if with_body:
+            headers["Content-Type"] = "application/json"
+        return headers
+
+    def _token(self) -> str:
+        """The projected token, read again on every call (the kubelet rotates it)."""
+        try:
+            token = self._token_path.read_text().strip()
+        except OSError as error:
+            raise UnauthorizedError(f"cannot read the token file: {error.strerror}") from None
+        if not token:
+            raise UnauthorizedError("the token file is empty")
+        return token
+
+    def _connections(self) -> urllib3.PoolManager:
+        with self._lock:
+            if self._pool is None:
+                context = ssl.create_default_context()
+                if self._ca_path is not None:
+                    context.load_verify_locations(cafile=str(self._ca_path))
+                self._pool = urllib3.PoolManager(num_pools=1, maxsize=2, ssl_context=context)
+            return self._pool
+
+    def close(self) -> None:
+        """Close the pooled connections (the next call opens new ones)."""
+        self._drop_connections()
+
+    def _drop_connections(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.clear()
+            self._pool = None

@@ -1,0 +1,124 @@
+"""A real apiserver on loopback HTTPS over an in-memory cluster, and agents' clients for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from brupop.adapters.apiserver_client import ApiserverClient, RetryPolicy
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.cluster import COMPONENT_LABEL, OwnerReference
+from brupop.entrypoints.apiserver import (
+    ApiserverOptions,
+    RunningServer,
+    build_apiserver_app,
+    serve_in_thread,
+)
+from brupop.entrypoints.apiserver.app import ApiserverParts
+from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
+from brupop.services.apiserver.drain import DrainTimings
+from tests.support.tls import TestCertificates, make_certificates
+
+NS = "brupop-bottlerocket-aws"
+NODES = ("n1", "n2")
+AGENT_OWNER = OwnerReference(kind="DaemonSet", name="brupop-agent", controller=True)
+FAST_DRAINS = DrainTimings(
+    timeout_seconds=1.0, retry_interval_seconds=0.05, deletion_timeout_seconds=1.0
+)
+
+
+def agent_pod(node: str) -> str:
+    return f"brupop-agent-{node}"
+
+
+def add_agent_nodes(cluster: InMemoryCluster, nodes: tuple[str, ...] = NODES) -> None:
+    """Nodes `uid-<name>`, each with its DaemonSet-owned agent pod."""
+    for node in nodes:
+        cluster.add_node(node, uid=f"uid-{node}")
+        cluster.add_pod(
+            NS,
+            agent_pod(node),
+            node,
+            labels={COMPONENT_LABEL: "agent"},
+            owners=(AGENT_OWNER,),
+            service_account=AGENT_SERVICE_ACCOUNT,
+        )
+
+
+@dataclass
+class Rig:
+    """The server, its cluster, and a way to make each node's agent client."""
+
+    cluster: InMemoryCluster
+    server: RunningServer
+    parts: ApiserverParts
+    certs: TestCertificates
+    tokens: dict[str, Path]
+    clients: list[ApiserverClient] = field(default_factory=list)
+
+    def stop(self) -> None:
+        for client in self.clients:
+            client.close()
+        self.server.stop()
+
+    def client(self, node: str, *, retries: int = 0) -> ApiserverClient:
+        """The agent client of `node` (its token file is written on first use)."""
+        if node not in self.tokens:
+            path = self.certs.ca_path.parent / f"token-{node}"
+            path.write_text(self.cluster.issue_token(NS, agent_pod(node)))
+            self.tokens[node] = path
+        client = ApiserverClient(
+            base_url=self.server.base_url,
+            node_name=node,
+            token_path=self.tokens[node],
+            ca_path=self.certs.ca_path,
+            timeout_seconds=5.0,
+            drain_timeout_seconds=5.0,
+            retry=RetryPolicy(retries=retries, base_seconds=0.01, cap_seconds=0.05),
+        )
+        self.clients.append(client)
+        return client
+
+
+@pytest.fixture(scope="session")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> TestCertificates:
+    return make_certificates(tmp_path_factory.mktemp("tls"))
+
+
+def start_rig(certs: TestCertificates, cluster: InMemoryCluster, options: ApiserverOptions) -> Rig:
+    app = build_apiserver_app(cluster=cluster, options=options)
+    server = serve_in_thread(
+        app, certfile=certs.cert_path, keyfile=certs.key_path, cert_check_seconds=0.0
+    )
+    return Rig(cluster, server, app.state.parts, certs, {})
+
+
+RigFactory = Callable[..., Rig]
+
+
+@pytest.fixture
+def make_rig(certs: TestCertificates, tmp_path: Path) -> Iterator[RigFactory]:
+    """Start rigs with chosen options; all are stopped after the test."""
+    started: list[Rig] = []
+
+    def make(**options: object) -> Rig:
+        cluster = InMemoryCluster(NS)
+        add_agent_nodes(cluster)
+        settings = {"namespace": NS, "drain": FAST_DRAINS, "feed_watch_seconds": 0.5}
+        settings.update(options)
+        local = make_certificates(tmp_path / f"tls-{len(started)}")
+        rig = start_rig(local, cluster, ApiserverOptions(**settings))  # type: ignore[arg-type]
+        started.append(rig)
+        return rig
+
+    yield make
+    for rig in started:
+        rig.stop()
+
+
+@pytest.fixture
+def rig(make_rig: RigFactory) -> Rig:
+    return make_rig()

@@ -1,0 +1,98 @@
+"""Drains through the agent's client: bounded failures that name blockers, and one drain per node
+even when the agent's connection drops and it asks again."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+import time
+
+import pytest
+
+from brupop.domain.cluster import OwnerReference
+from brupop.ports.errors import DrainFailedError
+from brupop.services.apiserver.drain import DrainTimings
+from tests.integration.apiserver.conftest import NS, Rig, RigFactory, agent_pod
+
+STATEFUL_SET = (OwnerReference(kind="StatefulSet", name="db", controller=True),)
+
+
+def wait_until(condition: object, seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.01)
+
+
+def test_a_budget_that_never_allows_the_eviction_fails_the_drain_naming_the_blocker(
+    rig: Rig,
+) -> None:
+    rig.cluster.add_pod("default", "db-0", "n1", labels={"app": "db"}, owners=STATEFUL_SET)
+    rig.cluster.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
+    started = time.monotonic()
+
+    with pytest.raises(DrainFailedError) as failure:
+        rig.client("n1").cordon_and_drain()
+
+    assert time.monotonic() - started < 5  # drain timeout 1 s, plus the answer
+    assert failure.value.blockers == ("default/db-0",)
+    assert "PodDisruptionBudget default/db-budget" in str(failure.value)
+    assert any(pod.name == "db-0" for pod in rig.cluster.pods.list_on_node("n1"))
+
+
+def test_a_budget_that_allows_the_eviction_after_a_while_ends_in_success(
+    make_rig: RigFactory,
+) -> None:
+    rig = make_rig(drain=DrainTimings(timeout_seconds=10, retry_interval_seconds=0.05))
+    rig.cluster.add_pod("default", "db-0", "n1", labels={"app": "db"}, owners=STATEFUL_SET)
+    rig.cluster.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
+    drain = threading.Thread(target=rig.client("n1").cordon_and_drain)
+    drain.start()
+    wait_until(lambda: rig.cluster.pods.evictions_refused >= 3)
+
+    rig.cluster.add_pod("default", "db-1", "n2", labels={"app": "db"}, owners=STATEFUL_SET)
+    drain.join(10)
+
+    assert not drain.is_alive()
+    assert {pod.name for pod in rig.cluster.pods.list_on_node("n1")} == {agent_pod("n1")}
+
+
+def test_a_dropped_connection_mid_drain_then_a_new_request_makes_one_drain(
+    make_rig: RigFactory,
+) -> None:
+    rig = make_rig(drain=DrainTimings(timeout_seconds=10, retry_interval_seconds=0.05))
+    rig.cluster.add_pod("default", "db-0", "n1", labels={"app": "db"}, owners=STATEFUL_SET)
+    rig.cluster.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
+    drains = rig.parts.drains
+
+    send_drain_request_and_hang_up(rig)
+    wait_until(lambda: drains.in_progress() == 1)
+    again = threading.Thread(target=rig.client("n1").cordon_and_drain)
+    again.start()
+    wait_until(lambda: rig.cluster.pods.evictions_refused >= 3)
+    rig.cluster.remove_disruption_budget("default", "db-budget")
+    again.join(10)
+
+    assert not again.is_alive()
+    assert drains.started == 1
+    assert drains.in_progress() == 0
+    assert {pod.name for pod in rig.cluster.pods.list_on_node("n1")} == {agent_pod("n1")}
+
+
+def send_drain_request_and_hang_up(rig: Rig) -> None:
+    """What an agent whose connection breaks does: ask for the drain, then vanish."""
+    token = rig.cluster.issue_token(NS, agent_pod("n1"))
+    request = (
+        "POST /bottlerocket-node-resource/cordon-and-drain HTTP/1.1\r\n"
+        f"Host: 127.0.0.1:{rig.server.port}\r\n"
+        f"BrupopNodeName: n1\r\nBrupopNodeUid: uid-n1\r\nBrupopK8sAuthToken: {token}\r\n"
+        "Content-Length: 0\r\n\r\n"
+    )
+    context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
+    with (
+        socket.create_connection(("127.0.0.1", rig.server.port)) as raw,
+        context.wrap_socket(raw, server_hostname="localhost") as tls,
+    ):
+        tls.sendall(request.encode())
+        wait_until(lambda: rig.parts.drains.in_progress() == 1)

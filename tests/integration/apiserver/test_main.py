@@ -1,0 +1,114 @@
+"""`brupop apiserver` as a process: bad settings stop it with one line; it serves HTTPS and ends
+cleanly on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from brupop.entrypoints.apiserver.main import main
+from tests.support.tls import TestCertificates
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("APISERVER_INTERNAL_PORT", "70000"),
+        ("DRAIN_TIMEOUT_SECONDS", "soon"),
+        ("TOKEN_REVIEW_CACHE_SECONDS", "-1"),
+        ("BRUPOP_CLUSTER", "minikube"),
+        ("EVICTION_RETRY_INTERVAL_SECONDS", "0"),
+    ],
+)
+def test_a_bad_setting_stops_the_apiserver_with_one_line_naming_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str, value: str
+) -> None:
+    monkeypatch.setenv("BRUPOP_CLUSTER", "memory")
+    monkeypatch.setenv(variable, value)
+
+    assert main([]) == 2
+
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert variable in err
+    assert "Traceback" not in err
+
+
+def test_the_port_is_required_for_a_real_cluster(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("APISERVER_INTERNAL_PORT", raising=False)
+    monkeypatch.setenv("BRUPOP_CLUSTER", "kubernetes")
+
+    assert main([]) == 2
+    assert "APISERVER_INTERNAL_PORT" in capsys.readouterr().err
+
+
+def test_missing_certificate_files_stop_the_apiserver_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("BRUPOP_CLUSTER", "memory")
+    monkeypatch.setenv("APISERVER_TLS_CERT_PATH", str(tmp_path / "missing.crt"))
+    monkeypatch.setenv("APISERVER_TLS_KEY_PATH", str(tmp_path / "missing.key"))
+    monkeypatch.setenv("TERMINATION_LOG", str(tmp_path / "termination-log"))
+
+    assert main([]) == 1
+
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "cannot start" in (tmp_path / "termination-log").read_text()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_brupop_apiserver_serves_https_on_the_memory_cluster_and_exits_zero_on_sigterm(
+    certs: TestCertificates,
+) -> None:
+    port = free_port()
+    env = {
+        **os.environ,
+        "BRUPOP_CLUSTER": "memory",
+        "APISERVER_INTERNAL_PORT": str(port),
+        "APISERVER_BIND_ADDRESS": "127.0.0.1",
+        "APISERVER_TLS_CERT_PATH": str(certs.cert_path),
+        "APISERVER_TLS_KEY_PATH": str(certs.key_path),
+        "LOGGING_FORMATTER": "json",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brupop", "apiserver"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        context = ssl.create_default_context(cafile=str(certs.ca_path))
+        answer = None
+        deadline = time.monotonic() + 20
+        while answer is None and time.monotonic() < deadline:
+            try:
+                url = f"https://localhost:{port}/ping"
+                with urllib.request.urlopen(url, context=context, timeout=2) as response:
+                    answer = response.read()
+            except OSError:
+                time.sleep(0.05)
+        assert answer == b"pong"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=20)
+
+    assert process.returncode == 0, err
+    assert b"Traceback" not in err
