@@ -42,12 +42,17 @@ class ApiCalls:
         return _parse(action, data)
 
     def stream(
-        self, action: str, method: Callable[..., Any], read_timeout: float, **kwargs: Any
+        self,
+        action: str,
+        method: Callable[..., Any],
+        read_timeout: float,
+        *args: Any,
+        **kwargs: Any,
     ) -> Any:
         """Open a streaming answer (a watch); the caller reads it with `lines` and closes it."""
         timeout = (self.connect_timeout_seconds, max(read_timeout, 0.05))
         with translated(action):
-            return method(_preload_content=False, _request_timeout=timeout, **kwargs)
+            return method(*args, _preload_content=False, _request_timeout=timeout, **kwargs)
 
 
 def lines(response: Any) -> Iterator[str]:

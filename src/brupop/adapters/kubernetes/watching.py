@@ -83,7 +83,7 @@ def _one_stream(
         "allow_watch_bookmarks": True,
         "timeout_seconds": max(1, math.ceil(remaining)),
     }
-    response = calls.stream(source.action, source.list_method, remaining, **params)
+    response = calls.stream(source.action, source.list_method, remaining, *source.args, **params)
     try:
         for line in lines(response):
             yield from _decode_line(source, line)

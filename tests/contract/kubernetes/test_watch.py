@@ -1,0 +1,112 @@
+"""Watches over HTTP: a dropped stream resumes without missing a change; 410 means re-list."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.domain.cluster import WatchEventType
+from brupop.ports.errors import UnavailableError, WatchExpiredError
+from tests.contract.kubernetes.conftest import SHADOWS_PATH, sent
+from tests.support.kube_emulator import KubeEmulator
+
+
+def watch_queries(emulator: KubeEmulator) -> list[dict[str, str]]:
+    return [s.query for s in sent(emulator) if s.query.get("watch") == "True"]
+
+
+def test_dropped_stream_is_resumed_from_the_last_version_without_missing_a_change(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    start = kube.shadows.list().resource_version
+    kube.shadows.create("node-a", "uid-a")
+    events = kube.shadows.watch(start, 3.0)
+    assert isinstance(events, Generator)
+
+    first = next(events)
+    emulator.drop_watches()  # the stream ends under the watcher
+    kube.shadows.create("node-b", "uid-b")  # a change nobody streamed yet
+    second = next(events)
+    events.close()
+
+    assert [(e.type, e.object.name) for e in (first, second)] == [
+        (WatchEventType.ADDED, "brs-node-a"),
+        (WatchEventType.ADDED, "brs-node-b"),
+    ]
+    assert [q["resourceVersion"] for q in watch_queries(emulator)] == [
+        str(start),
+        str(first.resource_version),
+    ]
+
+
+def test_version_compacted_while_disconnected_expires_and_a_relist_sees_everything(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    start = kube.shadows.list().resource_version
+    kube.shadows.create("node-a", "uid-a")
+    events = kube.shadows.watch(start, 3.0)
+    next(events)
+    emulator.drop_watches()
+    kube.shadows.create("node-b", "uid-b")
+    emulator.compact()
+
+    with pytest.raises(WatchExpiredError, match="410 Expired"):
+        next(events)
+
+    listing = kube.shadows.list()
+    assert sorted(s.name for s in listing.items) == ["brs-node-a", "brs-node-b"]
+    kube.shadows.delete("brs-node-a")
+    after = [(e.type, e.object.name) for e in kube.shadows.watch(listing.resource_version, 0.3)]
+    assert after == [(WatchEventType.DELETED, "brs-node-a")]
+
+
+def test_bookmarks_move_the_resume_point_without_events(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    bookmark = {
+        "type": "BOOKMARK",
+        "object": {"kind": "BottlerocketShadow", "metadata": {"resourceVersion": "150"}},
+    }
+    emulator[f"get {SHADOWS_PATH}"][:1] << 200 << (bookmark,)
+
+    assert list(kube.shadows.watch("120", 0.3)) == []
+
+    assert [q["resourceVersion"] for q in watch_queries(emulator)] == ["120", "150"]
+
+
+def test_a_stream_that_keeps_ending_empty_is_unavailable(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    emulator[f"get {SHADOWS_PATH}"] << 200 << b""
+
+    with pytest.raises(UnavailableError, match="keeps ending"):
+        list(kube.shadows.watch("120", 5.0))
+
+    assert len(watch_queries(emulator)) == 5
+
+
+def test_unreadable_shadows_are_skipped_in_lists(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    kube.shadows.create("node-a", "uid-a")
+    start = kube.shadows.list().resource_version
+    (
+        emulator[f"get {SHADOWS_PATH}"]
+        << 200
+        << {
+            "kind": "BottlerocketShadowList",
+            "metadata": {"resourceVersion": str(start)},
+            "items": [
+                {"metadata": {"name": "hand-made"}, "spec": {"state": "Idle"}},
+                {"metadata": {"name": "brs-node-b"}, "spec": {"state": "Idle"}},
+                {
+                    "metadata": {"name": "brs-node-a", "namespace": "x"},
+                    "spec": {"state": "Exploded"},
+                },
+            ],
+        }
+    )
+
+    assert [(s.name, s.node_name) for s in kube.shadows.list().items] == [("brs-node-b", "node-b")]
