@@ -25,7 +25,13 @@ from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.adapters.apiclient.rate_limit import RateLimiter
 from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
 from brupop.domain.command_result import CommandResult
-from brupop.domain.host import CommandStatus, CommandType, HostUpdateStatus, OsInfo
+from brupop.domain.host import (
+    CommandStatus,
+    CommandType,
+    HostCommand,
+    HostUpdateStatus,
+    OsInfo,
+)
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandFailedError
 
@@ -110,7 +116,7 @@ class ApiclientUpdateApi:
             record = status.most_recent_command if status else None
             if status is not None and record is not None:
                 if record.finished(command, not_before=not_before):
-                    return self._finished(command, status)
+                    return self._finished(command, status, record)
                 if record.timestamp is not None and record.timestamp >= not_before:
                     raise HostCommandFailedError(
                         f"{command.value}: the host ran {record.cmd_type.value} after it"
@@ -121,9 +127,9 @@ class ApiclientUpdateApi:
                 )
             self._clock.sleep(self._poll_interval)
 
-    def _finished(self, command: CommandType, status: HostUpdateStatus) -> HostUpdateStatus:
-        record = status.most_recent_command
-        assert record is not None
+    def _finished(
+        self, command: CommandType, status: HostUpdateStatus, record: HostCommand
+    ) -> HostUpdateStatus:
         if record.cmd_status is not CommandStatus.SUCCESS:
             stderr = (record.stderr or "").strip().splitlines()
             raise HostCommandFailedError(
