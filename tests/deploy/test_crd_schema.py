@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from brupop.domain.conversion import convert_object
 from brupop.domain.shadow import API_VERSION_V1, API_VERSION_V2, KIND, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from tests.deploy.shadow_schema import problems
@@ -198,3 +199,18 @@ def test_a_crash_count_is_a_field_v1_would_prune() -> None:
     v1_shadow["status"]["current_state"] = "StagedUpdate"
     assert problems(v1_shadow, "v1") == []
     assert problems(v1_shadow, "v1", strict=True) != []
+
+
+@given(spec=_SPECS, status=st.none() | _STATUSES)
+def test_what_the_conversion_webhook_returns_fits_the_schema_of_its_version(
+    spec: ShadowSpec, status: ShadowStatus | None
+) -> None:
+    v2 = _shadow(spec, status)
+    v1 = convert_object(v2, API_VERSION_V1)
+    assert problems(v1, "v1", strict=True) == []
+    assert problems(convert_object(v1, API_VERSION_V2), strict=True) == []
+
+
+def test_the_seed_shadow_converts_to_a_v1_object_the_v1_schema_accepts() -> None:
+    v1 = convert_object(SEED_SHADOW, API_VERSION_V1)
+    assert problems(v1, "v1", strict=True) == []
