@@ -110,7 +110,6 @@ def test_the_controller_gets_shadows_nodes_read_leases_and_events(manifest: Rend
         | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "patch update")
         | _expand(NAMESPACE, "coordination.k8s.io", "leases", "get create update")
         | _expand(NAMESPACE, "", "events", "create patch")
-        | _expand(NAMESPACE, "events.k8s.io", "events", "create patch")
         | _expand("cluster", "", "nodes", "get list watch")
     )
 
