@@ -7,6 +7,8 @@ from the pod's service account when running in a cluster, else from a kubeconfig
 
 from __future__ import annotations
 
+import os
+
 from kubernetes import config as kube_config
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config.config_exception import ConfigException
@@ -28,7 +30,11 @@ def load_configuration() -> Configuration:
         kube_config.load_incluster_config(client_configuration=configuration)
     except ConfigException as in_cluster:
         try:
-            kube_config.load_kube_config(client_configuration=configuration, persist_config=False)
+            kube_config.load_kube_config(
+                config_file=os.environ.get("KUBECONFIG") or None,  # read now, not at import
+                client_configuration=configuration,
+                persist_config=False,
+            )
         except (ConfigException, OSError) as kubeconfig:
             raise UnavailableError(
                 f"no Kubernetes configuration: not in a pod ({in_cluster}) "
