@@ -7,6 +7,12 @@ from typing import Any
 
 import pytest
 
+from brupop.domain.cluster import COMPONENT_LABEL
+from brupop.services.apiserver.authorization import (
+    AGENT_AUDIENCE,
+    AGENT_COMPONENT,
+    AGENT_SERVICE_ACCOUNT,
+)
 from tests.deploy.rendering import Rendered
 
 NAMESPACE = "brupop-bottlerocket-aws"
@@ -252,3 +258,11 @@ def test_the_mounted_secrets_are_made_by_certificates(manifest: Rendered) -> Non
         for volume in manifest.pod_spec(*workload).get("volumes", []):
             if "secret" in volume:
                 assert volume["secret"]["secretName"] in secrets
+
+
+def test_agent_pods_carry_what_the_apiserver_authorizes(manifest: Rendered) -> None:
+    labels = manifest.get(*AGENT)["spec"]["template"]["metadata"]["labels"]
+    assert labels[COMPONENT_LABEL] == AGENT_COMPONENT
+    assert manifest.pod_spec(*AGENT)["serviceAccountName"] == AGENT_SERVICE_ACCOUNT
+    (source,) = _mounts(manifest, AGENT)["/var/run/secrets/tokens"]["projected"]["sources"]
+    assert source["serviceAccountToken"]["audience"] == AGENT_AUDIENCE
