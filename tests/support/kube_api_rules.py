@@ -7,9 +7,49 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A resource the emulator serves."""
+
+    group: str
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+    has_status: bool = False
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+KINDS: dict[tuple[str, str, str], Kind] = {
+    (k.group, k.version, k.plural): k
+    for k in (
+        Kind("", "v1", "nodes", "Node", namespaced=False, has_status=True),
+        Kind("", "v1", "pods", "Pod", namespaced=True, has_status=True),
+        Kind("", "v1", "events", "Event", namespaced=True),
+        Kind("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, True),
+        Kind("coordination.k8s.io", "v1", "leases", "Lease", namespaced=True),
+        Kind(
+            "brupop.bottlerocket.aws", "v2", "bottlerocketshadows", "BottlerocketShadow", True, True
+        ),
+    )
+}
+NODES, PODS = KINDS["", "v1", "nodes"], KINDS["", "v1", "pods"]
+BUDGETS = KINDS["policy", "v1", "poddisruptionbudgets"]
+EVENTS = KINDS["", "v1", "events"]
+SHADOWS = KINDS["brupop.bottlerocket.aws", "v2", "bottlerocketshadows"]
 
 
 class SelectorError(ValueError):
@@ -134,3 +174,28 @@ def budget_refusal(budget: JSON, selected: list[JSON]) -> str | None:
     if isinstance(max_unavailable, int) and len(selected) - healthy + 1 > max_unavailable:
         return f"The disruption budget {name} allows {max_unavailable} unavailable pods"
     return None
+
+
+def spec_content(obj: JSON) -> JSON:
+    """Everything but metadata and status: what `metadata.generation` counts changes of."""
+    return {key: value for key, value in obj.items() if key not in ("metadata", "status")}
+
+
+def without_version(obj: JSON) -> JSON:
+    meta = {k: v for k, v in obj.get("metadata", {}).items() if k != "resourceVersion"}
+    return obj | {"metadata": meta}
+
+
+def split_status(current: JSON, wanted: JSON, *, status_only: bool) -> JSON:
+    """The status subresource writes only status; the main resource writes all but status."""
+    if status_only:
+        merged = copy.deepcopy(current)
+        if "status" in wanted:
+            merged["status"] = wanted["status"]
+        else:
+            merged.pop("status", None)
+        return merged
+    merged = {key: value for key, value in wanted.items() if key != "status"}
+    if "status" in current:
+        merged["status"] = copy.deepcopy(current["status"])
+    return merged

@@ -14,62 +14,25 @@ import importlib.metadata
 import threading
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
 import attrs
 import kmock
-import kubernetes.client
 from kmock._internal import apps
 from kmock._internal.rendering import Response
 
 from tests.support import kube_api_rules as rules
+from tests.support.kube_api_rules import BUDGETS, KINDS, PODS, Kind
 from tests.support.kube_emulator_auth import TokenAuthority
+from tests.support.kube_emulator_setup import ClusterSetup
 
 KMOCK_PINNED = "0.8"
 if importlib.metadata.version("kmock") != KMOCK_PINNED:  # it leans on kmock internals
     raise ImportError(f"tests.support.kube_emulator extends kmock {KMOCK_PINNED} exactly")
 
 JSON = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Kind:
-    """A resource the emulator serves."""
-
-    group: str
-    version: str
-    plural: str
-    kind: str
-    namespaced: bool
-    has_status: bool = False
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def qualified(self) -> str:
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
-
-KINDS: dict[tuple[str, str, str], Kind] = {
-    (k.group, k.version, k.plural): k
-    for k in (
-        Kind("", "v1", "nodes", "Node", namespaced=False, has_status=True),
-        Kind("", "v1", "pods", "Pod", namespaced=True, has_status=True),
-        Kind("", "v1", "events", "Event", namespaced=True),
-        Kind("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, True),
-        Kind("coordination.k8s.io", "v1", "leases", "Lease", namespaced=True),
-        Kind(
-            "brupop.bottlerocket.aws", "v2", "bottlerocketshadows", "BottlerocketShadow", True, True
-        ),
-    )
-}
-NODES, PODS = KINDS["", "v1", "nodes"], KINDS["", "v1", "pods"]
-BUDGETS = KINDS["policy", "v1", "poddisruptionbudgets"]
 TOKENREVIEWS = ("authentication.k8s.io", "v1", "tokenreviews")
 Key = tuple[Kind, str | None, str]
 _JSON_HEADERS = {"Content-Type": "application/json"}
@@ -85,7 +48,7 @@ def _error(code: int, reason: str, message: str, details: JSON | None = None) ->
 
 
 @attrs.define(kw_only=True)
-class KubeEmulator(kmock.KubernetesEmulator):
+class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
     """The kube-apiserver, as far as brupop's adapters can tell, in one process."""
 
     history_limit: int = 1000
@@ -162,86 +125,6 @@ class KubeEmulator(kmock.KubernetesEmulator):
         if not ended:
             raise RuntimeError("watch streams did not end")
 
-    # --- setup helpers shaped like InMemoryCluster's ---------------------------------------
-
-    def add_node(
-        self,
-        name: str,
-        *,
-        labels: Mapping[str, str] | None = None,
-        uid: str | None = None,
-        unschedulable: bool = False,
-        annotations: Mapping[str, str] | None = None,
-    ) -> JSON:
-        meta: JSON = {"name": name, "labels": dict(labels or {})}
-        if uid:
-            meta["uid"] = uid
-        if annotations:
-            meta["annotations"] = dict(annotations)
-        spec = {"unschedulable": True} if unschedulable else {}
-        return self.put_object(
-            NODES, {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec}
-        )
-
-    def add_pod(
-        self,
-        namespace: str,
-        name: str,
-        node_name: str | None,
-        *,
-        labels: Mapping[str, str] | None = None,
-        owners: Iterable[JSON] = (),
-        phase: str = "Running",
-        annotations: Mapping[str, str] | None = None,
-        service_account: str | None = None,
-    ) -> JSON:
-        meta: JSON = {"name": name, "namespace": namespace, "labels": dict(labels or {})}
-        if annotations:
-            meta["annotations"] = dict(annotations)
-        if owners:
-            meta["ownerReferences"] = list(owners)
-        spec: JSON = {"containers": [{"name": "main", "image": "registry.local/app:1"}]}
-        if node_name:
-            spec["nodeName"] = node_name
-        if service_account:
-            spec["serviceAccountName"] = service_account
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
-        return self.put_object(PODS, pod | {"status": {"phase": phase}})
-
-    def add_disruption_budget(
-        self,
-        namespace: str,
-        name: str,
-        selector: Mapping[str, str],
-        *,
-        min_available: int | None = None,
-        max_unavailable: int | None = None,
-    ) -> JSON:
-        spec: JSON = {"selector": {"matchLabels": dict(selector)}}
-        if min_available is not None:
-            spec["minAvailable"] = min_available
-        if max_unavailable is not None:
-            spec["maxUnavailable"] = max_unavailable
-        budget = {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
-        return self.put_object(
-            BUDGETS, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget"} | budget
-        )
-
-    def issue_token(
-        self, namespace: str, pod_name: str, *, audiences: tuple[str, ...] = ("brupop-apiserver",)
-    ) -> str:
-        """A projected service-account token bound to that pod."""
-        pod = self.stored(PODS, namespace, pod_name)
-        if pod is None:
-            raise KeyError(f"no pod {namespace}/{pod_name}")
-        node = self.stored(NODES, None, pod["spec"].get("nodeName", ""))
-        return self.tokens.issue_for_pod(pod, node, audiences)
-
-    def issue_user_token(
-        self, username: str, *, audiences: tuple[str, ...] = ("brupop-apiserver",)
-    ) -> str:
-        return self.tokens.issue_for_user(username, audiences)
-
     # --- storage ---------------------------------------------------------------------------
 
     def _prepared(self, kind: Kind, obj: JSON, old: JSON | None) -> JSON:
@@ -253,14 +136,14 @@ class KubeEmulator(kmock.KubernetesEmulator):
         old_meta = (old or {}).get("metadata", {})
         meta["uid"] = old_meta.get("uid") or meta.get("uid") or str(uuid.uuid4())
         meta["creationTimestamp"] = old_meta.get("creationTimestamp") or _now()
-        spec_changed = old is None or _content(old) != _content(new)
+        spec_changed = old is None or rules.spec_content(old) != rules.spec_content(new)
         meta["generation"] = old_meta.get("generation", 0) + (1 if spec_changed else 0)
         meta.pop("resourceVersion", None)
         return new
 
     def _commit(self, key: Key, obj: JSON, event: str) -> JSON:
         old = self._store.get(key)
-        if old is not None and _without_version(old) == _without_version(obj):
+        if old is not None and rules.without_version(old) == rules.without_version(obj):
             return copy.deepcopy(old)  # a no-op write keeps its resourceVersion, as in Kubernetes
         self._revision += 1
         obj["metadata"]["resourceVersion"] = str(self._revision)
@@ -397,7 +280,9 @@ class KubeEmulator(kmock.KubernetesEmulator):
                 {"name": key[2], "group": kind.group, "kind": kind.plural},
             )
         if kind.has_status:
-            wanted = _split_status(current, wanted, status_only=request.subresource == "status")
+            wanted = rules.split_status(
+                current, wanted, status_only=request.subresource == "status"
+            )
         wanted.setdefault("metadata", {}).update(
             {"name": key[2], **({"namespace": key[1]} if kind.namespaced else {})}
         )
@@ -495,31 +380,6 @@ def _by_namespace_and_name(item: tuple[Key, JSON]) -> tuple[str, str]:
     return (item[0][1] or "", item[0][2])
 
 
-def _content(obj: JSON) -> JSON:
-    """Everything but metadata and status: what `metadata.generation` counts changes of."""
-    return {key: value for key, value in obj.items() if key not in ("metadata", "status")}
-
-
-def _without_version(obj: JSON) -> JSON:
-    meta = {k: v for k, v in obj.get("metadata", {}).items() if k != "resourceVersion"}
-    return obj | {"metadata": meta}
-
-
-def _split_status(current: JSON, wanted: JSON, *, status_only: bool) -> JSON:
-    """The status subresource writes only status; the main resource writes all but status."""
-    if status_only:
-        merged = copy.deepcopy(current)
-        if "status" in wanted:
-            merged["status"] = wanted["status"]
-        else:
-            merged.pop("status", None)
-        return merged
-    merged = {key: value for key, value in wanted.items() if key != "status"}
-    if "status" in current:
-        merged["status"] = copy.deepcopy(current["status"])
-    return merged
-
-
 def _selection(request: kmock.Request) -> Any:
     labels = rules.label_matcher(request.params.get("labelSelector"))
     fields = rules.field_matcher(request.params.get("fieldSelector"))
@@ -536,44 +396,3 @@ def _header(request: kmock.Request, name: str) -> str:
         if key.lower() == name.lower():
             return str(value)
     return ""
-
-
-class EmulatorServer:
-    """Runs a KubeEmulator on a loopback port in a background thread, for synchronous clients."""
-
-    def __init__(self, emulator: KubeEmulator | None = None) -> None:
-        self.emulator = emulator or KubeEmulator()
-        self._ready = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread = threading.Thread(target=self._run, name="kube-emulator", daemon=True)
-        self.url = ""
-
-    def __enter__(self) -> EmulatorServer:
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("the Kubernetes emulator did not start")
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(10)
-
-    def api_client(self) -> kubernetes.client.ApiClient:
-        """An official-client ApiClient pointed at this emulator."""
-        config = kubernetes.client.Configuration()
-        config.host = self.url
-        config.retries = False
-        return kubernetes.client.ApiClient(config)
-
-    def _run(self) -> None:
-        asyncio.run(self._serve())
-
-    async def _serve(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        async with self.emulator, kmock.Server(self.emulator) as server:
-            self.url = str(server.url).rstrip("/")
-            self._ready.set()
-            await self._stop.wait()

@@ -24,10 +24,10 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
-from tests.support.kube_emulator import KINDS, PODS, EmulatorServer
+from tests.support.kube_api_rules import EVENTS, PODS
+from tests.support.kube_emulator_server import EmulatorServer
 
 NAMESPACE = "brupop-bottlerocket-aws"
-EVENTS = KINDS["", "v1", "events"]
 
 
 class Ports(Protocol):

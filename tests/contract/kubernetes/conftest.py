@@ -10,7 +10,8 @@ import kmock
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from tests.support.kube_emulator import EmulatorServer, KubeEmulator
+from tests.support.kube_emulator import KubeEmulator
+from tests.support.kube_emulator_server import EmulatorServer
 
 NAMESPACE = "brupop-bottlerocket-aws"
 SHADOWS_PATH = f"/apis/brupop.bottlerocket.aws/v2/namespaces/{NAMESPACE}/bottlerocketshadows"

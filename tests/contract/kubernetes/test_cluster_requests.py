@@ -8,7 +8,8 @@ from typing import Any
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.domain.cluster import ClusterEvent, EventType, Lease
 from tests.contract.kubernetes.conftest import NAMESPACE, Sent, sent
-from tests.support.kube_emulator import KINDS, KubeEmulator
+from tests.support.kube_api_rules import KINDS
+from tests.support.kube_emulator import KubeEmulator
 
 MERGE = "application/merge-patch+json"
 JSON = "application/json"

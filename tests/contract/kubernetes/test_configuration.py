@@ -10,7 +10,7 @@ import yaml
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.ports.errors import UnavailableError
 from tests.contract.kubernetes.conftest import NAMESPACE
-from tests.support.kube_emulator import EmulatorServer
+from tests.support.kube_emulator_server import EmulatorServer
 
 
 def kubeconfig(server_url: str) -> dict[str, object]:

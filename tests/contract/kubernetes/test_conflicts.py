@@ -9,7 +9,8 @@ from brupop.domain.shadow import ShadowSpec
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import ConflictError
 from tests.contract.kubernetes.conftest import SHADOWS_PATH, sent, status
-from tests.support.kube_emulator import KINDS, KubeEmulator
+from tests.support.kube_api_rules import KINDS
+from tests.support.kube_emulator import KubeEmulator
 
 SHADOW_PATH = f"{SHADOWS_PATH}/brs-node-a"
 STAGED = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.20.0")

@@ -23,7 +23,8 @@ from brupop.ports.errors import (
     WatchExpiredError,
 )
 from tests.contract.kubernetes.conftest import NAMESPACE, SHADOWS_PATH, status
-from tests.support.kube_emulator import EmulatorServer, KubeEmulator
+from tests.support.kube_emulator import KubeEmulator
+from tests.support.kube_emulator_server import EmulatorServer
 
 STATUS = ShadowStatus(
     current_version="1.6.1", target_version="1.8.0", current_state=UpdateState.IDLE

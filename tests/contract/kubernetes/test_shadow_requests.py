@@ -8,7 +8,8 @@ from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from tests.contract.kubernetes.conftest import NAMESPACE, SHADOWS_PATH, Sent, sent
-from tests.support.kube_emulator import KINDS, KubeEmulator
+from tests.support.kube_api_rules import KINDS
+from tests.support.kube_emulator import KubeEmulator
 
 NODE = "ip-192-168-141-69.us-west-2.compute.internal"
 SHADOW_PATH = f"{SHADOWS_PATH}/brs-{NODE}"

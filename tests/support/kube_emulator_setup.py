@@ -1,0 +1,103 @@
+"""Setup calls for the Kubernetes emulator, shaped like InMemoryCluster's: add nodes, pods,
+budgets, and issue service-account tokens, as an administrator or a controller would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tests.support.kube_api_rules import BUDGETS, NODES, PODS, Kind
+from tests.support.kube_emulator_auth import TokenAuthority
+
+JSON = dict[str, Any]
+
+
+class ClusterSetup:
+    """Mixed into the emulator: writes objects straight into its store (no HTTP)."""
+
+    tokens: TokenAuthority
+
+    def put_object(self, kind: Kind, obj: JSON) -> JSON:
+        raise NotImplementedError
+
+    def stored(self, kind: Kind, namespace: str | None, name: str) -> JSON | None:
+        raise NotImplementedError
+
+    def add_node(
+        self,
+        name: str,
+        *,
+        labels: Mapping[str, str] | None = None,
+        uid: str | None = None,
+        unschedulable: bool = False,
+        annotations: Mapping[str, str] | None = None,
+    ) -> JSON:
+        meta: JSON = {"name": name, "labels": dict(labels or {})}
+        if uid:
+            meta["uid"] = uid
+        if annotations:
+            meta["annotations"] = dict(annotations)
+        spec = {"unschedulable": True} if unschedulable else {}
+        return self.put_object(
+            NODES, {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec}
+        )
+
+    def add_pod(
+        self,
+        namespace: str,
+        name: str,
+        node_name: str | None,
+        *,
+        labels: Mapping[str, str] | None = None,
+        owners: Iterable[JSON] = (),
+        phase: str = "Running",
+        annotations: Mapping[str, str] | None = None,
+        service_account: str | None = None,
+    ) -> JSON:
+        meta: JSON = {"name": name, "namespace": namespace, "labels": dict(labels or {})}
+        if annotations:
+            meta["annotations"] = dict(annotations)
+        if owners:
+            meta["ownerReferences"] = list(owners)
+        spec: JSON = {"containers": [{"name": "main", "image": "registry.local/app:1"}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        if service_account:
+            spec["serviceAccountName"] = service_account
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+        return self.put_object(PODS, pod | {"status": {"phase": phase}})
+
+    def add_disruption_budget(
+        self,
+        namespace: str,
+        name: str,
+        selector: Mapping[str, str],
+        *,
+        min_available: int | None = None,
+        max_unavailable: int | None = None,
+    ) -> JSON:
+        spec: JSON = {"selector": {"matchLabels": dict(selector)}}
+        if min_available is not None:
+            spec["minAvailable"] = min_available
+        if max_unavailable is not None:
+            spec["maxUnavailable"] = max_unavailable
+        budget = {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
+        return self.put_object(
+            BUDGETS, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget"} | budget
+        )
+
+    def issue_token(
+        self, namespace: str, pod_name: str, *, audiences: tuple[str, ...] = ("brupop-apiserver",)
+    ) -> str:
+        """A projected service-account token bound to that pod."""
+        pod = self.stored(PODS, namespace, pod_name)
+        if pod is None:
+            raise KeyError(f"no pod {namespace}/{pod_name}")
+        node = self.stored(NODES, None, pod["spec"].get("nodeName", ""))
+        return self.tokens.issue_for_pod(pod, node, audiences)
+
+    def issue_user_token(
+        self, username: str, *, audiences: tuple[str, ...] = ("brupop-apiserver",)
+    ) -> str:
+        return self.tokens.issue_for_user(username, audiences)
