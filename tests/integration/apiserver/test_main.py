@@ -11,12 +11,22 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from brupop.entrypoints.apiserver.main import main
 from tests.support.tls import TestCertificates
+
+
+@pytest.fixture(autouse=True)
+def restore_logging() -> Iterator[None]:
+    """main() configures structlog for the process; give later tests theirs back."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
 
 
 @pytest.mark.parametrize(
