@@ -11,9 +11,18 @@ import time
 import pytest
 
 from brupop.domain.cluster import OwnerReference
+from brupop.entrypoints.apiserver import ApiserverOptions
 from brupop.ports.errors import DrainFailedError
 from brupop.services.apiserver.drain import DrainTimings
-from tests.integration.apiserver.conftest import NS, Rig, RigFactory, agent_pod
+from tests.integration.apiserver.conftest import (
+    FAST_DRAINS,
+    NS,
+    Rig,
+    RigFactory,
+    agent_pod,
+    start_rig,
+)
+from tests.support.tls import TestCertificates
 
 STATEFUL_SET = (OwnerReference(kind="StatefulSet", name="db", controller=True),)
 
@@ -78,6 +87,23 @@ def test_a_dropped_connection_mid_drain_then_a_new_request_makes_one_drain(
     assert drains.started == 1
     assert drains.in_progress() == 0
     assert {pod.name for pod in rig.cluster.pods.list_on_node("n1")} == {agent_pod("n1")}
+
+
+def test_after_an_apiserver_restart_brupop_still_knows_it_cordoned_the_node(
+    make_rig: RigFactory, certs: TestCertificates
+) -> None:
+    before = make_rig()
+    before.client("n1").cordon_and_drain()
+    before.stop()
+
+    after = start_rig(certs, before.cluster, ApiserverOptions(namespace=NS, drain=FAST_DRAINS))
+    try:
+        after.client("n1").cordon_and_drain()
+        after.client("n1").uncordon()
+    finally:
+        after.stop()
+
+    assert not before.cluster.nodes.get("n1").unschedulable
 
 
 def send_drain_request_and_hang_up(rig: Rig) -> None:
