@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from itertools import pairwise
 
-from brupop.domain.cron_schedule import CronError, CronSchedule
+from brupop.domain.cron_schedule import FORMAT_HELP, CronError, CronSchedule
 
 DEFAULT_EXPRESSION = "* * * * * * *"
 CRON_VARIABLE = "SCHEDULER_CRON_EXPRESSION"
@@ -93,7 +93,9 @@ class MaintenanceWindow:
         try:
             schedule = CronSchedule.parse(expression)
         except CronError as error:
-            raise WindowSettingError(variable, str(error)) from None
+            text = str(error)
+            help_ = "" if FORMAT_HELP in text else f"; expected {FORMAT_HELP}"
+            raise WindowSettingError(variable, text + help_) from None
         times = _upcoming(schedule, now.astimezone(zone), count=3)
         if not times:
             raise WindowSettingError(variable, f"{expression!r} has no fire time after {now}")

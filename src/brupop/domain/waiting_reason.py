@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from brupop.domain.backoff import is_retry_allowed, retry_allowed_at
-from brupop.domain.concurrency import holds_slot, slots_held
+from brupop.domain.concurrency import holds_slot
 from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import MaintenanceWindow, WindowKind
 from brupop.domain.rollout import RolloutPolicy
@@ -96,7 +96,7 @@ class NodeReport:
 def report(shadows: Iterable[Shadow], view: RolloutView) -> list[NodeReport]:
     """A row per shadow, ordered by node name."""
     listed = sorted(shadows, key=lambda s: s.node_name)
-    held = slots_held(listed) + len(view.started)
+    held = len({s.name for s in listed if holds_slot(s)} | view.started)
     return [_row(shadow, *explain(shadow, view, held=held)) for shadow in listed]
 
 

@@ -104,6 +104,7 @@ class ControllerService:
         sources: dict[str, Watchable] = {"shadows": self._shadows, "nodes": self._nodes}
         watch_stop = threading.Event()
         ChangeWatch(sources, self.wake, watch_stop, watch_seconds=self.config.watch_seconds).start()
+        threading.Thread(target=self._wake_on, args=(stop,), name="stop-wake", daemon=True).start()
         self._log.info("controller.started", limit=str(self.config.policy.limit))
         try:
             while not stop.is_set():
@@ -127,6 +128,11 @@ class ControllerService:
 
     def wake(self) -> None:
         """Ask the loop for a pass now (a watched object changed)."""
+        self._wake.set()
+
+    def _wake_on(self, stop: threading.Event) -> None:
+        """Interrupt the loop's wait as soon as `stop` is set."""
+        stop.wait()
         self._wake.set()
 
     # --- what the HTTP surface reads ------------------------------------------------------
@@ -166,6 +172,8 @@ class ControllerService:
         if leading:
             outcome = self._writer.apply(plan, now, self.elector.is_leader)
             self._timeouts.update(outcome.timed_out)
+        if outcome.written:
+            shadows = self._after_writes(shadows)
         self._forget_old_timeouts(shadows, now)
         view = RolloutView(
             now=now,
@@ -187,6 +195,14 @@ class ControllerService:
                 return shadows
         self._log.warning("shadows.list_lags_behind_own_writes")
         return None
+
+    def _after_writes(self, decided_from: Sequence[Shadow]) -> list[Shadow]:
+        """The shadows as they are now, for the status view (our writes included)."""
+        kept = {shadow.name for shadow in decided_from}
+        try:
+            return [s for s in self._shadows.list().items if s.name in kept]
+        except PortError:
+            return list(decided_from)
 
     def _drains(self, shadows: Sequence[Shadow], nodes: Sequence[Node]) -> dict[str, DrainProgress]:
         """Drain progress of every node being drained (spec RebootedIntoUpdate, cordoned)."""

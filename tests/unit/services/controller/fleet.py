@@ -21,7 +21,7 @@ from brupop.domain.shadow import (
     shadow_name,
 )
 from brupop.domain.states import StateTimeouts, UpdateState
-from brupop.ports.rollout_metrics import UpdatePhase
+from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.service import ControllerService
 from tests.fakes.clock import FakeClock
@@ -86,7 +86,7 @@ class Fleet:
         window: str = "* * * * * * *",
         timeouts: StateTimeouts | None = None,
         controller_node: str | None = None,
-        metrics: RecordingMetrics | None = None,
+        metrics: RolloutMetrics | None = None,
     ) -> ControllerService:
         config = ControllerConfig(
             policy=RolloutPolicy(

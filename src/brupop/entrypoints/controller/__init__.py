@@ -1,0 +1,1 @@
+"""`brupop controller`: settings, wiring, the metrics/health/status HTTP surface, the process."""

@@ -1,0 +1,72 @@
+"""The controller's wiring: settings -> cluster adapter (BRUPOP_CLUSTER) -> service -> HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dependency_injector import containers, providers
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.system.clock import SystemClock
+from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
+from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
+from brupop.entrypoints.controller.settings import ControllerSettings
+from brupop.ports.clock import Clock
+from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.service import ControllerService
+
+EVENT_COMPONENT = "brupop-controller"
+
+
+def choose_cluster(kind: str, namespace: str, clock: Clock) -> Any:
+    """The cluster BRUPOP_CLUSTER names; the Kubernetes client is imported only when used."""
+    if kind == "memory":
+        return InMemoryCluster(namespace, clock=clock)
+    from brupop.adapters.kubernetes.cluster import KubernetesCluster
+
+    return KubernetesCluster.from_environment(namespace, component=EVENT_COMPONENT)
+
+
+def build_service(
+    cluster: Any, clock: Clock, config: ControllerConfig, metrics: PrometheusRolloutMetrics
+) -> ControllerService:
+    """The controller service over the chosen cluster's ports."""
+    return ControllerService(
+        shadows=cluster.shadows,
+        nodes=cluster.nodes,
+        pods=cluster.pods,
+        leases=cluster.leases,
+        events=cluster.events,
+        clock=clock,
+        config=config,
+        metrics=metrics,
+    )
+
+
+def build_surface(metrics: PrometheusRolloutMetrics, service: ControllerService) -> Surface:
+    return Surface(metrics=metrics.exposition, controller=service)
+
+
+class ControllerContainer(containers.DeclarativeContainer):
+    """Providers for one `brupop controller` process."""
+
+    settings = providers.Dependency(instance_of=ControllerSettings)
+    config = providers.Dependency(instance_of=ControllerConfig)
+    clock = providers.Singleton(SystemClock)
+    cluster = providers.Singleton(
+        choose_cluster,
+        kind=settings.provided.cluster,
+        namespace=settings.provided.namespace,
+        clock=clock,
+    )
+    metrics = providers.Singleton(PrometheusRolloutMetrics)
+    service = providers.Singleton(
+        build_service, cluster=cluster, clock=clock, config=config, metrics=metrics
+    )
+    surface = providers.Singleton(build_surface, metrics=metrics, service=service)
+    http_server = providers.Singleton(
+        ControllerHttpServer,
+        surface=surface,
+        host=settings.provided.bind_address,
+        port=settings.provided.metrics_port,
+    )

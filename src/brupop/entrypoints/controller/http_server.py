@@ -1,0 +1,109 @@
+"""The controller's plain-HTTP surface: `/metrics` (no auth, as Prometheus scrapes it),
+`/healthz` and `/readyz` for probes, `/status` (the JSON `brupop status` prints).
+
+A small threaded stdlib server: four read-only GET routes need no web framework.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from brupop.services.controller.service import ControllerService
+
+JSON = "application/json"
+TEXT = "text/plain; charset=utf-8"
+
+
+@dataclass(frozen=True)
+class Surface:
+    """What the routes read: the metrics exposition and the controller service."""
+
+    metrics: Callable[[], bytes]
+    controller: ControllerService
+
+
+def status_document(controller: ControllerService) -> dict[str, Any]:
+    """The `/status` body: this replica, the policy in force and one row per node."""
+    config = controller.config
+    window = config.window
+    return {
+        "identity": config.identity,
+        "leader": controller.elector.is_leader(),
+        "max_concurrent_update": str(config.policy.limit),
+        "schedule": {
+            "expression": window.schedule.expression,
+            "kind": window.kind.value,
+            "time_zone": str(window.zone),
+        },
+        "nodes": [row.as_json() for row in controller.reports()],
+    }
+
+
+class ControllerHttpServer:
+    """Serves the surface on `host:port` from a daemon thread."""
+
+    def __init__(self, surface: Surface, host: str, port: int) -> None:
+        handler = type("Handler", (_Handler,), {"surface": surface})
+        family_host = host.strip("[]")
+        server_class = _IPv6Server if ":" in family_host else ThreadingHTTPServer
+        self._server = server_class((family_host, port), handler)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="controller-http", daemon=True
+        )
+
+    @property
+    def port(self) -> int:
+        """The port actually bound (useful with port 0)."""
+        return int(self._server.server_address[1])
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+class _Handler(BaseHTTPRequestHandler):
+    surface: Surface
+    server_version = "brupop-controller"
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        controller = self.surface.controller
+        if path == "/metrics":
+            self._send(200, CONTENT_TYPE_LATEST, self.surface.metrics())
+        elif path == "/healthz":
+            healthy = controller.is_healthy()
+            self._send(200 if healthy else 503, TEXT, b"ok\n" if healthy else b"loop stalled\n")
+        elif path == "/readyz":
+            ready = controller.is_ready()
+            self._send(200 if ready else 503, TEXT, b"ok\n" if ready else b"starting\n")
+        elif path == "/status":
+            body = json.dumps(status_document(controller), indent=2).encode()
+            self._send(200, JSON, body + b"\n")
+        else:
+            self._send(404, TEXT, b"not found: try /metrics, /healthz, /readyz or /status\n")
+
+    def _send(self, code: int, content_type: str, body: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Probes and scrapes every few seconds are not worth a log line."""
+        return None

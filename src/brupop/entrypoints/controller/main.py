@@ -1,0 +1,79 @@
+"""`brupop controller`: check the settings, wire the controller, serve HTTP, loop until SIGTERM.
+
+Bad settings end the process at once with one line naming the variable and the accepted forms
+(exit 2). On SIGTERM the loop stops at the end of its pass and releases the leader Lease, so
+another replica takes over at once; the exit code is then 0.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+
+import structlog
+
+from brupop.entrypoints.controller.container import ControllerContainer
+from brupop.entrypoints.controller.settings import SettingsError, load_settings
+from brupop.entrypoints.logs import LoggingSettingError, configure_logging, log_level_from
+from brupop.ports.errors import PortError
+
+USAGE = """usage: brupop controller
+
+Run the rollout controller. Configured by environment variables (see docs/controller.md):
+MY_NODE_NAME (required), MAX_CONCURRENT_UPDATE (1 | N | unlimited),
+SCHEDULER_CRON_EXPRESSION (`sec min hour day-of-month month day-of-week [year]`),
+UPDATE_WINDOW_START/UPDATE_WINDOW_STOP (deprecated), SCHEDULER_TIME_ZONE (UTC),
+CONTROLLER_TICK_SECONDS, CONTROLLER_METRICS_PORT, CONTROLLER_BIND_ADDRESS, TIMEOUT_*_SECONDS,
+LEADER_ELECTION_LEASE_SECONDS, LEADER_ELECTION_RENEW_SECONDS, BRUPOP_NAMESPACE,
+BRUPOP_CLUSTER (kubernetes | memory)."""
+
+
+def main(argv: list[str]) -> int:
+    """Run the controller; the exit code says how it ended."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    if argv:
+        print(f"brupop controller: unexpected arguments {argv!r}\n\n{USAGE}", file=sys.stderr)
+        return 2
+    try:
+        settings, config = load_settings()
+        log = configure_logging(
+            "controller",
+            settings.node_name,
+            formatter=settings.logging_formatter,
+            level=log_level_from(settings.tracing_filter_directive),
+        )
+    except (SettingsError, LoggingSettingError) as error:
+        print(f"brupop controller: {error}", file=sys.stderr)
+        return 2
+    # Every line of this thread (the loop's) carries the component and the node.
+    structlog.contextvars.bind_contextvars(component="controller", node=settings.node_name)
+    if settings.legacy_window_ignored:
+        log.warning("schedule.legacy_window_ignored", used="SCHEDULER_CRON_EXPRESSION")
+    container = ControllerContainer(settings=settings, config=config)
+    try:
+        service = container.service()
+        server = container.http_server()
+    except (OSError, PortError) as error:
+        print(f"brupop controller: cannot start: {error}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop_signal, lambda _signal, _frame: stop.set())
+    server.start()
+    log.info(
+        "controller.serving",
+        port=server.port,
+        cluster=settings.cluster,
+        max_concurrent_update=str(config.policy.limit),
+        schedule=config.window.schedule.expression,
+        schedule_kind=config.window.kind.value,
+        time_zone=str(config.window.zone),
+    )
+    try:
+        service.run(stop)
+    finally:
+        server.stop()
+    return 0

@@ -1,0 +1,89 @@
+"""PrometheusRolloutMetrics: the RolloutMetrics port in a registry of its own.
+
+The original's two gauges keep their names and labels (`brupop_hosts_state{state}`,
+`brupop_hosts_version{bottlerocket_version}`); as in the original, a label value seen before
+reports 0 rather than vanishing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
+
+PHASE_BUCKETS = (5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200)
+
+
+class PrometheusRolloutMetrics:
+    """The controller's collectors; `exposition()` is the `/metrics` body."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        self._states = Gauge(
+            "brupop_hosts_state", "Brupop host's state", ["state"], registry=self.registry
+        )
+        self._versions = Gauge(
+            "brupop_hosts_version",
+            "Brupop host's bottlerocket version",
+            ["bottlerocket_version"],
+            registry=self.registry,
+        )
+        self._phases = Histogram(
+            "brupop_update_phase_duration_seconds",
+            "Time one node took for a phase of its update (staging, drain, reboot, update).",
+            ["phase"],
+            buckets=PHASE_BUCKETS,
+            registry=self.registry,
+        )
+        self._attempts = Counter(
+            "brupop_update_attempts", "Node updates started.", registry=self.registry
+        )
+        self._failures = Counter(
+            "brupop_update_failures",
+            "Node updates that failed, by reason (agent_error, timeout) and desired state.",
+            ["reason", "state"],
+            registry=self.registry,
+        )
+        self._waiting = Gauge(
+            "brupop_nodes_waiting", "Nodes waiting, by reason.", ["reason"], registry=self.registry
+        )
+        self._leader = Gauge(
+            "brupop_controller_leader",
+            "1 when this replica holds the leader Lease, else 0.",
+            registry=self.registry,
+        )
+        self._seen_states: set[str] = set()
+        self._seen_versions: set[str] = set()
+
+    def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
+        self._seen_states |= set(states)
+        self._seen_versions |= set(versions)
+        for state in self._seen_states:
+            self._states.labels(state=state).set(states.get(state, 0))
+        for version in self._seen_versions:
+            self._versions.labels(bottlerocket_version=version).set(versions.get(version, 0))
+
+    def set_waiting(self, reasons: Mapping[str, int]) -> None:
+        for reason, count in reasons.items():
+            self._waiting.labels(reason=reason).set(count)
+
+    def observe_phase(self, phase: UpdatePhase, seconds: float) -> None:
+        self._phases.labels(phase=phase.value).observe(seconds)
+
+    def count_attempt(self) -> None:
+        self._attempts.inc()
+
+    def count_failure(self, reason: str, state: str) -> None:
+        self._failures.labels(reason=reason, state=state).inc()
+
+    def set_leader(self, leading: bool) -> None:
+        self._leader.set(1 if leading else 0)
+
+    def exposition(self) -> bytes:
+        """The Prometheus text format of every collector."""
+        return generate_latest(self.registry)
+
+
+_: type[RolloutMetrics] = PrometheusRolloutMetrics

@@ -1,0 +1,156 @@
+"""`brupop controller` as a process: bad settings stop it at start with one line naming the
+variable and the accepted forms; it serves /metrics, /healthz, /readyz and /status; SIGTERM
+releases the Lease and exits 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+import structlog
+
+from brupop.entrypoints.controller.main import main
+
+CONTROLLER_ENV = {"MY_NODE_NAME": "node-a", "BRUPOP_CLUSTER": "memory"}
+ALL_VARIABLES = (
+    "MY_NODE_NAME",
+    "MAX_CONCURRENT_UPDATE",
+    "SCHEDULER_CRON_EXPRESSION",
+    "UPDATE_WINDOW_START",
+    "UPDATE_WINDOW_STOP",
+    "SCHEDULER_TIME_ZONE",
+    "BRUPOP_CLUSTER",
+)
+
+
+@pytest.fixture(autouse=True)
+def controller_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A clean controller environment; main() configures structlog, so restore it after."""
+    for variable in ALL_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    for variable, value in CONTROLLER_ENV.items():
+        monkeypatch.setenv(variable, value)
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "accepted"),
+    [
+        ("MAX_CONCURRENT_UPDATE", "0", "positive integer"),
+        ("MAX_CONCURRENT_UPDATE", "many", "`unlimited`"),
+        ("SCHEDULER_CRON_EXPRESSION", "* * * * *", "sec min hour day-of-month"),
+        ("SCHEDULER_CRON_EXPRESSION", "0 0 10 * * Mon 2020", "no fire time"),
+        ("SCHEDULER_CRON_EXPRESSION", "* * 10-12 * * Funday *", "not a known name"),
+        ("UPDATE_WINDOW_START", "09:00:00", "set both"),
+        ("SCHEDULER_TIME_ZONE", "Mars/Olympus", "IANA time zone"),
+        ("CONTROLLER_TICK_SECONDS", "0", "greater than 0"),
+        ("TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS", "never", "number"),
+        ("LEADER_ELECTION_LEASE_SECONDS", "6", "twice"),
+        ("BRUPOP_CLUSTER", "minikube", "'kubernetes' or 'memory'"),
+    ],
+)
+def test_a_bad_setting_stops_the_controller_at_start_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variable: str,
+    value: str,
+    accepted: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"brupop controller: {variable}")
+    assert accepted in err
+    assert "Traceback" not in err
+
+
+def test_the_node_name_is_required(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("MY_NODE_NAME")
+    assert main([]) == 2
+    assert capsys.readouterr().err.startswith("brupop controller: MY_NODE_NAME: required")
+
+
+def test_the_legacy_window_alone_is_accepted_as_the_original_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from brupop.entrypoints.controller.settings import load_settings
+
+    monkeypatch.setenv("UPDATE_WINDOW_START", "22:00:00")
+    monkeypatch.setenv("UPDATE_WINDOW_STOP", "02:30:00")
+    _, config = load_settings()
+    assert config.window.schedule.expression == "* * 22-23,0-2 * * * *"
+
+
+def test_the_process_serves_probes_metrics_and_status_and_ends_cleanly_on_sigterm() -> None:
+    env = {
+        **os.environ,
+        **CONTROLLER_ENV,
+        "CONTROLLER_METRICS_PORT": "0",
+        "CONTROLLER_BIND_ADDRESS": "127.0.0.1",
+        "LOGGING_FORMATTER": "json",
+        "CONTROLLER_TICK_SECONDS": "0.2",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brupop", "controller"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        port = _serving_port(process.stderr)
+        base = f"http://127.0.0.1:{port}"
+        _wait_ok(f"{base}/readyz")
+        assert _get(f"{base}/healthz") == (200, "ok\n")
+        code, metrics = _get(f"{base}/metrics")
+        assert code == 200 and "brupop_controller_leader 1.0" in metrics
+        code, body = _get(f"{base}/status")
+        assert json.loads(body)["leader"] is True
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+        rest = process.stderr.read()
+        assert '"leader.released"' in rest and "Traceback" not in rest
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def _serving_port(stream: object) -> int:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        line = stream.readline()  # type: ignore[attr-defined]
+        if not line:
+            break
+        if '"controller.serving"' in line:
+            return int(json.loads(line)["port"])
+    raise AssertionError("the controller never said where it serves")
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def _wait_ok(url: str) -> None:
+    deadline = time.monotonic() + 10
+    while _get(url)[0] != 200:
+        assert time.monotonic() < deadline, f"{url} never answered 200"
+        time.sleep(0.05)
