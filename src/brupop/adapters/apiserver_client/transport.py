@@ -137,7 +137,7 @@ class HttpsTransport:
         except urllib3.exceptions.HTTPError as error:
             if isinstance(error, urllib3.exceptions.SSLError):
                 self._drop_connections()  # the CA may have been renewed: read it again
-            return UnavailableError(f"cannot reach the apiserver: {type(error).__name__}")
+            return UnavailableError(f"cannot reach the apiserver: {error}"[:300])
         reply = Reply(response.status, response.data)
         if reply.status == 429:
             return TooManyRequestsError(f"apiserver busy: {reply.error_message()}")

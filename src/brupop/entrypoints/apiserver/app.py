@@ -21,6 +21,7 @@ from starlette.routing import Route
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.conversion import convert_review
 from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
+from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
 from brupop.entrypoints.apiserver.handlers import Handlers
 from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
@@ -107,7 +108,11 @@ class _Threads:
 def build_apiserver_app(
     *, cluster: ApiserverCluster, options: ApiserverOptions, clock: Clock | None = None
 ) -> Starlette:
-    """The Starlette app over `cluster`'s ports."""
+    """The Starlette app over `cluster`'s ports.
+
+    `app.state.begin_shutdown()` ends pending long-polls and drain waits early (the servers in
+    `server.py` call it when they start to stop); `app.state.parts` exposes the services.
+    """
     clock = clock or SystemClock()
     actions = NodeActions(cluster.nodes)
     drainer = Drainer(actions=actions, pods=cluster.pods, clock=clock, timings=options.drain)
@@ -123,11 +128,13 @@ def build_apiserver_app(
     )
     metrics = ApiserverMetrics(drains.in_progress)
     threads = _Threads(options.threads)
+    closing = Closing()
     handlers = Handlers(
         shadows=cluster.shadows,
         actions=actions,
         drains=drains,
         feed=feed,
+        closing=closing,
         limiter=threads,
         longest_wait_seconds=options.longest_wait_seconds,
         drain_wait_seconds=options.drain_wait_seconds,
@@ -144,6 +151,7 @@ def build_apiserver_app(
     app = Starlette(
         routes=_routes(handlers, metrics),
         middleware=[
+            Middleware(CloseConnectionsMiddleware, closing=closing),
             Middleware(
                 MetricsMiddleware, metrics=metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
             ),
@@ -159,6 +167,7 @@ def build_apiserver_app(
         lifespan=lifespan,
     )
     app.state.parts = ApiserverParts(authorizer, drains, feed, metrics)
+    app.state.begin_shutdown = closing.close
     return app
 
 

@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.entrypoints.apiserver.authorization import CALLER
+from brupop.entrypoints.apiserver.closing import Closing
 from brupop.entrypoints.apiserver.requests import (
     BadRequestError,
     parse_status,
@@ -23,7 +24,6 @@ from brupop.entrypoints.apiserver.wire import error_response, shadow_document
 from brupop.ports.errors import DrainFailedError, NotFoundError
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.apiserver.authorization import AgentCaller
-from brupop.services.apiserver.drain import DrainReport
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
@@ -43,6 +43,7 @@ class Handlers:
         actions: NodeActions,
         drains: DrainRegistry,
         feed: ShadowFeed,
+        closing: Closing,
         limiter: Callable[[], Any],
         longest_wait_seconds: float,
         drain_wait_seconds: float,
@@ -51,6 +52,7 @@ class Handlers:
         self._actions = actions
         self._drains = drains
         self._feed = feed
+        self._closing = closing
         self._limiter = limiter
         self._longest_wait = longest_wait_seconds
         self._drain_wait = drain_wait_seconds
@@ -76,7 +78,11 @@ class Handlers:
         name = shadow_name(caller.node_name)
         version, timeout = wait_parameters(request, self._longest_wait)
         shadow: Shadow | None
-        answer = await self._feed.wait_for_change(name, version, timeout) if timeout else None
+        answer = None
+        if timeout > 0:
+            _, answer = await self._closing.race(
+                self._feed.wait_for_change(name, version, timeout), timeout + 1
+            )
         if answer is not None:
             shadow = answer.shadow
         else:
@@ -108,11 +114,11 @@ class Handlers:
         pending = asyncio.wrap_future(self._drains.request(caller.node_name))
         pending.add_done_callback(_retrieve)
         try:
-            report: DrainReport = await asyncio.wait_for(asyncio.shield(pending), self._drain_wait)
-        except TimeoutError:
-            return error_response(503, "the drain is still in progress; ask again to wait for it")
+            finished, report = await self._closing.race(asyncio.shield(pending), self._drain_wait)
         except DrainFailedError as failure:
             return error_response(409, str(failure), blockers=list(failure.blockers))
+        if not finished or report is None:
+            return error_response(503, "the drain is still in progress; ask again to wait for it")
         log.info("drain.answered", node=caller.node_name, evicted=len(report.evicted))
         return Response(status_code=200)
 

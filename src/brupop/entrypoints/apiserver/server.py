@@ -45,6 +45,18 @@ class RunningServer:
             self.thread.join(grace_seconds)
 
 
+class _Server(uvicorn.Server):
+    """uvicorn, telling the app first when it starts to shut down."""
+
+    def __init__(self, config: uvicorn.Config, begin_shutdown: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._begin_shutdown = begin_shutdown
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._begin_shutdown()
+        await super().shutdown(sockets)
+
+
 def uvicorn_server(
     app: Any, *, certificates: CertificateReloader, host: str, port: int
 ) -> uvicorn.Server:
@@ -63,7 +75,13 @@ def uvicorn_server(
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
     )
-    return uvicorn.Server(config)
+    state = getattr(app, "state", None)
+    begin_shutdown: Callable[[], None] = getattr(state, "begin_shutdown", None) or _nothing
+    return _Server(config, begin_shutdown)
+
+
+def _nothing() -> None:
+    return
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -1,0 +1,57 @@
+"""Stopping the server answers the agents that are waiting instead of cutting them off."""
+
+from __future__ import annotations
+
+import threading
+
+from brupop.domain.cluster import OwnerReference
+from brupop.domain.shadow import Shadow
+from brupop.ports.errors import UnavailableError
+from brupop.services.apiserver.drain import DrainTimings
+from tests.integration.apiserver.conftest import Rig, RigFactory
+
+
+def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None:
+    agent = rig.client("n1")
+    created = agent.create()
+    answers: list[Shadow | None] = []
+    poll = threading.Thread(
+        target=lambda: answers.append(agent.wait_for_change(created.resource_version, 30))
+    )
+    poll.start()
+    poll.join(0.3)
+    assert poll.is_alive()
+
+    rig.server.stop()
+    poll.join(5)
+
+    assert answers == [created]
+
+
+def test_a_pending_drain_wait_is_told_to_ask_again_when_the_server_stops(
+    make_rig: RigFactory,
+) -> None:
+    rig = make_rig(drain=DrainTimings(timeout_seconds=3, retry_interval_seconds=0.05))
+    owner = (OwnerReference(kind="StatefulSet", name="db", controller=True),)
+    rig.cluster.add_pod("default", "db-0", "n1", labels={"app": "db"}, owners=owner)
+    rig.cluster.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
+    agent = rig.client("n1")
+    outcome: list[Exception] = []
+
+    def drain() -> None:
+        try:
+            agent.cordon_and_drain()
+        except Exception as error:
+            outcome.append(error)
+
+    waiting = threading.Thread(target=drain)
+    waiting.start()
+    waiting.join(0.3)
+    assert waiting.is_alive()
+
+    rig.server.stop()
+    waiting.join(5)
+
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], UnavailableError)
+    assert "ask again" in str(outcome[0])
