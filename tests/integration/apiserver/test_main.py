@@ -78,6 +78,26 @@ def test_missing_certificate_files_stop_the_apiserver_with_one_line(
     assert "cannot start" in (tmp_path / "termination-log").read_text()
 
 
+def test_no_kubernetes_configuration_stops_the_apiserver_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    certs: TestCertificates,
+) -> None:
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "no-kubeconfig"))
+    monkeypatch.setenv("BRUPOP_CLUSTER", "kubernetes")
+    monkeypatch.setenv("APISERVER_INTERNAL_PORT", "8443")
+    monkeypatch.setenv("APISERVER_TLS_CERT_PATH", str(certs.cert_path))
+    monkeypatch.setenv("APISERVER_TLS_KEY_PATH", str(certs.key_path))
+    monkeypatch.setenv("TERMINATION_LOG", str(tmp_path / "termination-log"))
+
+    assert main([]) == 1
+
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no Kubernetes configuration" in err
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

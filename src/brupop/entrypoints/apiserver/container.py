@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from dependency_injector import containers, providers
@@ -13,26 +12,19 @@ from brupop.entrypoints.apiserver.app import ApiserverOptions, build_apiserver_a
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
 from brupop.ports.clock import Clock
 
-KUBERNETES_CLUSTER = "brupop.adapters.kubernetes.cluster"
-
-
-class ClusterChoiceError(RuntimeError):
-    """BRUPOP_CLUSTER names a cluster this build cannot reach."""
+EVENT_COMPONENT = "brupop-apiserver"
 
 
 def choose_cluster(kind: str, namespace: str, clock: Clock) -> Any:
-    """The cluster adapter BRUPOP_CLUSTER asks for."""
+    """The cluster BRUPOP_CLUSTER names; the Kubernetes client is imported only when used.
+
+    UnavailableError when `kubernetes` is chosen and no configuration is found.
+    """
     if kind == "memory":
         return InMemoryCluster(namespace, clock=clock)
-    try:
-        module = importlib.import_module(KUBERNETES_CLUSTER)
-    except ModuleNotFoundError as error:
-        if error.name != KUBERNETES_CLUSTER:
-            raise
-        raise ClusterChoiceError(
-            "BRUPOP_CLUSTER=kubernetes: this build has no Kubernetes cluster adapter yet"
-        ) from None
-    return module.KubernetesCluster(namespace=namespace)
+    from brupop.adapters.kubernetes.cluster import KubernetesCluster
+
+    return KubernetesCluster.from_environment(namespace, component=EVENT_COMPONENT)
 
 
 def options_from(settings: ApiserverSettings) -> ApiserverOptions:

@@ -11,11 +11,12 @@ import ssl
 import sys
 from pathlib import Path
 
-from brupop.entrypoints.apiserver.container import ApiserverContainer, ClusterChoiceError
+from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.server import bind, uvicorn_server
 from brupop.entrypoints.apiserver.settings import ApiserverSettings, SettingsError, load_settings
 from brupop.entrypoints.apiserver.tls import CertificateReloader
 from brupop.entrypoints.logs import LoggingSettingError, configure_logging, log_level_from
+from brupop.ports.errors import PortError
 
 USAGE = """usage: brupop apiserver
 
@@ -47,7 +48,7 @@ def main(argv: list[str]) -> int:
         certificates = CertificateReloader(settings.tls_cert_path, settings.tls_key_path)
         app = ApiserverContainer(settings=settings).app()
         sock = bind(settings.bind_address, settings.internal_port)
-    except (OSError, ssl.SSLError, ClusterChoiceError) as error:
+    except (OSError, ssl.SSLError, PortError) as error:
         return _fatal(settings, f"cannot start: {error}")
     server = uvicorn_server(
         app, certificates=certificates, host=settings.bind_address, port=settings.internal_port

@@ -22,6 +22,7 @@ from brupop.ports.pod_repository import PodRepository
 from brupop.ports.token_reviewer import TokenReviewer
 from brupop.services.apiserver.authorization_cache import ExpiringCache
 from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
+from brupop.services.apiserver.token_expiry import token_expiry
 
 AGENT_AUDIENCE = "brupop-apiserver"
 AGENT_SERVICE_ACCOUNT = "brupop-agent-service-account"
@@ -93,7 +94,7 @@ class Authorizer:
         pod = self._agent_pod(identity, request.node_name)
         node = self._node(request)
         caller = AgentCaller(request.node_name, node.uid, pod.namespace, pod.name)
-        self._decisions.put(key, caller, self._lifetime(identity))
+        self._decisions.put(key, caller, self._lifetime(identity, request.token))
         return caller
 
     def _identity(self, token: str) -> TokenIdentity:
@@ -106,7 +107,7 @@ class Authorizer:
                 if identity is None:
                     identity = self._reviewer.review(token, (AGENT_AUDIENCE,))
                     if identity.authenticated and AGENT_AUDIENCE in identity.audiences:
-                        self._identities.put(key, identity, self._lifetime(identity))
+                        self._identities.put(key, identity, self._lifetime(identity, token))
         finally:
             with self._guard:
                 if self._review_locks.get(key) is lock and not lock.locked():
@@ -145,11 +146,12 @@ class Authorizer:
             raise NotAllowedError("the node UID does not match that node")
         return node
 
-    def _lifetime(self, identity: TokenIdentity) -> float:
-        """The cache time, cut short by the token's expiry."""
+    def _lifetime(self, identity: TokenIdentity, token: str) -> float:
+        """The cache time, cut short by the token's expiry (from the review, else the JWT)."""
         lifetime = self._cache_seconds
-        if identity.expires_at is not None:
-            left = (identity.expires_at - self._clock.now()).total_seconds()
+        expires_at = identity.expires_at or token_expiry(token)
+        if expires_at is not None:
+            left = (expires_at - self._clock.now()).total_seconds()
             lifetime = min(lifetime, left)
         return lifetime
 

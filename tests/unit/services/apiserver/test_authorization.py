@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import json
+from datetime import datetime, timedelta
+
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import COMPONENT_LABEL
+from brupop.domain.cluster import COMPONENT_LABEL, TokenIdentity
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.authorization import (
     AGENT_SERVICE_ACCOUNT,
@@ -13,6 +17,7 @@ from brupop.services.apiserver.authorization import (
     Authorizer,
 )
 from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
+from brupop.services.apiserver.token_expiry import token_expiry
 from tests.fakes.clock import FakeClock
 
 NS = "brupop-bottlerocket-aws"
@@ -165,3 +170,63 @@ def test_a_failing_token_review_surfaces_as_unavailable(
 
     with pytest.raises(UnavailableError):
         authorizer(cluster, clock).authorize(AccessRequest("n1", "uid-n1", token))
+
+
+class ReviewerWithoutExpiry:
+    """A TokenReview that, like the real one, does not say when the token expires."""
+
+    def __init__(self, identity: TokenIdentity) -> None:
+        self._identity = identity
+        self.review_count = 0
+
+    def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
+        self.review_count += 1
+        return self._identity
+
+
+def jwt_expiring_at(moment: datetime) -> str:
+    def part(document: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(document).encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'RS256'})}.{part({'exp': int(moment.timestamp())})}.c2lnbmF0dXJl"
+
+
+def test_without_an_expiry_in_the_review_the_cache_ends_at_the_jwt_exp(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    pod = cluster.pods.get(NS, "agent-n1")
+    reviewer = ReviewerWithoutExpiry(
+        TokenIdentity(
+            authenticated=True,
+            username=f"system:serviceaccount:{NS}:{AGENT_SERVICE_ACCOUNT}",
+            audiences=("brupop-apiserver",),
+            pod_name=pod.name,
+            pod_uid=pod.uid,
+        )
+    )
+    auth = Authorizer(
+        token_reviewer=reviewer,
+        pods=cluster.pods,
+        nodes=cluster.nodes,
+        clock=clock,
+        namespace=NS,
+        cache_seconds=30,
+    )
+    token = jwt_expiring_at(clock.now() + timedelta(seconds=10))
+    request = AccessRequest("n1", "uid-n1", token)
+    auth.authorize(request)
+    clock.advance(5)
+    assert auth.cached(request) is not None
+
+    clock.advance(6)
+
+    assert auth.cached(request) is None
+    auth.authorize(request)
+    assert reviewer.review_count == 2
+
+
+@pytest.mark.parametrize(
+    "token", ["opaque-token", "a.b.c", "a.bnVsbA.c", "a.eyJleHAiOiAidG9tb3Jyb3cifQ.c"]
+)
+def test_tokens_without_a_readable_exp_have_no_expiry(token: str) -> None:
+    assert token_expiry(token) is None
