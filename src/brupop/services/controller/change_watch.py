@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 import structlog
 
-from brupop.domain.cluster import Listing, WatchEvent
+from brupop.domain.cluster import Listing, Node, WatchEvent, WatchEventType
+from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import PortError, WatchExpiredError
 
 
@@ -36,10 +37,12 @@ class ChangeWatch:
         on_change: Callable[[], None],
         stop: threading.Event,
         *,
+        relevant: dict[str, Callable[[WatchEvent[Any]], bool]] | None = None,
         watch_seconds: float = 10.0,
         retry_seconds: float = 2.0,
     ) -> None:
         self._sources = sources
+        self._relevant = relevant or {}
         self._on_change = on_change
         self._stop = stop
         self._watch_seconds = watch_seconds
@@ -60,13 +63,15 @@ class ChangeWatch:
 
     def _follow(self, kind: str, source: Watchable) -> None:
         version: str | None = None
+        relevant = self._relevant.get(kind, _always)
         while not self._stop.is_set():
             try:
                 if version is None:
                     version = source.list().resource_version
                 for event in source.watch(version, self._watch_seconds):
                     version = event.resource_version or version
-                    self._on_change()
+                    if relevant(event):
+                        self._on_change()
                     if self._stop.is_set():
                         return
             except WatchExpiredError:
@@ -76,3 +81,25 @@ class ChangeWatch:
                 self._log.warning("watch.interrupted", kind=kind, error=type(error).__name__)
                 version = None
                 self._stop.wait(self._retry_seconds)
+
+
+class NodeChanges:
+    """Which Node events can change a decision: a Node appearing or going, its opt-in label,
+    its cordon. Heartbeats and other status updates of a large cluster wake nobody."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[bool, bool]] = {}
+
+    def __call__(self, event: WatchEvent[Any]) -> bool:
+        node: Node = event.object
+        if event.type is WatchEventType.DELETED:
+            self._seen.pop(node.name, None)
+            return True
+        key = (node.labels.get(OPT_IN_LABEL) == OPT_IN_VALUE, node.unschedulable)
+        changed = self._seen.get(node.name) != key
+        self._seen[node.name] = key
+        return changed
+
+
+def _always(_event: WatchEvent[Any]) -> bool:
+    return True

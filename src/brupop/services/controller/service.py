@@ -31,7 +31,7 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.controller.change_watch import ChangeWatch, Watchable
+from brupop.services.controller.change_watch import ChangeWatch, NodeChanges, Watchable
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.leader_election import LeaderElector
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
@@ -103,7 +103,13 @@ class ControllerService:
         """Tick on every change and at least every `tick_seconds` until `stop` is set."""
         sources: dict[str, Watchable] = {"shadows": self._shadows, "nodes": self._nodes}
         watch_stop = threading.Event()
-        ChangeWatch(sources, self.wake, watch_stop, watch_seconds=self.config.watch_seconds).start()
+        ChangeWatch(
+            sources,
+            self.wake,
+            watch_stop,
+            relevant={"nodes": NodeChanges()},
+            watch_seconds=self.config.watch_seconds,
+        ).start()
         threading.Thread(target=self._wake_on, args=(stop,), name="stop-wake", daemon=True).start()
         self._log.info("controller.started", limit=str(self.config.policy.limit))
         try:
