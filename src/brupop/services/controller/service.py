@@ -41,6 +41,9 @@ from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcom
 from brupop.services.controller.write_journal import WriteJournal
 
 _STALE_RELISTS = 3
+_TROUBLE = frozenset(
+    {Reason.TIMED_OUT, Reason.CRASHED, Reason.DRAIN_BLOCKED, Reason.BACKING_OFF, Reason.NO_STATUS}
+)
 _TIMEOUT_MEMORY = timedelta(hours=25)
 
 
@@ -256,11 +259,11 @@ class ControllerService:
         self._log_reason_changes(rows)
 
     def _log_reason_changes(self, rows: Sequence[NodeReport]) -> None:
-        """One INFO line when a node's reason changes, never one per pass."""
+        """One line when a node's reason changes (never one per pass): INFO when the node is
+        held up by trouble, DEBUG for the ordinary course of a rollout."""
         current: Mapping[str, Reason] = {row.shadow: row.reason for row in rows}
         for row in rows:
             if self._reasons.get(row.shadow) is not row.reason:
-                self._log.info(
-                    "node.reason", node=row.node, reason=row.reason.value, detail=row.detail
-                )
+                emit = self._log.info if row.reason in _TROUBLE else self._log.debug
+                emit("node.reason", node=row.node, reason=row.reason.value, detail=row.detail)
         self._reasons = dict(current)

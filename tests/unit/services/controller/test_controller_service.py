@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from structlog.testing import capture_logs
+
 from brupop.domain.cluster import (
     CORDONED_BY_BRUPOP_ANNOTATION,
     LB_EXCLUDED_BY_BRUPOP_ANNOTATION,
@@ -263,3 +265,19 @@ def test_metrics_count_hosts_attempts_waiting_nodes_leadership_and_phases() -> N
     phases = {phase for phase, _ in metrics.phases}
     assert {UpdatePhase.STAGING, UpdatePhase.UPDATE} <= phases
     assert all(seconds >= 0 for _, seconds in metrics.phases)
+
+
+def test_a_node_held_up_by_trouble_is_logged_once_not_every_pass() -> None:
+    fleet = Fleet(1)
+    controller = fleet.controller(1, timeouts=StateTimeouts(rebooted_into_update=10))
+    controller.tick()
+    fleet.step("node-00")
+    controller.tick()  # asked to reboot; its agent never answers
+    fleet.clock.advance(11)
+    with capture_logs() as logs:
+        for _ in range(4):
+            controller.tick()
+            fleet.clock.advance(1)
+    reasons = [e for e in logs if e["event"] == "node.reason" and e["reason"] == "timed_out"]
+    assert len(reasons) == 1
+    assert [e["log_level"] for e in logs if e["event"] == "update.timed_out"] == ["warning"]
