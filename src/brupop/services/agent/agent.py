@@ -35,7 +35,14 @@ from brupop.ports.update_api import UpdateApi
 from brupop.services.agent.config import AgentConfig
 from brupop.services.agent.event_log import EventLog
 from brupop.services.agent.observer import HostObserver
-from brupop.services.agent.outcomes import AgentExit, ExitKind, Next, RebootIssued, StopRequested
+from brupop.services.agent.outcomes import (
+    AgentExit,
+    ExitKind,
+    Next,
+    RebootIssued,
+    SpecWithdrawn,
+    StopRequested,
+)
 from brupop.services.agent.stop import StopFlag
 from brupop.services.agent.update_steps import UpdateSteps
 
@@ -74,7 +81,13 @@ class NodeAgent:
             update_api, clock, self._stop, self._log, self._config.update_check_interval_seconds
         )
         self._steps = UpdateSteps(
-            update_api, node_operations, clock, self._config, self._stop, self._log
+            update_api,
+            node_operations,
+            clock,
+            self._config,
+            self._stop,
+            self._log,
+            still_wanted=self._reboot_still_wanted,
         )
         self._resource_version: str | None = None
         self._fresh: Shadow | None = None
@@ -194,6 +207,9 @@ class NodeAgent:
         )
         try:
             self._take_action(spec, status, seen)
+        except SpecWithdrawn:
+            self._log.info("update.withdrawn", desired_state=str(spec.state), version=spec.version)
+            return Next.WAIT_FOR_CHANGE
         except STEP_FAILURES as error:
             self._stop_if_killed(error)
             self._log.warning(
@@ -202,10 +218,34 @@ class NodeAgent:
                 error=type(error).__name__,
                 reason=str(error),
             )
-            self._report(shadow, status_after_failure(status, seen, self._clock.now()))
+            latest = self._still_asked_for(spec)
+            if latest is not None and latest.status is not None:
+                self._report(latest, status_after_failure(latest.status, seen, self._clock.now()))
             return Next.RETRY_LATER
-        self._report(shadow, status_after_success(status, spec.state, seen))
+        latest = self._still_asked_for(spec)
+        if latest is None:
+            self._log.info("update.withdrawn", desired_state=str(spec.state), version=spec.version)
+            return Next.WAIT_FOR_CHANGE
+        self._report(latest, status_after_success(latest.status or status, spec.state, seen))
         return Next.WAIT_FOR_CHANGE
+
+    def _still_asked_for(self, spec: ShadowSpec) -> Shadow | None:
+        """The shadow as stored now, or None when the controller has asked for something else
+        meanwhile. Reporting from this fresh copy keeps what the controller wrote into the status
+        during a long step (a timeout's crash count) instead of overwriting it."""
+        fresh = self._store.get()
+        if fresh is None or (fresh.spec.state, fresh.spec.version) != (spec.state, spec.version):
+            return None
+        self._resource_version = fresh.resource_version
+        return fresh
+
+    def _reboot_still_wanted(self, version: str) -> bool:
+        fresh = self._store.get()
+        return (
+            fresh is not None
+            and fresh.spec.state is UpdateState.REBOOTED_INTO_UPDATE
+            and fresh.spec.version == version
+        )
 
     def _take_action(self, spec: ShadowSpec, status: ShadowStatus, seen: Observation) -> None:
         desired = spec.state

@@ -40,3 +40,7 @@ class StopRequested(Exception):
 
 class RebootIssued(Exception):
     """The host accepted (or died while accepting) the reboot; the agent's work is over."""
+
+
+class SpecWithdrawn(Exception):
+    """The controller asked for something else while a step ran (e.g. it timed the step out)."""

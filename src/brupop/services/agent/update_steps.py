@@ -7,6 +7,7 @@ StopRequested at a safe point once a stop was asked for, RebootIssued once the h
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 
 from brupop.domain.agent_steps import StagingStep, check_ready_to_reboot, next_staging_step
 from brupop.domain.errors import UnexpectedHostStateError
@@ -17,7 +18,7 @@ from brupop.ports.node_operations import NodeOperations
 from brupop.ports.update_api import UpdateApi
 from brupop.services.agent.config import AgentConfig
 from brupop.services.agent.event_log import EventLog
-from brupop.services.agent.outcomes import RebootIssued, StopRequested
+from brupop.services.agent.outcomes import RebootIssued, SpecWithdrawn, StopRequested
 from brupop.services.agent.stop import StopFlag
 
 # refresh, deactivate, prepare, activate: no sequence needs more commands than these.
@@ -35,7 +36,9 @@ class UpdateSteps:
         config: AgentConfig,
         stop: StopFlag,
         log: EventLog,
+        still_wanted: Callable[[str], bool] = lambda _version: True,
     ) -> None:
+        self._still_wanted = still_wanted
         self._api = update_api
         self._node = node_operations
         self._clock = clock
@@ -78,7 +81,8 @@ class UpdateSteps:
     def reboot_into(self, version: str) -> None:
         """Leave the load balancers (if configured), drain, and reboot into `version`.
 
-        Never returns normally: it raises RebootIssued once the host takes the reboot.
+        Never returns normally: it raises RebootIssued once the host takes the reboot, or
+        SpecWithdrawn when, after the drain, the controller no longer wants this reboot.
         """
         self.checkpoint()
         check_ready_to_reboot(self._api.update_status(), version)
@@ -93,6 +97,10 @@ class UpdateSteps:
         self._log.info("node.draining", version=version)
         self._node.cordon_and_drain()
         self.checkpoint()
+        # A drain can outlast the controller's timeout for this state: reboot only if the
+        # reboot is still wanted, or the node would go down after its slot was given back.
+        if not self._still_wanted(version):
+            raise SpecWithdrawn
         check_ready_to_reboot(self._api.update_status(), version)
         self._reboot(version)
 
