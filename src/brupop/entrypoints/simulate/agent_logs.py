@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 TRACEBACK_HEADER = "Traceback (most recent call last)"
+STEP_FAILED_EVENT = "update.step_failed"
 
 
 def count_tracebacks(paths: Iterable[Path]) -> int:
@@ -38,3 +39,12 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return ""
+
+
+def last_step_failure(path: Path, *, longest: int = 200) -> str:
+    """The agent's last `update.step_failed` line as `Error: reason`, shortened; "" if none."""
+    last = ""
+    for record in log_records(path):
+        if record.get("event") == STEP_FAILED_EVENT:
+            last = f"{record.get('error', 'error')}: {record.get('reason', '')}"
+    return last if len(last) <= longest else last[: longest - 3] + "..."

@@ -156,7 +156,7 @@ def print_summary(console: Console, report: SimulationReport) -> None:
             str(node.reboots),
             str(node.agent_restarts),
             *phases,
-            node.reason or "",
+            "; ".join(part for part in (node.reason, _last(node.last_failure)) if part),
         )
     console.print(table)
     console.print(
@@ -169,6 +169,10 @@ def print_summary(console: Console, report: SimulationReport) -> None:
     if report.log_dir:
         console.print(f"agent logs: {report.log_dir}", highlight=False, soft_wrap=True)
     console.print(report.verdict, highlight=False, soft_wrap=True, markup=False)
+
+
+def _last(failure: str) -> str:
+    return f"last failure: {failure}" if failure else ""
 
 
 def _seconds(value: float | None) -> str:

@@ -31,6 +31,7 @@ class NodeReport:
     crash_count: int = 0
     phase_seconds: dict[str, float] = field(default_factory=dict)
     reason: str = ""
+    last_failure: str = ""
 
     def updated_to(self, target: str) -> bool:
         return (
@@ -134,6 +135,8 @@ def _node_failures(node: NodeReport, target: str) -> list[str]:
     problems: list[str] = []
     if node.final_version != target:
         why = f": {node.reason}" if node.reason else ""
+        if node.last_failure:
+            why += f" (last failure: {node.last_failure})"
         problems.append(f"{node.name} still on {node.final_version or 'unknown'}{why}")
     elif node.final_state != UpdateState.IDLE:
         problems.append(f"{node.name} ended in {node.final_state}")

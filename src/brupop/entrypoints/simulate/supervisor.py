@@ -1,13 +1,14 @@
 """AgentSupervisor: one agent OS process per node, restarted whenever it exits, as a kubelet would.
 
-Each agent runs in its own process group (its "container"), writes to its own log file, and is
-reaped with `os.wait4` so the OS's accounting of the finished process gives its peak RSS.
-Every exit is recorded with its code and, when the harness caused it, why.
+The processes themselves run under a small container runtime process (`runtime.py`), which
+gives each agent its own process group and log file and reaps it with `os.wait4`, so the OS's
+accounting of the finished agent gives its true peak RSS. The supervisor decides: when to
+start, when to restart (with a short, growing backoff), what to signal, and why each exit came.
 """
 
 from __future__ import annotations
 
-import os
+import json
 import signal
 import subprocess
 import sys
@@ -17,9 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import IO, Any
 
 _POLL_SECONDS = 0.02
 _HEALTHY_RUN_SECONDS = 5.0  # a run this long resets the restart backoff
+RUNTIME_MODULE = "brupop.entrypoints.simulate.runtime"
 
 
 class ExitCause(StrEnum):
@@ -63,7 +66,8 @@ class AgentSpec:
 @dataclass
 class _Slot:
     spec: AgentSpec
-    process: subprocess.Popen[bytes] | None = None
+    running: bool = False
+    pid: int | None = None
     started_at: float = 0.0
     starts: int = 0
     exits: list[AgentExit] = field(default_factory=list)
@@ -87,27 +91,35 @@ class AgentView:
         return max(0, self.starts - 1)
 
 
+class RuntimeGoneError(RuntimeError):
+    """The container runtime process ended before the simulation did."""
+
+
 class AgentSupervisor:
     """Starts, watches, restarts and finally stops every node's agent process."""
 
     def __init__(
-        self,
-        specs: Sequence[AgentSpec],
-        *,
-        restart_backoff: float,
-        restart_backoff_max: float,
-        guard: bool = True,
+        self, specs: Sequence[AgentSpec], *, restart_backoff: float, restart_backoff_max: float
     ) -> None:
         self._slots = {spec.node: _Slot(spec) for spec in specs}
         self._backoff = restart_backoff
         self._backoff_max = restart_backoff_max
-        self._guard = guard
-        self._lock = threading.Lock()
         self._grace = 5.0
+        self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._runtime: subprocess.Popen[bytes] | None = None
         self._thread = threading.Thread(target=self._run, name="agent-supervisor", daemon=True)
+        self._reader = threading.Thread(target=self._read, name="runtime-events", daemon=True)
 
     def start(self) -> None:
+        self._runtime = subprocess.Popen(
+            [sys.executable, "-m", RUNTIME_MODULE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            process_group=0,
+            close_fds=True,
+        )
+        self._reader.start()
         self._thread.start()
 
     def views(self) -> dict[str, AgentView]:
@@ -116,133 +128,148 @@ class AgentSupervisor:
 
     def running_nodes(self) -> list[str]:
         with self._lock:
-            return [name for name, slot in self._slots.items() if slot.process is not None]
+            return [name for name, slot in self._slots.items() if slot.running]
 
     def signal_agent(self, node: str, sig: signal.Signals) -> bool:
         """Chaos: SIGTERM the agent (as a kubelet stops a container) or SIGKILL its group."""
         with self._lock:
             slot = self._slots[node]
-            if slot.process is None or self._stopping.is_set():
+            if not slot.running or slot.pid is None or self._stopping.is_set():
                 return False
             slot.cause = (
                 ExitCause.CHAOS_SIGKILL if sig is signal.SIGKILL else ExitCause.CHAOS_SIGTERM
             )
-            _send(slot.process.pid, sig, group=sig is signal.SIGKILL)
+            self._command(
+                {"op": "signal", "node": node, "signal": int(sig), "group": sig is signal.SIGKILL}
+            )
             return True
 
     def stop(self, grace_seconds: float = 5.0) -> None:
-        """Stop restarting; SIGTERM every agent, SIGKILL the groups still there after `grace`.
-
-        The supervisor thread does it: it forked the agents, and they die with it."""
+        """Stop restarting; SIGTERM every agent, SIGKILL the groups still there after `grace`."""
         self._grace = grace_seconds
         self._stopping.set()
         if self._thread.is_alive():
             self._thread.join()
+        if self._reader.is_alive():
+            self._reader.join()
 
-    # --- the supervisor thread: the only one that forks and reaps ----------------------------
+    # --- the supervisor thread: decides starts and restarts ----------------------------------
+
+    @property
+    def runtime_alive(self) -> bool:
+        return self._runtime is not None and self._reader.is_alive()
 
     def _run(self) -> None:
-        while not self._stopping.is_set():
+        while not self._stopping.is_set() and self._reader.is_alive():
             now = time.monotonic()
-            self._reap_all(now)
             with self._lock:
                 for slot in self._slots.values():
-                    if slot.process is None and now >= slot.next_start_at:
+                    if not slot.running and now >= slot.next_start_at:
                         self._spawn(slot, now)
             self._stopping.wait(_POLL_SECONDS)
         self._shut_down()
 
-    def _shut_down(self) -> None:
-        with self._lock:
-            for slot in self._slots.values():
-                if slot.process is not None:
-                    slot.cause = ExitCause.SHUTDOWN
-                    _send(slot.process.pid, signal.SIGTERM, group=False)
-        deadline = time.monotonic() + self._grace
-        while time.monotonic() < deadline and self.running_nodes():
-            self._reap_all(time.monotonic())
-            time.sleep(_POLL_SECONDS)
-        with self._lock:
-            for slot in self._slots.values():
-                if slot.process is not None:
-                    slot.cause = ExitCause.SHUTDOWN_KILLED
-                    _send(slot.process.pid, signal.SIGKILL, group=True)
-        while self.running_nodes():
-            self._reap_all(time.monotonic(), block=True)
-
     def _spawn(self, slot: _Slot, now: float) -> None:
         spec = slot.spec
-        argv = list(spec.argv)
-        env = dict(spec.env)
-        if self._guard:
-            argv = [sys.executable, "-m", "brupop.entrypoints.simulate.orphan_guard", *argv]
-            env["BRUPOP_SIM_PARENT_PID"] = str(os.getpid())
-        with spec.log_path.open("ab") as log:
-            slot.process = subprocess.Popen(
-                argv,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                process_group=0,
-                close_fds=True,
-            )
+        self._command(
+            {
+                "op": "spawn",
+                "node": spec.node,
+                "argv": list(spec.argv),
+                "env": dict(spec.env),
+                "log": str(spec.log_path),
+            }
+        )
+        slot.running, slot.pid = True, None
         slot.started_at = now
         slot.starts += 1
         slot.cause = ExitCause.ON_ITS_OWN
 
-    def _reap_all(self, now: float, *, block: bool = False) -> None:
+    def _shut_down(self) -> None:
         with self._lock:
-            slots = [slot for slot in self._slots.values() if slot.process is not None]
-        for slot in slots:
-            self._reap(slot, now, block=block)
+            for slot in self._slots.values():
+                if slot.running:
+                    slot.cause = ExitCause.SHUTDOWN
+                    self._command({"op": "signal", "node": slot.spec.node, "signal": 15})
+        self._wait_for_exits(self._grace)
+        with self._lock:
+            for slot in self._slots.values():
+                if slot.running:
+                    slot.cause = ExitCause.SHUTDOWN_KILLED
+                    self._command(
+                        {"op": "signal", "node": slot.spec.node, "signal": 9, "group": True}
+                    )
+        self._wait_for_exits(self._grace)
+        self._command({"op": "quit"})
+        runtime = self._runtime
+        if runtime is not None:
+            if runtime.stdin is not None:
+                runtime.stdin.close()
+            runtime.wait()
 
-    def _reap(self, slot: _Slot, now: float, *, block: bool) -> None:
-        process = slot.process
-        if process is None:
+    def _wait_for_exits(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while self.running_nodes() and time.monotonic() < deadline and self._reader.is_alive():
+            time.sleep(_POLL_SECONDS)
+
+    def _command(self, command: dict[str, Any]) -> None:
+        runtime = self._runtime
+        if runtime is None or runtime.stdin is None:
             return
         try:
-            pid, status, usage = os.wait4(process.pid, 0 if block else os.WNOHANG)
-        except ChildProcessError:
-            pid, status, usage = process.pid, 0, None
-        if pid == 0:
+            runtime.stdin.write((json.dumps(command) + "\n").encode())
+            runtime.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            pass  # the runtime is gone; the reader notices
+
+    # --- the reader thread: what the runtime reports ---------------------------------------
+
+    def _read(self) -> None:
+        runtime = self._runtime
+        stream: IO[bytes] | None = runtime.stdout if runtime is not None else None
+        if stream is None:
             return
-        code = os.waitstatus_to_exitcode(status) if usage is not None else 0
-        process.returncode = code
+        for raw in stream:
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            self._on_event(event, time.monotonic())
+        with self._lock:  # the runtime ended: whatever still ran went with it
+            for slot in self._slots.values():
+                slot.running = False
+
+    def _on_event(self, event: dict[str, Any], now: float) -> None:
         with self._lock:
+            slot = self._slots.get(str(event.get("node")))
+            if slot is None:
+                return
+            if event.get("event") == "started":
+                slot.pid = int(event["pid"])
+                return
+            if event.get("event") != "exited":
+                return
             ran = now - slot.started_at
             slot.exits.append(
                 AgentExit(
-                    pid=pid,
-                    code=code,
-                    peak_rss_kib=int(usage.ru_maxrss) if usage is not None else 0,
+                    pid=int(event["pid"]),
+                    code=int(event["code"]),
+                    peak_rss_kib=int(event["maxrss_kib"]),
                     ran_seconds=ran,
                     cause=slot.cause,
                 )
             )
-            slot.process = None
+            slot.running, slot.pid = False, None
             slot.quick_exits = 0 if ran >= _HEALTHY_RUN_SECONDS else slot.quick_exits + 1
             delay = min(self._backoff_max, self._backoff * 2 ** max(0, slot.quick_exits - 1))
             slot.next_start_at = now + delay
-        # Whatever the agent left in its group (an apiclient mid-call) goes with its container.
-        _send(pid, signal.SIGKILL, group=True)
 
 
 def _view(slot: _Slot) -> AgentView:
     return AgentView(
         node=slot.spec.node,
-        running=slot.process is not None,
-        pid=slot.process.pid if slot.process is not None else None,
+        running=slot.running,
+        pid=slot.pid,
         starts=slot.starts,
         exits=tuple(slot.exits),
     )
-
-
-def _send(pid: int, sig: signal.Signals, *, group: bool) -> None:
-    try:
-        if group:
-            os.killpg(pid, sig)
-        else:
-            os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass

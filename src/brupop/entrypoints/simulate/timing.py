@@ -31,16 +31,17 @@ class TimingFlag:
     env: str | None
     help: str
     allow_zero: bool = False
+    also: Component | None = None  # a second reader of the same setting
 
 
 TIMING_FLAGS: tuple[TimingFlag, ...] = (
     TimingFlag("agent-loop-interval", 0.2, Component.AGENT, "AGENT_LOOP_INTERVAL_SECONDS",
                "agent sleep between loop iterations"),
-    TimingFlag("update-check-interval", 1.0, Component.AGENT, "UPDATE_CHECK_INTERVAL_SECONDS",
+    TimingFlag("update-check-interval", 30.0, Component.AGENT, "UPDATE_CHECK_INTERVAL_SECONDS",
                "agent's minimum gap between update checks"),
     TimingFlag("reboot-wait", 5.0, Component.AGENT, "REBOOT_WAIT_SECONDS",
                "agent's wait for the host to go down after asking for a reboot"),
-    TimingFlag("shadow-wait", 1.0, Component.AGENT, "SHADOW_WAIT_SECONDS",
+    TimingFlag("shadow-wait", 10.0, Component.AGENT, "SHADOW_WAIT_SECONDS",
                "agent's long-poll for shadow changes"),
     TimingFlag("host-poll-interval", 0.05, Component.AGENT, "HOST_POLL_INTERVAL_SECONDS",
                "agent's poll of a running host command"),
@@ -56,11 +57,12 @@ TIMING_FLAGS: tuple[TimingFlag, ...] = (
                "largest apiclient retry delay", allow_zero=True),
     TimingFlag("apiserver-client-timeout", 5.0, Component.AGENT,
                "APISERVER_CLIENT_TIMEOUT_SECONDS", "agent's plain apiserver call timeout"),
-    TimingFlag("drain-timeout", 3.0, Component.APISERVER, "DRAIN_TIMEOUT_SECONDS",
-               "apiserver's limit on one drain"),
+    TimingFlag("drain-timeout", 15.0, Component.APISERVER, "DRAIN_TIMEOUT_SECONDS",
+               "apiserver's limit on one drain (the agent waits that long for it too)",
+               also=Component.AGENT),
     TimingFlag("eviction-retry-interval", 0.2, Component.APISERVER,
                "EVICTION_RETRY_INTERVAL_SECONDS", "apiserver's wait between refused evictions"),
-    TimingFlag("pod-deletion-timeout", 3.0, Component.APISERVER, "POD_DELETION_TIMEOUT_SECONDS",
+    TimingFlag("pod-deletion-timeout", 5.0, Component.APISERVER, "POD_DELETION_TIMEOUT_SECONDS",
                "apiserver's wait for an evicted pod to go"),
     TimingFlag("controller-tick", 0.2, Component.CONTROLLER, "CONTROLLER_TICK_SECONDS",
                "controller loop interval"),
@@ -73,7 +75,7 @@ TIMING_FLAGS: tuple[TimingFlag, ...] = (
     TimingFlag("timeout-staged", 20.0, Component.CONTROLLER,
                "TIMEOUT_STAGED_AND_PERFORMED_UPDATE_SECONDS",
                "limit for a node to stage and activate"),
-    TimingFlag("timeout-rebooted", 20.0, Component.CONTROLLER,
+    TimingFlag("timeout-rebooted", 40.0, Component.CONTROLLER,
                "TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS", "limit for a node to drain and reboot"),
     TimingFlag("timeout-monitoring", 15.0, Component.CONTROLLER,
                "TIMEOUT_MONITORING_UPDATE_SECONDS", "limit for a node's monitoring"),
@@ -114,7 +116,7 @@ class Timing:
         return {
             flag.env: _text(self.seconds[flag.name])
             for flag in TIMING_FLAGS
-            if flag.component is component and flag.env is not None
+            if component in (flag.component, flag.also) and flag.env is not None
         }
 
 

@@ -1,0 +1,60 @@
+"""`brupop simulate`: roll a simulated fleet on this machine and say whether it went well.
+
+Exit codes: 0 every node updated cleanly; 1 the rollout failed (the last line says which node
+and why); 2 a bad flag; 3 the simulation itself could not run; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from types import FrameType
+
+from rich.console import Console
+
+from brupop.entrypoints.simulate.display import print_summary
+from brupop.entrypoints.simulate.options import OptionError, parse_options
+from brupop.entrypoints.simulate.simulation import Simulation
+
+EXIT_OK = 0
+EXIT_ROLLOUT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_HARNESS_FAILED = 3
+EXIT_INTERRUPTED = 130
+_PLAIN_WIDTH = 160
+
+
+def main(argv: list[str]) -> int:
+    """Parse flags, run the simulation, print the summary, return the exit code."""
+    try:
+        options = parse_options(argv)
+    except OptionError as error:
+        print(f"brupop simulate: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=_PLAIN_WIDTH, no_color=True)
+    live = console.is_terminal if options.live is None else options.live
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        outcome = Simulation(options, console, live=live).run()
+    except KeyboardInterrupt:
+        console.print("brupop simulate: interrupted before the fleet was running")
+        return EXIT_INTERRUPTED
+    except (OSError, RuntimeError) as error:
+        console.print(f"brupop simulate: the simulation could not run: {error}", markup=False)
+        return EXIT_HARNESS_FAILED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    report = outcome.report
+    if options.report is not None:
+        report.write(options.report)
+    print_summary(console, report)
+    if outcome.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if report.ok else EXIT_ROLLOUT_FAILED
+
+
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    """SIGTERM ends a simulation as Ctrl-C does: stop everything, then report."""
+    raise KeyboardInterrupt
