@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 TRACEBACK_HEADER = "Traceback (most recent call last)"
-STEP_FAILED_EVENT = "update.step_failed"
+# The agent's warnings that explain why a node did not move on.
+FAILURE_EVENTS = frozenset(
+    {"update.step_failed", "update_check.failed", "host.unreadable", "cluster.unavailable"}
+)
 
 
 def count_tracebacks(paths: Iterable[Path]) -> int:
@@ -41,10 +44,10 @@ def _read(path: Path) -> str:
         return ""
 
 
-def last_step_failure(path: Path, *, longest: int = 200) -> str:
-    """The agent's last `update.step_failed` line as `Error: reason`, shortened; "" if none."""
+def last_failure(path: Path, *, longest: int = 200) -> str:
+    """The agent's last warning about a failure, as `event: Error: reason` (shortened)."""
     last = ""
     for record in log_records(path):
-        if record.get("event") == STEP_FAILED_EVENT:
-            last = f"{record.get('error', 'error')}: {record.get('reason', '')}"
+        if record.get("event") in FAILURE_EVENTS and record.get("level") in ("warning", "error"):
+            last = f"{record['event']}: {record.get('error', 'error')}: {record.get('reason', '')}"
     return last if len(last) <= longest else last[: longest - 3] + "..."

@@ -1,7 +1,8 @@
 """ChaosMonkey: kills agent processes at random moments, with SIGKILL or SIGTERM.
 
-It prefers nodes that are mid-update (that is where a kill hurts), alternates signals at
-random but uses both, and stops once it has delivered the number of kills asked for.
+It prefers nodes that are mid-update (that is where a kill hurts), picks the signal at random
+but uses both, and stops once it has delivered the number of kills asked for. It begins with
+the rollout and aims at agents past their start-up, so kills land in the middle of real work.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class ChaosMonkey:
     def __init__(
         self,
         kills: int,
-        running: Callable[[], list[str]],
+        ready: Callable[[], list[str]],
         active: Callable[[], list[str]],
         send: Callable[[str, signal.Signals], bool],
         elapsed: Callable[[], float],
@@ -38,7 +39,7 @@ class ChaosMonkey:
         max_gap: float = 0.6,
     ) -> None:
         self._wanted = kills
-        self._running = running
+        self._ready = ready
         self._active = active
         self._send = send
         self._elapsed = elapsed
@@ -62,20 +63,22 @@ class ChaosMonkey:
             self._thread.join()
 
     def _run(self) -> None:
+        while not self._active() and not self._stop.wait(0.05):
+            pass  # the rollout has not begun
         while not self.done and not self._stop.wait(self._random.uniform(*self._gaps)):
-            running = self._running()
-            if not running:
-                continue
-            busy = [node for node in self._active() if node in running]
-            pool = busy if busy and self._random.random() < 0.7 else running
-            node = self._random.choice(pool)
             sig = self._pick_signal()
+            ready = self._ready()
+            if not ready:
+                continue
+            busy = [node for node in self._active() if node in ready]
+            pool = busy if busy and self._random.random() < 0.7 else ready
+            node = self._random.choice(pool)
             if self._send(node, sig):
                 self.kills.append(Kill(node=node, signal=sig, at=self._elapsed()))
 
     def _pick_signal(self) -> signal.Signals:
-        if len(self.kills) == 0:
-            return signal.SIGKILL
-        if len(self.kills) == 1:
-            return signal.SIGTERM
+        sent = {kill.signal for kill in self.kills}
+        for sig in (signal.SIGKILL, signal.SIGTERM):
+            if sig not in sent:
+                return sig
         return self._random.choice((signal.SIGKILL, signal.SIGTERM))

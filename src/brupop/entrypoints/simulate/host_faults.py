@@ -1,19 +1,25 @@
-"""The host faults `--fault NODE=FAULT` can inject, as the host emulator's env vars.
+"""The host faults `--fault NODE=FAULT` injects, as the host emulator's env vars.
 
-Names are short on purpose; the emulator's own variables are documented in docs/host-emulator.md.
+Call-level faults (a lock that never frees, garbage output, a missing API socket) are aimed at
+the update commands (prepare, activate, deactivate), so the node learns of the update first
+and the fault strikes while it updates; a failing refresh fails every update check. The
+emulator's own variables are documented in docs/host-emulator.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+UPDATE_COMMAND_URIS = "/actions/prepare-update,/actions/activate-update,/actions/deactivate-update"
+_ON_UPDATE_COMMANDS = {"BRUPOP_SIM_FAULT_ON_URIS": UPDATE_COMMAND_URIS}
+
 FAULT_ENV: Mapping[str, Mapping[str, str]] = {
     "refresh": {"BRUPOP_SIM_FAULT_REFRESH_FAILS": "1"},
     "prepare": {"BRUPOP_SIM_FAULT_PREPARE_FAILS": "1"},
     "activate": {"BRUPOP_SIM_FAULT_ACTIVATE_FAILS": "1"},
-    "lock": {"BRUPOP_SIM_FAULT_LOCK_STUCK": "1"},
-    "garbage": {"BRUPOP_SIM_FAULT_GARBAGE_STDOUT": "1"},
-    "garbage-stderr": {"BRUPOP_SIM_FAULT_GARBAGE_STDERR": "1"},
-    "socket-down": {"BRUPOP_SIM_FAULT_SOCKET_DOWN": "1"},
+    "lock": {"BRUPOP_SIM_FAULT_LOCK_STUCK": "1", **_ON_UPDATE_COMMANDS},
+    "garbage": {"BRUPOP_SIM_FAULT_GARBAGE_STDOUT": "1", **_ON_UPDATE_COMMANDS},
+    "garbage-stderr": {"BRUPOP_SIM_FAULT_GARBAGE_STDERR": "1", **_ON_UPDATE_COMMANDS},
+    "socket-down": {"BRUPOP_SIM_FAULT_SOCKET_DOWN": "1", **_ON_UPDATE_COMMANDS},
 }
 KNOWN_FAULTS = tuple(FAULT_ENV)

@@ -32,6 +32,7 @@ class NodeReport:
     phase_seconds: dict[str, float] = field(default_factory=dict)
     reason: str = ""
     last_failure: str = ""
+    agent_exits: list[dict[str, object]] = field(default_factory=list)
 
     def updated_to(self, target: str) -> bool:
         return (

@@ -20,7 +20,8 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.entrypoints.simulate import components
 from brupop.entrypoints.simulate.agent_env import agent_argv, agent_env, default_apiclient
-from brupop.entrypoints.simulate.agent_logs import count_tracebacks, last_step_failure
+from brupop.entrypoints.simulate.agent_logs import count_tracebacks
+from brupop.entrypoints.simulate.agent_logs import last_failure as last_failure_in
 from brupop.entrypoints.simulate.certificates import write_loopback_tls
 from brupop.entrypoints.simulate.chaos import ChaosMonkey
 from brupop.entrypoints.simulate.display import LiveView, PlainProgress
@@ -114,7 +115,7 @@ class Simulation:
         self._stops.append(supervisor.stop)
         chaos = ChaosMonkey(
             options.chaos_kills,
-            running=supervisor.running_nodes,
+            ready=lambda: supervisor.running_nodes(ready=True),
             active=lambda: [name for name, v in observer.views().items() if v.active],
             send=supervisor.signal_agent,
             elapsed=lambda: time.monotonic() - started_at,
@@ -255,7 +256,16 @@ class Simulation:
                         for key, value in views[node.name].phase_seconds.items()
                     },
                     reason=reasons.get(node.name, "") if not updated else "",
-                    last_failure=last_step_failure(log_dir / f"{node.name}.log"),
+                    last_failure=last_failure_in(log_dir / f"{node.name}.log"),
+                    agent_exits=[
+                        {
+                            "code": e.code,
+                            "cause": str(e.cause),
+                            "ran_seconds": round(e.ran_seconds, 2),
+                            "peak_rss_kib": e.peak_rss_kib,
+                        }
+                        for e in agent.exits
+                    ],
                 )
             )
         return reports
@@ -267,8 +277,8 @@ class Simulation:
 
 
 def _settled(views: dict[str, NodeView]) -> bool:
-    """Every node reports a status and none is outside Idle."""
-    return all(v.status_state is not None and not v.active for v in views.values())
+    """Every node has its shadow and none is outside Idle."""
+    return all(v.spec_state is not None and not v.active for v in views.values())
 
 
 def _find_shadow(cluster: InMemoryCluster, node: str) -> Shadow | None:

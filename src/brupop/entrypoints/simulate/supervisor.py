@@ -47,7 +47,7 @@ class AgentExit:
 
     @property
     def acceptable(self) -> bool:
-        """Exit 0, or the SIGKILL the chaos monkey itself sent."""
+        """Exit 0 (a SIGTERM included: the agent must handle it), or the chaos SIGKILL."""
         return self.code == 0 or (
             self.cause is ExitCause.CHAOS_SIGKILL and self.code == -signal.SIGKILL
         )
@@ -74,6 +74,7 @@ class _Slot:
     cause: ExitCause = ExitCause.ON_ITS_OWN
     next_start_at: float = 0.0
     quick_exits: int = 0
+    log_size_at_start: int = 0
 
 
 @dataclass(frozen=True)
@@ -126,15 +127,21 @@ class AgentSupervisor:
         with self._lock:
             return {name: _view(slot) for name, slot in self._slots.items()}
 
-    def running_nodes(self) -> list[str]:
+    def running_nodes(self, *, ready: bool = False) -> list[str]:
+        """Nodes whose agent runs now; with `ready`, only those that have logged since start
+        (past their start-up, so their SIGTERM handler is in place)."""
         with self._lock:
-            return [name for name, slot in self._slots.items() if slot.running]
+            running = [s for s in self._slots.values() if s.running and s.pid is not None]
+        return [slot.spec.node for slot in running if not ready or _has_logged(slot)]
 
     def signal_agent(self, node: str, sig: signal.Signals) -> bool:
         """Chaos: SIGTERM the agent (as a kubelet stops a container) or SIGKILL its group."""
         with self._lock:
             slot = self._slots[node]
-            if not slot.running or slot.pid is None or self._stopping.is_set():
+            already_signalled = slot.cause is not ExitCause.ON_ITS_OWN
+            if not slot.running or slot.pid is None or already_signalled:
+                return False
+            if self._stopping.is_set():
                 return False
             slot.cause = (
                 ExitCause.CHAOS_SIGKILL if sig is signal.SIGKILL else ExitCause.CHAOS_SIGTERM
@@ -181,6 +188,7 @@ class AgentSupervisor:
             }
         )
         slot.running, slot.pid = True, None
+        slot.log_size_at_start = _size(spec.log_path)
         slot.started_at = now
         slot.starts += 1
         slot.cause = ExitCause.ON_ITS_OWN
@@ -209,8 +217,12 @@ class AgentSupervisor:
 
     def _wait_for_exits(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
-        while self.running_nodes() and time.monotonic() < deadline and self._reader.is_alive():
+        while self._any_running() and time.monotonic() < deadline and self._reader.is_alive():
             time.sleep(_POLL_SECONDS)
+
+    def _any_running(self) -> bool:
+        with self._lock:
+            return any(slot.running for slot in self._slots.values())
 
     def _command(self, command: dict[str, Any]) -> None:
         runtime = self._runtime
@@ -263,6 +275,17 @@ class AgentSupervisor:
             slot.quick_exits = 0 if ran >= _HEALTHY_RUN_SECONDS else slot.quick_exits + 1
             delay = min(self._backoff_max, self._backoff * 2 ** max(0, slot.quick_exits - 1))
             slot.next_start_at = now + delay
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _has_logged(slot: _Slot) -> bool:
+    return _size(slot.spec.log_path) > slot.log_size_at_start
 
 
 def _view(slot: _Slot) -> AgentView:
