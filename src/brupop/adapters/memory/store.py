@@ -145,9 +145,7 @@ class VersionedStore(Generic[T]):
         yield from (event for event in pending if keep(event.object))
         while True:
             with self.lock:
-                fresh: builtins.list[tuple[int, WatchEvent[T]]] = [
-                    (rev, ev) for rev, ev in self._history if rev > since
-                ]
+                fresh = self._after(since)
                 if not fresh:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
@@ -156,6 +154,19 @@ class VersionedStore(Generic[T]):
                     continue
             since = fresh[-1][0]
             yield from (event for _, event in fresh if keep(event.object))
+
+    def _after(self, since: int) -> builtins.list[tuple[int, WatchEvent[T]]]:
+        """The remembered changes after revision `since`, oldest first.
+
+        The history is in revision order, so it is read from the newest end and only as far
+        as `since`: a watcher's wake-up costs the changes it gets, not the whole history."""
+        fresh: builtins.list[tuple[int, WatchEvent[T]]] = []
+        for revision, event in reversed(self._history):
+            if revision <= since:
+                break
+            fresh.append((revision, event))
+        fresh.reverse()
+        return fresh
 
 
 def _parse_version(text: str) -> int:
