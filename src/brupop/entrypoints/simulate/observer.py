@@ -82,6 +82,7 @@ class FleetObserver:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="fleet-observer", daemon=True)
         self.max_active = 0
+        self.first_active_at: float | None = None
         self.last_change_at = time.monotonic()
 
     def start(self) -> None:
@@ -130,7 +131,10 @@ class FleetObserver:
                 return
             self._views[shadow.node_name] = after
             self.last_change_at = now
-            self.max_active = max(self.max_active, sum(v.active for v in self._views.values()))
+            active = sum(v.active for v in self._views.values())
+            self.max_active = max(self.max_active, active)
+            if active and self.first_active_at is None:
+                self.first_active_at = now
         if self.on_change is not None:
             self.on_change(before, after)
 

@@ -33,6 +33,7 @@ class SimulationOptions:
     apiclient: Path | None = None  # None: the bundled host emulator
     report: Path | None = None
     log_dir: Path | None = None
+    work_dir: Path | None = None
     timeout: float = 120.0
     timing: Timing = field(default_factory=Timing)
     block_drain: tuple[str, ...] = ()
@@ -77,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     output = parser.add_argument_group("output")
     output.add_argument("--report", default=None, help="write a JSON report to this path")
     output.add_argument("--log-dir", default=None, help="one log file per agent in this directory")
+    output.add_argument(
+        "--work-dir",
+        default=None,
+        help="keep certificates, tokens and host state here (default: a temporary directory, "
+        "removed after a successful run)",
+    )
     output.add_argument("--timeout", default="120", help="give up after this many seconds")
     output.add_argument(
         "--live",
@@ -107,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--restart-controller-after",
         default=None,
         metavar="SECONDS",
-        help="stop the controller this long after the start, then start it again",
+        help="stop the controller this long after the first node starts updating, "
+        "then start a new one",
     )
     scenario.add_argument(
         "--controller-down-seconds", default="1", help="how long the controller stays stopped"
@@ -149,6 +157,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         apiclient=_executable("--apiclient", args.apiclient),
         report=Path(args.report) if args.report else None,
         log_dir=Path(args.log_dir) if args.log_dir else None,
+        work_dir=Path(args.work_dir) if args.work_dir else None,
         timeout=_seconds("--timeout", args.timeout),
         timing=Timing.from_flags(timing_values),
         block_drain=tuple(_node("--block-drain", name, names) for name in args.block_drain),

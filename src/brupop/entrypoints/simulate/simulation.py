@@ -59,13 +59,16 @@ class Simulation:
         self._timed_out = False
 
     def run(self) -> Outcome:
-        work_dir = Path(tempfile.mkdtemp(prefix="brupop-simulate-"))
+        chosen = self._options.work_dir
+        if chosen is not None:
+            chosen.mkdir(parents=True, exist_ok=True)
+        work_dir = chosen or Path(tempfile.mkdtemp(prefix="brupop-simulate-"))
         log_dir = self._options.log_dir or work_dir / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
         keep_work_dir = True
         try:
             report = self._run(work_dir, log_dir)
-            keep_work_dir = not report.ok and self._options.log_dir is None
+            keep_work_dir = chosen is not None or (not report.ok and self._options.log_dir is None)
             return Outcome(report=report, interrupted=self._interrupted)
         finally:
             self._stop_all()
@@ -191,7 +194,9 @@ class Simulation:
             while True:
                 now = time.monotonic()
                 elapsed = now - started_at
-                if restart_at is not None and elapsed >= restart_at and down_since is None:
+                began = observer.first_active_at
+                in_rollout = 0.0 if began is None else now - began
+                if restart_at is not None and began is not None and in_rollout >= restart_at:
                     self._stop_controller()
                     note("controller stopped (scenario)")
                     down_since, restart_at = now, None

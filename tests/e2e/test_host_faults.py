@@ -1,0 +1,42 @@
+"""Misbehaving hosts: their nodes back off with the reason shown; the others update."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.simulate_run import explain, run_simulate
+
+FAULTS = {"node-02": "refresh", "node-03": "prepare", "node-04": "lock", "node-05": "garbage"}
+
+
+@pytest.mark.e2e
+def test_faulty_hosts_back_off_with_their_reason_and_the_rest_update(tmp_path: Path) -> None:
+    flags = [flag for node, fault in FAULTS.items() for flag in ("--fault", f"{node}={fault}")]
+    run = run_simulate(tmp_path, "--nodes", "6", "--max-concurrent", "3", *flags, "--timeout", "90")
+
+    assert run.returncode == 1, explain(run)
+    report = run.report
+    assert report["tracebacks"] == 0
+    for node in report["nodes"]:
+        assert all(code == 0 for code in node["agent_exit_codes"]), node  # no agent crashed
+        assert node["unschedulable"] is False, node
+        if node["name"] not in FAULTS:
+            assert node["final_version"] == "1.20.0", node
+            continue
+        assert node["final_version"] == "1.19.0", node
+        assert node["final_state"] == "Idle", node
+        assert node["reason"], node
+        assert node["reason"] in run.stdout.replace("\n", " ") or node["name"] in run.stdout
+        assert node["name"] in run.last_line, run.last_line
+    # A failing update check leaves the node unaware of the update (nothing to back off from);
+    # faults during the update itself end in backoff after one crash.
+    refresh = run.node("node-02")
+    assert refresh["reason"].startswith("no_update"), refresh
+    assert refresh["last_failure"].startswith("update_check.failed"), refresh
+    for name in ("node-03", "node-04", "node-05"):
+        node = run.node(name)
+        assert node["reason"].startswith("backing_off"), node
+        assert node["crash_count"] == 1, node
+        assert node["last_failure"].startswith("update.step_failed"), node
