@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -139,13 +140,17 @@ def _styled_phase(phase: str) -> str:
 
 
 def print_summary(console: Console, report: SimulationReport) -> None:
-    """The per-node table, then the verdict as the very last line."""
-    table = Table(title="brupop simulate: summary", title_justify="left")
+    """The per-node table, why the others did not update, then the verdict as the last line."""
+    table = Table(
+        title="brupop simulate: summary (time per phase in seconds)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     for column in ("node", "from", "to", "state", "reboots", "restarts"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=True)
     for label, _ in _PHASES:
-        table.add_column(f"{label} s", justify="right")
-    table.add_column("reason")
+        table.add_column(label, justify="right", no_wrap=True)
     for node in report.nodes:
         phases = [_seconds(node.phase_seconds.get(str(state))) for _, state in _PHASES]
         table.add_row(
@@ -156,9 +161,12 @@ def print_summary(console: Console, report: SimulationReport) -> None:
             str(node.reboots),
             str(node.agent_restarts),
             *phases,
-            "; ".join(part for part in (node.reason, _last(node.last_failure)) if part),
         )
     console.print(table)
+    for node in report.nodes:
+        if node.reason:
+            why = "; ".join(part for part in (node.reason, _last(node.last_failure)) if part)
+            console.print(f"{node.name}: {why}", highlight=False, markup=False, soft_wrap=True)
     console.print(
         f"max outside Idle at once: {report.max_concurrent_observed} "
         f"(limit {report.max_concurrent_allowed or 'unlimited'}); "

@@ -11,7 +11,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -69,6 +69,8 @@ class Simulation:
         try:
             report = self._run(work_dir, log_dir)
             keep_work_dir = chosen is not None or (not report.ok and self._options.log_dir is None)
+            if not keep_work_dir and self._options.log_dir is None:
+                report = replace(report, log_dir=None)  # they go with the work directory
             return Outcome(report=report, interrupted=self._interrupted)
         finally:
             self._stop_all()
