@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Annotated
 
 import semver
@@ -27,6 +28,15 @@ def is_version(text: str) -> bool:
 
 def compare_versions(left: str, right: str) -> int:
     """-1, 0 or 1 by semver precedence (pre-releases sort before their release)."""
+    if left == right:
+        return 0
+    return _compare(left, right)
+
+
+@lru_cache(maxsize=4096)
+def _compare(left: str, right: str) -> int:
+    """A fleet runs a handful of versions, and the controller compares them for every node on
+    every pass: each distinct pair is parsed and compared once (a ValueError is not kept)."""
     return semver.Version.parse(left).compare(right)
 
 
