@@ -86,6 +86,8 @@ def machine() -> dict[str, Any]:
         "memory_mib": memory_kib // 1024,
         "python": platform.python_version(),
         "kernel": platform.release(),
+        # Other work on the machine skews every figure; this says how busy it was.
+        "load_average_1min_at_start": round(os.getloadavg()[0], 2),
     }
 
 
