@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,26 @@ def test_a_bad_flag_stops_with_one_line_naming_it(tmp_path: Path) -> None:
         "brupop simulate: --max-concurrent: 0 is outside 1..1000000"
     ]
     assert run.report == {}
+
+
+@pytest.mark.e2e
+def test_any_apiclient_honouring_the_emulator_contract_drives_the_fleet(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.log"
+    apiclient = tmp_path / "my-apiclient"
+    apiclient.write_text(
+        "#!/bin/sh\n"
+        f'echo "$BRUPOP_SIM_NODE_NAME $*" >> "{calls}"\n'
+        f'exec "{sys.executable}" -m brupop.hostsim "$@"\n'
+    )
+    apiclient.chmod(0o755)
+
+    run = run_simulate(
+        tmp_path, "--nodes", "2", "--max-concurrent", "2", "--apiclient", str(apiclient),
+        "--timeout", "60",
+    )  # fmt: skip
+
+    assert run.returncode == 0, explain(run)
+    assert all(node["final_version"] == "1.20.0" for node in run.report["nodes"])
+    called = calls.read_text().splitlines()
+    assert any(line.startswith("node-01 raw -u /actions/reboot") for line in called)
+    assert any(line.startswith("node-02 raw -u /actions/reboot") for line in called)

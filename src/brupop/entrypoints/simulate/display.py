@@ -38,13 +38,19 @@ class PlainProgress:
         self._target = target_version
         self._started_at = started_at
         self._lock = threading.Lock()
+        self._shown: dict[str, str] = {}
 
     def node_changed(self, before: NodeView, after: NodeView) -> None:
-        old, new = before.phase(self._target), after.phase(self._target)
-        if old == new:
+        """One line when the node's phase changes; the brief "reached X" pauses are skipped."""
+        new = after.phase(self._target)
+        if new.startswith("reached "):
             return
         elapsed = time.monotonic() - self._started_at
         with self._lock:
+            old = self._shown.get(after.node, "starting")
+            if old == new:
+                return
+            self._shown[after.node] = new
             self._console.print(
                 f"{elapsed:7.2f}s  {after.node:<10} {old} -> {new}"
                 f"  (version {after.current_version or '?'})",

@@ -115,6 +115,10 @@ class Simulation:
         started_at = time.monotonic()
         display = self._display(started_at, observer, supervisor)
         observer.on_change = display.node_changed
+        display.note(
+            f"{len(fleet)} nodes on {options.from_version}, {options.to_version} offered, "
+            f"at most {options.max_concurrent_label} at once; apiserver {apiserver.url}"
+        )
         observer.start()
         supervisor.start()
         self._stops.append(supervisor.stop)
