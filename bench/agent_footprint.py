@@ -320,7 +320,7 @@ def main() -> int:
         "--sample-seconds", type=float, default=0.1, help="how often /proc of the agent is read"
     )
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
-    args = parser.parse_args()  # fmt: skip
+    args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="brupop-bench-agent-"))
     try:
         result = measure(args, work)

@@ -26,21 +26,14 @@ GOAL_REQUESTS_PER_SECOND = 500.0
 GOAL_P99_MS = 50.0
 
 
-def start_server(work: Path, agents: int, cache_seconds: float) -> subprocess.Popen[str]:
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            str(HERE / "apiserver_process.py"),
-            "--work",
-            str(work),
-            "--nodes",
-            str(agents),
-            "--token-review-cache-seconds",
-            str(cache_seconds),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+def start_server(work: Path, args: argparse.Namespace) -> subprocess.Popen[str]:
+    command = [
+        sys.executable, str(HERE / "apiserver_process.py"), "--work", str(work),
+        "--nodes", str(args.agents),
+        "--token-review-cache-seconds", str(args.token_review_cache_seconds),
+        "--http-parser", args.http_parser,
+    ]  # fmt: skip
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not (work / "ready.json").exists():
         if server.poll() is not None or time.monotonic() > deadline:
@@ -119,7 +112,7 @@ def run_phase(
 
 def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     progress(f"starting the apiserver process with {args.agents} nodes")
-    server = start_server(work, args.agents, args.token_review_cache_seconds)
+    server = start_server(work, args)
     try:
         progress(f"saturation: {args.agents} agents in a closed loop, {args.duration:.0f} s")
         saturation = run_phase(work, args, server.pid, None)
@@ -141,6 +134,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "generator_processes": args.generators,
             "request": "PUT /bottlerocket-node-resource?view=shadow (the agent's status update)",
             "token_review_cache_seconds": args.token_review_cache_seconds,
+            "http_protocol": server_facts["http_protocol"],
             "warmup_seconds": args.warmup,
             "measured_seconds_per_phase": args.duration,
         },
@@ -182,7 +176,13 @@ def main() -> int:
         help="requests/s offered in the paced phase (default 500)",
     )
     parser.add_argument("--token-review-cache-seconds", type=float, default=30.0)
-    args = parser.parse_args()  # fmt: skip
+    parser.add_argument(
+        "--http-parser",
+        choices=("auto", "h11"),
+        default="auto",
+        help="h11: hide httptools from uvicorn, for comparison",
+    )
+    args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="brupop-bench-apiserver-"))
     try:
         result = measure(args, work)

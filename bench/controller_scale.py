@@ -159,7 +159,7 @@ def main() -> int:
     parser.add_argument("--passes", type=int, default=15, help="measured passes per case")
     parser.add_argument("--log", default="/dev/null", help="the controller's log lines")
     parser.add_argument("--child", nargs=2, metavar=("SIZE", "PHASE"), help=argparse.SUPPRESS)
-    args = parser.parse_args()  # fmt: skip
+    args = parser.parse_args()
     if args.child:
         size, phase = int(args.child[0]), args.child[1]
         print(json.dumps(one(size, phase, args.limit, args.passes, Path(args.log))))
