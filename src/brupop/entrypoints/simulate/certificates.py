@@ -34,47 +34,9 @@ def write_loopback_tls(directory: Path) -> TlsFiles:
     directory.mkdir(parents=True, exist_ok=True)
     now = datetime.datetime.now(datetime.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "brupop-simulate-ca")])
-    ca_cert = (
-        _builder(ca_name, ca_name, ca_key.public_key(), now)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=True,
-                crl_sign=True,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), False)
-        .sign(ca_key, hashes.SHA256())
-    )
+    ca_cert = _authority(ca_key, now)
     server_key = ec.generate_private_key(ec.SECP256R1())
-    server_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "brupop-apiserver")])
-    server_cert = (
-        _builder(server_name, ca_name, server_key.public_key(), now)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [
-                    x509.DNSName("localhost"),
-                    x509.IPAddress(ipaddress.ip_address(LOOPBACK_HOST)),
-                ]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
+    server_cert = _serving(server_key.public_key(), ca_cert.subject, ca_key, now)
     files = TlsFiles(
         ca_cert=directory / "ca.crt", cert=directory / "tls.crt", key=directory / "tls.key"
     )
@@ -89,6 +51,52 @@ def write_loopback_tls(directory: Path) -> TlsFiles:
         )
     )
     return files
+
+
+def _authority(key: ec.EllipticCurvePrivateKey, now: datetime.datetime) -> x509.Certificate:
+    """A self-signed CA that may sign serving certificates only."""
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "brupop-simulate-ca")])
+    usage = x509.KeyUsage(
+        digital_signature=True,
+        content_commitment=False,
+        key_encipherment=False,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=True,
+        crl_sign=True,
+        encipher_only=False,
+        decipher_only=False,
+    )
+    return (
+        _builder(name, name, key.public_key(), now)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(usage, critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)
+        .sign(key, hashes.SHA256())
+    )
+
+
+def _serving(
+    public_key: ec.EllipticCurvePublicKey,
+    issuer: x509.Name,
+    ca_key: ec.EllipticCurvePrivateKey,
+    now: datetime.datetime,
+) -> x509.Certificate:
+    """The apiserver's certificate: valid for 127.0.0.1 and localhost, signed by the CA."""
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "brupop-apiserver")])
+    names = x509.SubjectAlternativeName(
+        [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address(LOOPBACK_HOST))]
+    )
+    return (
+        _builder(name, issuer, public_key, now)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(names, critical=False)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
 
 
 def _builder(

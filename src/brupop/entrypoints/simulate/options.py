@@ -61,6 +61,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Roll a simulated Bottlerocket fleet on this machine: in-memory cluster, "
         "real controller and apiserver, one real agent process per node.",
     )
+    _add_fleet_flags(parser)
+    _add_output_flags(parser)
+    _add_scenario_flags(parser)
+    timing = parser.add_argument_group("timing (seconds; defaults compress the original's)")
+    for flag in TIMING_FLAGS:
+        timing.add_argument(
+            f"--{flag.name}", default=None, help=f"{flag.help} (default {flag.default:g})"
+        )
+    return parser
+
+
+def _add_fleet_flags(parser: argparse.ArgumentParser) -> None:
     fleet = parser.add_argument_group("fleet")
     fleet.add_argument("--nodes", default="6", help="opted-in nodes to simulate (default 6)")
     fleet.add_argument(
@@ -75,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="executable the agents call as apiclient (default: the bundled host emulator)",
     )
+
+
+def _add_output_flags(parser: argparse.ArgumentParser) -> None:
     output = parser.add_argument_group("output")
     output.add_argument("--report", default=None, help="write a JSON report to this path")
     output.add_argument("--log-dir", default=None, help="one log file per agent in this directory")
@@ -91,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="live progress view: on a terminal (auto), always, or never",
     )
+
+
+def _add_scenario_flags(parser: argparse.ArgumentParser) -> None:
     scenario = parser.add_argument_group("scenarios")
     scenario.add_argument(
         "--block-drain",
@@ -125,12 +143,6 @@ def build_parser() -> argparse.ArgumentParser:
         default="3",
         help="end once no node has changed state for this long and none is updating",
     )
-    timing = parser.add_argument_group("timing (seconds; defaults compress the original's)")
-    for flag in TIMING_FLAGS:
-        timing.add_argument(
-            f"--{flag.name}", default=None, help=f"{flag.help} (default {flag.default:g})"
-        )
-    return parser
 
 
 def parse_options(argv: list[str]) -> SimulationOptions:

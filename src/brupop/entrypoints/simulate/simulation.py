@@ -17,21 +17,18 @@ from pathlib import Path
 from rich.console import Console
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.shadow import Shadow, shadow_name
 from brupop.entrypoints.simulate import components
 from brupop.entrypoints.simulate.agent_env import agent_argv, agent_env, default_apiclient
 from brupop.entrypoints.simulate.agent_logs import count_tracebacks
-from brupop.entrypoints.simulate.agent_logs import last_failure as last_failure_in
-from brupop.entrypoints.simulate.certificates import write_loopback_tls
+from brupop.entrypoints.simulate.certificates import TlsFiles, write_loopback_tls
 from brupop.entrypoints.simulate.chaos import ChaosMonkey
 from brupop.entrypoints.simulate.display import LiveView, PlainProgress
 from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
-from brupop.entrypoints.simulate.host_state import read_host_facts
+from brupop.entrypoints.simulate.node_outcome import node_outcome
 from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
-from brupop.entrypoints.simulate.report import NodeReport, RunFacts, SimulationReport, judge
+from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
-from brupop.ports.errors import NotFoundError
 
 _TICK_SECONDS = 0.05
 
@@ -42,6 +39,18 @@ class Outcome:
 
     report: SimulationReport
     interrupted: bool = False
+
+
+@dataclass
+class _Run:
+    """What one run started, for watching it and reporting on it."""
+
+    cluster: InMemoryCluster
+    fleet: list[SimulatedNode]
+    log_dir: Path
+    observer: FleetObserver
+    supervisor: AgentSupervisor
+    started_at: float = 0.0
 
 
 class Simulation:
@@ -57,6 +66,7 @@ class Simulation:
         self._controller_restarts = 0
         self._interrupted = False
         self._timed_out = False
+        self._apiserver_url = ""
 
     def run(self) -> Outcome:
         chosen = self._options.work_dir
@@ -67,7 +77,7 @@ class Simulation:
         log_dir.mkdir(parents=True, exist_ok=True)
         keep_work_dir = True
         try:
-            report = self._run(work_dir, log_dir)
+            report = self._simulate(work_dir, log_dir)
             keep_work_dir = chosen is not None or (not report.ok and self._options.log_dir is None)
             if not keep_work_dir and self._options.log_dir is None:
                 report = replace(report, log_dir=None)  # they go with the work directory
@@ -77,100 +87,102 @@ class Simulation:
             if not keep_work_dir:
                 shutil.rmtree(work_dir, ignore_errors=True)
 
+    def _simulate(self, work_dir: Path, log_dir: Path) -> SimulationReport:
+        run = self._set_up(work_dir, log_dir)
+        display = self._display(run)
+        run.observer.on_change = display.node_changed
+        display.note(
+            f"{len(run.fleet)} nodes on {self._options.from_version}, "
+            f"{self._options.to_version} offered, at most {self._options.max_concurrent_label} "
+            f"at once; apiserver {self._apiserver_url}"
+        )
+        run.started_at = time.monotonic()
+        run.observer.start()
+        run.supervisor.start()
+        self._stops.append(run.supervisor.stop)
+        chaos = self._chaos(run)
+        if isinstance(display, LiveView):
+            with display:
+                self._wait(run, chaos, display.note)
+        else:
+            self._wait(run, chaos, display.note)
+        duration = time.monotonic() - run.started_at
+        chaos.stop()
+        run.supervisor.stop()
+        return self._report(run, chaos, duration)
+
     # --- setting up -----------------------------------------------------------------------
 
-    def _run(self, work_dir: Path, log_dir: Path) -> SimulationReport:
+    def _set_up(self, work_dir: Path, log_dir: Path) -> _Run:
         options = self._options
         cluster = InMemoryCluster()
         components.send_cluster_logs_to(log_dir / "cluster.log")
         tls = write_loopback_tls(work_dir / "tls")
         fleet = build_fleet(cluster, self._names, work_dir, blocked_drains=options.block_drain)
         apiserver = components.start_apiserver(cluster, tls, options)
+        self._apiserver_url = apiserver.url
         self._stops.append(apiserver.stop)
         self._start_controller(cluster)
         self._stops.append(self._stop_controller)
         observer = FleetObserver(cluster.shadows, self._names)
         self._stops.append(observer.stop)
-        apiclient = options.apiclient or default_apiclient(work_dir)
         supervisor = AgentSupervisor(
-            [
-                AgentSpec(
-                    node=node.name,
-                    argv=agent_argv(),
-                    env=agent_env(
-                        node,
-                        options,
-                        apiserver_url=apiserver.url,
-                        tls=tls,
-                        apiclient=apiclient,
-                        namespace=cluster.namespace,
-                    ),
-                    log_path=log_dir / f"{node.name}.log",
-                )
-                for node in fleet
-            ],
+            self._agent_specs(cluster, fleet, tls, work_dir, log_dir),
             restart_backoff=options.timing["restart-backoff"],
             restart_backoff_max=options.timing["restart-backoff-max"],
         )
-        started_at = time.monotonic()
-        display = self._display(started_at, observer, supervisor)
-        observer.on_change = display.node_changed
-        display.note(
-            f"{len(fleet)} nodes on {options.from_version}, {options.to_version} offered, "
-            f"at most {options.max_concurrent_label} at once; apiserver {apiserver.url}"
-        )
-        observer.start()
-        supervisor.start()
-        self._stops.append(supervisor.stop)
-        chaos = ChaosMonkey(
-            options.chaos_kills,
-            ready=lambda: supervisor.running_nodes(ready=True),
-            active=lambda: [name for name, v in observer.views().items() if v.active],
-            send=supervisor.signal_agent,
-            elapsed=lambda: time.monotonic() - started_at,
-            seed=options.chaos_seed,
-        )
-        chaos.start()
-        self._stops.append(chaos.stop)
-        if isinstance(display, LiveView):
-            with display:
-                self._wait(cluster, observer, chaos, started_at, display.note)
-        else:
-            self._wait(cluster, observer, chaos, started_at, display.note)
-        duration = time.monotonic() - started_at
-        chaos.stop()
-        supervisor.stop()
-        nodes = self._node_reports(cluster, fleet, observer, supervisor, chaos, log_dir)
-        return judge(
-            RunFacts(
-                duration_seconds=duration,
-                max_concurrent_allowed=options.max_concurrent,
-                max_concurrent_observed=observer.max_active,
-                tracebacks=count_tracebacks(log_dir / f"{name}.log" for name in self._names),
-                nodes=nodes,
-                from_version=options.from_version,
-                to_version=options.to_version,
-                timed_out=self._timed_out,
-                interrupted=self._interrupted,
-                chaos_kills_sent=len(chaos.kills),
-                controller_restarts=self._controller_restarts,
-                log_dir=str(log_dir),
-            )
-        )
+        return _Run(cluster, fleet, log_dir, observer, supervisor)
 
-    def _display(
-        self, started_at: float, observer: FleetObserver, supervisor: AgentSupervisor
-    ) -> LiveView | PlainProgress:
+    def _agent_specs(
+        self,
+        cluster: InMemoryCluster,
+        fleet: list[SimulatedNode],
+        tls: TlsFiles,
+        work_dir: Path,
+        log_dir: Path,
+    ) -> list[AgentSpec]:
+        apiclient = self._options.apiclient or default_apiclient(work_dir)
+        return [
+            AgentSpec(
+                node=node.name,
+                argv=agent_argv(),
+                env=agent_env(
+                    node,
+                    self._options,
+                    apiserver_url=self._apiserver_url,
+                    tls=tls,
+                    apiclient=apiclient,
+                    namespace=cluster.namespace,
+                ),
+                log_path=log_dir / f"{node.name}.log",
+            )
+            for node in fleet
+        ]
+
+    def _display(self, run: _Run) -> LiveView | PlainProgress:
         if not self._live:
-            return PlainProgress(self._console, self._options.to_version, started_at)
+            return PlainProgress(self._console, self._options.to_version, time.monotonic())
         return LiveView(
             self._console,
             self._options.to_version,
-            nodes=observer.views,
-            agents=supervisor.views,
-            active=observer.active_count,
+            nodes=run.observer.views,
+            agents=run.supervisor.views,
+            active=run.observer.active_count,
             limit=self._options.max_concurrent_label,
         )
+
+    def _chaos(self, run: _Run) -> ChaosMonkey:
+        chaos = ChaosMonkey(
+            self._options.chaos_kills,
+            ready=lambda: run.supervisor.running_nodes(ready=True),
+            active=lambda: [name for name, v in run.observer.views().items() if v.active],
+            send=run.supervisor.signal_agent,
+            elapsed=lambda: time.monotonic() - run.started_at,
+            seed=self._options.chaos_seed,
+        )
+        chaos.start()
+        self._stops.append(chaos.stop)
+        return chaos
 
     # --- the controller, which a scenario may restart -------------------------------------
 
@@ -183,103 +195,77 @@ class Simulation:
             self._controller.stop()
             self._controller = None
 
+    def _restart_controller(self, cluster: InMemoryCluster) -> None:
+        self._start_controller(cluster)
+        self._controller_restarts += 1
+
     # --- waiting for the fleet ------------------------------------------------------------
 
-    def _wait(
-        self,
-        cluster: InMemoryCluster,
-        observer: FleetObserver,
-        chaos: ChaosMonkey,
-        started_at: float,
-        note: Callable[[str], None],
-    ) -> None:
-        options = self._options
-        restart_at = options.restart_controller_after
-        down_since: float | None = None
+    def _wait(self, run: _Run, chaos: ChaosMonkey, note: Callable[[str], None]) -> None:
         try:
-            while True:
-                now = time.monotonic()
-                elapsed = now - started_at
-                began = observer.first_active_at
-                in_rollout = 0.0 if began is None else now - began
-                if restart_at is not None and began is not None and in_rollout >= restart_at:
-                    self._stop_controller()
-                    note("controller stopped (scenario)")
-                    down_since, restart_at = now, None
-                if down_since is not None and now - down_since >= options.controller_down_seconds:
-                    self._start_controller(cluster)
-                    self._controller_restarts += 1
-                    note("controller started again (scenario)")
-                    down_since = None
-                views = observer.views()
-                scenario_done = chaos.done and restart_at is None and down_since is None
-                if scenario_done and all(
-                    v.phase(options.to_version) == "updated" for v in views.values()
-                ):
-                    return
-                quiet = now - observer.last_change_at >= options.settle_seconds
-                if scenario_done and quiet and _settled(views):
-                    return
-                if elapsed >= options.timeout:
-                    self._timed_out = True
-                    return
+            restart = _ControllerRestart(
+                self._options,
+                stop=self._stop_controller,
+                start=lambda: self._restart_controller(run.cluster),
+                note=note,
+            )
+            while not self._finished(run, chaos, restart):
+                restart.step(run.observer.first_active_at)
                 time.sleep(_TICK_SECONDS)
         except KeyboardInterrupt:
             self._interrupted = True
 
+    def _finished(self, run: _Run, chaos: ChaosMonkey, restart: _ControllerRestart) -> bool:
+        options = self._options
+        now = time.monotonic()
+        if now - run.started_at >= options.timeout:
+            self._timed_out = True
+            return True
+        if not (chaos.done and restart.done):
+            return False
+        views = run.observer.views()
+        if all(view.phase(options.to_version) == "updated" for view in views.values()):
+            return True
+        quiet = now - run.observer.last_change_at >= options.settle_seconds
+        return quiet and _settled(views)
+
     # --- the outcome -----------------------------------------------------------------------
 
-    def _node_reports(
-        self,
-        cluster: InMemoryCluster,
-        fleet: list[SimulatedNode],
-        observer: FleetObserver,
-        supervisor: AgentSupervisor,
-        chaos: ChaosMonkey,
-        log_dir: Path,
-    ) -> list[NodeReport]:
+    def _report(self, run: _Run, chaos: ChaosMonkey, duration: float) -> SimulationReport:
+        options = self._options
         reasons = components.status_reasons(self._controller)
-        agents = supervisor.views()
-        views = observer.views()
-        reports = []
-        for node in fleet:
-            shadow = _find_shadow(cluster, node.name)
-            status = shadow.status if shadow else None
-            agent = agents[node.name]
-            host = read_host_facts(node.host_dir)
-            updated = status is not None and status.current_version == self._options.to_version
-            reports.append(
-                NodeReport(
-                    name=node.name,
-                    initial_version=self._options.from_version,
-                    final_version=status.current_version if status else None,
-                    final_state=str(status.current_state) if status else None,
-                    unschedulable=cluster.nodes.get(node.name).unschedulable,
-                    reboots=host.reboots if host else 0,
-                    agent_exit_codes=[exit_.code for exit_ in agent.exits],
-                    agent_peak_rss_kib=max((e.peak_rss_kib for e in agent.exits), default=0),
-                    agent_restarts=agent.restarts,
-                    unexpected_exits=[e.code for e in agent.exits if not e.acceptable],
-                    chaos_kills=sum(kill.node == node.name for kill in chaos.kills),
-                    crash_count=status.crash_count if status else 0,
-                    phase_seconds={
-                        key: round(value, 2)
-                        for key, value in views[node.name].phase_seconds.items()
-                    },
-                    reason=reasons.get(node.name, "") if not updated else "",
-                    last_failure=last_failure_in(log_dir / f"{node.name}.log"),
-                    agent_exits=[
-                        {
-                            "code": e.code,
-                            "cause": str(e.cause),
-                            "ran_seconds": round(e.ran_seconds, 2),
-                            "peak_rss_kib": e.peak_rss_kib,
-                        }
-                        for e in agent.exits
-                    ],
-                )
+        agents = run.supervisor.views()
+        views = run.observer.views()
+        nodes = [
+            node_outcome(
+                node,
+                run.cluster,
+                from_version=options.from_version,
+                to_version=options.to_version,
+                agent=agents[node.name],
+                view=views[node.name],
+                reason=reasons.get(node.name, ""),
+                chaos_kills=sum(kill.node == node.name for kill in chaos.kills),
+                log_path=run.log_dir / f"{node.name}.log",
             )
-        return reports
+            for node in run.fleet
+        ]
+        return judge(
+            RunFacts(
+                duration_seconds=duration,
+                max_concurrent_allowed=options.max_concurrent,
+                max_concurrent_observed=run.observer.max_active,
+                tracebacks=count_tracebacks(run.log_dir / f"{n}.log" for n in self._names),
+                nodes=nodes,
+                from_version=options.from_version,
+                to_version=options.to_version,
+                timed_out=self._timed_out,
+                interrupted=self._interrupted,
+                chaos_kills_sent=len(chaos.kills),
+                controller_restarts=self._controller_restarts,
+                log_dir=str(run.log_dir),
+            )
+        )
 
     def _stop_all(self) -> None:
         while self._stops:
@@ -287,13 +273,40 @@ class Simulation:
             stop()
 
 
+class _ControllerRestart:
+    """The `--restart-controller-after` scenario: stop the controller mid-rollout, restart it."""
+
+    def __init__(
+        self,
+        options: SimulationOptions,
+        *,
+        stop: Callable[[], None],
+        start: Callable[[], None],
+        note: Callable[[str], None],
+    ) -> None:
+        self._after = options.restart_controller_after
+        self._down_for = options.controller_down_seconds
+        self._down_since: float | None = None
+        self._stop, self._start, self._note = stop, start, note
+
+    @property
+    def done(self) -> bool:
+        return self._after is None and self._down_since is None
+
+    def step(self, rollout_began_at: float | None) -> None:
+        """Stop or start the controller when its moment has come."""
+        now = time.monotonic()
+        began = rollout_began_at
+        if self._after is not None and began is not None and now - began >= self._after:
+            self._stop()
+            self._note("controller stopped (scenario)")
+            self._down_since, self._after = now, None
+        if self._down_since is not None and now - self._down_since >= self._down_for:
+            self._start()
+            self._note("controller started again (scenario)")
+            self._down_since = None
+
+
 def _settled(views: dict[str, NodeView]) -> bool:
     """Every node has its shadow and none is outside Idle."""
     return all(v.spec_state is not None and not v.active for v in views.values())
-
-
-def _find_shadow(cluster: InMemoryCluster, node: str) -> Shadow | None:
-    try:
-        return cluster.shadows.get(shadow_name(node))
-    except NotFoundError:
-        return None

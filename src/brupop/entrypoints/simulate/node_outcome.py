@@ -1,0 +1,71 @@
+"""What happened to one node, gathered after the run from the cluster, the host and the agent.
+
+The shadow gives the final version and state, the Node its cordon, the emulated host its
+reboots, the supervisor the agent's exits, the agent's log its last failure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.shadow import Shadow, shadow_name
+from brupop.entrypoints.simulate.agent_logs import last_failure
+from brupop.entrypoints.simulate.fleet import SimulatedNode
+from brupop.entrypoints.simulate.host_state import read_host_facts
+from brupop.entrypoints.simulate.observer import NodeView
+from brupop.entrypoints.simulate.report import NodeReport
+from brupop.entrypoints.simulate.supervisor import AgentView
+from brupop.ports.errors import NotFoundError
+
+
+def node_outcome(
+    node: SimulatedNode,
+    cluster: InMemoryCluster,
+    *,
+    from_version: str,
+    to_version: str,
+    agent: AgentView,
+    view: NodeView,
+    reason: str,
+    chaos_kills: int,
+    log_path: Path,
+) -> NodeReport:
+    """The node's line in the report; `reason` is kept only for a node left behind."""
+    shadow = _find_shadow(cluster, node.name)
+    status = shadow.status if shadow else None
+    host = read_host_facts(node.host_dir)
+    exits = agent.exits
+    return NodeReport(
+        name=node.name,
+        initial_version=from_version,
+        final_version=status.current_version if status else None,
+        final_state=str(status.current_state) if status else None,
+        unschedulable=cluster.nodes.get(node.name).unschedulable,
+        reboots=host.reboots if host else 0,
+        agent_exit_codes=[e.code for e in exits],
+        agent_peak_rss_kib=max((e.peak_rss_kib for e in exits), default=0),
+        agent_restarts=agent.restarts,
+        unexpected_exits=[e.code for e in exits if not e.acceptable],
+        chaos_kills=chaos_kills,
+        crash_count=status.crash_count if status else 0,
+        phase_seconds={key: round(value, 2) for key, value in view.phase_seconds.items()},
+        reason="" if status and status.current_version == to_version else reason,
+        last_failure=last_failure(log_path),
+        agent_exits=[
+            {
+                "code": e.code,
+                "cause": str(e.cause),
+                "ran_seconds": round(e.ran_seconds, 2),
+                "peak_rss_kib": e.peak_rss_kib,
+            }
+            for e in exits
+        ],
+    )
+
+
+def _find_shadow(cluster: InMemoryCluster, node: str) -> Shadow | None:
+    try:
+        return cluster.shadows.get(shadow_name(node))
+    except NotFoundError:
+        return None
