@@ -1,0 +1,102 @@
+"""The simulation's verdict: strict about every node, every agent exit, tracebacks and the limit.
+
+Fast checks of the rules behind `brupop simulate`'s exit code (no fleet is run here).
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import replace
+
+import pytest
+
+from brupop.entrypoints.simulate.report import NodeReport, RunFacts, judge
+from brupop.entrypoints.simulate.supervisor import AgentExit, ExitCause
+
+
+def _node(**changes: object) -> NodeReport:
+    node = NodeReport(
+        name="node-01",
+        initial_version="1.19.0",
+        final_version="1.20.0",
+        final_state="Idle",
+        unschedulable=False,
+        reboots=1,
+        agent_exit_codes=[0, 0],
+        agent_peak_rss_kib=41000,
+    )
+    return replace(node, **changes)  # type: ignore[arg-type]
+
+
+def _facts(*nodes: NodeReport, **changes: object) -> RunFacts:
+    facts = RunFacts(
+        duration_seconds=9.5,
+        max_concurrent_allowed=2,
+        max_concurrent_observed=2,
+        tracebacks=0,
+        nodes=list(nodes) or [_node()],
+        from_version="1.19.0",
+        to_version="1.20.0",
+    )
+    return replace(facts, **changes)  # type: ignore[arg-type]
+
+
+def test_a_clean_rollout_is_ok_and_says_so_on_its_last_line() -> None:
+    report = judge(_facts(_node(), _node(name="node-02")))
+
+    assert report.ok
+    assert report.verdict.startswith("OK: 2/2 nodes updated 1.19.0 -> 1.20.0")
+
+
+@pytest.mark.parametrize(
+    ("changes", "node_changes", "expected"),
+    [
+        ({"max_concurrent_observed": 3}, {}, "concurrency limit exceeded: 3 nodes"),
+        ({"tracebacks": 2}, {}, "2 traceback(s) in agent logs"),
+        ({"timed_out": True}, {}, "timed out"),
+        ({}, {"unschedulable": True}, "node-01 left cordoned"),
+        ({}, {"final_state": "MonitoringUpdate"}, "node-01 ended in MonitoringUpdate"),
+        ({}, {"unexpected_exits": [1]}, "node-01 agent exited with 1"),
+        (
+            {},
+            {"final_version": "1.19.0", "reason": "backing_off: until later"},
+            "node-01 still on 1.19.0: backing_off: until later",
+        ),
+    ],
+)
+def test_any_flaw_fails_the_run_and_the_last_line_names_it(
+    changes: dict[str, object], node_changes: dict[str, object], expected: str
+) -> None:
+    report = judge(_facts(_node(**node_changes), **changes))
+
+    assert not report.ok
+    assert report.verdict.startswith("FAILED")
+    assert expected in report.verdict
+
+
+def test_unlimited_concurrency_has_no_limit_to_exceed() -> None:
+    report = judge(_facts(max_concurrent_allowed=None, max_concurrent_observed=40))
+
+    assert report.ok
+    assert "(limit unlimited)" in report.verdict
+
+
+@pytest.mark.parametrize(
+    ("code", "cause", "acceptable"),
+    [
+        (0, ExitCause.ON_ITS_OWN, True),
+        (0, ExitCause.SHUTDOWN, True),
+        (0, ExitCause.CHAOS_SIGTERM, True),
+        (-signal.SIGKILL, ExitCause.CHAOS_SIGKILL, True),
+        (-signal.SIGTERM, ExitCause.CHAOS_SIGTERM, False),  # the agent must handle SIGTERM
+        (-signal.SIGKILL, ExitCause.SHUTDOWN_KILLED, False),  # it ignored SIGTERM
+        (-signal.SIGKILL, ExitCause.ON_ITS_OWN, False),
+        (1, ExitCause.ON_ITS_OWN, False),
+    ],
+)
+def test_only_clean_exits_and_the_chaos_sigkill_are_acceptable(
+    code: int, cause: ExitCause, acceptable: bool
+) -> None:
+    exit_ = AgentExit(pid=10, code=code, peak_rss_kib=1, ran_seconds=1.0, cause=cause)
+
+    assert exit_.acceptable is acceptable
