@@ -1,0 +1,207 @@
+"""Benchmark 3, rollout efficiency: `brupop simulate` with 100 nodes at limit 10 and emulated
+host steps of fixed length, reported as wall / ideal.
+
+One node's emulated work is what its host spends on the update: prepare, activate, and the
+update check of the agent that starts after the reboot (three host steps; the reboot itself is
+instant in the emulator). The ideal rollout is ceil(nodes / limit) x that work: every slot
+busy with host work all the time. The wall time runs from the first node's agent starting its
+update to the last node back in Idle on the new version, read from the agents' logs; the
+emulators' logs give each node's actual host work. The fleet runs twice: with simulate's
+intervals, and with the original's (agent loop 5 s, controller tick 2 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rig import VENV_BIN, emit, machine, progress
+
+GOAL_RATIO = 1.10
+HOST_STEPS_PER_NODE = 3  # prepare, activate, the update check after the reboot
+ORIGINAL_INTERVALS = ("--agent-loop-interval", "5", "--controller-tick", "2")
+TO_VERSION = "1.20.0"
+
+
+def instant(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    lines = []
+    for text in path.read_text(errors="replace").splitlines():
+        if text.startswith("{"):
+            try:
+                lines.append(json.loads(text))
+            except ValueError:
+                continue
+    return lines
+
+
+def node_window(agent_log: Path) -> tuple[float, float] | None:
+    """(the agent starts staging, the agent reports Idle on the new version), epoch seconds."""
+    start = end = None
+    for line in read_lines(agent_log):
+        event = line.get("event")
+        if (
+            start is None
+            and event == "update.drift"
+            and line.get("desired_state") == "StagedAndPerformedUpdate"
+        ):
+            start = instant(line["timestamp"])
+        elif (
+            start is not None
+            and event == "status.reported"
+            and line.get("state") == "Idle"
+            and line.get("current_version") == TO_VERSION
+        ):
+            end = instant(line["timestamp"])
+    return (start, end) if start is not None and end is not None else None
+
+
+def host_work(host_log: Path, start: float, end: float) -> float:
+    """Seconds the emulated host spent on commands started inside the node's update window."""
+    began: dict[str, float] = {}
+    total = 0.0
+    for line in read_lines(host_log):
+        at = instant(line["time"])
+        if line.get("event") == "command.started":
+            began[line["command"]] = at
+        elif line.get("event") == "command.finished" and line.get("command") in began:
+            started = began.pop(line["command"])
+            if start <= started <= end:
+                total += at - started
+    return total
+
+
+def run_fleet(
+    args: argparse.Namespace, work: Path, label: str, extra: tuple[str, ...]
+) -> dict[str, Any]:
+    run_dir = work / label
+    report_path = run_dir / "report.json"
+    command = [
+        str(VENV_BIN / "brupop"), "simulate",
+        "--nodes", str(args.nodes), "--max-concurrent", str(args.limit),
+        "--host-step", repr(args.host_step), "--host-poll-interval", repr(args.host_poll_interval),
+        "--live", "off", "--timeout", repr(args.timeout),
+        "--report", str(report_path), "--work-dir", str(run_dir / "work"),
+        "--log-dir", str(run_dir / "logs"), *extra,
+    ]  # fmt: skip
+    progress(f"{label}: brupop simulate {' '.join(command[2:])}")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    elapsed = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    (run_dir / "simulate.out").write_text(completed.stdout + completed.stderr)
+    report = json.loads(report_path.read_text())
+    progress(f"{label}: {report['verdict']}")
+    windows, work_seconds = {}, []
+    for node in report["nodes"]:
+        name = node["name"]
+        window = node_window(run_dir / "logs" / f"{name}.log")
+        if window is None:
+            continue
+        windows[name] = window
+        host_log = run_dir / "work" / "nodes" / name / "host" / "host.log"
+        work_seconds.append(host_work(host_log, *window))
+    if not windows:
+        raise RuntimeError(f"{label}: no node updated; see {run_dir}")
+    wall = max(end for _, end in windows.values()) - min(start for start, _ in windows.values())
+    busy = [end - start for start, end in windows.values()]
+    nominal_work = HOST_STEPS_PER_NODE * args.host_step
+    ideal = math.ceil(args.nodes / args.limit) * nominal_work
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {
+        "simulate_exit_code": completed.returncode,
+        "verdict": report["verdict"],
+        "nodes_updated": len(windows),
+        "max_concurrent_observed": report["max_concurrent_observed"],
+        "rollout_wall_seconds": round(wall, 1),
+        "ideal_seconds": round(ideal, 1),
+        "wall_over_ideal": round(wall / ideal, 3),
+        "per_node_seconds": {
+            "median": round(statistics.median(busy), 2),
+            "max": round(max(busy), 2),
+            "host_work_median": round(statistics.median(work_seconds), 2),
+            "overhead_median": round(
+                statistics.median(b - w for b, w in zip(busy, work_seconds, strict=True)), 2
+            ),
+        },
+        "whole_simulate_seconds": round(elapsed, 1),
+        "cpu_cores_busy_average": round(cpu / elapsed, 2),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--nodes", type=int, default=100)
+    parser.add_argument("--limit", type=int, default=10, help="--max-concurrent (default 10)")
+    parser.add_argument(
+        "--host-step",
+        type=float,
+        default=3.5,
+        help="emulated seconds of each host command; one node's work is 3 steps (default 3.5)",
+    )
+    parser.add_argument(
+        "--host-poll-interval",
+        type=float,
+        default=0.5,
+        help="the agents' HOST_POLL_INTERVAL_SECONDS (default 0.5; each poll is an emulator "
+        "process, so simulate's 0.05 would keep 10 staging nodes' polls alone above 2 cores)",
+    )
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument(
+        "--only-simulate-intervals",
+        action="store_true",
+        help="skip the run with the original's intervals",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep logs and work directories")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="brupop-bench-rollout-"))
+    try:
+        runs = {"simulate_intervals": run_fleet(args, work, "simulate-intervals", ())}
+        if not args.only_simulate_intervals:
+            runs["original_intervals"] = run_fleet(
+                args, work, "original-intervals", ORIGINAL_INTERVALS
+            )
+    except Exception:
+        progress(f"failed; files kept in {work}")
+        raise
+    if args.keep:
+        progress(f"files kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    ratio = runs["simulate_intervals"]["wall_over_ideal"]
+    emit(
+        {
+            "benchmark": "rollout_efficiency",
+            "machine": machine(),
+            "settings": {
+                "nodes": args.nodes,
+                "limit": args.limit,
+                "host_step_seconds": args.host_step,
+                "one_node_emulated_work_seconds": HOST_STEPS_PER_NODE * args.host_step,
+                "host_poll_interval_seconds": args.host_poll_interval,
+                "original_intervals": " ".join(ORIGINAL_INTERVALS),
+            },
+            **runs,
+            "goals": {"wall_over_ideal_at_most": GOAL_RATIO, "met": ratio <= GOAL_RATIO},
+        }
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
