@@ -1,8 +1,9 @@
 """The agent's host-side decisions: which update command comes next, and whether a reboot may.
 
 Pure rules over the host's `/updates/status`. They pin the update to the version the controller
-asked for (the original prepared whatever the host chose) and never redo work the host has
-already done (the original failed forever once a host was Ready, section 10 bugs 3 and 4).
+asked for, checked against a fresh refresh of the host's offer (the original prepared whatever
+the host had chosen, however stale), and never redo work the host has already done (the
+original failed forever once a host was Ready): section 10 bugs 3 and 4.
 """
 
 from __future__ import annotations
@@ -43,18 +44,26 @@ def _describe(host: HostUpdateStatus | None) -> str:
     return "uninitialised" if host is None else str(host.update_state)
 
 
+def holds_version(host: HostUpdateStatus | None, version: str) -> bool:
+    """The host has already staged (or staged and activated) exactly `version`."""
+    if host is None or host.update_state not in (HostUpdateState.STAGED, HostUpdateState.READY):
+        return False
+    return same_version(staged_version(host), version)
+
+
 def next_staging_step(
     host: HostUpdateStatus | None, version: str, *, refreshed: bool
 ) -> StagingStep | None:
     """The next command that brings the host to Ready for `version`; None when it already is.
 
-    `refreshed` says whether the host has looked for updates during this action: a stale or
-    missing answer earns one refresh before the agent gives up.
+    `refreshed` says whether the host has looked for updates during this action. Staging starts
+    with a refresh unless the host already holds `version`, so the pinned version is checked
+    against the host's current offer, not one that a newer release may have replaced since.
     """
+    if not refreshed and not holds_version(host, version):
+        return StagingStep.REFRESH
     state = host.update_state if host is not None else None
     if host is None or state is HostUpdateState.IDLE:
-        if not refreshed:
-            return StagingStep.REFRESH
         raise UnexpectedHostStateError(
             f"the host offers no update (state {_describe(host)}); "
             f"the controller asked for {version}"
@@ -68,8 +77,6 @@ def next_staging_step(
         chosen = host.chosen_version()
         if same_version(chosen, version):
             return StagingStep.PREPARE
-        if not refreshed:
-            return StagingStep.REFRESH
         raise VersionMismatchError(
             f"the host's chosen update is {chosen or 'none'}, "
             f"but the controller asked for {version}"

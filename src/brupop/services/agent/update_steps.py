@@ -52,7 +52,11 @@ class UpdateSteps:
             raise StopRequested
 
     def stage(self, version: str) -> None:
-        """Bring the host to Ready for exactly `version`, skipping what it has already done."""
+        """Bring the host to Ready for exactly `version`, skipping what it has already done.
+
+        Unless the host already holds `version`, this starts with a refresh of its offer; a
+        failed refresh is a failed step like any other host error.
+        """
         self.checkpoint()
         host = self._api.update_status()
         done: list[StagingStep] = []

@@ -43,6 +43,18 @@ def test_prepare_is_only_chosen_when_the_host_would_download_the_pinned_version(
         assert not refreshed
 
 
+@given(STATES, st.none() | VERSIONS, st.none() | VERSIONS, VERSIONS)
+def test_staging_refreshes_first_unless_the_host_already_holds_the_pinned_version(
+    state: HostUpdateState, chosen: str | None, staged: str | None, wanted: str
+) -> None:
+    step = next_staging_step(_host(state, chosen, staged), wanted, refreshed=False)
+
+    holds = state in (HostUpdateState.STAGED, HostUpdateState.READY) and same_version(
+        staged, wanted
+    )
+    assert (step is StagingStep.REFRESH) is not holds
+
+
 @given(STATES, st.none() | VERSIONS, VERSIONS)
 def test_reboot_is_allowed_only_when_ready_for_exactly_the_pinned_version(
     state: HostUpdateState, staged: str | None, wanted: str

@@ -42,10 +42,40 @@ def test_staged_and_performed_update_prepares_and_activates_the_pinned_version()
 
     assert rig.agent.tick() is Next.WAIT_FOR_CHANGE
 
-    assert _update_commands(rig) == ["prepare_update", "activate_update"]
+    assert _update_commands(rig) == ["refresh_updates", "prepare_update", "activate_update"]
     assert rig.host.state is HostUpdateState.READY
     assert _state(rig) is UpdateState.STAGED_AND_PERFORMED_UPDATE
     assert rig.node.calls == []  # no cordon or drain before the reboot step
+
+
+def test_staging_refreshes_first_and_a_failed_refresh_is_a_failed_step() -> None:
+    rig = _ready_rig(current="1.0.0", offered="1.1.0")
+    rig.host.failing_commands.add("refresh_updates")
+    rig.store.set_spec(UpdateState.STAGED_AND_PERFORMED_UPDATE, "1.1.0")
+
+    assert rig.agent.tick() is Next.RETRY_LATER
+
+    assert _update_commands(rig) == ["refresh_updates"]
+    assert rig.store.status is not None and rig.store.status.crash_count == 1
+    assert _state(rig) is UpdateState.ERROR_RESET
+    (warning,) = rig.log.at("warning")
+    assert warning.event == "update.step_failed"
+    assert warning.fields["error"] == "HostCommandFailedError"
+
+
+def test_staging_refuses_a_newer_release_offered_since_the_update_check() -> None:
+    rig = _ready_rig(current="1.0.0", offered="1.1.0")  # the update check chose 1.1.0
+    rig.host.offer("1.2.0")
+    rig.store.set_spec(UpdateState.STAGED_AND_PERFORMED_UPDATE, "1.1.0")
+
+    assert rig.agent.tick() is Next.RETRY_LATER
+
+    # Without the refresh, prepare would download whatever the host now chooses.
+    assert _update_commands(rig) == ["refresh_updates"]
+    assert _state(rig) is UpdateState.ERROR_RESET
+    (warning,) = rig.log.at("warning")
+    assert warning.fields["error"] == "VersionMismatchError"
+    assert "1.2.0" in warning.fields["reason"] and "1.1.0" in warning.fields["reason"]
 
 
 def test_staging_refuses_a_host_that_chose_another_version_and_names_both() -> None:
@@ -86,7 +116,7 @@ def test_staging_only_activates_when_the_host_already_staged_that_version() -> N
     assert rig.host.state is HostUpdateState.READY
 
 
-def test_staging_deactivates_first_when_the_host_is_ready_for_another_version() -> None:
+def test_staging_refreshes_then_deactivates_when_the_host_is_ready_for_another_version() -> None:
     rig = _ready_rig(current="1.0.0", offered="1.1.0")
     _stage_host(rig, "1.1.0")
     rig.host.activate_update()
@@ -96,10 +126,10 @@ def test_staging_deactivates_first_when_the_host_is_ready_for_another_version() 
 
     rig.agent.tick()
 
-    # A real host sees the new offer only after a refresh, so the agent refreshes before prepare.
+    # A real host sees the new offer only after a refresh, so the agent refreshes first.
     assert _update_commands(rig) == [
-        "deactivate_update",
         "refresh_updates",
+        "deactivate_update",
         "prepare_update",
         "activate_update",
     ]
