@@ -1,6 +1,7 @@
-"""Fault budget: a fault set with BRUPOP_SIM_FAULT_TIMES=N hits only the first N times.
+"""Fault budget: BRUPOP_SIM_FAULT_AFTER=M spares the first M times a fault could hit, and
+BRUPOP_SIM_FAULT_TIMES=N lets it hit only N times after those.
 
-The count lives in the host's state, so it holds across the many short emulator processes.
+The counts live in the host's state, so they hold across the many short emulator processes.
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ UPDATE_API_URIS = frozenset(
 
 
 def take_budget(faults: Faults, state: HostState) -> bool:
-    """Spend one hit of the fault budget; False (nothing spent) once it is used up."""
+    """Spend one hit of the fault budget: False while the first `after` chances are spared,
+    and once `times` hits are used up."""
+    if state.fault_spared < faults.after:
+        state.fault_spared += 1
+        return False
     if faults.times is not None and state.fault_hits >= faults.times:
         return False
     state.fault_hits += 1

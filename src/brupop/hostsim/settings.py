@@ -34,6 +34,7 @@ FAULT_SOCKET_DOWN = "BRUPOP_SIM_FAULT_SOCKET_DOWN"
 FAULT_HANG_SECONDS = "BRUPOP_SIM_FAULT_HANG_SECONDS"
 FAULT_ON_URIS = "BRUPOP_SIM_FAULT_ON_URIS"
 FAULT_TIMES = "BRUPOP_SIM_FAULT_TIMES"
+FAULT_AFTER = "BRUPOP_SIM_FAULT_AFTER"
 
 DEFAULT_CURRENT_VERSION = "1.0.0"
 REBOOT_KILL_MODES = ("parent-and-self", "self", "none")
@@ -44,7 +45,8 @@ class SettingsError(ValueError):
 
 
 class Faults:
-    """Injected misbehaviour. `times` limits how many calls (or commands) a fault hits."""
+    """Injected misbehaviour. A fault spares the first `after` calls (or commands) it could hit,
+    then hits at most `times` of them (no limit when None)."""
 
     def __init__(
         self,
@@ -58,6 +60,7 @@ class Faults:
         hang_seconds: float = 0.0,
         on_uris: frozenset[str] = frozenset(),
         times: int | None = None,
+        after: int = 0,
     ) -> None:
         self.failing_commands = failing_commands
         self.lock_stuck = lock_stuck
@@ -68,6 +71,7 @@ class Faults:
         self.hang_seconds = hang_seconds
         self.on_uris = on_uris
         self.times = times
+        self.after = after
 
     def applies_to(self, uri: str) -> bool:
         """True when the call-level faults target this URI (all URIs when none are listed)."""
@@ -162,6 +166,7 @@ def _faults(env: Mapping[str, str]) -> Faults:
         hang_seconds=_seconds(env, FAULT_HANG_SECONDS, 0.0),
         on_uris=frozenset(uri.strip() for uri in uris.split(",") if uri.strip()),
         times=_integer(env, FAULT_TIMES, 0) if times else None,
+        after=_integer(env, FAULT_AFTER, 0),
     )
 
 

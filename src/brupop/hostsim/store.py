@@ -29,7 +29,8 @@ class HostState:
 
     The partition fields model the GPT: `other_version` is the image in the inactive partition
     set and `boot_other_next` says the next boot takes it (both survive a reboot; the update
-    status, on tmpfs, does not). `reboots` counts reboots; `fault_hits` counts injected faults.
+    status, on tmpfs, does not). `reboots` counts reboots; `fault_hits` counts injected faults,
+    `fault_spared` the chances a fault let pass (BRUPOP_SIM_FAULT_AFTER).
     """
 
     FIELDS = (
@@ -41,6 +42,7 @@ class HostState:
         "boot_id",
         "reboots",
         "fault_hits",
+        "fault_spared",
         "update_status",
     )
 
@@ -55,6 +57,7 @@ class HostState:
         boot_id: int = 1,
         reboots: int = 0,
         fault_hits: int = 0,
+        fault_spared: int = 0,
         update_status: dict[str, Any] | None = None,
     ) -> None:
         self.node_name = node_name
@@ -65,6 +68,7 @@ class HostState:
         self.boot_id = boot_id
         self.reboots = reboots
         self.fault_hits = fault_hits
+        self.fault_spared = fault_spared
         self.update_status = update_status
 
     def to_json(self) -> dict[str, Any]:

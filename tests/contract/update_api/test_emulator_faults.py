@@ -133,6 +133,19 @@ def test_fault_on_uris_limits_faults_to_the_listed_uris(host: EmulatedHost) -> N
         host.adapter().update_status()
 
 
+def test_fault_after_spares_the_first_commands_then_fails_every_later_one(
+    host: EmulatedHost,
+) -> None:
+    host.set_env(BRUPOP_SIM_FAULT_REFRESH_FAILS="1", BRUPOP_SIM_FAULT_AFTER="1")
+    api = host.adapter()
+
+    assert api.refresh_updates().chosen_version() == "1.1.0"
+    for _ in range(2):
+        with pytest.raises(HostCommandFailedError, match="refresh: host reports Failed"):
+            api.refresh_updates()
+    assert (host.state()["fault_spared"], host.state()["fault_hits"]) == (1, 2)
+
+
 def test_a_failing_command_fault_with_times_fails_only_once(host: EmulatedHost) -> None:
     host.set_env(BRUPOP_SIM_FAULT_REFRESH_FAILS="1", BRUPOP_SIM_FAULT_TIMES="1")
     api = host.adapter()

@@ -30,11 +30,12 @@ def test_faults_are_read_from_their_variables() -> None:
             "BRUPOP_SIM_FAULT_SILENT_EXIT": "7",
             "BRUPOP_SIM_FAULT_ON_URIS": "/os, /updates/status",
             "BRUPOP_SIM_FAULT_TIMES": "3",
+            "BRUPOP_SIM_FAULT_AFTER": "2",
         }
     ).faults
 
     assert faults.failing_commands == {"refresh", "prepare"}
-    assert faults.silent_exit_code == 7 and faults.times == 3
+    assert faults.silent_exit_code == 7 and faults.times == 3 and faults.after == 2
     assert faults.applies_to("/os") and not faults.applies_to("/actions/reboot")
 
 
@@ -46,6 +47,7 @@ def test_faults_are_read_from_their_variables() -> None:
         ("BRUPOP_SIM_ACTIVATE_SECONDS", "nan"),
         ("BRUPOP_SIM_FAULT_SILENT_EXIT", "300"),
         ("BRUPOP_SIM_FAULT_TIMES", "-1"),
+        ("BRUPOP_SIM_FAULT_AFTER", "one"),
         ("BRUPOP_SIM_FAULT_GARBAGE_STDOUT", "2"),
     ],
 )
