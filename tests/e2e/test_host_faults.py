@@ -30,13 +30,20 @@ def test_faulty_hosts_back_off_with_their_reason_and_the_rest_update(tmp_path: P
         assert node["reason"], node
         assert f"{node['name']}: {node['reason']}" in run.stdout  # the summary gives the reason
         assert node["name"] in run.last_line, run.last_line
-    # A failing update check leaves the node unaware of the update (nothing to back off from);
-    # faults during the update itself end in backoff after one crash.
-    refresh = run.node("node-02")
-    assert refresh["reason"].startswith("no_update"), refresh
-    assert refresh["last_failure"].startswith("update_check.failed"), refresh
-    for name in ("node-03", "node-04", "node-05"):
+    # Each fault strikes during the update (the refresh fault at the refresh that starts
+    # staging, after a first update check that succeeded): backoff after one crash.
+    for name in FAULTS:
         node = run.node(name)
         assert node["reason"].startswith("backing_off"), node
         assert node["crash_count"] == 1, node
-        assert node["last_failure"].startswith("update.step_failed"), node
+    for name in ("node-03", "node-04", "node-05"):
+        assert run.node(name)["last_failure"].startswith("update.step_failed"), run.node(name)
+    # The refresh fault's host also fails the agent's later update checks, which may log after
+    # the failed step; the step itself failed at the refresh, before any prepare.
+    events = run.agent_events("node-02")
+    (failed,) = [event for event in events if event.get("event") == "update.step_failed"]
+    assert failed["error"] == "HostCommandFailedError", failed
+    assert failed["reason"].startswith("refresh"), failed
+    steps = [event.get("step") for event in events if event.get("event") == "update.step"]
+    assert steps == ["refresh"], steps
+    assert "HostCommandFailedError: refresh" in run.node("node-02")["last_failure"]

@@ -1,9 +1,10 @@
 """The host faults `--fault NODE=FAULT` injects, as the host emulator's env vars.
 
-Call-level faults (a lock that never frees, garbage output, a missing API socket) are aimed at
-the update commands (prepare, activate, deactivate), so the node learns of the update first
-and the fault strikes while it updates; a failing refresh fails every update check. The
-emulator's own variables are documented in docs/host-emulator.md.
+Every fault lets the node learn of the update first and strikes while it updates. Call-level
+faults (a lock that never frees, garbage output, a missing API socket) are aimed at the update
+commands (prepare, activate, deactivate); a failing refresh spares the first refresh (the
+agent's first update check), so it fails the refresh that starts staging and every later one.
+The emulator's own variables are documented in docs/host-emulator.md.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ UPDATE_COMMAND_URIS = "/actions/prepare-update,/actions/activate-update,/actions
 _ON_UPDATE_COMMANDS = {"BRUPOP_SIM_FAULT_ON_URIS": UPDATE_COMMAND_URIS}
 
 FAULT_ENV: Mapping[str, Mapping[str, str]] = {
-    "refresh": {"BRUPOP_SIM_FAULT_REFRESH_FAILS": "1"},
+    "refresh": {"BRUPOP_SIM_FAULT_REFRESH_FAILS": "1", "BRUPOP_SIM_FAULT_AFTER": "1"},
     "prepare": {"BRUPOP_SIM_FAULT_PREPARE_FAILS": "1"},
     "activate": {"BRUPOP_SIM_FAULT_ACTIVATE_FAILS": "1"},
     "lock": {"BRUPOP_SIM_FAULT_LOCK_STUCK": "1", **_ON_UPDATE_COMMANDS},
