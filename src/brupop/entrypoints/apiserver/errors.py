@@ -10,6 +10,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from brupop.entrypoints.apiserver.closing import ClientGoneError
 from brupop.entrypoints.apiserver.requests import BadRequestError
 from brupop.entrypoints.apiserver.wire import error_response
 from brupop.ports.errors import (
@@ -23,6 +24,8 @@ from brupop.ports.errors import (
 )
 
 log = structlog.get_logger(__name__)
+
+CLIENT_CLOSED_REQUEST = 499
 
 # Cluster answers the caller can act on, and what the caller hears.
 _PORT_STATUS: tuple[tuple[type[PortError], int, str], ...] = (
@@ -38,6 +41,12 @@ _PORT_STATUS: tuple[tuple[type[PortError], int, str], ...] = (
 async def _bad_request(_request: Request, error: Exception) -> Response:
     status = error.status if isinstance(error, BadRequestError) else 400
     return error_response(status, str(error))
+
+
+async def _client_gone(request: Request, _error: Exception) -> Response:
+    """A client that hung up mid-wait hears nothing; 499 (as nginx counts it) is for the metrics."""
+    log.debug("request.client_gone", path=request.url.path)
+    return Response(status_code=CLIENT_CLOSED_REQUEST)
 
 
 async def _http_error(_request: Request, error: Exception) -> Response:
@@ -59,6 +68,7 @@ async def _port_error(request: Request, error: Exception) -> Response:
 
 EXCEPTION_HANDLERS: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
     BadRequestError: _bad_request,
+    ClientGoneError: _client_gone,
     HTTPException: _http_error,
     PortError: _port_error,
 }

@@ -81,7 +81,9 @@ class Handlers:
         answer = None
         if timeout > 0:
             _, answer = await self._closing.race(
-                self._feed.wait_for_change(name, version, timeout), timeout + 1
+                self._feed.wait_for_change(name, version, timeout),
+                timeout + 1,
+                receive=request.receive,
             )
         if answer is not None:
             shadow = answer.shadow
@@ -114,7 +116,9 @@ class Handlers:
         pending = asyncio.wrap_future(self._drains.request(caller.node_name))
         pending.add_done_callback(_retrieve)
         try:
-            finished, report = await self._closing.race(asyncio.shield(pending), self._drain_wait)
+            finished, report = await self._closing.race(
+                asyncio.shield(pending), self._drain_wait, receive=request.receive
+            )
         except DrainFailedError as failure:
             return error_response(409, str(failure), blockers=list(failure.blockers))
         if not finished or report is None:

@@ -5,6 +5,7 @@ Both reload a renewed certificate without a restart (see `tls.CertificateReloade
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -15,9 +16,12 @@ from typing import Any
 
 import uvicorn
 
+from brupop.entrypoints.apiserver.connections import hang_up_lingering
 from brupop.entrypoints.apiserver.tls import CertificateReloader
 
 GRACEFUL_SHUTDOWN_SECONDS = 10
+# How long a closed connection may wait for its client's TLS close before it is hung up.
+TLS_CLOSE_GRACE_SECONDS = 1.0
 
 
 @dataclass
@@ -36,8 +40,10 @@ class RunningServer:
         return f"https://{host}:{self.port}"
 
     def stop(self, grace_seconds: float = 5.0) -> None:
-        """Stop accepting requests and end the thread; connections still open after
-        `grace_seconds` (idle keep-alives whose clients never close) are cut."""
+        """Stop accepting requests, answer the waiting ones, hang up, and end the thread.
+
+        Should the thread still run after `grace_seconds` (a request stuck in a cluster call),
+        uvicorn is told to exit at once, cutting what is left."""
         self.server.should_exit = True
         self.thread.join(grace_seconds)
         if self.thread.is_alive():
@@ -46,7 +52,8 @@ class RunningServer:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn, telling the app first when it starts to shut down."""
+    """uvicorn, telling the app first when it starts to shut down (waits end, answers carry
+    `Connection: close`), and hanging up the connections whose clients do not close them."""
 
     def __init__(self, config: uvicorn.Config, begin_shutdown: Callable[[], None]) -> None:
         super().__init__(config)
@@ -54,7 +61,17 @@ class _Server(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self._begin_shutdown()
-        await super().shutdown(sockets)
+        # uvicorn asks exactly these to close, before its first await.
+        asked = set(self.server_state.connections)
+        hang_ups = asyncio.create_task(
+            hang_up_lingering(
+                self.server_state.connections, asked, grace_seconds=TLS_CLOSE_GRACE_SECONDS
+            )
+        )
+        try:
+            await super().shutdown(sockets)
+        finally:
+            hang_ups.cancel()
 
 
 def uvicorn_server(

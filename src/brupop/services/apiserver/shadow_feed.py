@@ -59,6 +59,11 @@ class ShadowFeed:
         """The feed has listed the shadows at least once."""
         return self._ready
 
+    def waiting(self) -> int:
+        """How many requests are waiting on the feed now."""
+        with self._lock:
+            return sum(len(waiters) for waiters in self._waiters.values())
+
     def start(self) -> None:
         """Start the watch thread."""
         if self._thread is None:
