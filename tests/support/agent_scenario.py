@@ -8,13 +8,16 @@ Scenario variables (besides the agent's own settings):
 * AGENT_SCENARIO_SPEC: `<state>[:<version>]`, the spec the controller wrote (default Idle);
 * AGENT_SCENARIO_STATUS: `<state>:<current>:<target>`, the status already reported, if any;
 * AGENT_SCENARIO_WAITING_FILE: a file created each time the agent long-polls its shadow;
-* AGENT_SCENARIO_REPORT: a JSON file written at exit: node calls and status writes.
+* AGENT_SCENARIO_REPORT: a JSON file written at exit: node calls and status writes;
+* AGENT_SCENARIO_EARLY_SIGTERM: when set, SIGTERM arrives before the agent is wired (as during
+  its imports), with the provisional handler `brupop agent` installs first in place.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -22,6 +25,7 @@ from pathlib import Path
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
+from brupop.entrypoints import early_stop
 from brupop.entrypoints.agent.composition import AgentPorts, launch
 from brupop.entrypoints.agent.main import build_update_api
 from brupop.entrypoints.agent.settings import AgentSettings
@@ -78,6 +82,9 @@ def main() -> int:
         stores.append(store)
         return AgentPorts(build_update_api(settings, clock), store, node)
 
+    if os.environ.get("AGENT_SCENARIO_EARLY_SIGTERM"):
+        early_stop.install()
+        os.kill(os.getpid(), signal.SIGTERM)
     code = launch(sys.argv[1:], scenario_ports, SystemClock())
     if report:
         writes = [s.model_dump(mode="json") for store in stores for s in store.status_writes]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from brupop.entrypoints import early_stop
+
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("brupop.entrypoints.agent.main", "run the node agent (DaemonSet)"),
     "apiserver": ("brupop.entrypoints.apiserver.main", "run the agents' HTTPS apiserver"),
@@ -35,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     if name not in _SUBCOMMANDS:
         print(f"brupop: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
+    if name == "agent":
+        early_stop.install()  # before the agent's imports, which take a moment
     module = importlib.import_module(_SUBCOMMANDS[name][0])
     code: int = module.main(rest)
     return code

@@ -172,6 +172,21 @@ def test_idle_agent_exits_zero_with_one_info_line_on_sigterm(tmp_path: Path) -> 
     assert [w["current_state"] for w in run.report["status_writes"]] == ["Idle"]
 
 
+def test_agent_exits_zero_with_one_info_line_when_sigterm_comes_during_start_up(
+    tmp_path: Path,
+) -> None:
+    host = EmulatedHost(tmp_path / "host", offered_version=None)
+    host.directory.mkdir()
+
+    run = _finish(_start(_agent_env(host, tmp_path, AGENT_SCENARIO_EARLY_SIGTERM="1")), tmp_path)
+
+    assert run.code == 0, run.stderr
+    (line,) = run.events("agent.stopped")
+    assert line["level"] == "info"
+    _assert_quiet(run)
+    assert run.report["status_writes"] == []
+
+
 def test_spec_error_reset_ends_the_agent_with_exit_1_and_a_termination_message(
     tmp_path: Path,
 ) -> None:

@@ -16,6 +16,7 @@ from types import FrameType
 
 import structlog
 
+from brupop.entrypoints import early_stop
 from brupop.entrypoints.agent.settings import AgentSettings, SettingsError, load_settings
 from brupop.entrypoints.logs import LoggingSettingError, configure_logging
 from brupop.ports.clock import Clock
@@ -102,6 +103,8 @@ def install_stop_handler(stop: StopFlag) -> None:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    if early_stop.requested():
+        stop.request()
 
 
 def run_agent(
