@@ -183,6 +183,7 @@ def updated(cluster: InMemoryCluster) -> bool:
 
 
 def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    facts = machine()
     send_logs_to(work / "cluster.log")
     cluster = InMemoryCluster(NAMESPACE)
     (node,) = add_agent_nodes(cluster, [NODE], work / "tokens")
@@ -190,6 +191,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     cluster.add_pod("default", "web-1-a", NODE, labels={"app": "web"}, owners=(workload,))
     apiserver = start_apiserver(cluster, work)
     env = agent_env(node, apiserver, work)
+    env.update(item.split("=", 1) for item in args.agent_env)
     sampler = Sampler(args.sample_seconds)
     requests = RequestClock(apiserver)
     runs: list[AgentRun] = []
@@ -256,11 +258,12 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     idle_ms_per_s = 1000 * idle_cpu / idle_seconds
     return {
         "benchmark": "agent_footprint",
-        "machine": machine(),
+        "machine": facts,
         "settings": {
             "agent_intervals": "defaults (loop 5 s, update check 120 s, shadow long-poll 30 s, "
             "host poll 2 s, apiclient rate 1 per 10 s after a burst of 2)",
             "emulated_host_seconds": {"refresh": 0.2, "prepare": 0.5, "activate": 0.2},
+            "extra_agent_env": args.agent_env,
             "idle_seconds": round(idle_seconds, 1),
             "sample_seconds": args.sample_seconds,
         },
@@ -318,6 +321,13 @@ def main() -> int:
     parser.add_argument("--update-timeout", type=float, default=300.0)
     parser.add_argument(
         "--sample-seconds", type=float, default=0.1, help="how often /proc of the agent is read"
+    )
+    parser.add_argument(
+        "--agent-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one more variable in the agent's environment (for experiments)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
     args = parser.parse_args()

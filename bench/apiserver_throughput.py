@@ -111,6 +111,7 @@ def run_phase(
 
 
 def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    facts = machine()
     progress(f"starting the apiserver process with {args.agents} nodes")
     server = start_server(work, args)
     try:
@@ -128,7 +129,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     p99_ms = paced["latency_ms"]["p99"]
     return {
         "benchmark": "apiserver_throughput",
-        "machine": machine(),
+        "machine": facts,
         "settings": {
             "simulated_agents": args.agents,
             "generator_processes": args.generators,

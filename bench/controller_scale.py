@@ -164,6 +164,7 @@ def main() -> int:
         size, phase = int(args.child[0]), args.child[1]
         print(json.dumps(one(size, phase, args.limit, args.passes, Path(args.log))))
         return 0
+    facts = machine()
     rows = []
     for size in (int(text) for text in args.sizes.split(",")):
         for phase in args.phases.split(","):
@@ -174,7 +175,7 @@ def main() -> int:
     emit(
         {
             "benchmark": "controller_scale",
-            "machine": machine(),
+            "machine": facts,
             "settings": {"limit": args.limit, "passes": args.passes},
             "cases": rows,
             "cpu_ms_per_pass_per_1000_shadows": {

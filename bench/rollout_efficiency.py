@@ -227,6 +227,7 @@ def main() -> int:
     )
     parser.add_argument("--keep", action="store_true", help="keep logs and work directories")
     args = parser.parse_args()
+    facts = machine()
     work = Path(tempfile.mkdtemp(prefix="brupop-bench-rollout-"))
     try:
         runs = {"simulate_intervals": run_fleet(args, work, "simulate-intervals", ())}
@@ -245,7 +246,7 @@ def main() -> int:
     emit(
         {
             "benchmark": "rollout_efficiency",
-            "machine": machine(),
+            "machine": facts,
             "settings": {
                 "nodes": args.nodes,
                 "limit": args.limit,
