@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 from brupop.domain.cluster import OwnerReference
 from brupop.domain.shadow import Shadow
@@ -46,11 +47,15 @@ def test_a_pending_drain_wait_is_told_to_ask_again_when_the_server_stops(
 
     waiting = threading.Thread(target=drain)
     waiting.start()
-    waiting.join(0.3)
-    assert waiting.is_alive()
+    # Stop only once the drain is under way on the server (its first eviction was refused),
+    # however slow the machine is to get the request there.
+    deadline = time.monotonic() + 30
+    while rig.cluster.pods.evictions_refused == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert waiting.is_alive() and rig.cluster.pods.evictions_refused > 0
 
     rig.server.stop()
-    waiting.join(5)
+    waiting.join(15)
 
     assert len(outcome) == 1
     assert isinstance(outcome[0], UnavailableError)
