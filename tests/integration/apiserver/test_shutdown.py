@@ -20,11 +20,13 @@ def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None
         target=lambda: answers.append(agent.wait_for_change(created.resource_version, 30))
     )
     poll.start()
-    poll.join(0.3)
-    assert poll.is_alive()
+    deadline = time.monotonic() + 30
+    while rig.parts.feed.waiting() == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert poll.is_alive() and rig.parts.feed.waiting() == 1
 
     rig.server.stop()
-    poll.join(5)
+    poll.join(15)
 
     assert answers == [created]
 
