@@ -188,8 +188,11 @@ def test_a_connection_whose_tls_handshake_ends_during_the_stop_is_hung_up_quietl
     wait_until(lambda: any(r.getMessage() == "Shutting down" for r in output.caplog.records))
 
     context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
-    with context.wrap_socket(raw, server_hostname="localhost"):
+    # Whether the handshake completes or the server hangs up first is the server's business;
+    # what matters here is that the server stops without an alarming line.
+    with contextlib.suppress(OSError), context.wrap_socket(raw, server_hostname="localhost"):
         stopping.join(10)
+    stopping.join(10)
 
     assert not rig.server.thread.is_alive()
     assert output.alarms() == []
