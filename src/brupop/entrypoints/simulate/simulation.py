@@ -108,7 +108,8 @@ class Simulation:
             self._wait(run, chaos, display.note)
         duration = time.monotonic() - run.started_at
         chaos.stop()
-        run.supervisor.stop()
+        # Agents stopping at once share this machine's cores: give each its turn.
+        run.supervisor.stop(grace_seconds=5.0 + 0.1 * len(run.fleet))
         return self._report(run, chaos, duration)
 
     # --- setting up -----------------------------------------------------------------------
@@ -308,5 +309,11 @@ class _ControllerRestart:
 
 
 def _settled(views: dict[str, NodeView]) -> bool:
-    """Every node has its shadow and none is outside Idle."""
-    return all(v.spec_state is not None and not v.active for v in views.values())
+    """Every node has its shadow and its first report, and none is outside Idle.
+
+    The first report matters: an agent creates its shadow before its first update check has
+    finished, and until then an idle-looking node may still have an update to take."""
+    return all(
+        v.spec_state is not None and v.status_state is not None and not v.active
+        for v in views.values()
+    )
