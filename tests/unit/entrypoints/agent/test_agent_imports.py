@@ -14,7 +14,6 @@ HEAVY = (
     "dependency_injector",
     "prometheus_client",
     "pydantic_settings",
-    "croniter",
     "rich",
 )
 
