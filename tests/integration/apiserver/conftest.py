@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,3 +126,27 @@ def make_rig(certs: TestCertificates, tmp_path: Path) -> Iterator[RigFactory]:
 @pytest.fixture
 def rig(make_rig: RigFactory) -> Rig:
     return make_rig()
+
+
+def start_brupop_apiserver(certs: TestCertificates) -> tuple[subprocess.Popen[bytes], int]:
+    """`brupop apiserver` as its own process on a free loopback port, over the memory cluster,
+    logging JSON lines to its stderr (a pipe); returns the process and its port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "BRUPOP_CLUSTER": "memory",
+        "APISERVER_INTERNAL_PORT": str(port),
+        "APISERVER_BIND_ADDRESS": "127.0.0.1",
+        "APISERVER_TLS_CERT_PATH": str(certs.cert_path),
+        "APISERVER_TLS_KEY_PATH": str(certs.key_path),
+        "LOGGING_FORMATTER": "json",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "brupop", "apiserver"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    return process, port

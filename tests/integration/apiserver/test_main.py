@@ -3,12 +3,8 @@ cleanly on SIGTERM."""
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
 import ssl
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -18,6 +14,7 @@ import pytest
 import structlog
 
 from brupop.entrypoints.apiserver.main import main
+from tests.integration.apiserver.conftest import start_brupop_apiserver
 from tests.support.tls import TestCertificates
 
 
@@ -98,32 +95,10 @@ def test_no_kubernetes_configuration_stops_the_apiserver_with_one_line(
     assert err.count("\n") == 1 and "no Kubernetes configuration" in err
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def test_brupop_apiserver_serves_https_on_the_memory_cluster_and_exits_zero_on_sigterm(
     certs: TestCertificates,
 ) -> None:
-    port = free_port()
-    env = {
-        **os.environ,
-        "BRUPOP_CLUSTER": "memory",
-        "APISERVER_INTERNAL_PORT": str(port),
-        "APISERVER_BIND_ADDRESS": "127.0.0.1",
-        "APISERVER_TLS_CERT_PATH": str(certs.cert_path),
-        "APISERVER_TLS_KEY_PATH": str(certs.key_path),
-        "LOGGING_FORMATTER": "json",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "brupop", "apiserver"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    process, port = start_brupop_apiserver(certs)
     try:
         context = ssl.create_default_context(cafile=str(certs.ca_path))
         answer = None

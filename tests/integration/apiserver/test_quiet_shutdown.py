@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import signal
 import socket
 import ssl
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, MutableMapping
@@ -24,7 +21,14 @@ from brupop.domain.cluster import OwnerReference
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.drain import DrainTimings
-from tests.integration.apiserver.conftest import NS, Rig, RigFactory, add_agent_nodes, agent_pod
+from tests.integration.apiserver.conftest import (
+    NS,
+    Rig,
+    RigFactory,
+    add_agent_nodes,
+    agent_pod,
+    start_brupop_apiserver,
+)
 from tests.support.tls import TestCertificates
 
 RESOURCE = "/bottlerocket-node-resource"
@@ -198,32 +202,10 @@ def test_a_connection_whose_tls_handshake_ends_during_the_stop_is_hung_up_quietl
     assert output.alarms() == []
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def test_sigterm_with_idle_agent_connections_stops_brupop_apiserver_without_an_error_line(
     certs: TestCertificates,
 ) -> None:
-    port = free_port()
-    env = {
-        **os.environ,
-        "BRUPOP_CLUSTER": "memory",
-        "APISERVER_INTERNAL_PORT": str(port),
-        "APISERVER_BIND_ADDRESS": "127.0.0.1",
-        "APISERVER_TLS_CERT_PATH": str(certs.cert_path),
-        "APISERVER_TLS_KEY_PATH": str(certs.key_path),
-        "LOGGING_FORMATTER": "json",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "brupop", "apiserver"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    process, port = start_brupop_apiserver(certs)
     context = ssl.create_default_context(cafile=str(certs.ca_path))
     idle: list[ssl.SSLSocket] = []
     try:
