@@ -12,8 +12,12 @@ from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"
-SERVICE_ACCOUNT_NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+from brupop.entrypoints.pod_namespace import (
+    DEFAULT_NAMESPACE,
+    SERVICE_ACCOUNT_NAMESPACE_FILE,
+    service_account_namespace,
+)
+
 APISERVER_SERVICE = "brupop-apiserver"
 
 Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
@@ -88,20 +92,13 @@ def load_settings(
     """
     values = {key: value.strip() for key, value in environ.items() if value.strip()}
     if "BRUPOP_NAMESPACE" not in values:
-        pod_namespace = _read_namespace(namespace_file)
+        pod_namespace = service_account_namespace(namespace_file)
         if pod_namespace:
             values["BRUPOP_NAMESPACE"] = pod_namespace
     try:
         return AgentSettings.model_validate(values)
     except ValidationError as error:
         raise SettingsError(_first_problem(error, values)) from None
-
-
-def _read_namespace(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8").strip() or None
-    except OSError:
-        return None
 
 
 def _first_problem(error: ValidationError, values: Mapping[str, str]) -> str:

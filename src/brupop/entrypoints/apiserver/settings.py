@@ -11,23 +11,14 @@ from typing import Literal
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.services.apiserver.drain import DrainTimings
 
-DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"
-NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 TLS_DIR = Path("/etc/brupop-tls-keys")
 
 
 class SettingsError(ValueError):
     """One line naming the variable that holds a value the apiserver cannot use."""
-
-
-def pod_namespace(namespace_file: Path = NAMESPACE_FILE) -> str:
-    """The namespace of this pod's service account, else brupop's default namespace."""
-    try:
-        return namespace_file.read_text().strip() or DEFAULT_NAMESPACE
-    except OSError:
-        return DEFAULT_NAMESPACE
 
 
 class ApiserverSettings(BaseSettings):

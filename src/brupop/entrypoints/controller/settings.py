@@ -11,7 +11,6 @@ import os
 import socket
 import uuid
 from datetime import UTC, datetime, tzinfo
-from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -26,22 +25,12 @@ from brupop.domain.maintenance_window import (
 )
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.states import StateTimeouts
+from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.services.controller.config import ControllerConfig
-
-DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"
-NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
 
 class SettingsError(ValueError):
     """One line naming the variable that holds a value the controller cannot use."""
-
-
-def pod_namespace(namespace_file: Path = NAMESPACE_FILE) -> str:
-    """The namespace of this pod's service account, else brupop's default namespace."""
-    try:
-        return namespace_file.read_text().strip() or DEFAULT_NAMESPACE
-    except OSError:
-        return DEFAULT_NAMESPACE
 
 
 def default_bind_address() -> str:

@@ -13,8 +13,8 @@ from pydantic import BaseModel
 from brupop.domain.shadow import API_GROUP, KIND, ShadowSpec, ShadowStatus
 from brupop.entrypoints.crd.schema import structural_schema
 from brupop.entrypoints.crd.v1_models import ShadowSpecV1, ShadowStatusV1
+from brupop.entrypoints.pod_namespace import DEFAULT_NAMESPACE
 
-DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"
 DEFAULT_APISERVER_SERVICE_PORT = 443
 APISERVER_SERVICE = "brupop-apiserver"
 CONVERSION_PATH = "/crdconvert"

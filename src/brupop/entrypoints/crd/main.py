@@ -9,9 +9,9 @@ import yaml
 
 from brupop.entrypoints.crd.definition import (
     DEFAULT_APISERVER_SERVICE_PORT,
-    DEFAULT_NAMESPACE,
     custom_resource_definition,
 )
+from brupop.entrypoints.pod_namespace import DEFAULT_NAMESPACE
 
 
 def render(

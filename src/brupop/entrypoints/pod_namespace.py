@@ -1,0 +1,25 @@
+"""Which namespace brupop runs in: the pod's own service-account namespace, else the default.
+
+Every process reads it this way (the original never hard-codes it); stdlib only, so the agent
+can use it too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"
+SERVICE_ACCOUNT_NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+
+
+def service_account_namespace(path: Path = SERVICE_ACCOUNT_NAMESPACE_FILE) -> str | None:
+    """The namespace in the pod's service-account file, or None outside a pod."""
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def pod_namespace(path: Path = SERVICE_ACCOUNT_NAMESPACE_FILE) -> str:
+    """The pod's namespace, else brupop's default one."""
+    return service_account_namespace(path) or DEFAULT_NAMESPACE
