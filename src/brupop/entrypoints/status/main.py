@@ -9,9 +9,11 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from brupop.entrypoints.argument_types import seconds_up_to
 from brupop.entrypoints.status.table import format_table
 
 DEFAULT_URL = "http://127.0.0.1:8080"
+LONGEST_TIMEOUT_SECONDS = 3600.0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,7 +31,10 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--output", choices=("table", "json"), default="table", help="table or json"
     )
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds to wait for the controller"
+        "--timeout",
+        type=seconds_up_to(LONGEST_TIMEOUT_SECONDS),
+        default=10.0,
+        help=f"seconds to wait for the controller (at most {LONGEST_TIMEOUT_SECONDS:g})",
     )
     return parser
 

@@ -131,3 +131,9 @@ def test_unexpected_arguments_are_refused_and_help_is_printed(
     assert launch(["--bogus"], _never_built, FakeClock()) == 2
     assert launch(["--help"], _never_built, FakeClock()) == 0
     assert "MY_NODE_NAME" in capsys.readouterr().out
+
+
+def test_an_unexpected_argument_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert launch(["--foo"], _never_built, FakeClock()) == 2
+
+    assert capsys.readouterr().err.startswith("brupop agent: unexpected argument '--foo'")
