@@ -21,6 +21,12 @@ EXIT_BAD_SETTINGS = 2
 _RULE = "brupop_setting_rule"
 _SHOWN_INPUT_CHARS = 80
 
+# Upper bounds the processes share, documented in each component's doc.
+ONE_MINUTE = 60.0
+ONE_HOUR = 3600.0
+ONE_DAY = 86_400.0
+ONE_WEEK = 7 * ONE_DAY
+
 
 class SettingsError(ValueError):
     """One setting holds a value the process cannot use; `variable` names it."""
@@ -74,10 +80,3 @@ def seconds(variable: str, default: float, *, most: float, zero: bool = False) -
 def whole_number(variable: str, default: int, *, least: int, most: int) -> Any:
     """A count or a port read from `variable`, from `least` to `most`."""
     return Field(default, alias=variable, ge=least, le=most)
-
-
-# Upper bounds shared by the processes, documented in each component's doc.
-ONE_MINUTE = 60.0
-ONE_HOUR = 3600.0
-ONE_DAY = 86_400.0
-ONE_WEEK = 7 * ONE_DAY
