@@ -31,11 +31,25 @@ class FakeNodeOperations:
         self.fail_next: dict[str, PortError] = {}
         self.fail_always: dict[str, PortError] = {}
         self.on_call: Callable[[str], None] | None = None
+        self.workloads: list[str] = []
+        self.protected: set[str] = set()
+
+    def cordon_as_administrator(self) -> None:
+        self.cordoned = True
+
+    def exclude_as_administrator(self) -> None:
+        self.excluded_from_load_balancers = True
+
+    def add_workload(self, ref: str, *, protected: bool = False) -> None:
+        self.workloads.append(ref)
+        if protected:
+            self.protected.add(ref)
 
     def cordon_and_drain(self) -> None:
         self._enter("cordon_and_drain")
         self.cordoned = True
         self.drained = True
+        self.workloads.clear()
         self._after("cordon_and_drain")
 
     def uncordon(self) -> None:
