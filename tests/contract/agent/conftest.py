@@ -147,7 +147,9 @@ class ApiserverSide:
         return time.monotonic()
 
     def set_spec(self, state: UpdateState, version: str | None) -> None:
-        self.cluster.shadows.replace_spec(shadow_name(NODE), ShadowSpec(state=state, version=version), None)
+        self.cluster.shadows.replace_spec(
+            shadow_name(NODE), ShadowSpec(state=state, version=version), None
+        )
 
     def create_shadow(self) -> None:
         self.cluster.shadows.create(NODE, f"uid-{NODE}")
@@ -182,7 +184,9 @@ class ApiserverSide:
             self.cluster.add_pod("default", name, NODE, labels={"app": name}, owners=REPLICA_SET)
             return
         self.cluster.add_pod("default", name, NODE, labels={"app": name}, owners=STATEFUL_SET)
-        self.cluster.add_disruption_budget("default", f"{name}-budget", {"app": name}, min_available=1)
+        self.cluster.add_disruption_budget(
+            "default", f"{name}-budget", {"app": name}, min_available=1
+        )
 
     def workloads(self) -> set[str]:
         return {
