@@ -241,12 +241,13 @@ class AgentSupervisor:
         stream: IO[bytes] | None = runtime.stdout if runtime is not None else None
         if stream is None:
             return
-        for raw in stream:
-            try:
-                event = json.loads(raw)
-            except ValueError:
-                continue
-            self._on_event(event, time.monotonic())
+        with stream:  # closed at the runtime's end, not left to the garbage collector
+            for raw in stream:
+                try:
+                    event = json.loads(raw)
+                except ValueError:
+                    continue
+                self._on_event(event, time.monotonic())
         with self._lock:  # the runtime ended: whatever still ran went with it
             for slot in self._slots.values():
                 slot.running = False
