@@ -36,6 +36,7 @@ from brupop.services.apiserver.drain import Drainer, DrainTimings
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
+from brupop.services.supervisor import RestartPolicy
 
 RESOURCE = "/bottlerocket-node-resource"
 CONVERSION_BODY_LIMIT = 8 * 1024 * 1024
@@ -48,7 +49,7 @@ PROTECTED: dict[str, bool] = {
     f"{RESOURCE}/remove-exclusion-from-lb": True,
     f"{RESOURCE}/node-uid": False,
 }
-OPEN_PATHS = frozenset({"/ping", "/metrics", "/crdconvert"})
+OPEN_PATHS = frozenset({"/ping", "/readyz", "/metrics", "/crdconvert"})
 
 
 class ApiserverCluster(Protocol):
@@ -74,6 +75,7 @@ class ApiserverOptions:
     longest_wait_seconds: float = 60.0
     drain_outcome_seconds: float = 60.0
     feed_watch_seconds: float = 10.0
+    feed_restart: RestartPolicy = field(default_factory=RestartPolicy)
     threads: int = 32
 
     @property
@@ -117,7 +119,9 @@ def build_apiserver_app(
     actions = NodeActions(cluster.nodes)
     drainer = Drainer(actions=actions, pods=cluster.pods, clock=clock, timings=options.drain)
     drains = DrainRegistry(drainer.drain, clock, outcome_seconds=options.drain_outcome_seconds)
-    feed = ShadowFeed(cluster.shadows, watch_seconds=options.feed_watch_seconds)
+    feed = ShadowFeed(
+        cluster.shadows, watch_seconds=options.feed_watch_seconds, restart=options.feed_restart
+    )
     authorizer = Authorizer(
         token_reviewer=cluster.token_reviewer,
         pods=cluster.pods,
@@ -174,6 +178,7 @@ def build_apiserver_app(
 def _routes(handlers: Handlers, metrics: ApiserverMetrics) -> list[Route]:
     return [
         Route("/ping", handlers.ping, methods=["GET"]),
+        Route("/readyz", handlers.ready, methods=["GET"]),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         Route("/crdconvert", _convert, methods=["POST"]),
         Route(RESOURCE, handlers.create_shadow, methods=["POST"]),
