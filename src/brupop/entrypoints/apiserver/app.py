@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.conversion import convert_review
+from brupop.domain.shadow import DEFAULT_NAMESPACE
 from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
 from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
@@ -69,7 +70,7 @@ class ApiserverCluster(Protocol):
 class ApiserverOptions:
     """How the app behaves; the defaults are the settings' defaults."""
 
-    namespace: str = "brupop-bottlerocket-aws"
+    namespace: str = DEFAULT_NAMESPACE
     drain: DrainTimings = field(default_factory=DrainTimings)
     token_review_cache_seconds: float = 30.0
     longest_wait_seconds: float = 60.0
