@@ -31,6 +31,8 @@ def restore_logging() -> Iterator[None]:
     [
         ("APISERVER_INTERNAL_PORT", "70000"),
         ("DRAIN_TIMEOUT_SECONDS", "soon"),
+        ("DRAIN_TIMEOUT_SECONDS", "1e12"),
+        ("POD_DELETION_TIMEOUT_SECONDS", "inf"),
         ("TOKEN_REVIEW_CACHE_SECONDS", "-1"),
         ("BRUPOP_CLUSTER", "minikube"),
         ("EVICTION_RETRY_INTERVAL_SECONDS", "0"),

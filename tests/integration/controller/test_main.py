@@ -54,6 +54,8 @@ def controller_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         ("SCHEDULER_TIME_ZONE", "Mars/Olympus", "IANA time zone"),
         ("CONTROLLER_TICK_SECONDS", "0", "greater than 0"),
         ("TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS", "never", "number"),
+        ("TIMEOUT_IDLE_SECONDS", "inf", "finite number"),
+        ("TIMEOUT_MONITORING_UPDATE_SECONDS", "1e12", "less than or equal to 604800"),
         ("LEADER_ELECTION_LEASE_SECONDS", "6", "twice"),
         ("BRUPOP_CLUSTER", "minikube", "'kubernetes' or 'memory'"),
     ],

@@ -175,3 +175,12 @@ def test_without_any_configuration_it_says_how_to_get_one(
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "no Kubernetes configuration" in err
     assert f"kubectl -n {NS} port-forward svc/{SERVICE} 8080:80" in err
+
+
+def test_a_namespace_that_cannot_exist_is_a_usage_error_naming_the_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--namespace", "bad ns!"])
+    assert stopped.value.code == 2
+    assert "argument --namespace:" in capsys.readouterr().err

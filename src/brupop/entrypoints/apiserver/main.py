@@ -13,9 +13,10 @@ from pathlib import Path
 
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.server import bind, uvicorn_server
-from brupop.entrypoints.apiserver.settings import ApiserverSettings, SettingsError, load_settings
+from brupop.entrypoints.apiserver.settings import ApiserverSettings, load_settings
 from brupop.entrypoints.apiserver.tls import CertificateReloader
-from brupop.entrypoints.logs import LoggingSettingError, configure_logging, log_level_from
+from brupop.entrypoints.logs import start_logging
+from brupop.entrypoints.settings_error import SettingsError, refuse_start
 from brupop.ports.errors import PortError
 
 USAGE = """usage: brupop apiserver
@@ -36,14 +37,14 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         settings = load_settings()
-        log = configure_logging(
-            "apiserver",
-            formatter=settings.logging_formatter,
-            level=log_level_from(settings.tracing_filter_directive),
-        )
-    except (SettingsError, LoggingSettingError) as error:
-        print(f"brupop apiserver: {error}", file=sys.stderr)
-        return 2
+    except SettingsError as error:
+        return refuse_start("apiserver", error)
+    log = start_logging(
+        "apiserver",
+        None,
+        formatter=settings.logging_formatter,
+        directive=settings.tracing_filter_directive,
+    )
     try:
         certificates = CertificateReloader(settings.tls_cert_path, settings.tls_key_path)
         app = ApiserverContainer(settings=settings).app()

@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from brupop.adapters.kubernetes.cluster import load_configuration
+from brupop.entrypoints.argument_types import dns_label, seconds_up_to
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.status.reaching import (
     LOCAL_URL,
@@ -24,6 +25,8 @@ from brupop.entrypoints.status.reaching import (
 )
 from brupop.entrypoints.status.table import format_table
 from brupop.ports.errors import UnavailableError
+
+LONGEST_TIMEOUT_SECONDS = 3600.0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--namespace",
+        type=dns_label,
         default=pod_namespace(),
         help="brupop's namespace, for the service proxy (default %(default)s)",
     )
@@ -46,7 +50,10 @@ def _parser() -> argparse.ArgumentParser:
         "-o", "--output", choices=("table", "json"), default="table", help="table or json"
     )
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds to wait for the controller"
+        "--timeout",
+        type=seconds_up_to(LONGEST_TIMEOUT_SECONDS),
+        default=10.0,
+        help=f"seconds to wait for the controller (at most {LONGEST_TIMEOUT_SECONDS:g})",
     )
     return parser
 
