@@ -224,8 +224,13 @@ def test_the_apiserver_has_three_spread_replicas_and_https_probes(manifest: Rend
     container = manifest.container(*APISERVER)
     assert container["ports"][0]["containerPort"] == 8443
     assert manifest.env(*APISERVER)["APISERVER_INTERNAL_PORT"] == "8443"
-    for probe in ("livenessProbe", "readinessProbe"):
-        assert container[probe]["httpGet"] == {"path": "/ping", "port": 8443, "scheme": "HTTPS"}
+    assert container["livenessProbe"]["httpGet"] == {
+        "path": "/ping",
+        "port": 8443,
+        "scheme": "HTTPS",
+    }
+    ready = container["readinessProbe"]["httpGet"]
+    assert ready == {"path": "/readyz", "port": 8443, "scheme": "HTTPS"}
 
 
 def test_the_apiserver_serves_tls_from_its_certificates_secret(manifest: Rendered) -> None:

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.conversion import convert_review
+from brupop.domain.shadow import DEFAULT_NAMESPACE
 from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
 from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
@@ -36,6 +37,7 @@ from brupop.services.apiserver.drain import Drainer, DrainTimings
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
+from brupop.services.supervisor import RestartPolicy
 
 RESOURCE = "/bottlerocket-node-resource"
 CONVERSION_BODY_LIMIT = 8 * 1024 * 1024
@@ -48,7 +50,7 @@ PROTECTED: dict[str, bool] = {
     f"{RESOURCE}/remove-exclusion-from-lb": True,
     f"{RESOURCE}/node-uid": False,
 }
-OPEN_PATHS = frozenset({"/ping", "/metrics", "/crdconvert"})
+OPEN_PATHS = frozenset({"/ping", "/readyz", "/metrics", "/crdconvert"})
 
 
 class ApiserverCluster(Protocol):
@@ -68,12 +70,13 @@ class ApiserverCluster(Protocol):
 class ApiserverOptions:
     """How the app behaves; the defaults are the settings' defaults."""
 
-    namespace: str = "brupop-bottlerocket-aws"
+    namespace: str = DEFAULT_NAMESPACE
     drain: DrainTimings = field(default_factory=DrainTimings)
     token_review_cache_seconds: float = 30.0
     longest_wait_seconds: float = 60.0
     drain_outcome_seconds: float = 60.0
     feed_watch_seconds: float = 10.0
+    feed_restart: RestartPolicy = field(default_factory=RestartPolicy)
     threads: int = 32
 
     @property
@@ -117,7 +120,9 @@ def build_apiserver_app(
     actions = NodeActions(cluster.nodes)
     drainer = Drainer(actions=actions, pods=cluster.pods, clock=clock, timings=options.drain)
     drains = DrainRegistry(drainer.drain, clock, outcome_seconds=options.drain_outcome_seconds)
-    feed = ShadowFeed(cluster.shadows, watch_seconds=options.feed_watch_seconds)
+    feed = ShadowFeed(
+        cluster.shadows, watch_seconds=options.feed_watch_seconds, restart=options.feed_restart
+    )
     authorizer = Authorizer(
         token_reviewer=cluster.token_reviewer,
         pods=cluster.pods,
@@ -174,6 +179,7 @@ def build_apiserver_app(
 def _routes(handlers: Handlers, metrics: ApiserverMetrics) -> list[Route]:
     return [
         Route("/ping", handlers.ping, methods=["GET"]),
+        Route("/readyz", handlers.ready, methods=["GET"]),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         Route("/crdconvert", _convert, methods=["POST"]),
         Route(RESOURCE, handlers.create_shadow, methods=["POST"]),

@@ -92,10 +92,6 @@ class AgentView:
         return max(0, self.starts - 1)
 
 
-class RuntimeGoneError(RuntimeError):
-    """The container runtime process ended before the simulation did."""
-
-
 class AgentSupervisor:
     """Starts, watches, restarts and finally stops every node's agent process."""
 
@@ -161,10 +157,6 @@ class AgentSupervisor:
             self._reader.join()
 
     # --- the supervisor thread: decides starts and restarts ----------------------------------
-
-    @property
-    def runtime_alive(self) -> bool:
-        return self._runtime is not None and self._reader.is_alive()
 
     def _run(self) -> None:
         while not self._stopping.is_set() and self._reader.is_alive():

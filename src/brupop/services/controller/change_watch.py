@@ -2,11 +2,13 @@
 
 Two daemon threads follow the shadow and Node watches and set a wake-up flag; they never decide
 anything (the loop re-lists). A watch that expires is resumed from a fresh list; a cluster that
-cannot be reached is retried after a pause, and the periodic tick covers the gap.
+cannot be reached is retried after a pause, and the periodic tick covers the gap. Anything
+else a watch raises is logged and the watch restarted by its Supervisor.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
@@ -16,6 +18,7 @@ import structlog
 from brupop.domain.cluster import Listing, Node, WatchEvent, WatchEventType
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import PortError, WatchExpiredError
+from brupop.services.supervisor import RestartPolicy, Supervisor
 
 
 class Watchable(Protocol):
@@ -40,26 +43,34 @@ class ChangeWatch:
         relevant: dict[str, Callable[[WatchEvent[Any]], bool]] | None = None,
         watch_seconds: float = 10.0,
         retry_seconds: float = 2.0,
+        restart: RestartPolicy | None = None,
     ) -> None:
         self._sources = sources
+        self._restart = restart
         self._relevant = relevant or {}
         self._on_change = on_change
         self._stop = stop
         self._watch_seconds = watch_seconds
         self._retry_seconds = retry_seconds
         self._log = structlog.get_logger(__name__)
+        self._supervisors: list[Supervisor] = []
 
     def start(self) -> list[threading.Thread]:
-        """Start one daemon thread per source; they end once `stop` is set."""
-        threads = [
-            threading.Thread(
-                target=self._follow, args=(kind, source), name=f"watch-{kind}", daemon=True
+        """Start one supervised daemon thread per source; they end once `stop` is set."""
+        self._supervisors = [
+            Supervisor(
+                f"watch-{kind}",
+                functools.partial(self._follow, kind, source),
+                self._stop,
+                policy=self._restart,
             )
             for kind, source in self._sources.items()
         ]
-        for thread in threads:
-            thread.start()
-        return threads
+        return [supervisor.start() for supervisor in self._supervisors]
+
+    def failing(self) -> bool:
+        """A watch keeps failing (its thread is restarted over and over)."""
+        return any(supervisor.failing for supervisor in self._supervisors)
 
     def _follow(self, kind: str, source: Watchable) -> None:
         version: str | None = None
