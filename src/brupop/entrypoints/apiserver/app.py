@@ -9,23 +9,20 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.conversion import convert_review
 from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
 from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
+from brupop.entrypoints.apiserver.conversion import ConversionRoute
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
 from brupop.entrypoints.apiserver.handlers import Handlers
 from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
-from brupop.entrypoints.apiserver.requests import parse_json, read_body
 from brupop.ports.clock import Clock
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
@@ -38,7 +35,6 @@ from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 
 RESOURCE = "/bottlerocket-node-resource"
-CONVERSION_BODY_LIMIT = 8 * 1024 * 1024
 # Protected paths, and whether each needs the BrupopNodeUid header.
 PROTECTED: dict[str, bool] = {
     RESOURCE: True,
@@ -175,7 +171,7 @@ def _routes(handlers: Handlers, metrics: ApiserverMetrics) -> list[Route]:
     return [
         Route("/ping", handlers.ping, methods=["GET"]),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
-        Route("/crdconvert", _convert, methods=["POST"]),
+        Route("/crdconvert", ConversionRoute().answer, methods=["POST"]),
         Route(RESOURCE, handlers.create_shadow, methods=["POST"]),
         Route(RESOURCE, handlers.update_status, methods=["PUT"]),
         Route(RESOURCE, handlers.read_shadow, methods=["GET"]),
@@ -187,9 +183,3 @@ def _routes(handlers: Handlers, metrics: ApiserverMetrics) -> list[Route]:
             f"{RESOURCE}/remove-exclusion-from-lb", handlers.remove_lb_exclusion, methods=["POST"]
         ),
     ]
-
-
-async def _convert(request: Request) -> Response:
-    """`POST /crdconvert`: the CRD conversion webhook (no token: the kube-apiserver calls it)."""
-    review: Any = parse_json(await read_body(request, CONVERSION_BODY_LIMIT))
-    return JSONResponse(convert_review(review))
