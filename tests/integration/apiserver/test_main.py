@@ -32,6 +32,8 @@ def restore_logging() -> Iterator[None]:
         ("APISERVER_INTERNAL_PORT", "70000"),
         ("DRAIN_TIMEOUT_SECONDS", "soon"),
         ("TOKEN_REVIEW_CACHE_SECONDS", "-1"),
+        ("TOKEN_REFUSAL_CACHE_SECONDS", "3600"),
+        ("TOKEN_REVIEW_THREADS", "0"),
         ("BRUPOP_CLUSTER", "minikube"),
         ("EVICTION_RETRY_INTERVAL_SECONDS", "0"),
     ],

@@ -67,10 +67,12 @@ class ApiserverOptions:
     namespace: str = "brupop-bottlerocket-aws"
     drain: DrainTimings = field(default_factory=DrainTimings)
     token_review_cache_seconds: float = 30.0
+    token_refusal_cache_seconds: float = 5.0
     longest_wait_seconds: float = 60.0
     drain_outcome_seconds: float = 60.0
     feed_watch_seconds: float = 10.0
     threads: int = 32
+    review_threads: int = 8
 
     @property
     def drain_wait_seconds(self) -> float:
@@ -121,6 +123,7 @@ def build_apiserver_app(
         clock=clock,
         namespace=options.namespace,
         cache_seconds=options.token_review_cache_seconds,
+        refusal_seconds=options.token_refusal_cache_seconds,
     )
     metrics = ApiserverMetrics(drains.in_progress)
     threads = _Threads(options.threads)
@@ -156,7 +159,7 @@ def build_apiserver_app(
                 authorizer=authorizer,
                 metrics=metrics,
                 protected=PROTECTED,
-                limiter=threads,
+                limiter=_Threads(options.review_threads),
             ),
         ],
         exception_handlers=EXCEPTION_HANDLERS,

@@ -2,6 +2,10 @@
 
 400 for missing or malformed Brupop headers, 401 when the token is not accepted, 403 when the
 caller may not act on the node it names, 503/502 when Kubernetes could not answer.
+
+Token reviews run on a limiter of their own, apart from the handlers' threads, and only so many
+may wait for it (503 past that): a flood of bad tokens slows other reviews, never the work of
+agents already authorized.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from brupop.services.apiserver.authorization import AgentCaller, Authorizer
 from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
 
 CALLER = "caller"
+# Reviews that may wait for a thread before more are refused (each holds only a coroutine).
+REVIEWS_WAITING = 64
 
 log = structlog.get_logger(__name__)
 
@@ -36,12 +42,14 @@ class AuthorizationMiddleware:
         metrics: ApiserverMetrics,
         protected: Mapping[str, bool],
         limiter: Any,
+        waiting: int = REVIEWS_WAITING,
     ) -> None:
         self._app = app
         self._authorizer = authorizer
         self._metrics = metrics
         self._protected = protected  # path -> whether BrupopNodeUid is required
-        self._limiter = limiter
+        self._limiter = limiter  # a callable giving the reviews' CapacityLimiter
+        self._waiting = waiting
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         uid_required = (
@@ -66,12 +74,18 @@ class AuthorizationMiddleware:
             request = access_request(scope["headers"], uid_required=uid_required)
         except HeaderError as error:
             return "bad_request", (400, str(error))
-        caller = self._authorizer.cached(request)
+        try:
+            caller = self._authorizer.cached(request)
+        except UnauthenticatedError as error:
+            return "unauthenticated_cached", (401, str(error))
         if caller is not None:
             return "allowed_cached", caller
+        limiter = self._limiter()
+        if limiter.statistics().tasks_waiting >= self._waiting:
+            return "busy", (503, "too many token reviews in progress; retry")
         try:
             caller = await anyio.to_thread.run_sync(
-                self._authorizer.authorize, request, limiter=self._limiter()
+                self._authorizer.authorize, request, limiter=limiter
             )
         except UnauthenticatedError as error:
             return "unauthenticated", (401, str(error))

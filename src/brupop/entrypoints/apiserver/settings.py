@@ -36,6 +36,10 @@ class ApiserverSettings(BaseSettings):
     )
     pod_deletion_timeout_seconds: float = Field(300.0, gt=0, alias="POD_DELETION_TIMEOUT_SECONDS")
     token_review_cache_seconds: float = Field(30.0, ge=0, alias="TOKEN_REVIEW_CACHE_SECONDS")
+    token_refusal_cache_seconds: float = Field(
+        5.0, ge=0, le=300, alias="TOKEN_REFUSAL_CACHE_SECONDS"
+    )
+    token_review_threads: int = Field(8, ge=1, le=64, alias="TOKEN_REVIEW_THREADS")
     namespace: str = Field(default_factory=pod_namespace, min_length=1, alias="BRUPOP_NAMESPACE")
     cluster: Literal["kubernetes", "memory"] = Field("kubernetes", alias="BRUPOP_CLUSTER")
     logging_formatter: str = Field("auto", alias="LOGGING_FORMATTER")
