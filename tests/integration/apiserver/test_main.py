@@ -34,6 +34,8 @@ def restore_logging() -> Iterator[None]:
         ("TOKEN_REVIEW_CACHE_SECONDS", "-1"),
         ("TOKEN_REFUSAL_CACHE_SECONDS", "3600"),
         ("TOKEN_REVIEW_THREADS", "0"),
+        ("APISERVER_WEBHOOK_PORT", "0"),
+        ("APISERVER_WEBHOOK_PORT", "8443"),
         ("BRUPOP_CLUSTER", "minikube"),
         ("EVICTION_RETRY_INTERVAL_SECONDS", "0"),
     ],

@@ -22,6 +22,7 @@ from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Clo
 from brupop.entrypoints.apiserver.conversion import ConversionRoute
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
 from brupop.entrypoints.apiserver.handlers import Handlers
+from brupop.entrypoints.apiserver.listeners import WebhookPortMiddleware
 from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
 from brupop.ports.clock import Clock
 from brupop.ports.node_repository import NodeRepository
@@ -73,6 +74,7 @@ class ApiserverOptions:
     feed_watch_seconds: float = 10.0
     threads: int = 32
     review_threads: int = 8
+    webhook_port: int | None = None  # a port serving only /crdconvert and /ping
 
     @property
     def drain_wait_seconds(self) -> float:
@@ -151,6 +153,7 @@ def build_apiserver_app(
         routes=_routes(handlers, metrics),
         middleware=[
             Middleware(CloseConnectionsMiddleware, closing=closing),
+            Middleware(WebhookPortMiddleware, port=options.webhook_port),
             Middleware(
                 MetricsMiddleware, metrics=metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
             ),

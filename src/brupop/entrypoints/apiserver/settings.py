@@ -27,6 +27,7 @@ class ApiserverSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     internal_port: int = Field(8443, ge=1, le=65535, alias="APISERVER_INTERNAL_PORT")
+    webhook_port: int | None = Field(None, ge=1, le=65535, alias="APISERVER_WEBHOOK_PORT")
     bind_address: str = Field("0.0.0.0", min_length=1, alias="APISERVER_BIND_ADDRESS")
     tls_cert_path: Path = Field(TLS_DIR / "tls.crt", alias="APISERVER_TLS_CERT_PATH")
     tls_key_path: Path = Field(TLS_DIR / "tls.key", alias="APISERVER_TLS_KEY_PATH")
@@ -50,6 +51,12 @@ class ApiserverSettings(BaseSettings):
     def _port_is_given_in_a_cluster(self) -> ApiserverSettings:
         if self.cluster == "kubernetes" and "internal_port" not in self.model_fields_set:
             raise ValueError("APISERVER_INTERNAL_PORT: required when BRUPOP_CLUSTER=kubernetes")
+        return self
+
+    @model_validator(mode="after")
+    def _webhook_port_is_its_own(self) -> ApiserverSettings:
+        if self.webhook_port == self.internal_port:
+            raise ValueError("APISERVER_WEBHOOK_PORT: must differ from APISERVER_INTERNAL_PORT")
         return self
 
     def drain_timings(self) -> DrainTimings:
