@@ -1,15 +1,17 @@
 """`POST /crdconvert`, the CRD conversion webhook: no token (the kube-apiserver calls it), so it is
 bounded on every side.
 
-A review's body is capped (413), must arrive within a time bound (408), and only a few reviews are
-read and converted at once; a few more may wait, the rest are refused with 503 at once. Parsing,
-converting and writing the answer run on worker threads of their own, so a flood of big reviews
-never holds the event loop that answers `/ping` and the agents.
+A review's body is capped (413) and must arrive within a time bound (408). Two reviews are taken
+in at once (so one slow sender cannot hold the webhook alone) and one is converted at a time; a
+few more may wait, the rest are refused with 503 at once. Parsing, converting and writing the
+answer run on a worker thread of their own, so a flood of big reviews never holds the event loop
+that answers `/ping` and the agents.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -23,10 +25,11 @@ from brupop.entrypoints.apiserver.wire import error_response
 # A ConversionReview of a list of every shadow of a 5,000-node cluster is about 4 MB (a shadow is
 # under 800 bytes of JSON); 6 MiB leaves room for annotations and the conversion stash.
 CONVERSION_BODY_LIMIT = 6 * 1024 * 1024
-# Parsing a 6 MiB review takes tens of MiB of Python objects: two at once stay well within the
-# apiserver's 256Mi limit, and one slow client cannot hold the webhook alone.
-CONVERSIONS_AT_ONCE = 2
-CONVERSIONS_WAITING = 8
+# Converting a 6 MiB review takes about 95 MiB at its peak: one at a time keeps the apiserver
+# well within its 256Mi limit.
+CONVERSIONS_AT_ONCE = 1
+REVIEWS_AT_ONCE = 2
+REVIEWS_WAITING = 8
 REVIEW_BODY_SECONDS = 10.0
 
 
@@ -37,8 +40,8 @@ class ConversionRoute:
         self,
         *,
         body_limit: int = CONVERSION_BODY_LIMIT,
-        at_once: int = CONVERSIONS_AT_ONCE,
-        waiting: int = CONVERSIONS_WAITING,
+        at_once: int = REVIEWS_AT_ONCE,
+        waiting: int = REVIEWS_WAITING,
         body_seconds: float = REVIEW_BODY_SECONDS,
     ) -> None:
         self._body_limit = body_limit
@@ -59,17 +62,50 @@ class ConversionRoute:
                 body = await read_body(request, self._body_limit)
             if body is None:
                 return error_response(408, "the review was not received in time")
-            answer = await anyio.to_thread.run_sync(_answer, body, limiter=threads)
+            answer = await anyio.to_thread.run_sync(answer_to, body, limiter=threads)
         return Response(answer, media_type="application/json")
 
     def _bounds(self) -> tuple[anyio.Semaphore, anyio.CapacityLimiter]:
         if self._gate is None or self._threads is None:
             self._gate = anyio.Semaphore(self._at_once)
-            self._threads = anyio.CapacityLimiter(self._at_once)
+            self._threads = anyio.CapacityLimiter(CONVERSIONS_AT_ONCE)
         return self._gate, self._threads
 
 
-def _answer(body: bytes) -> bytes:
-    """The ConversionReview answering the one in `body` (BadRequestError if it is not JSON)."""
+def answer_to(body: bytes) -> bytes:
+    """The ConversionReview answering the one in `body` (BadRequestError if it is not JSON).
+
+    The thread holds the GIL for as long as one C call runs, and freeing or writing a list of
+    thousands of objects at once is one such call of a hundred milliseconds and more; so the
+    objects are freed and written one at a time, and the event loop gets its turn in between.
+    """
     review = parse_json(body)
-    return json.dumps(convert_review(review), separators=(",", ":")).encode()
+    answer = convert_review(review)
+    _free_objects(review)
+    return _dump(answer)
+
+
+def _free_objects(review: Any) -> None:
+    request = review.get("request") if isinstance(review, dict) else None
+    objects = request.get("objects") if isinstance(request, dict) else None
+    while isinstance(objects, list) and objects:
+        objects.pop()
+
+
+def _dump(answer: dict[str, Any]) -> bytes:
+    """`answer` as compact JSON, its converted objects written (and freed) one by one."""
+    response = dict(answer["response"])
+    objects: list[Any] = response.pop("convertedObjects", [])
+    objects.reverse()
+    written = []
+    while objects:
+        written.append(_compact(objects.pop()))
+    envelope = _compact({key: value for key, value in answer.items() if key != "response"})
+    head = _compact(response)
+    converted = ",".join(written)
+    text = f'{envelope[:-1]},"response":{head[:-1]},"convertedObjects":[{converted}]}}}}'
+    return text.encode()
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
