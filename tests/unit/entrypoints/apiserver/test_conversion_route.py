@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 import pytest
 from starlette.applications import Starlette
 from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
 
 from brupop.domain.conversion import convert_review
 from brupop.entrypoints.apiserver.conversion import ConversionRoute, answer_to
 
-Message = dict[str, Any]
 REVIEW = json.dumps(
     {
         "apiVersion": "apiextensions.k8s.io/v1",
@@ -30,7 +29,7 @@ def app(route: ConversionRoute) -> Starlette:
     return Starlette(routes=[Route("/crdconvert", route.answer, methods=["POST"])])
 
 
-def scope() -> dict[str, Any]:
+def scope() -> Scope:
     return {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -47,14 +46,14 @@ def scope() -> dict[str, Any]:
     }
 
 
-def sender(messages: list[Message]) -> Callable[[Message], Awaitable[None]]:
+def sender(messages: list[Message]) -> Send:
     async def send(message: Message) -> None:
         messages.append(message)
 
     return send
 
 
-def body_that_never_ends() -> Callable[[], Awaitable[Message]]:
+def body_that_never_ends() -> Receive:
     """A client that sends the start of a review, then nothing more (until it is cancelled)."""
     sent = False
 
@@ -69,7 +68,7 @@ def body_that_never_ends() -> Callable[[], Awaitable[Message]]:
     return receive
 
 
-def whole_body() -> Callable[[], Awaitable[Message]]:
+def whole_body() -> Receive:
     async def receive() -> Message:
         return {"type": "http.request", "body": REVIEW, "more_body": False}
 
