@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -111,11 +112,27 @@ def bogus_headers(token: str) -> dict[str, str]:
     return {"BrupopNodeName": "n1", "BrupopNodeUid": "uid-n1", "BrupopK8sAuthToken": token}
 
 
-def call_with_bogus_token(rig: Rig, token: str, statuses: list[int], times: int = 1) -> None:
-    with httpx.Client(verify=str(rig.certs.ca_path), timeout=60) as client:
+def call_with_bogus_token(
+    rig: Rig, token: str, statuses: list[int], *, address: str, times: int = 1
+) -> None:
+    """GET the shadow `times` with `token`, from the loopback `address` (127.0.0.0/8)."""
+    context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
+    transport = httpx.HTTPTransport(verify=context, local_address=address)
+    with httpx.Client(transport=transport, timeout=60) as client:
         for _ in range(times):
             answer = client.get(rig.server.base_url + RESOURCE, headers=bogus_headers(token))
             statuses.append(answer.status_code)
+
+
+def from_many_addresses(
+    rig: Rig, tokens: Callable[[], str], statuses: list[int], callers: int, times: int = 1
+) -> list[threading.Thread]:
+    """`callers` threads, each from an address of its own, each with a token from `tokens`."""
+
+    def caller(address: str) -> Callable[[], None]:
+        return lambda: call_with_bogus_token(rig, tokens(), statuses, address=address, times=times)
+
+    return in_threads([caller(f"127.0.1.{index + 1}") for index in range(callers)])
 
 
 def in_threads(calls: list[Callable[[], None]]) -> list[threading.Thread]:
@@ -131,9 +148,7 @@ def test_a_burst_of_requests_with_one_bogus_token_costs_about_one_review(
     rig, reviewer = slow_rig(0.02)
     statuses: list[int] = []
 
-    threads = in_threads(
-        [lambda: call_with_bogus_token(rig, "nope", statuses, times=10) for _ in range(20)]
-    )
+    threads = from_many_addresses(rig, lambda: "nope", statuses, callers=20, times=10)
     for thread in threads:
         thread.join(60)
 
@@ -150,9 +165,7 @@ def test_an_authorized_agent_is_answered_while_bad_tokens_hold_every_review(
     reviewer.gate.clear()  # from now on no review answers until the test is done
     statuses: list[int] = []
     # More callers with made-up tokens than the apiserver has worker threads (32).
-    flood = in_threads(
-        [lambda: call_with_bogus_token(rig, secrets.token_hex(16), statuses) for _ in range(48)]
-    )
+    flood = from_many_addresses(rig, lambda: secrets.token_hex(16), statuses, callers=48)
     deadline = time.monotonic() + 20
     while reviewer.in_review < 8 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -167,6 +180,32 @@ def test_an_authorized_agent_is_answered_while_bad_tokens_hold_every_review(
 
     assert reviewer.in_review == 0 and set(statuses) <= {401, 503}
     assert answered and answered[0] < 1.0, f"the agent's GET took {answered}"
+
+
+def test_one_address_flooding_made_up_tokens_cannot_delay_a_new_agents_review(
+    slow_rig: Callable[[float], tuple[Rig, SlowTokenReviewer]],
+) -> None:
+    rig, reviewer = slow_rig(1.0)
+    statuses: list[int] = []
+    # 48 callers from one pod's address: without a cap per address, their reviews would fill
+    # the review threads (8) and the queue, six rounds of a second each, and the agent's
+    # client gives up after 5 s.
+    flood = in_threads(
+        [
+            lambda: call_with_bogus_token(rig, secrets.token_hex(16), statuses, address="127.0.1.1")
+            for _ in range(48)
+        ]
+    )
+    deadline = time.monotonic() + 20
+    while len(statuses) < 40 and reviewer.in_review < 8 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+    first_call = timed(rig.client("n2").node_uid)  # a new token: it must be reviewed
+    for thread in flood:
+        thread.join(60)
+
+    assert set(statuses) <= {401, 429} and 429 in statuses
+    assert first_call < 4.0, f"the new agent's first call took {first_call:.3f} s"
 
 
 def timed(call: Callable[[], object]) -> float:

@@ -1,5 +1,6 @@
-"""The authorization middleware's bound on TokenReviews: past the reviews running and the few
-waiting, a request with a token still to review is refused at once with 503."""
+"""The authorization middleware's bounds on TokenReviews: past the reviews running and the few
+waiting, a request with a token still to review is refused at once with 503; while the reviews
+are all busy, one address with its share in flight is refused at once with 429."""
 
 from __future__ import annotations
 
@@ -36,13 +37,14 @@ class HeldTokenReviewer(InMemoryTokenReviewer):
         return super().review(token, audiences)
 
 
-def scope(token: str) -> Scope:
+def scope(token: str, address: str) -> Scope:
     headers = {"brupopnodename": "n1", "brupopnodeuid": "uid-n1", "brupopk8sauthtoken": token}
     return {
         "type": "http",
         "method": "GET",
         "path": RESOURCE,
         "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+        "client": (address, 40000),
     }
 
 
@@ -66,10 +68,8 @@ def status_of(messages: list[Message]) -> int | None:
     return starts[0] if starts else None
 
 
-def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -> None:
-    cluster = InMemoryCluster(NS)
-    reviewer = HeldTokenReviewer(cluster)
-    authorizer = Authorizer(
+def authorizer_over(reviewer: HeldTokenReviewer, cluster: InMemoryCluster) -> Authorizer:
+    return Authorizer(
         token_reviewer=reviewer,
         pods=cluster.pods,
         nodes=cluster.nodes,
@@ -77,29 +77,46 @@ def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -
         namespace=NS,
         cache_seconds=30,
     )
+
+
+def middleware_with(
+    authorizer: Authorizer, limiter: anyio.CapacityLimiter, *, waiting: int, per_client: int
+) -> Any:
+    return AuthorizationMiddleware(
+        handler,
+        authorizer=authorizer,
+        metrics=ApiserverMetrics(lambda: 0),
+        protected={RESOURCE: True},
+        limiter=lambda: limiter,
+        waiting=waiting,
+        per_client=per_client,
+    )
+
+
+def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -> None:
+    cluster = InMemoryCluster(NS)
+    reviewer = HeldTokenReviewer(cluster)
+    authorizer = authorizer_over(reviewer, cluster)
     answers: dict[str, list[Message]] = {"running": [], "waiting": [], "refused": []}
     refused_in: list[float] = []
 
     async def run() -> None:
         limiter = anyio.CapacityLimiter(1)
-        middleware: Any = AuthorizationMiddleware(
-            handler,
-            authorizer=authorizer,
-            metrics=ApiserverMetrics(lambda: 0),
-            protected={RESOURCE: True},
-            limiter=lambda: limiter,
-            waiting=1,
-        )
+        middleware = middleware_with(authorizer, limiter, waiting=1, per_client=2)
         async with anyio.create_task_group() as group:
-            group.start_soon(middleware, scope("a"), receive, sender(answers["running"]))
+            group.start_soon(
+                middleware, scope("a", "10.0.0.1"), receive, sender(answers["running"])
+            )
             with anyio.fail_after(5):
                 while reviewer.started < 1:
                     await anyio.sleep(0.01)
-            group.start_soon(middleware, scope("b"), receive, sender(answers["waiting"]))
+            group.start_soon(
+                middleware, scope("b", "10.0.0.2"), receive, sender(answers["waiting"])
+            )
             await anyio.sleep(0.05)
             started = time.monotonic()
             with anyio.fail_after(5):
-                await middleware(scope("c"), receive, sender(answers["refused"]))
+                await middleware(scope("c", "10.0.0.3"), receive, sender(answers["refused"]))
             refused_in.append(time.monotonic() - started)
             reviewer.gate.set()
 
@@ -108,4 +125,32 @@ def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -
     assert status_of(answers["refused"]) == 503
     assert refused_in[0] < 1.0  # at once, not after the held review
     assert status_of(answers["running"]) == status_of(answers["waiting"]) == 401
+    assert reviewer.started == 2
+
+
+def test_while_reviews_are_busy_an_address_with_its_share_in_flight_is_refused_at_once() -> None:
+    cluster = InMemoryCluster(NS)
+    reviewer = HeldTokenReviewer(cluster)
+    authorizer = authorizer_over(reviewer, cluster)
+    answers: dict[str, list[Message]] = {"first": [], "other": [], "refused": []}
+
+    async def run() -> None:
+        limiter = anyio.CapacityLimiter(1)
+        middleware = middleware_with(authorizer, limiter, waiting=10, per_client=1)
+        async with anyio.create_task_group() as group:
+            group.start_soon(middleware, scope("a", "10.0.0.9"), receive, sender(answers["first"]))
+            with anyio.fail_after(5):
+                while reviewer.started < 1:
+                    await anyio.sleep(0.01)
+            # Another address still gets its turn in the queue...
+            group.start_soon(middleware, scope("b", "10.0.0.8"), receive, sender(answers["other"]))
+            # ...while the address whose review is running is refused more at once.
+            with anyio.fail_after(1):
+                await middleware(scope("c", "10.0.0.9"), receive, sender(answers["refused"]))
+            reviewer.gate.set()
+
+    anyio.run(run)
+
+    assert status_of(answers["refused"]) == 429
+    assert status_of(answers["first"]) == status_of(answers["other"]) == 401
     assert reviewer.started == 2
