@@ -134,3 +134,11 @@ def test_no_policy_is_rendered_when_disabled(helm: Helm) -> None:
 
     assert rendered.of_kind("NetworkPolicy") == []
     assert _to_apiserver(rendered, KUBE_APISERVER, 8443)
+
+
+def test_agent_pods_have_their_own_address_for_the_policy_to_tell_them_apart(
+    manifest: Rendered,
+) -> None:
+    # On the host's network an agent's traffic would come from the node, not from a pod the
+    # apiserver's policy selects.
+    assert not manifest.pod_spec("DaemonSet", "brupop-agent").get("hostNetwork", False)
