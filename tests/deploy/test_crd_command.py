@@ -128,7 +128,7 @@ def test_printer_columns_keep_the_originals_and_v2_adds_an_integer_crash_count()
     assert columns("v2") == [*original, ("Crash Count", ".status.crash_count", "integer")]
 
 
-def test_conversion_goes_to_the_apiserver_with_conversion_review_v1() -> None:
+def test_conversion_goes_to_the_apiservers_webhook_port_with_conversion_review_v1() -> None:
     conversion = _crd()["spec"]["conversion"]
     assert conversion["strategy"] == "Webhook"
     assert conversion["webhook"]["conversionReviewVersions"] == ["v1"]
@@ -136,7 +136,7 @@ def test_conversion_goes_to_the_apiserver_with_conversion_review_v1() -> None:
         "name": "brupop-apiserver",
         "namespace": "brupop-bottlerocket-aws",
         "path": "/crdconvert",
-        "port": 443,
+        "port": 8444,
     }
 
 

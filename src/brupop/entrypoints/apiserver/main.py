@@ -23,8 +23,9 @@ USAGE = """usage: brupop apiserver
 
 Serve the agents' HTTPS API. Configured by environment variables (see docs/apiserver.md):
 APISERVER_INTERNAL_PORT, APISERVER_BIND_ADDRESS, APISERVER_TLS_CERT_PATH, APISERVER_TLS_KEY_PATH,
-DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS, POD_DELETION_TIMEOUT_SECONDS,
-TOKEN_REVIEW_CACHE_SECONDS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory)."""
+APISERVER_WEBHOOK_PORT, DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS,
+POD_DELETION_TIMEOUT_SECONDS, TOKEN_REVIEW_CACHE_SECONDS, TOKEN_REFUSAL_CACHE_SECONDS,
+TOKEN_REVIEW_THREADS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory)."""
 
 
 def main(argv: list[str]) -> int:
@@ -48,7 +49,11 @@ def main(argv: list[str]) -> int:
     try:
         certificates = CertificateReloader(settings.tls_cert_path, settings.tls_key_path)
         app = ApiserverContainer(settings=settings).app()
-        sock = bind(settings.bind_address, settings.internal_port)
+        sockets = [bind(settings.bind_address, settings.internal_port)]
+        if (
+            settings.webhook_port is not None
+        ):  # only /crdconvert, /ping and /readyz are served there
+            sockets.append(bind(settings.bind_address, settings.webhook_port))
     except (OSError, ssl.SSLError, PortError) as error:
         return _fatal(settings, f"cannot start: {error}")
     server = uvicorn_server(
@@ -59,7 +64,7 @@ def main(argv: list[str]) -> int:
     # were there before it: make those quiet, so the stop ends with exit code 0.
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, _ignore)
-    server.run(sockets=[sock])
+    server.run(sockets=sockets)
     log.info("apiserver.stopped")
     return 0
 

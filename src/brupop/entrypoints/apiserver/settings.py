@@ -34,6 +34,7 @@ class ApiserverSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     internal_port: int = whole_number("APISERVER_INTERNAL_PORT", 8443, least=1, most=65535)
+    webhook_port: int | None = Field(None, ge=1, le=65535, alias="APISERVER_WEBHOOK_PORT")
     bind_address: str = Field("0.0.0.0", min_length=1, alias="APISERVER_BIND_ADDRESS")
     tls_cert_path: Path = Field(TLS_DIR / "tls.crt", alias="APISERVER_TLS_CERT_PATH")
     tls_key_path: Path = Field(TLS_DIR / "tls.key", alias="APISERVER_TLS_KEY_PATH")
@@ -47,6 +48,10 @@ class ApiserverSettings(BaseSettings):
     token_review_cache_seconds: float = seconds(
         "TOKEN_REVIEW_CACHE_SECONDS", 30.0, most=ONE_HOUR, zero=True
     )
+    token_refusal_cache_seconds: float = seconds(
+        "TOKEN_REFUSAL_CACHE_SECONDS", 5.0, most=300.0, zero=True
+    )
+    token_review_threads: int = whole_number("TOKEN_REVIEW_THREADS", 8, least=1, most=64)
     namespace: str = Field(default_factory=pod_namespace, min_length=1, alias="BRUPOP_NAMESPACE")
     cluster: Literal["kubernetes", "memory"] = Field("kubernetes", alias="BRUPOP_CLUSTER")
     logging_formatter: LoggingFormatter = Field("auto", alias="LOGGING_FORMATTER")
@@ -63,6 +68,12 @@ class ApiserverSettings(BaseSettings):
                 "must be shorter than DRAIN_TIMEOUT_SECONDS"
                 f" ({self.eviction_retry_interval_seconds:g} >= {self.drain_timeout_seconds:g})",
             )
+        return self
+
+    @model_validator(mode="after")
+    def _webhook_port_is_its_own(self) -> ApiserverSettings:
+        if self.webhook_port == self.internal_port:
+            raise ValueError("APISERVER_WEBHOOK_PORT: must differ from APISERVER_INTERNAL_PORT")
         return self
 
     def drain_timings(self) -> DrainTimings:
