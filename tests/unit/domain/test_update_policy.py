@@ -107,4 +107,4 @@ def test_a_spec_breaking_a_rule_is_refused_naming_the_field(
 def test_the_spec_is_frozen() -> None:
     spec = UpdatePolicySpec()
     with pytest.raises(ValidationError):
-        spec.paused = True  # type: ignore[misc]
+        spec.paused = True
