@@ -1,6 +1,6 @@
 """Validate shadow objects against the CRD's OpenAPI schemas the way the kube-apiserver would.
 
-Plain JSON Schema ignores OpenAPI's `nullable`, so it becomes `type: [t, "null"]`. The strict
+Plain JSON Schema ignores OpenAPI's `nullable`, so it becomes "null, or the schema". The strict
 form also refuses fields the schema does not declare: the apiserver would silently prune them,
 so a real-shaped object that carries one is out of step with the CRD.
 """
@@ -28,7 +28,11 @@ def openapi_to_json_schema(node: Mapping[str, Any], *, strict: bool) -> dict[str
     skipped = ("nullable", "properties", "items")
     result = {key: value for key, value in node.items() if key not in skipped}
     if node.get("nullable"):
-        result["type"] = [node["type"], "null"]
+        # The apiserver checks only type and enum of a null value: nothing else applies to it.
+        inner = openapi_to_json_schema(
+            {k: v for k, v in node.items() if k != "nullable"}, strict=strict
+        )
+        return {"anyOf": [{"type": "null"}, inner]}
     if "items" in node:
         result["items"] = openapi_to_json_schema(node["items"], strict=strict)
     if "properties" in node:

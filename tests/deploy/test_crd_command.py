@@ -7,7 +7,7 @@ import functools
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from brupop.domain.shadow import KIND, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
@@ -234,11 +234,16 @@ class _FreeForm(BaseModel):
     value: dict[str, int]
 
 
+class _TypedAlternatives(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"oneOf": [{"type": "object"}, {"required": []}]})
+    value: int = 0
+
+
 class _Untyped(BaseModel):
     value: object
 
 
-@pytest.mark.parametrize("model", [_Ambiguous, _Untyped, _FreeForm])
+@pytest.mark.parametrize("model", [_Ambiguous, _Untyped, _FreeForm, _TypedAlternatives])
 def test_a_model_without_a_structural_form_is_refused(model: type[BaseModel]) -> None:
     with pytest.raises(CrdSchemaError):
         structural_schema(model)

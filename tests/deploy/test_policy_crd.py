@@ -148,6 +148,8 @@ def test_small_policies_fit_the_schema(obj: dict[str, Any]) -> None:
         ("spec.canary.soakSeconds", -5),
         ("spec.canary.soakSeconds", 7 * 86_400 + 1),
         ("spec.canary.selector", ""),
+        ("spec.canary.count", 2),
+        ("spec.canary.selector", ...),
         ("spec.canary.selector", "a=b," * 300),
         ("spec.alertGate.prometheusUrl", ...),
         ("spec.alertGate.matchers", ['a="b"'] * 21),
@@ -172,7 +174,6 @@ def test_the_schema_refuses_what_the_apiserver_can_refuse_and_so_do_the_models(
     ("path", "value"),
     [
         ("spec.canary.selector", "zone in (a,"),
-        ("spec.canary.count", 2),
         ("spec.healthGate.httpProbes.0.url", "http://{node}/healthz"),
         ("spec.healthGate.httpProbes.0.url", "ftp://{node_ip}/"),
         ("spec.alertGate.matchers", ["severity=critical"]),
@@ -207,6 +208,18 @@ def test_every_status_the_controller_can_write_fits_the_schema() -> None:
         written = {**FULL_POLICY, "status": status.model_dump(mode="json")}
         assert policy_problems(written) == []
         assert policy_from_object(written).status == status
+
+
+@pytest.mark.parametrize("section", ["healthGate", "canary", "alertGate"])
+def test_a_section_written_as_null_is_left_out(section: str) -> None:
+    nulled = _changed(f"spec.{section}", None)
+    assert policy_problems(nulled) == []
+    spec = policy_from_object(nulled).spec
+    assert spec is not None and getattr(spec, _snake(section)) is None
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 def test_the_default_spec_as_written_fits_the_schema() -> None:

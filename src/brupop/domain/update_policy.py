@@ -120,7 +120,10 @@ class HealthGate(BaseModel):
 class Canary(BaseModel):
     """Nodes that update first; the rest wait until they have soaked."""
 
-    model_config = _WIRE
+    # The schema says it too, so the apiserver refuses a canary with both or neither.
+    model_config = ConfigDict(
+        **_WIRE, json_schema_extra={"oneOf": [{"required": ["selector"]}, {"required": ["count"]}]}
+    )
 
     selector: SelectorText | None = Field(
         default=None, description="label selector (kubectl syntax) of the canary nodes"

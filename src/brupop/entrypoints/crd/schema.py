@@ -30,7 +30,7 @@ _KEPT_KEYWORDS = (
 # Keywords pydantic writes that a CRD schema must not carry (titles and defaults are dropped;
 # `additionalProperties: false` is implied: the apiserver prunes or refuses unknown fields).
 _DROPPED_KEYWORDS = ("title", "default", "additionalProperties")
-_STRUCTURE = ("properties", "required", "items")
+_STRUCTURE = ("properties", "required", "items", "oneOf")
 Required = Literal["not-nullable", "declared"]
 
 
@@ -72,6 +72,8 @@ class _Converter:
             if "items" not in node:
                 raise CrdSchemaError(f"{where}: array without an item type")
             result["items"] = self.convert(node["items"], f"{where}[]")
+        if "oneOf" in node:
+            result["oneOf"] = _presence_alternatives(node["oneOf"], where)
         if node["type"] == "object":
             properties = {
                 name: self.convert(child, f"{where}.{name}")
@@ -95,6 +97,16 @@ class _Converter:
         siblings = {key: value for key, value in node.items() if key != "anyOf"}
         converted = self.convert({**branches[0], **siblings}, where)
         return {**converted, "nullable": True}
+
+
+def _presence_alternatives(branches: Any, where: str) -> list[dict[str, Any]]:
+    """`oneOf` is kept only as a choice between required fields (`[{required: [a]}, ...]`):
+    a structural schema allows that, and it is all the models use it for."""
+    if not isinstance(branches, list) or not all(
+        isinstance(branch, dict) and set(branch) == {"required"} for branch in branches
+    ):
+        raise CrdSchemaError(f"{where}: oneOf may only choose between required fields")
+    return [{"required": list(branch["required"])} for branch in branches]
 
 
 def _resolve(node: Mapping[str, Any], definitions: Mapping[str, Any], where: str) -> dict[str, Any]:
