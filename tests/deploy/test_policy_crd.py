@@ -8,9 +8,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from brupop.domain.policy_object import policy_from_object, policy_object
-from brupop.domain.update_policy import UpdatePolicySpec
+from brupop.domain.update_policy import (
+    AlertGate,
+    Canary,
+    HealthGate,
+    HttpProbe,
+    UpdatePolicySpec,
+)
 from brupop.domain.update_policy_status import (
     CanaryProgress,
     HaltReason,
@@ -225,3 +233,61 @@ def _snake(name: str) -> str:
 def test_the_default_spec_as_written_fits_the_schema() -> None:
     spec = UpdatePolicySpec().model_dump(mode="json")
     assert policy_problems({"metadata": {"name": "default"}, "spec": spec}) == []
+
+
+_SECONDS = st.integers(1, 86_400)
+_PROBES = st.builds(
+    HttpProbe,
+    url=st.sampled_from(
+        [
+            "http://{node_ip}:10256/healthz",
+            "https://check.example/{node_name}",
+            "http://[{node_ip}]/",
+        ]
+    ),
+    expect_status=st.integers(100, 599),
+    timeout_seconds=st.integers(1, 60),
+)
+_GATES = st.builds(
+    HealthGate,
+    timeout_seconds=_SECONDS,
+    require_node_ready=st.booleans(),
+    require_daemon_set_pods_ready=st.booleans(),
+    require_evicted_workloads_recovered=st.booleans(),
+    http_probes=st.lists(_PROBES, max_size=10).map(tuple),
+)
+_CANARIES = st.one_of(
+    st.builds(Canary, count=st.integers(1, 1000), soak_seconds=st.integers(0, 604_800)),
+    st.builds(
+        Canary,
+        selector=st.sampled_from(["role=canary", "zone in (a,b),!spot", "example.com/canary"]),
+        soak_seconds=st.integers(0, 604_800),
+    ),
+)
+_ALERT_GATES = st.builds(
+    AlertGate,
+    # builds() fills a required field by its wire name
+    prometheusUrl=st.sampled_from(["http://prom:9090", "https://prom.example/api/"]),
+    matchers=st.lists(
+        st.sampled_from(['severity="critical"', 'job!~"test-.*"', 'team!=""']), max_size=20
+    ).map(tuple),
+    ignore=st.lists(st.text(min_size=1, max_size=20), max_size=5).map(tuple),
+)
+_SPECS = st.builds(
+    UpdatePolicySpec,
+    paused=st.booleans(),
+    health_gate=st.none() | _GATES,
+    halt_after_failures=st.integers(1, 1000),
+    canary=st.none() | _CANARIES,
+    alert_gate=st.none() | _ALERT_GATES,
+)
+
+
+@given(spec=_SPECS)
+def test_any_spec_the_models_can_write_fits_the_schema_and_reads_back_equal(
+    spec: UpdatePolicySpec,
+) -> None:
+    for wire in (spec.model_dump(mode="json"), spec.model_dump(mode="json", exclude_none=True)):
+        obj = {"metadata": {"name": "default"}, "spec": wire}
+        assert policy_problems(obj) == []
+        assert policy_from_object(obj).spec == spec

@@ -5,6 +5,10 @@ checked here. Regular expressions are fully anchored, as Prometheus anchors them
 stands in for Prometheus' RE2 when checking them: the two agree on the common syntax, and RE2
 refuses a few constructs (look-arounds, back-references) that `re` takes, so those are refused
 here too.
+
+Python's `re` backtracks, so a hostile pattern could be slow on a long value: the alert gate is
+meant to hand the matchers to Prometheus (`ALERTS{...}`, written with `str(matcher)`) and to
+use `matches` only where Prometheus is not involved (tests, simulate).
 """
 
 from __future__ import annotations
@@ -63,7 +67,12 @@ class AlertMatcher:
         return self._pattern or re.compile(self.value)
 
     def __str__(self) -> str:
-        escaped = self.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        escaped = (
+            self.value.replace("\\", "\\\\")
+            .replace('"', '\\"')
+            .replace("\n", "\\n")
+            .replace("\t", "\\t")
+        )
         return f'{self.name}{self.operator}"{escaped}"'
 
 

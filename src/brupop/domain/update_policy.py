@@ -10,9 +10,17 @@ keeps its last good policy.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from brupop.domain.alert_matcher import MATCHER_MAX_LENGTH, AlertMatcher, parse_alert_matcher
@@ -117,6 +125,9 @@ class HealthGate(BaseModel):
     http_probes: tuple[HttpProbe, ...] = Field(default=(), max_length=PROBES_MAX)
 
 
+_CHOICES = ("selector", "count")
+
+
 class Canary(BaseModel):
     """Nodes that update first; the rest wait until they have soaked."""
 
@@ -142,6 +153,15 @@ class Canary(BaseModel):
         le=SOAK_SECONDS_MAX,
         description="how long every canary stays Idle on the new version before the rest start",
     )
+
+    @model_serializer(mode="wrap")
+    def _without_the_choice_not_made(self, write: SerializerFunctionWrapHandler) -> Any:
+        """The schema's oneOf tests which of selector and count is present, so the one not
+        chosen is left out rather than written as null."""
+        data = write(self)
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if v is not None or k not in _CHOICES}
+        return data
 
     @model_validator(mode="after")
     def _selector_or_count(self) -> Canary:

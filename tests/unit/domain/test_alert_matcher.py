@@ -64,3 +64,8 @@ def test_a_regex_value_with_an_escaped_backslash_is_a_regex_escape() -> None:
 def test_matchers_prometheus_would_refuse_are_refused(text: str) -> None:
     with pytest.raises(AlertMatcherError):
         parse_alert_matcher(text)
+
+
+def test_a_matcher_writes_back_as_the_promql_it_was_read_from() -> None:
+    for text in ['a="x\\ty"', 'job!~"a\\\\.b"', 'team="line\\nbreak"', 'x=~""']:
+        assert str(parse_alert_matcher(text)) == text

@@ -108,3 +108,11 @@ def test_the_spec_is_frozen() -> None:
     spec = UpdatePolicySpec()
     with pytest.raises(ValidationError):
         spec.paused = True
+
+
+def test_a_canary_is_written_without_the_choice_it_did_not_make() -> None:
+    assert Canary(count=2).model_dump(mode="json") == {"count": 2, "soakSeconds": 0}
+    assert Canary(selector="role=canary").model_dump(mode="json") == {
+        "selector": "role=canary",
+        "soakSeconds": 0,
+    }
