@@ -69,3 +69,9 @@ def test_the_prometheus_url_is_a_plain_http_url(url: str) -> None:
     assert check_http_url("http://prometheus.monitoring.svc:9090") == (
         "http://prometheus.monitoring.svc:9090"
     )
+
+
+def test_an_unknown_placeholder_is_named_along_with_the_known_ones() -> None:
+    with pytest.raises(ProbeUrlError) as refused:
+        check_probe_template("http://{node}:{port}/healthz")
+    assert "unknown placeholder {node}, {port} (only {node_name}, {node_ip})" in str(refused.value)
