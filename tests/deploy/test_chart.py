@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
+from brupop.entrypoints.crd.definition import CRD_NAME as SHADOW_CRD
 from brupop.entrypoints.crd.definition import custom_resource_definition
+from brupop.entrypoints.crd.policy_definition import CRD_NAME as POLICY_CRD
+from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
 from tests.deploy.kube_validation import (
     cert_manager_problems,
     kubernetes_problems,
@@ -38,14 +41,18 @@ def test_helm_lint_finds_nothing(helm: Helm) -> None:
 @pytest.mark.parametrize(
     ("namespace", "port"), [("brupop-bottlerocket-aws", 8444), ("update-ops", 9443)]
 )
-def test_the_charts_crd_is_what_brupop_crd_generates_for_that_namespace_and_port(
+def test_the_charts_crds_are_what_brupop_crd_generates_for_that_namespace_and_port(
     helm: Helm, namespace: str, port: int
 ) -> None:
     rendered = Rendered(
         helm.template({"namespace": namespace, "apiserver_webhook_port": str(port)})
     )
-    (crd,) = rendered.of_kind("CustomResourceDefinition")
+    crd = rendered.get("CustomResourceDefinition", SHADOW_CRD)
     assert crd == custom_resource_definition(namespace, port)
+    assert rendered.get("CustomResourceDefinition", POLICY_CRD) == (
+        policy_custom_resource_definition()
+    )
+    assert len(rendered.of_kind("CustomResourceDefinition")) == 2
 
 
 def test_the_namespace_is_left_out_when_it_is_not_to_be_created(helm: Helm) -> None:
@@ -199,7 +206,7 @@ def _webhook_ports(webhook_port: int) -> Check:
 
 def _webhook_port(port: int) -> Check:
     return lambda rendered: (
-        rendered.of_kind("CustomResourceDefinition")[0]["spec"]["conversion"]["webhook"][
+        rendered.get("CustomResourceDefinition", SHADOW_CRD)["spec"]["conversion"]["webhook"][
             "clientConfig"
         ]["service"]["port"]
         == port

@@ -51,7 +51,11 @@ def _service_target(rendered: Rendered, service_port: int) -> int:
 
 
 def _conversion_service(rendered: Rendered) -> Any:
-    (crd,) = rendered.of_kind("CustomResourceDefinition")
+    (crd,) = [
+        crd
+        for crd in rendered.of_kind("CustomResourceDefinition")
+        if crd["spec"].get("conversion", {}).get("strategy") == "Webhook"
+    ]
     return crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"]
 
 

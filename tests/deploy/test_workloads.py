@@ -112,12 +112,14 @@ def test_the_apiserver_gets_exactly_the_verbs_its_routes_use(manifest: Rendered)
     )
 
 
-def test_the_controller_gets_shadows_leases_events_and_what_cleanup_and_reasons_need(
+def test_the_controller_gets_shadows_policies_leases_events_and_what_cleanup_and_reasons_need(
     manifest: Rendered,
 ) -> None:
     assert _grants(manifest, "brupop-controller-service-account") == (
         _expand(NAMESPACE, SHADOWS, "bottlerocketshadows", "get list watch patch update delete")
         | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "patch update")
+        | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies", "get list watch")
+        | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies/status", "patch")
         | _expand(NAMESPACE, "coordination.k8s.io", "leases", "get create update")
         | _expand(NAMESPACE, "", "events", "create patch")
         | _expand("cluster", "", "nodes", "get list watch patch")

@@ -33,7 +33,8 @@ def shadow_name(node_name: str) -> str:
     return f"{SHADOW_NAME_PREFIX}{node_name}"
 
 
-def _parse_timestamp(value: Any) -> Any:
+def parse_timestamp(value: Any) -> Any:
+    """A field validator: RFC 3339 text to an aware datetime; naive datetimes are refused."""
     if isinstance(value, str):
         return parse_rfc3339(value)
     if isinstance(value, datetime) and value.tzinfo is None:
@@ -50,9 +51,7 @@ class ShadowSpec(BaseModel):
     state_transition_timestamp: Timestamp | None = None
     version: Version | None = None
 
-    _check_timestamp = field_validator("state_transition_timestamp", mode="before")(
-        _parse_timestamp
-    )
+    _check_timestamp = field_validator("state_transition_timestamp", mode="before")(parse_timestamp)
 
 
 class ShadowStatus(BaseModel):
@@ -67,7 +66,7 @@ class ShadowStatus(BaseModel):
     state_transition_failure_timestamp: Timestamp | None = None
 
     _check_timestamp = field_validator("state_transition_failure_timestamp", mode="before")(
-        _parse_timestamp
+        parse_timestamp
     )
 
 

@@ -18,7 +18,7 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "controller": ("brupop.entrypoints.controller.main", "run the rollout controller"),
     "simulate": ("brupop.entrypoints.simulate.main", "roll a simulated fleet on this machine"),
     "status": ("brupop.entrypoints.status.main", "show every node's update state and why it waits"),
-    "crd": ("brupop.entrypoints.crd.main", "print the BottlerocketShadow CRD"),
+    "crd": ("brupop.entrypoints.crd.main", "print the CRDs (shadow and update policy)"),
 }
 
 # Subcommands whose packages the image leaves out (see `extras`).
