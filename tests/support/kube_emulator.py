@@ -341,6 +341,7 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         self, kind: Kind, request: kmock.Request, keep: Any, start: str, epoch: int, deadline: float
     ) -> AsyncIterator[JSON]:
         namespace = request.namespace
+        selected = bool(request.params.get("labelSelector"))
         with self._state:
             if start in ("", "0"):
                 since = self._revision
@@ -371,6 +372,9 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
                 in_namespace = namespace is None or obj["metadata"].get("namespace") == namespace
                 if in_namespace and keep(obj):
                     yield event
+                elif in_namespace and event["type"] == "MODIFIED" and selected:
+                    # The apiserver tells a selected watch that an object left the selection.
+                    yield {"type": "DELETED", "object": obj}
             if dropped or loop.time() >= deadline:
                 return
             await asyncio.sleep(0.005)
