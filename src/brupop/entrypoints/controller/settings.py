@@ -62,6 +62,9 @@ class ControllerSettings(BaseSettings):
     update_window_stop: str | None = Field(None, alias="UPDATE_WINDOW_STOP")
     scheduler_time_zone: str = Field("UTC", alias="SCHEDULER_TIME_ZONE")
     tick_seconds: float = Field(2.0, gt=0, allow_inf_nan=False, alias="CONTROLLER_TICK_SECONDS")
+    resync_seconds: float = Field(
+        600.0, ge=1, le=86400, allow_inf_nan=False, alias="CONTROLLER_RESYNC_SECONDS"
+    )
     metrics_port: int = Field(8080, ge=0, le=65535, alias="CONTROLLER_METRICS_PORT")
     bind_address: str = Field(
         default_factory=default_bind_address, min_length=1, alias="CONTROLLER_BIND_ADDRESS"
@@ -141,6 +144,7 @@ class ControllerSettings(BaseSettings):
             namespace=self.namespace,
             identity=identity or replica_identity(),
             tick_seconds=self.tick_seconds,
+            resync_seconds=self.resync_seconds,
             lease_seconds=self.lease_seconds,
             renew_seconds=self.renew_seconds,
         )

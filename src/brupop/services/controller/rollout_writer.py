@@ -36,6 +36,8 @@ class WriteOutcome:
     conflicts: int = 0
     written: int = 0
     stopped_leading: bool = False
+    stored: list[Shadow] = field(default_factory=list)
+    conflicted: list[str] = field(default_factory=list)
 
 
 class RolloutWriter:
@@ -72,6 +74,7 @@ class RolloutWriter:
                     self._write(change, outcome)
             except ConflictError:
                 outcome.conflicts += 1
+                outcome.conflicted.append(change.shadow.name)
                 self._log.debug("spec.changed_meanwhile", shadow=change.shadow.name)
             except NotFoundError:
                 self._log.debug("spec.shadow_gone", shadow=change.shadow.name)
@@ -79,8 +82,9 @@ class RolloutWriter:
 
     def _write(self, change: SpecChange, outcome: WriteOutcome) -> None:
         shadow = change.shadow
-        self._shadows.replace_spec(shadow.name, change.spec, shadow.resource_version)
+        stored = self._shadows.replace_spec(shadow.name, change.spec, shadow.resource_version)
         self._journal.remember(shadow.name, shadow.resource_version)
+        outcome.stored.append(stored)
         outcome.written += 1
         self._tell(change, outcome)
 
@@ -126,7 +130,8 @@ class RolloutWriter:
             stored = self._shadows.update_status(fresh.name, _failed(fresh.status, now))
             version = stored.resource_version
             self._count_timeout(fresh, now)
-        self._shadows.replace_spec(fresh.name, timed_out_spec(fresh, now), version)
+        stored = self._shadows.replace_spec(fresh.name, timed_out_spec(fresh, now), version)
+        outcome.stored.append(stored)
         outcome.written += 1
         limit = self._timeouts.for_state(state) or 0.0
         outcome.timed_out[fresh.name] = TimeoutRecord(state, limit, now)
