@@ -31,6 +31,8 @@ class NodeReasons:
         self._reasons: dict[str, Reason] = {}
         self.counts: Counter[Reason] = Counter()
         self._fleet_key: tuple[bool, bool] | None = None
+        self.explained = 0
+        """How many nodes were explained so far (an unchanged pass adds only those in a slot)."""
 
     def fleet_changed(self, view: RolloutView, held: int) -> bool:
         """The fleet-wide inputs of a ready node's reason changed since the last call."""
@@ -54,6 +56,7 @@ class NodeReasons:
                 self._set(name, None)
                 continue
             reason, detail = explain(shadow, view, held=held)
+            self.explained += 1
             if self._set(name, reason):
                 emit = self._log.info if reason in _TROUBLE else self._log.debug
                 emit("node.reason", node=shadow.node_name, reason=reason.value, detail=detail)

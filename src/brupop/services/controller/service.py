@@ -157,6 +157,11 @@ class ControllerService:
         book = self.fleet.book
         return report([s for n in book.names() if (s := book.shadow(n)) is not None], view)
 
+    def work_done(self) -> tuple[int, int]:
+        """(shadows decided, nodes explained) so far: what a pass with nothing new must not
+        add to, beyond the nodes in a slot."""
+        return self.fleet.book.decided, self._reasons.explained
+
     def is_ready(self) -> bool:
         """At least one pass has completed."""
         return self._last_tick is not None
