@@ -11,8 +11,8 @@ Everything that depends on the whole fleet (slots, window, order) is left to the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from brupop.domain.backoff import retry_allowed_at
 from brupop.domain.rollout import ChangeKind
@@ -26,8 +26,7 @@ _STAGED = UpdateState.STAGED_AND_PERFORMED_UPDATE
 _ERROR_RESET = UpdateState.ERROR_RESET
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     """The spec to write: a state and version, stamped at write time (or the cleared spec)."""
 
     state: UpdateState
@@ -44,14 +43,14 @@ class Target:
 CLEARED = Target(_IDLE, None, stamped=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(NamedTuple):
     """What one shadow needs, independent of the rest of the fleet.
 
     `change` is a spec change that needs no slot (advance, recover, reset, timeout); `ready`
     means the node waits only for a free slot and an open window (`target` is then its start);
     `recheck_at` is when time alone may change this decision (None: only a change of the
-    shadow can)."""
+    shadow can). A named tuple: the controller builds and compares one per shadow per
+    resync, and a tuple is several times cheaper than a frozen dataclass at that."""
 
     holds_slot: bool
     change: ChangeKind | None = None

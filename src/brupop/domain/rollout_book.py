@@ -53,7 +53,7 @@ class RolloutBook:
         if shadow.status is not None:
             self.states[shadow.status.current_state.value] += 1
             self.versions[shadow.status.current_version] += 1
-        return self._decide(shadow, now)
+        return self._decide(shadow, now, changed=True)
 
     def drop(self, name: str) -> None:
         """The shadow is gone."""
@@ -74,7 +74,8 @@ class RolloutBook:
     def redecide(self, names: Iterable[str], now: datetime) -> list[str]:
         """Decide the named shadows again (same shadow, later time); those whose decision
         changed."""
-        return [n for n in names if n in self._shadows and self._decide(self._shadows[n], now)]
+        shadows, again = self._shadows, self._decide
+        return [n for n in names if n in shadows and again(shadows[n], now, changed=False)]
 
     # --- what a pass reads -----------------------------------------------------------------
 
@@ -122,11 +123,16 @@ class RolloutBook:
 
     # --- bookkeeping -----------------------------------------------------------------------
 
-    def _decide(self, shadow: Shadow, now: datetime) -> bool:
+    def _decide(self, shadow: Shadow, now: datetime, *, changed: bool) -> bool:
+        """Decide `shadow` (`changed`: a new version of it, else the same one, later)."""
         self.decided += 1
         name = shadow.name
         decision = decide(shadow, now, self._policy.timeouts)
         old = self._decisions.get(name)
+        if decision == old and self._recheck.get(name) == decision.recheck_at:
+            if changed and decision.ready and self._ready_keys.get(name) != self._ready_key(shadow):
+                self._file(name, decision)  # the start order follows the crash count
+            return False
         self._file(name, decision)
         if decision.recheck_at is not None:
             self._recheck[name] = decision.recheck_at

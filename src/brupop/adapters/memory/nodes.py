@@ -25,8 +25,17 @@ class InMemoryNodeRepository:
         return self.store.get(name)
 
     def list(self, label_selector: Mapping[str, str] | None = None) -> Listing[Node]:
-        wanted = dict(label_selector or {})
-        return self.store.list(lambda n: all(n.labels.get(k) == v for k, v in wanted.items()))
+        wanted = tuple((label_selector or {}).items())
+
+        def matches(node: Node) -> bool:
+            # A plain loop: a generator per Node costs more than the match at 10k Nodes.
+            labels = node.labels
+            for key, value in wanted:  # noqa: SIM110
+                if labels.get(key) != value:
+                    return False
+            return True
+
+        return self.store.list(matches)
 
     def watch(
         self,

@@ -97,12 +97,20 @@ class Mirror(Generic[T]):
         newer than the list. Returns how many names changed in a way that matters."""
         changed = 0
         listed: set[str] = set()
-        for obj in items:
-            listed.add(self._name_of(obj))
-            changed += self.put(obj)
-        for name in self.names():
-            if name not in listed:
-                changed += self.remove(name, list_version)
+        name_of, version_of, objects = self._name_of, self._version_of, self._objects
+        with self._lock:
+            for obj in items:
+                name = name_of(obj)
+                listed.add(name)
+                old = objects.get(name)
+                if old is None or _newer(version_of(obj), version_of(old)):
+                    objects[name] = obj
+                    changed += self._note(name, old, obj)
+            for name in [n for n in objects if n not in listed]:
+                old = objects[name]
+                if list_version is None or not _newer(version_of(old), list_version):
+                    del objects[name]
+                    changed += self._note(name, old, None)
         self.filled = True
         return changed
 

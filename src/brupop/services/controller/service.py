@@ -142,6 +142,11 @@ class ControllerService:
         """Ask the loop for a pass now (a watched object changed)."""
         self._wake.set()
 
+    def request_resync(self) -> None:
+        """Make the next tick list everything again and decide every shadow afresh (what the
+        periodic resync does every `resync_seconds`)."""
+        self._last_resync = None
+
     def _wake_on(self, stop: threading.Event) -> None:
         """Interrupt the loop's wait as soon as `stop` is set."""
         stop.wait()
