@@ -51,12 +51,13 @@ class FleetMirror:
         self.book = RolloutBook(policy)
         self.orphans: set[str] = set()
         self._by_node: dict[str, set[str]] = {}
-        self._redecide_all = False
 
     def catch_up(
         self, *, followed: bool, resync: bool, gained_leadership: bool, by_list: bool = False
     ) -> None:
-        """Bring both mirrors up to date (a resync also decides every shadow again).
+        """Bring both mirrors up to date. A resync repairs what a missed event left wrong;
+        the shadows it changes are decided again like any other change, the others keep their
+        decision (a decision depends only on its shadow, the time and fixed settings).
 
         `followed`: watch threads apply the events; otherwise the watch is polled here, or
         (`by_list`) the mirrors are listed again."""
@@ -67,7 +68,6 @@ class FleetMirror:
                 informer.relist()
             elif not followed:
                 informer.poll()
-        self._redecide_all = self._redecide_all or resync
 
     def absorb(self, now: datetime) -> set[str]:
         """Decide the shadows that changed or whose deadline passed; their names."""
@@ -85,9 +85,6 @@ class FleetMirror:
             else:
                 book.record(shadow, now)
                 self._index(shadow)
-        if self._redecide_all:
-            self._redecide_all = False
-            touched.update(book.redecide(book.names(), now))
         touched.update(book.redecide(book.due(now), now))
         return touched
 

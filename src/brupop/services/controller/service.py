@@ -143,8 +143,8 @@ class ControllerService:
         self._wake.set()
 
     def request_resync(self) -> None:
-        """Make the next tick list everything again and decide every shadow afresh (what the
-        periodic resync does every `resync_seconds`)."""
+        """Make the next tick list everything again and repair the mirror from that list (what
+        the periodic resync does every `resync_seconds`)."""
         self._last_resync = None
 
     def _wake_on(self, stop: threading.Event) -> None:
