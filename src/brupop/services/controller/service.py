@@ -87,7 +87,7 @@ class ControllerService:
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
         self._followed = False
-        self._was_leading = False
+        self._term: int | None = None  # the Lease term the mirror was last listed for
         self._last_resync: float | None = None
 
     # --- the loop ------------------------------------------------------------------------
@@ -98,8 +98,9 @@ class ControllerService:
         self._metrics.set_leader(leading)
         if not leading:
             self._journal.forget()
-        self._catch_up(gained_leadership=leading and not self._was_leading)
-        self._was_leading = leading
+        term = self.elector.term if leading else None
+        self._catch_up(gained_leadership=term is not None and term != self._term)
+        self._term = term
         for _ in range(self.config.passes_per_tick):
             if not self._pass(leading and self.elector.is_leader()):
                 break

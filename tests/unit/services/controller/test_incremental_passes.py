@@ -98,3 +98,20 @@ def test_the_waiting_counts_kept_per_change_match_the_rows_built_on_demand() -> 
             fleet.fail(fleet.names[round_ % 12])
         fleet.step_all()
         fleet.clock.advance(30)
+
+
+def test_a_leader_that_lost_the_lease_between_two_ticks_lists_again_when_it_leads_again() -> None:
+    fleet = Fleet(3)
+    first, second = fleet.controller(1), fleet.controller(1)
+    first.tick()
+    relists = first.fleet.shadow_informer.relists
+    first.elector.release()  # as if it had stalled past its lease
+    fleet.clock.advance(6)
+    second.tick()  # another replica leads for a while, writes, and stops
+    second.elector.release()
+    fleet.clock.advance(6)
+
+    first.tick()
+
+    assert first.elector.is_leader()
+    assert first.fleet.shadow_informer.relists == relists + 1
