@@ -1,9 +1,9 @@
 """RolloutWriter: writes one pass's spec changes and tells their story (logs, Events, metrics).
 
 Every spec write is conditional on the resourceVersion the decision was made from, so a
-change made meanwhile (by an agent or another controller) turns into a ConflictError and the
-pass is decided again from a fresh list. A timeout is also recorded as a failure in the status
-(crash count + 1, failure time now), so the node backs off before it is tried again.
+change made meanwhile (by an agent or another controller) turns into a ConflictError, that
+shadow is read again and the pass decided again. A timeout is also recorded as a failure in the
+status (crash count + 1, failure time now), so the node backs off before it is tried again.
 """
 
 from __future__ import annotations
