@@ -18,7 +18,9 @@ kube_replay.py): one list of 10,000 shadows, one of 10,000 Nodes, 10,000 watch e
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -184,28 +186,35 @@ def one(size: int, phase: str, limit: int, passes: int, log: Path) -> dict[str, 
     return result
 
 
-def replay(size: int) -> dict[str, Any]:
-    """Decoding a real cluster's answers with the Kubernetes adapters, at `size` objects."""
+def replay(size: int, page_size: int | None = None) -> dict[str, Any]:
+    """Decoding a real cluster's answers with the Kubernetes adapters, at `size` objects
+    (`page_size`: objects per list request, the adapters' own when None)."""
     import kube_replay  # the kubernetes client only here: it would weigh on the other cases
 
+    from brupop.adapters.kubernetes import watching
     from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
     from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
 
+    if page_size is not None:
+        watching.LIST_PAGE_SIZE = page_size
     calls = kube_replay.ReplayedCalls()
     shadows = KubernetesShadowRepository(calls, NAMESPACE)  # type: ignore[arg-type]
     nodes = KubernetesNodeRepository(calls)  # type: ignore[arg-type]
-    shadow_items = [kube_replay.shadow_object(i, 1000 + i) for i in range(size)]
-    node_items = [kube_replay.node_object(i, 1000 + i) for i in range(size)]
-    calls.list_bodies["list shadows"] = kube_replay.list_body("List", shadow_items, 99999)
-    calls.list_bodies["list nodes"] = kube_replay.list_body("NodeList", node_items, 99999)
-    for index, item in enumerate(shadow_items):
-        item["metadata"]["resourceVersion"] = str(100000 + index)
-        item["status"]["target_version"] = "1.21.0"
-    events = kube_replay.watch_body(shadow_items)
+    calls.lists["list shadows"] = kube_replay.RecordedList(
+        "List", (kube_replay.shadow_object(i, 1000 + i) for i in range(size)), 99999
+    )
+    calls.lists["list nodes"] = kube_replay.RecordedList(
+        "NodeList", (kube_replay.node_object(i, 1000 + i) for i in range(size)), 99999
+    )
+    events = kube_replay.watch_body(_changed_shadow(i) for i in range(size))
     fleet = FleetMirror(shadows, nodes, RolloutPolicy(ConcurrencyLimit(10)))
+    gc.collect()
+    before_kib, _ = own_rss_kib()
+    Path(f"/proc/{os.getpid()}/clear_refs").write_text("5")  # peak RSS counts from here
     first_list = _cpu_ms(fleet.shadow_informer.relist)  # includes one-time set-up costs
     list_shadows = _cpu_ms(fleet.shadow_informer.relist)
     list_nodes = _cpu_ms(fleet.node_informer.relist)
+    pages = calls.pages
     calls.watch_bodies["watch shadows"] = events
     applied = [0]
 
@@ -216,24 +225,39 @@ def replay(size: int) -> dict[str, Any]:
                 return
 
     watch = _cpu_ms(follow)
-    rss_kib, _ = own_rss_kib()
+    gc.collect()
+    after_kib, peak_kib = own_rss_kib()
     return {
         "objects": size,
-        "shadow_list_mib": round(len(calls.list_bodies["list shadows"]) / 2**20, 1),
-        "node_list_mib": round(len(calls.list_bodies["list nodes"]) / 2**20, 1),
+        "shadow_list_mib": round(calls.lists["list shadows"].size / 2**20, 1),
+        "node_list_mib": round(calls.lists["list nodes"].size / 2**20, 1),
+        "list_page_size": watching.LIST_PAGE_SIZE,
+        "list_requests": pages,
         "first_list_shadows_into_mirror_cpu_ms": round(first_list, 1),
         "list_shadows_into_mirror_cpu_ms": round(list_shadows, 1),
         "list_nodes_into_mirror_cpu_ms": round(list_nodes, 1),
         "watch_events_applied": applied[0],
         "watch_event_cpu_us": round(1000 * watch / max(applied[0], 1), 1),
-        "rss_mib_after": mib(rss_kib),
+        "rss_mib_before_lists": mib(before_kib),
+        "rss_mib_after_lists_and_events": mib(after_kib),
+        "peak_rss_mib_over_before_lists": mib(peak_kib - before_kib),
+        "mirror_rss_mib": mib(after_kib - before_kib),
     }
 
 
-def run_child(size: int, phase: str, args: argparse.Namespace) -> dict[str, Any]:
+def _changed_shadow(index: int) -> dict[str, Any]:
+    """The shadow after its agent saw a new version offered: a MODIFIED event of the watch."""
+    import kube_replay
+
+    shadow = kube_replay.shadow_object(index, 100000 + index)
+    shadow["status"]["target_version"] = "1.21.0"
+    return shadow
+
+
+def run_child(size: int, phase: str, args: argparse.Namespace, *extra: str) -> dict[str, Any]:
     command = [
         sys.executable, str(HERE), "--child", str(size), phase,
-        "--limit", str(args.limit), "--passes", str(args.passes), "--log", args.log,
+        "--limit", str(args.limit), "--passes", str(args.passes), "--log", args.log, *extra,
     ]  # fmt: skip
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(output)
@@ -318,13 +342,16 @@ def main() -> int:
     parser.add_argument("--passes", type=int, default=15, help="measured passes per process")
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per case")
     parser.add_argument("--replay", type=int, default=10000, help="objects in kube-replay (0: no)")
+    parser.add_argument(
+        "--list-page", type=int, default=None, help="kube-replay: objects per list request"
+    )
     parser.add_argument("--log", default="/dev/null", help="the controller's log lines")
     parser.add_argument("--child", nargs=2, metavar=("SIZE", "PHASE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         size, phase = int(args.child[0]), args.child[1]
         if phase == "kube-replay":
-            print(json.dumps(replay(size)))
+            print(json.dumps(replay(size, args.list_page)))
         else:
             print(json.dumps(one(size, phase, args.limit, args.passes, Path(args.log))))
         return 0
@@ -339,7 +366,10 @@ def main() -> int:
     replayed = None
     if args.replay:
         progress(f"kube-replay, {args.replay} objects")
-        replayed = run_child(args.replay, "kube-replay", args)
+        replayed = {
+            "paged": run_child(args.replay, "kube-replay", args),
+            "one_request_per_list": run_child(args.replay, "kube-replay", args, "--list-page", "0"),
+        }
     growth = {phase: per_shadow_growth(rows, phase) for phase in phases}
     emit(
         {

@@ -10,7 +10,7 @@ Bottlerocket node (about 5.7 KiB, as measured: 57 MiB for 10k Nodes).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from kubernetes.client import ApiClient
@@ -165,18 +165,33 @@ def node_object(index: int, version: int) -> JSON:
     }  # fmt: skip
 
 
-def list_body(kind: str, items: list[JSON], version: int) -> bytes:
-    api = "v1" if kind == "NodeList" else "brupop.bottlerocket.aws/v2"
-    answer = {"apiVersion": api, "kind": kind, "items": items}
-    answer["metadata"] = {"resourceVersion": str(version)}
-    return json.dumps(answer, separators=(",", ":")).encode()
+class RecordedList:
+    """A list answer as the apiserver serves it: every item's JSON, in pages on request."""
+
+    def __init__(self, kind: str, items: Iterable[JSON], version: int) -> None:
+        self.kind = kind
+        self.version = str(version)
+        self.items = [json.dumps(item, separators=(",", ":")) for item in items]
+
+    @property
+    def size(self) -> int:
+        """Bytes of the whole list in one answer."""
+        return sum(len(item) + 1 for item in self.items)
+
+    def page(self, limit: int | None, token: str | None) -> bytes:
+        start = int(token or 0)
+        end = len(self.items) if not limit else min(start + limit, len(self.items))
+        meta: JSON = {"resourceVersion": self.version}
+        if end < len(self.items):
+            meta["continue"] = str(end)
+        head = json.dumps({"apiVersion": "v1", "kind": self.kind, "metadata": meta})
+        return f'{head[:-1]}, "items": [{",".join(self.items[start:end])}]}}'.encode()
 
 
-def watch_body(objects: list[JSON]) -> bytes:
-    events = (
-        json.dumps({"type": "MODIFIED", "object": obj}, separators=(",", ":")) for obj in objects
-    )
-    return ("\n".join(events) + "\n").encode()
+def watch_body(objects: Iterable[JSON]) -> bytes:
+    """A watch stream of MODIFIED events, one JSON line each."""
+    lines = (json.dumps({"type": "MODIFIED", "object": o}, separators=(",", ":")) for o in objects)
+    return ("\n".join(lines) + "\n").encode()
 
 
 class _Stream:
@@ -197,18 +212,20 @@ class _Stream:
 
 
 class ReplayedCalls:
-    """ApiCalls that answer every list with `list_bodies[action]` and every watch with
-    `watch_body`, parsing exactly as the real ApiCalls does."""
+    """ApiCalls that answer every list from `lists[action]` (in pages when asked) and every
+    watch with `watch_bodies[action]`, parsing exactly as the real ApiCalls does."""
 
     def __init__(self) -> None:
         self.api_client = ApiClient()
-        self.list_bodies: dict[str, bytes] = {}
+        self.lists: dict[str, RecordedList] = {}
         self.watch_bodies: dict[str, bytes] = {}
+        self.pages = 0
 
     def json(self, action: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> JSON:
         from brupop.adapters.kubernetes.api_calls import _parse  # the adapter's own parsing
 
-        return _parse(action, self.list_bodies[action])
+        self.pages += 1
+        return _parse(action, self.lists[action].page(kwargs.get("limit"), kwargs.get("_continue")))
 
     def stream(
         self,

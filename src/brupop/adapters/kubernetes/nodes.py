@@ -51,7 +51,7 @@ class KubernetesNodeRepository:
         source = watching.WatchSource(
             "list nodes", self._api.list_node, node_from_object, (), params
         )
-        items, version = watching.list_items(self._calls, source)
+        items, version = watching.list_items(self._calls, source, watching.LIST_PAGE_SIZE)
         return Listing(items=tuple(node for node, _ in items), resource_version=version or None)
 
     def watch(

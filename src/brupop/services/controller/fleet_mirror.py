@@ -35,7 +35,9 @@ class FleetMirror:
     ) -> None:
         self._repository = shadows
         self.shadows: Mirror[Shadow] = Mirror(_name, _shadow_version)
-        self.nodes: Mirror[Node] = Mirror(_node_name, _node_version, matters=node_change_matters)
+        self.nodes: Mirror[Node] = Mirror(
+            _node_name, _node_version, matters=node_change_matters, keep=_slim
+        )
         self.shadow_informer = Informer(
             "shadows",
             lambda: shadows.list(),
@@ -138,6 +140,20 @@ def _name(shadow: Shadow) -> str:
 
 def _shadow_version(shadow: Shadow) -> str | None:
     return shadow.resource_version
+
+
+def _slim(node: Node) -> Node:
+    """What a pass reads of a Node (its presence, opt-in and cordon): a 10k-node cluster's
+    labels and annotations would otherwise be most of the controller's memory. The opt-out
+    cleanup reads the whole Node afresh before it changes anything."""
+    opted_in = node.labels.get(OPT_IN_LABEL)
+    return Node(
+        name=node.name,
+        uid=node.uid,
+        labels={OPT_IN_LABEL: opted_in} if opted_in is not None else {},
+        unschedulable=node.unschedulable,
+        resource_version=node.resource_version,
+    )
 
 
 def _node_name(node: Node) -> str:

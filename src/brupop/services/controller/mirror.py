@@ -26,16 +26,18 @@ def _always(_old: object, _new: object) -> bool:
 class Mirror(Generic[T]):
     """Objects by name, the newest version of each; thread-safe."""
 
-    def __init__(
+    def __init__(  # `keep`: the part of each object worth holding (all of it when None)
         self,
         name_of: Callable[[T], str],
         version_of: Callable[[T], str | None],
         *,
         matters: Callable[[T | None, T | None], bool] = _always,
+        keep: Callable[[T], T] | None = None,
     ) -> None:
         self._name_of = name_of
         self._version_of = version_of
         self._matters = matters
+        self._keep = keep
         self._objects: dict[str, T] = {}
         self._changed: set[str] = set()
         self._lock = threading.Lock()
@@ -77,6 +79,7 @@ class Mirror(Generic[T]):
             old = self._objects.get(name)
             if old is not None and not _newer(self._version_of(obj), self._version_of(old)):
                 return False
+            obj = self._keep(obj) if self._keep is not None else obj
             self._objects[name] = obj
             return self._note(name, old, obj)
 
@@ -104,6 +107,7 @@ class Mirror(Generic[T]):
                 listed.add(name)
                 old = objects.get(name)
                 if old is None or _newer(version_of(obj), version_of(old)):
+                    obj = self._keep(obj) if self._keep is not None else obj
                     objects[name] = obj
                     changed += self._note(name, old, obj)
             for name in [n for n in objects if n not in listed]:
