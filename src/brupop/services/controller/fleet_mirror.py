@@ -11,6 +11,7 @@ the shadows that changed or whose deadline passed.
 
 from __future__ import annotations
 
+import operator
 from datetime import datetime
 
 from brupop.domain.cluster import Node
@@ -25,6 +26,9 @@ from brupop.services.controller.informer import Informer
 from brupop.services.controller.mirror import Mirror
 
 OPT_IN_SELECTOR = {OPT_IN_LABEL: OPT_IN_VALUE}
+# Read 20,000 times per resync at 10k: attrgetter runs in C, a Python function does not.
+_NAME = operator.attrgetter("name")
+_VERSION = operator.attrgetter("resource_version")
 
 
 class FleetMirror:
@@ -34,10 +38,8 @@ class FleetMirror:
         self, shadows: ShadowRepository, nodes: NodeRepository, policy: RolloutPolicy
     ) -> None:
         self._repository = shadows
-        self.shadows: Mirror[Shadow] = Mirror(_name, _shadow_version)
-        self.nodes: Mirror[Node] = Mirror(
-            _node_name, _node_version, matters=node_change_matters, keep=_slim
-        )
+        self.shadows: Mirror[Shadow] = Mirror(_NAME, _VERSION)
+        self.nodes: Mirror[Node] = Mirror(_NAME, _VERSION, matters=node_change_matters, keep=_slim)
         self.shadow_informer = Informer(
             "shadows",
             lambda: shadows.list(),
@@ -134,14 +136,6 @@ def _set_member(members: set[str], name: str, present: bool) -> None:
         members.discard(name)
 
 
-def _name(shadow: Shadow) -> str:
-    return shadow.name
-
-
-def _shadow_version(shadow: Shadow) -> str | None:
-    return shadow.resource_version
-
-
 def _slim(node: Node) -> Node:
     """What a pass reads of a Node (its presence, opt-in and cordon): a 10k-node cluster's
     labels and annotations would otherwise be most of the controller's memory. The opt-out
@@ -154,11 +148,3 @@ def _slim(node: Node) -> Node:
         unschedulable=node.unschedulable,
         resource_version=node.resource_version,
     )
-
-
-def _node_name(node: Node) -> str:
-    return node.name
-
-
-def _node_version(node: Node) -> str | None:
-    return node.resource_version
