@@ -42,9 +42,13 @@ class RolloutMachine(RuleBasedStateMachine):
         self.saved: dict[int, tuple[Listing[Shadow], int]] = {}
         self.versions = iter(f"1.{minor}.0" for minor in range(21, 200))
 
+    window = "* * * * * * *"
+
     def _new_replica(self) -> ControllerService:
         metrics = RecordingMetrics()
-        controller = self.fleet.controller(LIMIT, timeouts=TIMEOUTS, metrics=metrics)
+        controller = self.fleet.controller(
+            LIMIT, timeouts=TIMEOUTS, metrics=metrics, window=self.window
+        )
         self.metrics[id(controller)] = metrics
         return controller
 
@@ -177,6 +181,13 @@ def _summary(plan: RolloutPlan) -> list[tuple[str, str, object]]:
     return sorted((c.shadow.name, c.kind.value, c.spec) for c in plan.changes)
 
 
+class RolloutMachineInAWindow(RolloutMachine):
+    """The same, with a window that opens for the first half of every minute: time alone opens
+    and closes it, which changes the reasons of every node waiting to start."""
+
+    window = "0-29 * * * * * *"
+
+
 RolloutMachine.TestCase.settings = settings(
     max_examples=60,
     stateful_step_count=50,
@@ -184,3 +195,5 @@ RolloutMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 test_rollout_invariants = RolloutMachine.TestCase
+RolloutMachineInAWindow.TestCase.settings = RolloutMachine.TestCase.settings
+test_rollout_invariants_in_a_window = RolloutMachineInAWindow.TestCase
