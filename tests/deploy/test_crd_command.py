@@ -72,7 +72,22 @@ def test_a_port_that_is_not_a_tcp_port_is_refused_with_exit_2(
     with pytest.raises(SystemExit) as stopped:
         brupop(["crd", "--apiserver-service-port", port])
     assert stopped.value.code == 2
-    assert "--apiserver-service-port" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"argument --apiserver-service-port: {port!r} is not a TCP port" in err
+    assert "_port" not in err
+
+
+@pytest.mark.parametrize("namespace", ["bad ns!", "Ops", "-ops", "ops-", "a" * 64, ""])
+def test_a_namespace_that_is_not_a_dns_label_is_refused_with_exit_2(
+    namespace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        brupop(["crd", f"--namespace={namespace}"])
+
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --namespace:" in err and "DNS-1123 label" in err
+    assert "apiVersion" not in err
 
 
 def test_v2_is_stored_and_v1_only_served_both_with_the_status_subresource() -> None:
@@ -113,7 +128,7 @@ def test_printer_columns_keep_the_originals_and_v2_adds_an_integer_crash_count()
     assert columns("v2") == [*original, ("Crash Count", ".status.crash_count", "integer")]
 
 
-def test_conversion_goes_to_the_apiserver_with_conversion_review_v1() -> None:
+def test_conversion_goes_to_the_apiservers_webhook_port_with_conversion_review_v1() -> None:
     conversion = _crd()["spec"]["conversion"]
     assert conversion["strategy"] == "Webhook"
     assert conversion["webhook"]["conversionReviewVersions"] == ["v1"]
@@ -121,7 +136,7 @@ def test_conversion_goes_to_the_apiserver_with_conversion_review_v1() -> None:
         "name": "brupop-apiserver",
         "namespace": "brupop-bottlerocket-aws",
         "path": "/crdconvert",
-        "port": 443,
+        "port": 8444,
     }
 
 

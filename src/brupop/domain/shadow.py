@@ -19,6 +19,7 @@ API_GROUP = "brupop.bottlerocket.aws"
 API_VERSION_V2 = f"{API_GROUP}/v2"
 API_VERSION_V1 = f"{API_GROUP}/v1"
 KIND = "BottlerocketShadow"
+DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"  # brupop's own, unless a pod says otherwise
 OPT_IN_LABEL = "bottlerocket.aws/updater-interface-version"
 OPT_IN_VALUE = "2.0.0"
 CRASH_COUNT_MAX = 2**32 - 1
@@ -84,20 +85,6 @@ class Shadow(BaseModel):
     spec: ShadowSpec = Field(default_factory=ShadowSpec)
     status: ShadowStatus | None = None
 
-    def has_reached_desired_state(self) -> bool:
-        """The agent reports the state the controller asked for."""
-        return self.status is not None and self.status.current_state == self.spec.state
-
     def has_crashed(self) -> bool:
         """The agent reports that its last action failed."""
         return self.status is not None and self.status.current_state is UpdateState.ERROR_RESET
-
-    def is_initial_state(self) -> bool:
-        """No status yet, or the node rests in Idle."""
-        return self.status is None or self.status.current_state is UpdateState.IDLE
-
-    def is_active(self) -> bool:
-        """The node holds a rollout slot: it is outside Idle or asked to leave it."""
-        if self.status is None:
-            return False
-        return self.status.current_state.is_disruptive or self.spec.state.is_disruptive

@@ -19,11 +19,6 @@ class UpdateState(StrEnum):
         """The state a node is asked to reach once it has reached this one."""
         return _ON_SUCCESS[self]
 
-    @property
-    def is_disruptive(self) -> bool:
-        """True for every state but Idle: the node holds one of the rollout's slots."""
-        return self is not UpdateState.IDLE
-
 
 _ON_SUCCESS: dict[UpdateState, UpdateState] = {
     UpdateState.IDLE: UpdateState.STAGED_AND_PERFORMED_UPDATE,

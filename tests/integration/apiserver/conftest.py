@@ -128,12 +128,20 @@ def rig(make_rig: RigFactory) -> Rig:
     return make_rig()
 
 
-def start_brupop_apiserver(certs: TestCertificates) -> tuple[subprocess.Popen[bytes], int]:
-    """`brupop apiserver` as its own process on a free loopback port, over the memory cluster,
-    logging JSON lines to its stderr (a pipe); returns the process and its port."""
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
+    return port
+
+
+def start_brupop_apiserver(
+    certs: TestCertificates, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`brupop apiserver` as its own process on a free loopback port, over the memory cluster,
+    logging JSON lines to its stderr (a pipe); returns the process and its port."""
+    port = free_port()
     env = {
         **os.environ,
         "BRUPOP_CLUSTER": "memory",
@@ -142,6 +150,7 @@ def start_brupop_apiserver(certs: TestCertificates) -> tuple[subprocess.Popen[by
         "APISERVER_TLS_CERT_PATH": str(certs.cert_path),
         "APISERVER_TLS_KEY_PATH": str(certs.key_path),
         "LOGGING_FORMATTER": "json",
+        **(extra_env or {}),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "brupop", "apiserver"],

@@ -56,6 +56,8 @@ def controller_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         ("CONTROLLER_RESYNC_SECONDS", "0", "greater than or equal to 1"),
         ("CONTROLLER_RESYNC_SECONDS", "1e9", "less than or equal to 86400"),
         ("TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS", "never", "number"),
+        ("TIMEOUT_IDLE_SECONDS", "inf", "finite number"),
+        ("TIMEOUT_MONITORING_UPDATE_SECONDS", "1e12", "less than or equal to 604800"),
         ("LEADER_ELECTION_LEASE_SECONDS", "6", "twice"),
         ("BRUPOP_CLUSTER", "minikube", "'kubernetes' or 'memory'"),
     ],

@@ -17,10 +17,9 @@ from brupop.adapters.memory.store import Revisions
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.cluster import Node, OwnerReference, Pod, PodDisruptionBudget, PodPhase
-from brupop.domain.shadow import shadow_name
+from brupop.domain.shadow import DEFAULT_NAMESPACE, shadow_name
 from brupop.ports.clock import Clock
 
-DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"
 AGENT_AUDIENCE = "brupop-apiserver"
 
 

@@ -7,6 +7,7 @@ import sys
 
 import yaml
 
+from brupop.entrypoints.argument_types import dns_label, tcp_port
 from brupop.entrypoints.crd.definition import (
     DEFAULT_APISERVER_SERVICE_PORT,
     custom_resource_definition,
@@ -23,23 +24,18 @@ def render(
     return yaml.safe_dump(crd, sort_keys=False, width=10_000, explicit_start=True)
 
 
-def _port(text: str) -> int:
-    port = int(text)
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text} is not a TCP port")
-    return port
-
-
 def main(argv: list[str]) -> int:
     """Print the BottlerocketShadow CRD; exit 2 on bad arguments."""
     parser = argparse.ArgumentParser(
         prog="brupop crd",
         description="Print the BottlerocketShadow CustomResourceDefinition as YAML.",
     )
-    parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="brupop's namespace")
+    parser.add_argument(
+        "--namespace", type=dns_label, default=DEFAULT_NAMESPACE, help="brupop's namespace"
+    )
     parser.add_argument(
         "--apiserver-service-port",
-        type=_port,
+        type=tcp_port,
         default=DEFAULT_APISERVER_SERVICE_PORT,
         help="port of the brupop-apiserver Service (the conversion webhook)",
     )

@@ -1,13 +1,16 @@
 """ChangeWatch: follows the shadow and Node watches into the controller's mirrors, and wakes
 the controller loop as soon as something that matters changed.
 
-One daemon thread per informer. A stream that ends is resumed from the last resourceVersion; a
-version that expired (410 Gone) is followed by a fresh list into the mirror; a cluster that
-cannot be reached is retried after a pause (the periodic resync covers anything missed).
+One supervised daemon thread per informer. A stream that ends is resumed from the last
+resourceVersion; a version that expired (410 Gone) is followed by a fresh list into the mirror;
+a cluster that cannot be reached is retried after a pause (the periodic resync covers anything
+missed). Anything else a watch raises is logged and the watch restarted by its Supervisor,
+from the informer's last resourceVersion.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +21,7 @@ from brupop.domain.cluster import Node
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import PortError, WatchExpiredError
 from brupop.services.controller.informer import Informer
+from brupop.services.supervisor import RestartPolicy, Supervisor
 
 
 class ChangeWatch:
@@ -31,25 +35,33 @@ class ChangeWatch:
         *,
         watch_seconds: float = 10.0,
         retry_seconds: float = 2.0,
+        restart: RestartPolicy | None = None,
     ) -> None:
         self._sources = sources
+        self._restart = restart
         self._on_change = on_change
         self._stop = stop
         self._watch_seconds = watch_seconds
         self._retry_seconds = retry_seconds
         self._log = structlog.get_logger(__name__)
+        self._supervisors: list[Supervisor] = []
 
     def start(self) -> list[threading.Thread]:
-        """Start one daemon thread per source; they end once `stop` is set."""
-        threads = [
-            threading.Thread(
-                target=self._follow, args=(kind, source), name=f"watch-{kind}", daemon=True
+        """Start one supervised daemon thread per source; they end once `stop` is set."""
+        self._supervisors = [
+            Supervisor(
+                f"watch-{kind}",
+                functools.partial(self._follow, kind, source),
+                self._stop,
+                policy=self._restart,
             )
             for kind, source in self._sources.items()
         ]
-        for thread in threads:
-            thread.start()
-        return threads
+        return [supervisor.start() for supervisor in self._supervisors]
+
+    def failing(self) -> bool:
+        """A watch keeps failing (its thread is restarted over and over)."""
+        return any(supervisor.failing for supervisor in self._supervisors)
 
     def _follow(self, kind: str, source: Informer[Any]) -> None:
         version = source.version

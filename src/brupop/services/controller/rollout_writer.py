@@ -127,10 +127,13 @@ class RolloutWriter:
         state = fresh.spec.state
         failed_at = fresh.status.state_transition_failure_timestamp
         if failed_at is None or failed_at < deadline:
+            failed_at = now
             stored = self._shadows.update_status(fresh.name, _failed(fresh.status, now))
             version = stored.resource_version
             self._count_timeout(fresh, now)
-        stored = self._shadows.replace_spec(fresh.name, timed_out_spec(fresh, now), version)
+        # Stamped with the failure's time (not now, when a conflict made this a retry), so the
+        # spec says "back to Idle after that failure" and it is never counted again.
+        stored = self._shadows.replace_spec(fresh.name, timed_out_spec(fresh, failed_at), version)
         outcome.stored.append(stored)
         outcome.written += 1
         limit = self._timeouts.for_state(state) or 0.0

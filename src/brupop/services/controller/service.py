@@ -39,6 +39,7 @@ from brupop.services.controller.phase_timing import PhaseTimer
 from brupop.services.controller.quiet_metrics import QuietMetrics
 from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
 from brupop.services.controller.write_journal import WriteJournal
+from brupop.services.supervisor import RestartPolicy
 
 _TIMEOUT_MEMORY = timedelta(hours=25)
 
@@ -57,8 +58,11 @@ class ControllerService:
         clock: Clock,
         config: ControllerConfig,
         metrics: RolloutMetrics | None = None,
+        watch_restart: RestartPolicy | None = None,
     ) -> None:
         self._shadows, self._nodes, self._pods, self._clock = shadows, nodes, pods, clock
+        self._watch_restart = watch_restart
+        self._watch: ChangeWatch | None = None
         self.config = config
         self._metrics: RolloutMetrics = metrics or QuietMetrics()
         self.elector = LeaderElector(
@@ -111,12 +115,14 @@ class ControllerService:
         watch_stop = threading.Event()
         self._followed = True
         self._fill_before_following()
-        ChangeWatch(
+        self._watch = ChangeWatch(
             {"shadows": self.fleet.shadow_informer, "nodes": self.fleet.node_informer},
             self.wake,
             watch_stop,
             watch_seconds=self.config.watch_seconds,
-        ).start()
+            restart=self._watch_restart,
+        )
+        self._watch.start()
         threading.Thread(target=self._wake_on, args=(stop,), name="stop-wake", daemon=True).start()
         self._log.info("controller.started", limit=str(self.config.policy.limit))
         try:
@@ -169,8 +175,9 @@ class ControllerService:
         return self.fleet.book.decided, self._reasons.explained
 
     def is_ready(self) -> bool:
-        """At least one pass has completed."""
-        return self._last_tick is not None
+        """At least one pass has completed, and no change watch keeps failing."""
+        watch_failing = self._watch is not None and self._watch.failing()
+        return self._last_tick is not None and not watch_failing
 
     def is_healthy(self) -> bool:
         """The loop has completed a tick recently (or is still starting)."""
