@@ -53,6 +53,8 @@ def controller_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         ("UPDATE_WINDOW_START", "09:00:00", "set both"),
         ("SCHEDULER_TIME_ZONE", "Mars/Olympus", "IANA time zone"),
         ("CONTROLLER_TICK_SECONDS", "0", "greater than 0"),
+        ("CONTROLLER_RESYNC_SECONDS", "0", "greater than or equal to 1"),
+        ("CONTROLLER_RESYNC_SECONDS", "1e9", "less than or equal to 86400"),
         ("TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS", "never", "number"),
         ("TIMEOUT_IDLE_SECONDS", "inf", "finite number"),
         ("TIMEOUT_MONITORING_UPDATE_SECONDS", "1e12", "less than or equal to 604800"),
