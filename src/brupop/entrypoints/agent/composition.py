@@ -134,6 +134,8 @@ def run_agent(
         log.error("agent.crashed", error=type(error).__name__, exc_info=True)
         write_termination_log(settings.termination_log, f"agent crashed: {error!r}")
         return EXIT_FATAL
+    finally:
+        early_stop.ignore_from_now()
     return exit_code(outcome, settings.termination_log)
 
 
