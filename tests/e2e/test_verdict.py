@@ -100,3 +100,17 @@ def test_only_clean_exits_and_the_chaos_sigkill_are_acceptable(
     exit_ = AgentExit(pid=10, code=code, peak_rss_kib=1, ran_seconds=1.0, cause=cause)
 
     assert exit_.acceptable is acceptable
+
+
+@pytest.mark.parametrize("cause", [ExitCause.SHUTDOWN, ExitCause.CHAOS_SIGTERM])
+def test_a_sigterm_death_is_acceptable_only_when_the_harness_sent_it_before_any_handler(
+    cause: ExitCause,
+) -> None:
+    early = AgentExit(
+        pid=10, code=-signal.SIGTERM, peak_rss_kib=1, ran_seconds=0.1, cause=cause,
+        sigterm_before_handler=True,
+    )  # fmt: skip
+
+    assert early.acceptable
+    assert not replace(early, sigterm_before_handler=False).acceptable
+    assert not replace(early, code=1).acceptable
