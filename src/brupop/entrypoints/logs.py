@@ -6,40 +6,19 @@ stdout is data (`brupop crd`, `brupop status -o json`) stay clean.
 
 from __future__ import annotations
 
-import logging
-import os
 import sys
 from typing import Any
 
 import structlog
 
-_LEVELS = {
-    "trace": logging.DEBUG,
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warn": logging.WARNING,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-}
-_FORMATTERS = ("auto", "json", "pretty", "full", "compact")
+from brupop.entrypoints.log_settings import (
+    LoggingSettingError,
+    configured_level,
+    log_level_from,
+    writes_json,
+)
 
-
-class LoggingSettingError(ValueError):
-    """LOGGING_FORMATTER or TRACING_FILTER_DIRECTIVE holds a value brupop cannot use."""
-
-
-def log_level_from(directive: str) -> int:
-    """The level of a tracing-style directive (`info`, `brupop=debug,info`): the default part."""
-    default = "info"
-    for part in directive.split(","):
-        part = part.strip().lower()
-        if part and "=" not in part:
-            default = part
-    if default not in _LEVELS:
-        raise LoggingSettingError(
-            f"TRACING_FILTER_DIRECTIVE: unknown level {default!r}; use one of {sorted(_LEVELS)}"
-        )
-    return _LEVELS[default]
+__all__ = ["LoggingSettingError", "configure_logging", "log_level_from"]
 
 
 def configure_logging(
@@ -51,16 +30,11 @@ def configure_logging(
     stream: Any = None,
 ) -> structlog.stdlib.BoundLogger:
     """Set structlog up once for this process and return a logger bound to component and node."""
-    formatter = (formatter or os.environ.get("LOGGING_FORMATTER") or "auto").lower()
-    if formatter not in _FORMATTERS:
-        raise LoggingSettingError(
-            f"LOGGING_FORMATTER: {formatter!r} is not one of {', '.join(_FORMATTERS)}"
-        )
-    if level is None:
-        level = log_level_from(os.environ.get("TRACING_FILTER_DIRECTIVE", "info"))
     out = stream if stream is not None else sys.stderr
     on_terminal = bool(getattr(out, "isatty", lambda: False)())
-    as_json = formatter == "json" or (formatter == "auto" and not on_terminal)
+    as_json = writes_json(formatter, on_terminal=on_terminal)
+    if level is None:
+        level = configured_level()
     renderer: Any = (
         structlog.processors.JSONRenderer()
         if as_json

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TypeVar
 
-import structlog
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -24,6 +23,7 @@ from brupop.adapters.apiclient import outcome
 from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.adapters.apiclient.rate_limit import RateLimiter
 from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
+from brupop.adapters.system import event_lines
 from brupop.domain.command_result import CommandResult
 from brupop.domain.host import (
     CommandStatus,
@@ -35,7 +35,7 @@ from brupop.domain.host import (
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandFailedError
 
-log = structlog.get_logger(__name__)
+log = event_lines.get_logger(__name__)
 _T = TypeVar("_T")
 
 OS_URI = "/os"

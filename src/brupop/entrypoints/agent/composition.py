@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-import structlog
-
+from brupop.adapters.system import event_lines
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.agent.settings import AgentSettings, SettingsError, load_settings
-from brupop.entrypoints.logs import LoggingSettingError, configure_logging
+from brupop.entrypoints.log_settings import LoggingSettingError, configured_level, writes_json
 from brupop.ports.clock import Clock
 from brupop.ports.node_operations import NodeOperations
 from brupop.ports.shadow_store import ShadowStore
@@ -64,12 +63,10 @@ def launch(argv: list[str], build_ports: PortsFactory, clock: Clock) -> int:
         return EXIT_OK if asked_for_help else EXIT_BAD_SETTINGS
     try:
         settings = load_settings(os.environ)
-        log = configure_logging("agent", settings.node_name)
+        log = configure_agent_logging(settings.node_name)
     except (SettingsError, LoggingSettingError) as error:
         print(f"brupop agent: {error}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
-    # Lines from the adapters' own loggers carry the component and node too.
-    structlog.contextvars.bind_contextvars(component="agent", node=settings.node_name)
     ports = build_ports(settings, clock)
     return run_agent(
         settings,
@@ -78,6 +75,15 @@ def launch(argv: list[str], build_ports: PortsFactory, clock: Clock) -> int:
         node_operations=ports.node_operations,
         clock=clock,
         log=log,
+    )
+
+
+def configure_agent_logging(node_name: str) -> event_lines.EventLines:
+    """LOGGING_FORMATTER and TRACING_FILTER_DIRECTIVE, as every brupop process reads them; every
+    line, the adapters' own included, carries the component and the node."""
+    as_json = writes_json(on_terminal=sys.stderr.isatty())
+    return event_lines.configure(
+        level=configured_level(), as_json=as_json, component="agent", node=node_name
     )
 
 
