@@ -19,7 +19,7 @@ from rich.table import Table
 
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.observer import NodeView
-from brupop.entrypoints.simulate.report import SimulationReport
+from brupop.entrypoints.simulate.report import FAILURES_IN_VERDICT, SimulationReport
 from brupop.entrypoints.simulate.supervisor import AgentView
 
 _PHASES = (
@@ -180,6 +180,8 @@ def print_summary(console: Console, report: SimulationReport) -> None:
         f"controller restarts: {report.controller_restarts}" + _early_sigterms(report),
         highlight=False,
     )
+    for failure in report.failures[FAILURES_IN_VERDICT:]:
+        console.print(f"also failed: {failure}", highlight=False, soft_wrap=True, markup=False)
     if report.log_dir:
         console.print(f"agent logs: {report.log_dir}", highlight=False, soft_wrap=True)
     console.print(report.verdict, highlight=False, soft_wrap=True, markup=False)
