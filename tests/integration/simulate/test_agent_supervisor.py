@@ -54,11 +54,12 @@ def _wait_for(condition: Callable[[], bool], what: str) -> None:
 def supervise(tmp_path: Path) -> Iterator[Callable[..., AgentSupervisor]]:
     started: list[AgentSupervisor] = []
 
-    def start(program: str, *args: str) -> AgentSupervisor:
+    def start(program: str, *args: str, env: dict[str, str] | None = None) -> AgentSupervisor:
+        argv = [sys.executable, "-c", program, *args] if program else list(args)
         spec = AgentSpec(
             node=NODE,
-            argv=[sys.executable, "-c", program, *args],
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            argv=argv,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **(env or {})},
             log_path=tmp_path / f"{NODE}.log",
         )
         # A long backoff: the stand-in is not restarted within the test.
@@ -119,3 +120,22 @@ def test_a_sigterm_death_after_the_handler_was_in_place_is_the_agent_failure(
     assert exit_.code == -signal.SIGTERM
     assert not exit_.sigterm_before_handler
     assert not exit_.acceptable
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3, 1.5])
+def test_the_real_agent_stopped_at_any_moment_of_its_start_up_ends_acceptably(
+    supervise: Callable[..., AgentSupervisor], tmp_path: Path, delay: float
+) -> None:
+    env = {
+        "MY_NODE_NAME": NODE,
+        "APISERVER_URL": "https://127.0.0.1:9",  # nothing there: the agent keeps retrying
+        "LOGGING_FORMATTER": "json",
+        "TERMINATION_LOG": str(tmp_path / "termination-log"),
+    }
+    supervisor = supervise("", sys.executable, "-m", "brupop", "agent", env=env)
+    time.sleep(delay)  # any moment will do: the outcome must be acceptable at each
+
+    exit_ = _stop_and_get_exit(supervisor)
+
+    assert exit_.acceptable, exit_
+    assert exit_.code == 0 or exit_.sigterm_before_handler, exit_

@@ -23,11 +23,13 @@ import os
 import select
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 _POLL_SECONDS = 0.02
+_HANDLER_LOOK_SECONDS = 0.1  # how often starting agents' signal masks are read (100 agents: 1k/s)
 
 
 def main() -> int:
@@ -49,6 +51,7 @@ class _Runtime:
         self.node_of: dict[int, str] = {}
         self.pid_of: dict[str, int] = {}
         self.handling: set[int] = set()  # pids seen with a SIGTERM handler
+        self.next_look = 0.0
 
     def serve(self) -> None:
         pending = b""
@@ -90,6 +93,10 @@ class _Runtime:
 
     def look_for_handlers(self) -> None:
         """Announce each agent whose SIGTERM handler has just appeared."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return
+        self.next_look = now + _HANDLER_LOOK_SECONDS
         for pid in [pid for pid in self.node_of if pid not in self.handling]:
             self.has_handler(pid)
 
