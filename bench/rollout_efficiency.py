@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -144,6 +145,19 @@ def why_not_measured(report: dict[str, Any] | None, exit_code: int) -> str | Non
     return None
 
 
+def exits_by_cause(report: dict[str, Any] | None) -> dict[str, Any]:
+    """How the agents' processes ended, counted by cause and exit code ('shutdown-killed -9'):
+    what a failed run leaves to explain itself."""
+    if report is None:
+        return {}
+    counts = Counter(
+        f"{exit_['cause']} {exit_['code']}"
+        for node in report.get("nodes", [])
+        for exit_ in node.get("agent_exits", [])
+    )
+    return {"agent_exits_by_cause": dict(sorted(counts.items()))}
+
+
 def run_fleet(
     args: argparse.Namespace, work: Path, label: str, extra: tuple[str, ...]
 ) -> dict[str, Any]:
@@ -173,7 +187,8 @@ def run_fleet(
     failure = why_not_measured(report, completed.returncode)
     if failure is not None:
         progress(f"{label}: no figures: {failure}")
-        return {"ok": False, "simulate_exit_code": completed.returncode, "verdict": failure}
+        failed = {"ok": False, "simulate_exit_code": completed.returncode, "verdict": failure}
+        return failed | exits_by_cause(report)
     assert report is not None
     progress(f"{label}: {report['verdict']}")
     windows, nodes = {}, []

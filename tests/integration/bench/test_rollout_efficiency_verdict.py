@@ -68,11 +68,22 @@ def test_a_failed_rollout_gives_its_verdict_and_no_figure(
     bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     verdict = "FAILED (2/2 nodes updated): node-01 agent exited with -9"
-    report = {"ok": False, "verdict": verdict, "nodes": [], "max_concurrent_observed": 1}
+    exits = [{"code": -9, "cause": "shutdown-killed"}, {"code": 0, "cause": "own"}]
+    report = {
+        "ok": False,
+        "verdict": verdict,
+        "nodes": [{"name": "node-01", "agent_exits": exits}],
+        "max_concurrent_observed": 1,
+    }
 
     result = _run(bench, tmp_path, monkeypatch, report, code=1)
 
-    assert result == {"ok": False, "simulate_exit_code": 1, "verdict": verdict}
+    assert result == {
+        "ok": False,
+        "simulate_exit_code": 1,
+        "verdict": verdict,
+        "agent_exits_by_cause": {"own 0": 1, "shutdown-killed -9": 1},
+    }
     assert not set(FIGURES) & set(result)
 
 
