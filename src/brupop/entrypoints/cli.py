@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         early_stop.install()  # before the agent's imports, which take a moment
     module = importlib.import_module(_SUBCOMMANDS[name][0])
     code: int = module.main(rest)
+    if name == "agent":
+        early_stop.ignore_from_now()  # whatever ended it, a late SIGTERM must not change its code
     return code
 
 

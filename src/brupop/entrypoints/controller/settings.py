@@ -25,7 +25,7 @@ from brupop.domain.maintenance_window import (
 )
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.states import StateTimeouts
-from brupop.entrypoints.logs import FilterDirective, LoggingFormatter
+from brupop.entrypoints.log_settings import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
     ONE_DAY,

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import signal
 import sys
+from pathlib import Path
 from types import FrameType
 
 from rich.console import Console
 
 from brupop.entrypoints.simulate.display import print_summary
 from brupop.entrypoints.simulate.options import OptionError, parse_options
+from brupop.entrypoints.simulate.report import SimulationReport
 from brupop.entrypoints.simulate.simulation import Simulation
 
 EXIT_OK = 0
@@ -47,12 +49,24 @@ def main(argv: list[str]) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     report = outcome.report
-    if options.report is not None:
-        report.write(options.report)
+    written = options.report is None or _write_report(console, report, options.report)
     print_summary(console, report)
     if outcome.interrupted:
         return EXIT_INTERRUPTED
+    if not written:
+        return EXIT_HARNESS_FAILED
     return EXIT_OK if report.ok else EXIT_ROLLOUT_FAILED
+
+
+def _write_report(console: Console, report: SimulationReport, path: Path) -> bool:
+    """Write the JSON report; if that fails now (checked at start, so rarely), say so and
+    go on to the summary rather than lose it."""
+    try:
+        report.write(path)
+    except OSError as error:
+        console.print(f"brupop simulate: could not write the report {path}: {error}", markup=False)
+        return False
+    return True
 
 
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:

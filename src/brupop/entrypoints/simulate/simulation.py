@@ -29,6 +29,7 @@ from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
+from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 _TICK_SECONDS = 0.05
 
@@ -84,7 +85,9 @@ class Simulation:
             return Outcome(report=report, interrupted=self._interrupted)
         finally:
             self._stop_all()
-            if not keep_work_dir:
+            if keep_work_dir:
+                remove_secrets(work_dir)
+            else:
                 shutil.rmtree(work_dir, ignore_errors=True)
 
     def _simulate(self, work_dir: Path, log_dir: Path) -> SimulationReport:
