@@ -120,6 +120,7 @@ def test_the_process_serves_probes_metrics_and_status_and_ends_cleanly_on_sigter
         assert _get(f"{base}/healthz") == (200, "ok\n")
         code, metrics = _get(f"{base}/metrics")
         assert code == 200 and "brupop_controller_leader 1.0" in metrics
+        assert "brupop_max_concurrent_update 1.0" in metrics.splitlines()
         code, body = _get(f"{base}/status")
         assert json.loads(body)["leader"] is True
         process.send_signal(signal.SIGTERM)
