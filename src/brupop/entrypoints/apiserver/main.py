@@ -23,7 +23,9 @@ USAGE = """usage: brupop apiserver
 Serve the agents' HTTPS API. Configured by environment variables (see docs/apiserver.md):
 APISERVER_INTERNAL_PORT, APISERVER_BIND_ADDRESS, APISERVER_TLS_CERT_PATH, APISERVER_TLS_KEY_PATH,
 DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS, POD_DELETION_TIMEOUT_SECONDS,
-TOKEN_REVIEW_CACHE_SECONDS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory)."""
+TOKEN_REVIEW_CACHE_SECONDS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory),
+APISERVER_MAX_CONNECTIONS, APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS,
+APISERVER_HEADER_TIMEOUT_SECONDS."""
 
 
 def main(argv: list[str]) -> int:
@@ -51,7 +53,11 @@ def main(argv: list[str]) -> int:
     except (OSError, ssl.SSLError, PortError) as error:
         return _fatal(settings, f"cannot start: {error}")
     server = uvicorn_server(
-        app, certificates=certificates, host=settings.bind_address, port=settings.internal_port
+        app,
+        certificates=certificates,
+        host=settings.bind_address,
+        port=settings.internal_port,
+        limits=settings.server_limits(),
     )
     log.info("apiserver.started", port=settings.internal_port, cluster=settings.cluster)
     # uvicorn stops gracefully on SIGTERM/SIGINT, then re-raises the signal to the handlers that

@@ -5,16 +5,26 @@ A bad value stops the process at start with one line naming the variable (exit 2
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from brupop.entrypoints.apiserver.admission import ConnectionLimits
+from brupop.entrypoints.apiserver.http_protocol import HeadLimits
+from brupop.entrypoints.apiserver.server import ServerLimits
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.services.apiserver.drain import DrainTimings
 
 TLS_DIR = Path("/etc/brupop-tls-keys")
+
+
+def default_bind_address() -> str:
+    """All IPv6 addresses (which Linux serves dual-stack) when the cluster's API address is IPv6,
+    as the original decides; all IPv4 addresses otherwise."""
+    return "::" if ":" in os.environ.get("KUBERNETES_SERVICE_HOST", "") else "0.0.0.0"
 
 
 class SettingsError(ValueError):
@@ -27,7 +37,16 @@ class ApiserverSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     internal_port: int = Field(8443, ge=1, le=65535, alias="APISERVER_INTERNAL_PORT")
-    bind_address: str = Field("0.0.0.0", min_length=1, alias="APISERVER_BIND_ADDRESS")
+    bind_address: str = Field(
+        default_factory=default_bind_address, min_length=1, alias="APISERVER_BIND_ADDRESS"
+    )
+    max_connections: int = Field(1024, ge=1, le=65536, alias="APISERVER_MAX_CONNECTIONS")
+    handshake_timeout_seconds: float = Field(
+        5.0, ge=0.1, le=60, alias="APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS"
+    )
+    header_timeout_seconds: float = Field(
+        5.0, ge=0.1, le=60, alias="APISERVER_HEADER_TIMEOUT_SECONDS"
+    )
     tls_cert_path: Path = Field(TLS_DIR / "tls.crt", alias="APISERVER_TLS_CERT_PATH")
     tls_key_path: Path = Field(TLS_DIR / "tls.key", alias="APISERVER_TLS_KEY_PATH")
     drain_timeout_seconds: float = Field(900.0, gt=0, alias="DRAIN_TIMEOUT_SECONDS")
@@ -47,6 +66,16 @@ class ApiserverSettings(BaseSettings):
         if self.cluster == "kubernetes" and "internal_port" not in self.model_fields_set:
             raise ValueError("APISERVER_INTERNAL_PORT: required when BRUPOP_CLUSTER=kubernetes")
         return self
+
+    def server_limits(self) -> ServerLimits:
+        """Bounds on connections and request heads."""
+        return ServerLimits(
+            connections=ConnectionLimits(
+                max_connections=self.max_connections,
+                handshake_timeout_seconds=self.handshake_timeout_seconds,
+            ),
+            head=HeadLimits(header_timeout_seconds=self.header_timeout_seconds),
+        )
 
     def drain_timings(self) -> DrainTimings:
         """The drain's bounds and retry interval."""
