@@ -16,6 +16,7 @@ from brupop.entrypoints.apiserver.server import bind, uvicorn_server
 from brupop.entrypoints.apiserver.settings import ApiserverSettings, SettingsError, load_settings
 from brupop.entrypoints.apiserver.tls import CertificateReloader
 from brupop.entrypoints.logs import LoggingSettingError, configure_logging, log_level_from
+from brupop.entrypoints.stdlib_logging import route_to_structlog
 from brupop.ports.errors import PortError
 
 USAGE = """usage: brupop apiserver
@@ -26,6 +27,9 @@ DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS, POD_DELETION_TIMEOUT_SEC
 TOKEN_REVIEW_CACHE_SECONDS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory),
 APISERVER_MAX_CONNECTIONS, APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS,
 APISERVER_HEADER_TIMEOUT_SECONDS."""
+
+
+HTTP_SERVER_LOGGERS = ("uvicorn", "asyncio")
 
 
 def main(argv: list[str]) -> int:
@@ -46,6 +50,8 @@ def main(argv: list[str]) -> int:
     except (SettingsError, LoggingSettingError) as error:
         print(f"brupop apiserver: {error}", file=sys.stderr)
         return 2
+    # The HTTP server's and the event loop's own records, as lines of the same log.
+    route_to_structlog(HTTP_SERVER_LOGGERS, level=log_level_from(settings.tracing_filter_directive))
     try:
         certificates = CertificateReloader(settings.tls_cert_path, settings.tls_key_path)
         app = ApiserverContainer(settings=settings).app()
