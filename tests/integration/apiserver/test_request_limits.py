@@ -63,3 +63,18 @@ def test_a_slow_head_deadline_does_not_cut_a_long_poll(make_rig: RigFactory) -> 
     unchanged = client.wait_for_change(version, timeout_seconds=1.0)
 
     assert unchanged is not None and unchanged.resource_version == version
+
+
+def test_an_oversized_body_is_answered_413_before_any_token_review(make_rig: RigFactory) -> None:
+    rig = make_rig()
+    head = (
+        b"PUT /bottlerocket-node-resource?view=shadow HTTP/1.1\r\nHost: localhost\r\n"
+        b"BrupopNodeName: n1\r\nBrupopNodeUid: uid-n1\r\nBrupopK8sAuthToken: not-a-token\r\n"
+        b"Content-Length: 10000000\r\nConnection: close\r\n\r\n"
+    )
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        connection.sendall(head)
+        answer = read_until_closed(connection)
+
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert rig.cluster.token_reviewer.review_count == 0

@@ -21,11 +21,12 @@ from starlette.routing import Route
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.conversion import convert_review
 from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
+from brupop.entrypoints.apiserver.body_limits import BodyLimitMiddleware
 from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
 from brupop.entrypoints.apiserver.handlers import Handlers
 from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
-from brupop.entrypoints.apiserver.requests import parse_json, read_body
+from brupop.entrypoints.apiserver.requests import MAX_BODY_BYTES, parse_json, read_body
 from brupop.ports.clock import Clock
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
@@ -154,6 +155,11 @@ def build_apiserver_app(
             Middleware(CloseConnectionsMiddleware, closing=closing),
             Middleware(
                 MetricsMiddleware, metrics=metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
+            ),
+            Middleware(
+                BodyLimitMiddleware,
+                limits={"/crdconvert": CONVERSION_BODY_LIMIT},
+                default=MAX_BODY_BYTES,
             ),
             Middleware(
                 AuthorizationMiddleware,
