@@ -143,6 +143,8 @@ def uvicorn_server(
         host=host,
         port=port,
         log_config=None,
+        # The TLS admission (admission.py) wraps asyncio's own transports: no uvloop.
+        loop="asyncio",
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
