@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHART = REPO / "deploy" / "charts" / "bottlerocket-update-operator"
 MANIFEST = REPO / "deploy" / "bottlerocket-update-operator.yaml"
 CRD_COPY = CHART / "files" / "custom-resource-definition.yaml"
+POLICY_CRD_COPY = CHART / "files" / "update-policy-custom-resource-definition.yaml"
 FETCH_HELM = REPO / "scripts" / "fetch-helm"
 RELEASE = "brupop"
 

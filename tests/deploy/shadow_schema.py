@@ -1,6 +1,6 @@
 """Validate shadow objects against the CRD's OpenAPI schemas the way the kube-apiserver would.
 
-Plain JSON Schema ignores OpenAPI's `nullable`, so it becomes `type: [t, "null"]`. The strict
+Plain JSON Schema ignores OpenAPI's `nullable`, so it becomes "null, or the schema". The strict
 form also refuses fields the schema does not declare: the apiserver would silently prune them,
 so a real-shaped object that carries one is out of step with the CRD.
 """
@@ -16,20 +16,29 @@ import jsonschema
 from brupop.entrypoints.crd.definition import custom_resource_definition
 
 # What every object has besides spec and status; the apiserver checks these itself.
-_OBJECT_ENVELOPE = {
+OBJECT_ENVELOPE = {
     "apiVersion": {"type": "string"},
     "kind": {"type": "string"},
     "metadata": {"type": "object"},
 }
 
 
-def _json_schema(node: Mapping[str, Any], *, strict: bool) -> dict[str, Any]:
-    result = {key: value for key, value in node.items() if key not in ("nullable", "properties")}
+def openapi_to_json_schema(node: Mapping[str, Any], *, strict: bool) -> dict[str, Any]:
+    """The plain JSON Schema of a CRD's OpenAPI v3 schema node (and its children)."""
+    skipped = ("nullable", "properties", "items")
+    result = {key: value for key, value in node.items() if key not in skipped}
     if node.get("nullable"):
-        result["type"] = [node["type"], "null"]
+        # The apiserver checks only type and enum of a null value: nothing else applies to it.
+        inner = openapi_to_json_schema(
+            {k: v for k, v in node.items() if k != "nullable"}, strict=strict
+        )
+        return {"anyOf": [{"type": "null"}, inner]}
+    if "items" in node:
+        result["items"] = openapi_to_json_schema(node["items"], strict=strict)
     if "properties" in node:
         result["properties"] = {
-            name: _json_schema(child, strict=strict) for name, child in node["properties"].items()
+            name: openapi_to_json_schema(child, strict=strict)
+            for name, child in node["properties"].items()
         }
         if strict:
             result["additionalProperties"] = False
@@ -42,8 +51,8 @@ def shadow_validator(version: str, *, strict: bool) -> jsonschema.Draft202012Val
     (served,) = [
         v for v in custom_resource_definition()["spec"]["versions"] if v["name"] == version
     ]
-    schema = _json_schema(served["schema"]["openAPIV3Schema"], strict=strict)
-    schema["properties"] = {**_OBJECT_ENVELOPE, **schema["properties"]}
+    schema = openapi_to_json_schema(served["schema"]["openAPIV3Schema"], strict=strict)
+    schema["properties"] = {**OBJECT_ENVELOPE, **schema["properties"]}
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 

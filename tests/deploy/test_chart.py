@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
+from brupop.entrypoints.crd.definition import CRD_NAME as SHADOW_CRD
 from brupop.entrypoints.crd.definition import custom_resource_definition
+from brupop.entrypoints.crd.policy_definition import CRD_NAME as POLICY_CRD
+from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
 from tests.deploy.kube_validation import (
     cert_manager_problems,
     kubernetes_problems,
@@ -36,16 +39,20 @@ def test_helm_lint_finds_nothing(helm: Helm) -> None:
 
 
 @pytest.mark.parametrize(
-    ("namespace", "port"), [("brupop-bottlerocket-aws", 443), ("update-ops", 8443)]
+    ("namespace", "port"), [("brupop-bottlerocket-aws", 8444), ("update-ops", 9443)]
 )
-def test_the_charts_crd_is_what_brupop_crd_generates_for_that_namespace_and_port(
+def test_the_charts_crds_are_what_brupop_crd_generates_for_that_namespace_and_port(
     helm: Helm, namespace: str, port: int
 ) -> None:
     rendered = Rendered(
-        helm.template({"namespace": namespace, "apiserver_service_port": str(port)})
+        helm.template({"namespace": namespace, "apiserver_webhook_port": str(port)})
     )
-    (crd,) = rendered.of_kind("CustomResourceDefinition")
+    crd = rendered.get("CustomResourceDefinition", SHADOW_CRD)
     assert crd == custom_resource_definition(namespace, port)
+    assert rendered.get("CustomResourceDefinition", POLICY_CRD) == (
+        policy_custom_resource_definition()
+    )
+    assert len(rendered.of_kind("CustomResourceDefinition")) == 2
 
 
 def test_the_namespace_is_left_out_when_it_is_not_to_be_created(helm: Helm) -> None:
@@ -84,6 +91,8 @@ SPREAD = [
         "labelSelector": {"matchLabels": {"brupop.bottlerocket.aws/component": "apiserver"}},
     }
 ]
+MONITORING_ONLY = {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}
+CONTROL_PLANE = {"ipBlock": {"cidr": "172.16.0.0/16"}}
 RESOURCES = {"limits": {"memory": "300Mi"}, "requests": {"cpu": "20m", "memory": "64Mi"}}
 
 
@@ -152,14 +161,44 @@ def _pod_labels(labels: dict[str, str]) -> Check:
     )
 
 
+def _service_port(rendered: Rendered, name: str) -> Any:
+    ports = rendered.get("Service", "brupop-apiserver")["spec"]["ports"]
+    (port,) = [port for port in ports if port["name"] == name]
+    return port
+
+
+def _container_port(rendered: Rendered, name: str) -> Any:
+    (port,) = [port for port in rendered.container(*APISERVER)["ports"] if port["name"] == name]
+    return port["containerPort"]
+
+
+def _policy_ports(rendered: Rendered) -> list[int]:
+    policy = rendered.get("NetworkPolicy", "brupop-apiserver")
+    return [port["port"] for rule in policy["spec"]["ingress"] for port in rule["ports"]]
+
+
 def _ports(service_port: int, internal_port: int) -> Check:
     def check(rendered: Rendered) -> bool:
-        (port,) = rendered.get("Service", "brupop-apiserver")["spec"]["ports"]
-        container = rendered.container(*APISERVER)
+        port = _service_port(rendered, "https")
         return (
             (port["port"], port["targetPort"]) == (service_port, internal_port)
-            and container["ports"][0]["containerPort"] == internal_port
-            and container["readinessProbe"]["httpGet"]["port"] == internal_port
+            and _container_port(rendered, "https") == internal_port
+            and rendered.env(*APISERVER)["APISERVER_INTERNAL_PORT"] == str(internal_port)
+            and internal_port in _policy_ports(rendered)
+        )
+
+    return check
+
+
+def _webhook_ports(webhook_port: int) -> Check:
+    def check(rendered: Rendered) -> bool:
+        port = _service_port(rendered, "webhook")
+        return (
+            (port["port"], port["targetPort"]) == (webhook_port, "webhook")
+            and _container_port(rendered, "webhook") == webhook_port
+            and rendered.env(*APISERVER)["APISERVER_WEBHOOK_PORT"] == str(webhook_port)
+            and webhook_port in _policy_ports(rendered)
+            and _webhook_port(webhook_port)(rendered)
         )
 
     return check
@@ -167,11 +206,19 @@ def _ports(service_port: int, internal_port: int) -> Check:
 
 def _webhook_port(port: int) -> Check:
     return lambda rendered: (
-        rendered.of_kind("CustomResourceDefinition")[0]["spec"]["conversion"]["webhook"][
+        rendered.get("CustomResourceDefinition", SHADOW_CRD)["spec"]["conversion"]["webhook"][
             "clientConfig"
         ]["service"]["port"]
         == port
     )
+
+
+def _controller_source(peer: dict[str, Any]) -> Check:
+    def check(rendered: Rendered) -> bool:
+        (rule,) = rendered.get("NetworkPolicy", "brupop-controller")["spec"]["ingress"]
+        return peer in rule["from"]
+
+    return check
 
 
 def _dns_name(name: str) -> Check:
@@ -201,11 +248,7 @@ def _affinity_change(path: str, value: Any, workload: tuple[str, str], kind: str
 
 
 def _service_port_everywhere(rendered: Rendered) -> bool:
-    return (
-        _ports(1443, 9443)(rendered)
-        and _webhook_port(1443)(rendered)
-        and rendered.env(*AGENT)["APISERVER_SERVICE_PORT"] == "1443"
-    )
+    return _ports(1443, 9443)(rendered) and rendered.env(*AGENT)["APISERVER_SERVICE_PORT"] == "1443"
 
 
 def _formatter_everywhere(rendered: Rendered) -> bool:
@@ -265,6 +308,17 @@ CHANGES = [
     _env_change("update_window_stop", "17:0:0", CONTROLLER, "UPDATE_WINDOW_STOP"),
     Change("apiserver_internal_port", "9443", _ports(1443, 9443)),
     Change("apiserver_service_port", "1443", _service_port_everywhere),
+    Change("apiserver_webhook_port", "9444", _webhook_ports(9444)),
+    Change(
+        "network_policy.metrics_namespace_selector",
+        MONITORING_ONLY,
+        _controller_source({"namespaceSelector": MONITORING_ONLY}),
+    ),
+    Change(
+        "network_policy.controller_extra_sources",
+        [CONTROL_PLANE],
+        _controller_source(CONTROL_PLANE),
+    ),
     Change("logging.formatter", "compact", _formatter_everywhere),
     _env_change(
         "logging.controller.tracing_filter", "debug", CONTROLLER, "TRACING_FILTER_DIRECTIVE"
@@ -299,7 +353,11 @@ CHANGES = [
     Change("cluster_domain", "cluster.example", _cluster_domain_everywhere),
 ]
 # Switches, checked above by their own renders.
-TOGGLES = {"create_namespace", "prometheus.controller.serviceMonitor.enabled"}
+TOGGLES = {
+    "create_namespace",
+    "prometheus.controller.serviceMonitor.enabled",
+    "network_policy.enabled",
+}
 
 
 def _values_with(changes: list[Change]) -> dict[str, Any]:

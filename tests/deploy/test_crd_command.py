@@ -1,4 +1,5 @@
-"""`brupop crd`: the committed CRD is its output, and it carries what the cluster relies on."""
+"""`brupop crd`: the committed CRDs are its output, and the shadow's carries what the cluster
+relies on (the update policy's CRD has its own tests, in test_policy_crd)."""
 
 from __future__ import annotations
 
@@ -6,20 +7,20 @@ import functools
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
-from brupop.domain.shadow import ShadowSpec, ShadowStatus
+from brupop.domain.shadow import KIND, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.domain.versions import SEMVER_PATTERN
 from brupop.entrypoints.cli import main as brupop
 from brupop.entrypoints.crd.main import render
 from brupop.entrypoints.crd.schema import CrdSchemaError, structural_schema
-from tests.deploy.rendering import CRD_COPY, committed_manifest, load_yaml
+from tests.deploy.rendering import CRD_COPY, POLICY_CRD_COPY, committed_manifest, load_yaml
 
 
 @functools.cache
 def _default_crd() -> dict[str, Any]:
-    loaded: dict[str, Any] = load_yaml(render())
+    loaded: dict[str, Any] = load_yaml(render(kinds=(KIND,)))
     return loaded
 
 
@@ -41,18 +42,42 @@ def _schema(version: str) -> dict[str, Any]:
     return schema
 
 
-def test_committed_crd_is_what_brupop_crd_prints_from_the_models(
+def test_committed_crds_are_what_brupop_crd_prints_from_the_models(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert brupop(["crd"]) == 0
     printed = capsys.readouterr().out
-    assert printed == CRD_COPY.read_text(encoding="utf-8"), "run deploy/render"
+    committed = CRD_COPY.read_text(encoding="utf-8") + POLICY_CRD_COPY.read_text(encoding="utf-8")
+    assert printed == committed, "run deploy/render"
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("BottlerocketShadow", "bottlerocketshadows.brupop.bottlerocket.aws"),
+        ("BottlerocketUpdatePolicy", "bottlerocketupdatepolicies.brupop.bottlerocket.aws"),
+    ],
+)
+def test_the_kind_option_prints_that_kinds_crd_alone(
+    kind: str, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert brupop(["crd", "--kind", kind]) == 0
+    crd = _crd(capsys.readouterr().out)
+    assert (crd["metadata"]["name"], crd["spec"]["names"]["kind"]) == (name, kind)
+
+
+def test_an_unknown_kind_is_refused_with_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        brupop(["crd", "--kind", "BottlerocketPolicy"])
+    assert stopped.value.code == 2
+    assert "argument --kind: invalid choice" in capsys.readouterr().err
 
 
 def test_namespace_and_port_options_move_the_webhook_and_the_ca_injection(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert brupop(["crd", "--namespace", "ops", "--apiserver-service-port", "8443"]) == 0
+    options = ["--namespace", "ops", "--apiserver-service-port", "8443", "--kind", KIND]
+    assert brupop(["crd", *options]) == 0
     crd = _crd(capsys.readouterr().out)
     service = crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"]
     assert service == {
@@ -72,7 +97,22 @@ def test_a_port_that_is_not_a_tcp_port_is_refused_with_exit_2(
     with pytest.raises(SystemExit) as stopped:
         brupop(["crd", "--apiserver-service-port", port])
     assert stopped.value.code == 2
-    assert "--apiserver-service-port" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"argument --apiserver-service-port: {port!r} is not a TCP port" in err
+    assert "_port" not in err
+
+
+@pytest.mark.parametrize("namespace", ["bad ns!", "Ops", "-ops", "ops-", "a" * 64, ""])
+def test_a_namespace_that_is_not_a_dns_label_is_refused_with_exit_2(
+    namespace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        brupop(["crd", f"--namespace={namespace}"])
+
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --namespace:" in err and "DNS-1123 label" in err
+    assert "apiVersion" not in err
 
 
 def test_v2_is_stored_and_v1_only_served_both_with_the_status_subresource() -> None:
@@ -113,7 +153,7 @@ def test_printer_columns_keep_the_originals_and_v2_adds_an_integer_crash_count()
     assert columns("v2") == [*original, ("Crash Count", ".status.crash_count", "integer")]
 
 
-def test_conversion_goes_to_the_apiserver_with_conversion_review_v1() -> None:
+def test_conversion_goes_to_the_apiservers_webhook_port_with_conversion_review_v1() -> None:
     conversion = _crd()["spec"]["conversion"]
     assert conversion["strategy"] == "Webhook"
     assert conversion["webhook"]["conversionReviewVersions"] == ["v1"]
@@ -121,7 +161,7 @@ def test_conversion_goes_to_the_apiserver_with_conversion_review_v1() -> None:
         "name": "brupop-apiserver",
         "namespace": "brupop-bottlerocket-aws",
         "path": "/crdconvert",
-        "port": 443,
+        "port": 8444,
     }
 
 
@@ -190,11 +230,20 @@ class _Ambiguous(BaseModel):
     value: int | str
 
 
+class _FreeForm(BaseModel):
+    value: dict[str, int]
+
+
+class _TypedAlternatives(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"oneOf": [{"type": "object"}, {"required": []}]})
+    value: int = 0
+
+
 class _Untyped(BaseModel):
     value: object
 
 
-@pytest.mark.parametrize("model", [_Ambiguous, _Untyped])
+@pytest.mark.parametrize("model", [_Ambiguous, _Untyped, _FreeForm, _TypedAlternatives])
 def test_a_model_without_a_structural_form_is_refused(model: type[BaseModel]) -> None:
     with pytest.raises(CrdSchemaError):
         structural_schema(model)

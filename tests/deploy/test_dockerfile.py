@@ -1,6 +1,7 @@
-"""The Dockerfile's shape (no Docker engine here to build it): multi-stage, slim Python, the venv
-copied from the builder, no build tools in the final stage, a non-root user, `brupop` as
-entrypoint. The .dockerignore sends only what the build needs."""
+"""The Dockerfile's shape, read without building it (scripts/test-image builds it for real):
+multi-stage, slim Python, the venv installed without extras and copied from the builder, no build
+tools in the final stage, a non-root user, `brupop` as entrypoint. The .dockerignore sends only
+what the build needs."""
 
 from __future__ import annotations
 
@@ -63,6 +64,14 @@ def test_the_builder_installs_wheels_only_and_removes_pip() -> None:
     runs = " ".join(args for name, args in builder if name == "RUN")
     assert "--only-binary=:all:" in runs
     assert "uninstall --yes pip setuptools" in runs
+
+
+def test_the_builder_installs_brupop_without_extras() -> None:
+    # The extras (simulate's rich and cryptography) stay out of the image the cluster runs.
+    builder, _ = _stages()
+    runs = " ".join(args for name, args in builder if name == "RUN")
+    (target,) = re.findall(r"/opt/brupop/bin/pip install (?:--\S+ )*(\S+)", runs)
+    assert target == "."
 
 
 def test_the_image_runs_brupop_as_a_numeric_non_root_user() -> None:

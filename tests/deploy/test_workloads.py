@@ -32,8 +32,10 @@ SETTINGS = {
     "HOST_POLL_INTERVAL_SECONDS", "APICLIENT_RATE_PERIOD_SECONDS", "APICLIENT_RATE_BURST",
     "APICLIENT_RETRIES", "APICLIENT_RETRY_BASE_SECONDS", "APICLIENT_RETRY_MAX_SECONDS",
     "APISERVER_CLIENT_TIMEOUT_SECONDS", "APISERVER_INTERNAL_PORT", "APISERVER_BIND_ADDRESS",
+    "APISERVER_WEBHOOK_PORT",
     "APISERVER_TLS_CERT_PATH", "APISERVER_TLS_KEY_PATH", "DRAIN_TIMEOUT_SECONDS",
     "EVICTION_RETRY_INTERVAL_SECONDS", "POD_DELETION_TIMEOUT_SECONDS", "TOKEN_REVIEW_CACHE_SECONDS",
+    "TOKEN_REFUSAL_CACHE_SECONDS", "TOKEN_REVIEW_THREADS",
     "MAX_CONCURRENT_UPDATE", "SCHEDULER_CRON_EXPRESSION", "UPDATE_WINDOW_START",
     "UPDATE_WINDOW_STOP", "SCHEDULER_TIME_ZONE", "CONTROLLER_TICK_SECONDS",
     "CONTROLLER_METRICS_PORT", "TIMEOUT_IDLE_SECONDS",
@@ -110,12 +112,14 @@ def test_the_apiserver_gets_exactly_the_verbs_its_routes_use(manifest: Rendered)
     )
 
 
-def test_the_controller_gets_shadows_leases_events_and_what_cleanup_and_reasons_need(
+def test_the_controller_gets_shadows_policies_leases_events_and_what_cleanup_and_reasons_need(
     manifest: Rendered,
 ) -> None:
     assert _grants(manifest, "brupop-controller-service-account") == (
         _expand(NAMESPACE, SHADOWS, "bottlerocketshadows", "get list watch patch update delete")
         | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "patch update")
+        | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies", "get list watch")
+        | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies/status", "patch")
         | _expand(NAMESPACE, "coordination.k8s.io", "leases", "get create update")
         | _expand(NAMESPACE, "", "events", "create patch")
         | _expand("cluster", "", "nodes", "get list watch patch")
@@ -222,10 +226,14 @@ def test_the_apiserver_has_three_spread_replicas_and_https_probes(manifest: Rend
     (preferred,) = anti["preferredDuringSchedulingIgnoredDuringExecution"]
     assert preferred["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname"
     container = manifest.container(*APISERVER)
-    assert container["ports"][0]["containerPort"] == 8443
+    ports = {port["name"]: port["containerPort"] for port in container["ports"]}
+    assert ports == {"https": 8443, "webhook": 8444}
     assert manifest.env(*APISERVER)["APISERVER_INTERNAL_PORT"] == "8443"
-    for probe in ("livenessProbe", "readinessProbe"):
-        assert container[probe]["httpGet"] == {"path": "/ping", "port": 8443, "scheme": "HTTPS"}
+    assert manifest.env(*APISERVER)["APISERVER_WEBHOOK_PORT"] == "8444"
+    live = container["livenessProbe"]["httpGet"]
+    assert live == {"path": "/ping", "port": "webhook", "scheme": "HTTPS"}
+    ready = container["readinessProbe"]["httpGet"]
+    assert ready == {"path": "/readyz", "port": "webhook", "scheme": "HTTPS"}
 
 
 def test_the_apiserver_serves_tls_from_its_certificates_secret(manifest: Rendered) -> None:
@@ -238,10 +246,12 @@ def test_the_apiserver_serves_tls_from_its_certificates_secret(manifest: Rendere
         assert manifest.get("Certificate", secret)["spec"]["secretName"] == secret
 
 
-def test_the_apiserver_service_maps_443_to_8443_on_apiserver_pods(manifest: Rendered) -> None:
+def test_the_apiserver_service_maps_443_to_8443_and_the_webhook_port_on_apiserver_pods(
+    manifest: Rendered,
+) -> None:
     service = manifest.get("Service", "brupop-apiserver")
-    (port,) = service["spec"]["ports"]
-    assert (port["port"], port["targetPort"]) == (443, 8443)
+    ports = {port["name"]: (port["port"], port["targetPort"]) for port in service["spec"]["ports"]}
+    assert ports == {"https": (443, 8443), "webhook": (8444, "webhook")}
     labels = manifest.get(*APISERVER)["spec"]["template"]["metadata"]["labels"]
     assert service["spec"]["selector"].items() <= labels.items()
 

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
-from brupop.ports.errors import AlreadyExistsError, NotFoundError, PortError
+from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.shadow_store import ShadowStore
+from tests.fakes.clock import FakeClock
 
 # Names accepted in `fail_next` / `fail_always` (the ShadowStore method names).
 COMMANDS = ("get", "wait_for_change", "create", "update_status")
@@ -24,8 +25,9 @@ class InMemoryShadowStore:
     * `fail_next[call] = error` raises `error` once, on the next `call`, before it acts;
       `fail_always[call] = error` on every call.
     * `on_wait` runs at each `wait_for_change` (before it answers): the place where a test's
-      controller moves the spec. With a `clock`, a wait that sees no change advances it by
-      the poll's timeout, as a real long-poll would take that long.
+      controller moves the spec. A wait that sees no change (the shadow still at the version,
+      or still missing) sleeps the poll's timeout on `clock`, as the apiserver's long-poll
+      holds the request that long; without a `clock`, the fake keeps time of its own.
     """
 
     def __init__(
@@ -45,7 +47,7 @@ class InMemoryShadowStore:
         self.on_wait: Callable[[InMemoryShadowStore], None] | None = None
         self.calls: list[str] = []
         self.status_writes: list[ShadowStatus] = []
-        self._clock = clock
+        self._clock: Clock = clock or FakeClock()
         self._version = 0
 
     # --- the controller's hand ------------------------------------------------------------
@@ -89,15 +91,14 @@ class InMemoryShadowStore:
         self._enter("wait_for_change")
         if self.on_wait is not None:
             self.on_wait(self)
-        unchanged = self.shadow is not None and self.shadow.resource_version == resource_version
-        if unchanged and self._clock is not None:
+        if self._unchanged_since(resource_version):
             self._clock.sleep(timeout_seconds)
         return self.shadow
 
     def create(self) -> Shadow:
         self._enter("create")
         if self.shadow is not None:
-            raise AlreadyExistsError(f"{self.shadow.name} already exists")
+            return self.shadow  # as the apiserver answers a second create: the stored shadow
         return self.put()
 
     def update_status(self, status: ShadowStatus) -> Shadow:
@@ -114,6 +115,11 @@ class InMemoryShadowStore:
         error = self.fail_next.pop(call, None) or self.fail_always.get(call)
         if error is not None:
             raise error
+
+    def _unchanged_since(self, resource_version: str | None) -> bool:
+        if self.shadow is None:
+            return resource_version is None
+        return self.shadow.resource_version == resource_version
 
     def _existing(self) -> Shadow:
         if self.shadow is None:

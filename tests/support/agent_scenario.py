@@ -19,7 +19,6 @@ import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 from brupop.adapters.system.clock import SystemClock
@@ -35,10 +34,11 @@ from tests.fakes.shadow_store import InMemoryShadowStore
 
 
 class LongPollingShadowStore(InMemoryShadowStore):
-    """The in-memory shadow, whose long-poll blocks for its timeout like the apiserver's."""
+    """The in-memory shadow, whose long-poll blocks for its timeout (on the system clock)
+    like the apiserver's, and tells each wait through `waiting_file`."""
 
     def __init__(self, node_name: str, waiting_file: Path | None) -> None:
-        super().__init__(node_name)
+        super().__init__(node_name, clock=SystemClock())
         self._waiting_file = waiting_file
 
     def wait_for_change(
@@ -46,10 +46,7 @@ class LongPollingShadowStore(InMemoryShadowStore):
     ) -> Shadow | None:
         if self._waiting_file is not None:
             self._waiting_file.touch()
-        shadow = super().wait_for_change(resource_version, timeout_seconds)
-        if shadow is not None and shadow.resource_version == resource_version:
-            time.sleep(timeout_seconds)
-        return shadow
+        return super().wait_for_change(resource_version, timeout_seconds)
 
 
 def _spec(text: str) -> ShadowSpec:

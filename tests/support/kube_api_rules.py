@@ -44,12 +44,21 @@ KINDS: dict[tuple[str, str, str], Kind] = {
         Kind(
             "brupop.bottlerocket.aws", "v2", "bottlerocketshadows", "BottlerocketShadow", True, True
         ),
+        Kind(
+            "brupop.bottlerocket.aws",
+            "v1",
+            "bottlerocketupdatepolicies",
+            "BottlerocketUpdatePolicy",
+            namespaced=True,
+            has_status=True,
+        ),
     )
 }
 NODES, PODS = KINDS["", "v1", "nodes"], KINDS["", "v1", "pods"]
 BUDGETS = KINDS["policy", "v1", "poddisruptionbudgets"]
 EVENTS = KINDS["", "v1", "events"]
 SHADOWS = KINDS["brupop.bottlerocket.aws", "v2", "bottlerocketshadows"]
+POLICIES = KINDS["brupop.bottlerocket.aws", "v1", "bottlerocketupdatepolicies"]
 
 
 class SelectorError(ValueError):

@@ -17,7 +17,8 @@ class EmulatorServer:
     """Runs a KubeEmulator on a loopback port in a background thread, for synchronous clients."""
 
     def __init__(self, emulator: KubeEmulator | None = None) -> None:
-        self.emulator = emulator or KubeEmulator()
+        # Not `emulator or ...`: an emulator that has served no request yet is falsy (empty).
+        self.emulator = emulator if emulator is not None else KubeEmulator()
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -55,12 +55,7 @@ class CommandResult:
 
     def signal_name(self) -> str | None:
         """`SIGTERM` and the like, or None when not killed by a signal."""
-        if self.signal is None:
-            return None
-        try:
-            return _signal.Signals(self.signal).name
-        except ValueError:
-            return f"signal {self.signal}"
+        return None if self.signal is None else signal_name(self.signal)
 
     def http_status(self) -> int | None:
         """The HTTP status `apiclient` reported in stderr (`Status 423 when ...`), if any."""
@@ -80,6 +75,14 @@ class CommandResult:
         )
         first_line = self.stderr.strip().splitlines()[0][:200] if self.stderr.strip() else ""
         return f"{' '.join(self.argv)}: {how}" + (f": {first_line}" if first_line else "")
+
+
+def signal_name(number: int) -> str:
+    """`SIGTERM` for 15, and `signal 99` for a number with no name."""
+    try:
+        return _signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _text(data: bytes | str) -> str:

@@ -13,7 +13,3 @@ class UnexpectedHostStateError(DomainError):
 
 class VersionMismatchError(DomainError):
     """The host offers (or runs) a version other than the one the controller asked for."""
-
-
-class InvalidSpecError(DomainError):
-    """The shadow's spec asks for something the agent must never do (e.g. ErrorReset)."""

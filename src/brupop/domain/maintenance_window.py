@@ -36,6 +36,7 @@ class WindowSettingError(ValueError):
     def __init__(self, variable: str, message: str) -> None:
         super().__init__(f"{variable}: {message}")
         self.variable = variable
+        self.problem = message
 
 
 @dataclass(frozen=True)

@@ -97,9 +97,10 @@ def ready_to_start(shadows: Iterable[Shadow], now: datetime, policy: RolloutPoli
     return update_order(ready, policy.controller_node)
 
 
-def timed_out_spec(shadow: Shadow, now: datetime) -> ShadowSpec:
-    """Back to Idle, keeping the version, stamped now (so the next timeout counts afresh)."""
-    return _stamped(UpdateState.IDLE, shadow.spec.version, now)
+def timed_out_spec(shadow: Shadow, failed_at: datetime) -> ShadowSpec:
+    """Back to Idle, keeping the version, stamped with the failure's time (which marks the node
+    as returning after a counted failure: see `transition_timeout`)."""
+    return _stamped(UpdateState.IDLE, shadow.spec.version, failed_at)
 
 
 def plan_rollout(

@@ -19,6 +19,7 @@ API_GROUP = "brupop.bottlerocket.aws"
 API_VERSION_V2 = f"{API_GROUP}/v2"
 API_VERSION_V1 = f"{API_GROUP}/v1"
 KIND = "BottlerocketShadow"
+DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"  # brupop's own, unless a pod says otherwise
 OPT_IN_LABEL = "bottlerocket.aws/updater-interface-version"
 OPT_IN_VALUE = "2.0.0"
 CRASH_COUNT_MAX = 2**32 - 1
@@ -32,7 +33,8 @@ def shadow_name(node_name: str) -> str:
     return f"{SHADOW_NAME_PREFIX}{node_name}"
 
 
-def _parse_timestamp(value: Any) -> Any:
+def parse_timestamp(value: Any) -> Any:
+    """A field validator: RFC 3339 text to an aware datetime; naive datetimes are refused."""
     if isinstance(value, str):
         return parse_rfc3339(value)
     if isinstance(value, datetime) and value.tzinfo is None:
@@ -49,9 +51,7 @@ class ShadowSpec(BaseModel):
     state_transition_timestamp: Timestamp | None = None
     version: Version | None = None
 
-    _check_timestamp = field_validator("state_transition_timestamp", mode="before")(
-        _parse_timestamp
-    )
+    _check_timestamp = field_validator("state_transition_timestamp", mode="before")(parse_timestamp)
 
 
 class ShadowStatus(BaseModel):
@@ -66,7 +66,7 @@ class ShadowStatus(BaseModel):
     state_transition_failure_timestamp: Timestamp | None = None
 
     _check_timestamp = field_validator("state_transition_failure_timestamp", mode="before")(
-        _parse_timestamp
+        parse_timestamp
     )
 
 
@@ -84,20 +84,6 @@ class Shadow(BaseModel):
     spec: ShadowSpec = Field(default_factory=ShadowSpec)
     status: ShadowStatus | None = None
 
-    def has_reached_desired_state(self) -> bool:
-        """The agent reports the state the controller asked for."""
-        return self.status is not None and self.status.current_state == self.spec.state
-
     def has_crashed(self) -> bool:
         """The agent reports that its last action failed."""
         return self.status is not None and self.status.current_state is UpdateState.ERROR_RESET
-
-    def is_initial_state(self) -> bool:
-        """No status yet, or the node rests in Idle."""
-        return self.status is None or self.status.current_state is UpdateState.IDLE
-
-    def is_active(self) -> bool:
-        """The node holds a rollout slot: it is outside Idle or asked to leave it."""
-        if self.status is None:
-            return False
-        return self.status.current_state.is_disruptive or self.spec.state.is_disruptive

@@ -10,6 +10,7 @@ import importlib
 import sys
 
 from brupop.entrypoints import early_stop
+from brupop.entrypoints.extras import SIMULATE, Extra
 
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("brupop.entrypoints.agent.main", "run the node agent (DaemonSet)"),
@@ -17,8 +18,11 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "controller": ("brupop.entrypoints.controller.main", "run the rollout controller"),
     "simulate": ("brupop.entrypoints.simulate.main", "roll a simulated fleet on this machine"),
     "status": ("brupop.entrypoints.status.main", "show every node's update state and why it waits"),
-    "crd": ("brupop.entrypoints.crd.main", "print the BottlerocketShadow CRD"),
+    "crd": ("brupop.entrypoints.crd.main", "print the CRDs (shadow and update policy)"),
 }
+
+# Subcommands whose packages the image leaves out (see `extras`).
+_NEEDS: dict[str, Extra] = {"simulate": SIMULATE}
 
 
 def _usage() -> str:
@@ -36,6 +40,14 @@ def main(argv: list[str] | None = None) -> int:
     name, rest = args[0], args[1:]
     if name not in _SUBCOMMANDS:
         print(f"brupop: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    extra = _NEEDS.get(name)
+    if extra is not None and (missing := extra.missing()):
+        print(
+            f"brupop {name}: needs {', '.join(missing)}, from the '{extra.name}' extra: "
+            f"{extra.install_hint()}",
+            file=sys.stderr,
+        )
         return 2
     if name == "agent":
         early_stop.install()  # before the agent's imports, which take a moment

@@ -7,39 +7,35 @@ stdout is data (`brupop crd`, `brupop status -o json`) stay clean.
 from __future__ import annotations
 
 import logging
-import os
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import structlog
+from pydantic import AfterValidator
 
-_LEVELS = {
-    "trace": logging.DEBUG,
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warn": logging.WARNING,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-}
-_FORMATTERS = ("auto", "json", "pretty", "full", "compact")
+from brupop.entrypoints.log_filter import OFF, LogFilter, check_directive
+
+FORMATTERS = ("auto", "json", "pretty", "full", "compact")
 
 
-class LoggingSettingError(ValueError):
-    """LOGGING_FORMATTER or TRACING_FILTER_DIRECTIVE holds a value brupop cannot use."""
+def check_formatter(value: str) -> str:
+    """LOGGING_FORMATTER, lower-cased; ValueError when it is not one brupop knows."""
+    formatter = value.strip().lower()
+    if formatter not in FORMATTERS:
+        raise ValueError(f"{value!r} is not one of {', '.join(FORMATTERS)}")
+    return formatter
 
 
-def log_level_from(directive: str) -> int:
-    """The level of a tracing-style directive (`info`, `brupop=debug,info`): the default part."""
-    default = "info"
-    for part in directive.split(","):
-        part = part.strip().lower()
-        if part and "=" not in part:
-            default = part
-    if default not in _LEVELS:
-        raise LoggingSettingError(
-            f"TRACING_FILTER_DIRECTIVE: unknown level {default!r}; use one of {sorted(_LEVELS)}"
-        )
-    return _LEVELS[default]
+def start_logging(
+    component: str, node_name: str | None, *, formatter: str, directive: str
+) -> structlog.stdlib.BoundLogger:
+    """Configure logging from the (already checked) settings; say once which parts of the
+    directive this process has no use for."""
+    log_filter = LogFilter.parse(directive, component)
+    log = configure_logging(component, node_name, formatter=formatter, level=log_filter.level)
+    if log_filter.unused:
+        log.warning("logging.directive_parts_unused", unused=list(log_filter.unused))
+    return log
 
 
 def configure_logging(
@@ -51,13 +47,9 @@ def configure_logging(
     stream: Any = None,
 ) -> structlog.stdlib.BoundLogger:
     """Set structlog up once for this process and return a logger bound to component and node."""
-    formatter = (formatter or os.environ.get("LOGGING_FORMATTER") or "auto").lower()
-    if formatter not in _FORMATTERS:
-        raise LoggingSettingError(
-            f"LOGGING_FORMATTER: {formatter!r} is not one of {', '.join(_FORMATTERS)}"
-        )
-    if level is None:
-        level = log_level_from(os.environ.get("TRACING_FILTER_DIRECTIVE", "info"))
+    formatter = check_formatter(formatter or "auto")
+    silent = level is not None and level >= OFF
+    level = logging.INFO if level is None else min(level, logging.CRITICAL)
     out = stream if stream is not None else sys.stderr
     on_terminal = bool(getattr(out, "isatty", lambda: False)())
     as_json = formatter == "json" or (formatter == "auto" and not on_terminal)
@@ -70,6 +62,7 @@ def configure_logging(
     )
     structlog.configure(
         processors=[
+            *((_drop,) if silent else ()),
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -88,3 +81,13 @@ def configure_logging(
 
 def _identity(_logger: Any, _name: str, event: Any) -> Any:
     return event
+
+
+def _drop(_logger: Any, _name: str, _event: Any) -> Any:
+    # TRACING_FILTER_DIRECTIVE=off: no line at all, as the original.
+    raise structlog.DropEvent
+
+
+# The two logging settings every process reads, checked with its other settings at start.
+LoggingFormatter = Annotated[str, AfterValidator(check_formatter)]
+FilterDirective = Annotated[str, AfterValidator(check_directive)]

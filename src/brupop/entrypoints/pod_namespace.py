@@ -1,14 +1,15 @@
 """Which namespace brupop runs in: the pod's own service-account namespace, else the default.
 
-Every process reads it this way (the original never hard-codes it); stdlib only, so the agent
-can use it too.
+Every process reads it this way (the original never hard-codes it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"
+from brupop.domain.shadow import DEFAULT_NAMESPACE
+
+__all__ = ["DEFAULT_NAMESPACE", "pod_namespace", "service_account_namespace"]
 SERVICE_ACCOUNT_NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
 

@@ -37,6 +37,9 @@ FAULT_TIMES = "BRUPOP_SIM_FAULT_TIMES"
 FAULT_AFTER = "BRUPOP_SIM_FAULT_AFTER"
 
 DEFAULT_CURRENT_VERSION = "1.0.0"
+# Bounds on every number, so that no value can overflow a sleep or a counter later.
+LONGEST_SECONDS = 86_400.0
+LARGEST_COUNT = 1_000_000
 REBOOT_KILL_MODES = ("parent-and-self", "self", "none")
 
 
@@ -194,8 +197,8 @@ def _integer(env: Mapping[str, str], name: str, default: int) -> int:
         number = int(value)
     except ValueError:
         raise SettingsError(f"{name}: {value!r} is not an integer") from None
-    if number < 0:
-        raise SettingsError(f"{name}: {number} is negative")
+    if not 0 <= number <= LARGEST_COUNT:
+        raise SettingsError(f"{name}: {number} is outside 0..{LARGEST_COUNT}")
     return number
 
 
@@ -207,6 +210,8 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         number = float(value)
     except ValueError:
         raise SettingsError(f"{name}: {value!r} is not a number of seconds") from None
-    if not number >= 0 or number == float("inf"):
-        raise SettingsError(f"{name}: {value!r} must be a finite number >= 0")
+    if not 0 <= number <= LONGEST_SECONDS:  # NaN fails this too
+        raise SettingsError(
+            f"{name}: {value!r} must be a number of seconds from 0 to {LONGEST_SECONDS:g}"
+        )
     return number

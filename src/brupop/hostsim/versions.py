@@ -1,6 +1,8 @@
-"""Semantic versions for the emulated host, stdlib only (the emulator must start fast).
+"""Semantic versions for the emulated host.
 
-Only what the host needs: validate a version and order two of them by semver precedence.
+Validation is a stdlib regex, semver.org's own expression (as the CRD uses), because every call
+checks its settings and the emulator must start fast. Ordering is the `semver` package's, the
+same precedence brupop's domain uses, imported only by the commands that order versions.
 """
 
 from __future__ import annotations
@@ -9,8 +11,8 @@ import re
 
 _SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?"
-    r"(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
 )
 
 
@@ -21,17 +23,6 @@ def is_version(text: str) -> bool:
 
 def newer(left: str, right: str) -> bool:
     """True when `left` has higher semver precedence than `right` (both must be versions)."""
-    return _key(left) > _key(right)
+    import semver  # imported here: it takes ~20 ms, which only a refresh should pay
 
-
-def _key(version: str) -> tuple[tuple[int, int, int], int, tuple[tuple[int, int, str], ...]]:
-    match = _SEMVER.match(version)
-    if match is None:
-        raise ValueError(f"not a semantic version: {version!r}")
-    core = (int(match[1]), int(match[2]), int(match[3]))
-    if match[4] is None:
-        return core, 1, ()
-    parts = tuple(
-        (0, int(part), "") if part.isdigit() else (1, 0, part) for part in match[4].split(".")
-    )
-    return core, 0, parts
+    return semver.Version.parse(left).compare(right) > 0

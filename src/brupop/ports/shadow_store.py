@@ -18,11 +18,15 @@ class ShadowStore(Protocol):
         self, resource_version: str | None, timeout_seconds: float
     ) -> Shadow | None:
         """Return the shadow as soon as its resourceVersion differs from `resource_version`,
-        or after `timeout_seconds` at the latest; None when it does not exist."""
+        or after `timeout_seconds` at the latest; None when it does not exist.
+
+        With `resource_version` None, a missing shadow is the unchanged state: the call waits
+        (up to the timeout) for it to appear."""
         ...
 
     def create(self) -> Shadow:
-        """Create the shadow (spec Idle, no status) and return it."""
+        """Create the shadow (spec Idle, no status) and return it; when it exists already,
+        return the stored one."""
         ...
 
     def update_status(self, status: ShadowStatus) -> Shadow:

@@ -7,6 +7,7 @@ a workload controller would do (add nodes, pods, budgets; issue tokens), in doma
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -24,7 +25,8 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
-from tests.support.kube_api_rules import EVENTS, PODS
+from brupop.ports.update_policy_repository import UpdatePolicyRepository
+from tests.support.kube_api_rules import EVENTS, PODS, POLICIES
 from tests.support.kube_emulator_server import EmulatorServer
 
 NAMESPACE = "brupop-bottlerocket-aws"
@@ -35,6 +37,8 @@ class Ports(Protocol):
 
     @property
     def shadows(self) -> ShadowRepository: ...
+    @property
+    def policies(self) -> UpdatePolicyRepository: ...
     @property
     def nodes(self) -> NodeRepository: ...
     @property
@@ -79,6 +83,11 @@ class Backend(Protocol):
     def issue_token(self, namespace: str, pod_name: str, audiences: tuple[str, ...]) -> str: ...
 
     def issue_user_token(self, username: str, audiences: tuple[str, ...]) -> str: ...
+
+    def apply_policy(self, obj: Mapping[str, Any]) -> None:
+        """Create or change a policy object as `kubectl apply` would (its status is kept)."""
+
+    def delete_policy(self, name: str, namespace: str = NAMESPACE) -> None: ...
 
     def forget_history(self) -> None:
         """Make every resourceVersion seen so far too old to watch from."""
@@ -135,6 +144,12 @@ class MemoryBackend:
     def issue_user_token(self, username: str, audiences: tuple[str, ...]) -> str:
         return self.memory.issue_user_token(username, audiences=audiences)
 
+    def apply_policy(self, obj: Mapping[str, Any]) -> None:
+        self.memory.policies.apply(obj)
+
+    def delete_policy(self, name: str, namespace: str = NAMESPACE) -> None:
+        self.memory.policies.delete(name, namespace)
+
     def forget_history(self) -> None:
         # Each in-memory store keeps a bounded history; outgrow it with throwaway changes.
         filler = self.memory.add_node("history-filler")
@@ -143,7 +158,10 @@ class MemoryBackend:
         for index in range(2100):
             self.memory.nodes.set_labels(filler.name, {"turn": str(index)})
             self.memory.shadows.replace_spec(f"brs-{filler.name}", spec, None)
+            filler_policy = {"metadata": {"name": filler.name}, "spec": {"paused": index % 2 == 0}}
+            self.memory.policies.apply(filler_policy)
         self.memory.remove_node(filler.name)
+        self.memory.policies.delete(filler.name)
 
     def recorded_events(self) -> list[ClusterEvent]:
         return list(self.memory.events.recorded)
@@ -212,6 +230,19 @@ class KubernetesBackend:
 
     def issue_user_token(self, username: str, audiences: tuple[str, ...]) -> str:
         return self.emulator.issue_user_token(username, audiences=audiences)
+
+    def apply_policy(self, obj: Mapping[str, Any]) -> None:
+        body = copy.deepcopy(dict(obj))
+        meta = body.setdefault("metadata", {})
+        meta.setdefault("namespace", NAMESPACE)
+        stored = self.emulator.stored(POLICIES, meta["namespace"], meta["name"])
+        body.pop("status", None)
+        if stored is not None and "status" in stored:
+            body["status"] = stored["status"]  # apply leaves the status subresource alone
+        self.emulator.put_object(POLICIES, body)
+
+    def delete_policy(self, name: str, namespace: str = NAMESPACE) -> None:
+        self.emulator.remove_object(POLICIES, namespace, name)
 
     def forget_history(self) -> None:
         self.emulator.compact()

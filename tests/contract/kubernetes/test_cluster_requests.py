@@ -31,7 +31,7 @@ def test_node_reads_and_changes(kube: KubernetesCluster, emulator: KubeEmulator)
     selector = "bottlerocket.aws/updater-interface-version=2.0.0,zone=a"
     assert sent(emulator) == [
         Sent("GET", node, {}, JSON, None),
-        Sent("GET", "/api/v1/nodes", {"labelSelector": selector}, JSON, None),
+        Sent("GET", "/api/v1/nodes", {"labelSelector": selector, "limit": "500"}, JSON, None),
         Sent("PATCH", node, {}, MERGE, {"spec": {"unschedulable": True}}),
         Sent("PATCH", node, {}, MERGE, {"spec": {"unschedulable": None}}),
         Sent(

@@ -134,16 +134,22 @@ def rig(make_rig: RigFactory) -> Rig:
     return make_rig()
 
 
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
 def start_brupop_apiserver(
-    certs: TestCertificates, **env_changes: str | None
+    certs: TestCertificates, extra_env: dict[str, str] | None = None, **env_changes: str | None
 ) -> tuple[subprocess.Popen[bytes], int]:
     """`brupop apiserver` as its own process on a free loopback port, over the memory cluster,
     logging JSON lines to its stderr (a pipe); returns the process and its port.
 
-    `env_changes` sets variables, or removes those given None."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
+    `extra_env` and `env_changes` set variables; a variable given None is removed."""
+    port = free_port()
     env = {
         **os.environ,
         "BRUPOP_CLUSTER": "memory",
@@ -152,6 +158,7 @@ def start_brupop_apiserver(
         "APISERVER_TLS_CERT_PATH": str(certs.cert_path),
         "APISERVER_TLS_KEY_PATH": str(certs.key_path),
         "LOGGING_FORMATTER": "json",
+        **(extra_env or {}),
     }
     for name, value in env_changes.items():
         if value is None:

@@ -31,7 +31,13 @@ def restore_logging() -> Iterator[None]:
     [
         ("APISERVER_INTERNAL_PORT", "70000"),
         ("DRAIN_TIMEOUT_SECONDS", "soon"),
+        ("DRAIN_TIMEOUT_SECONDS", "1e12"),
+        ("POD_DELETION_TIMEOUT_SECONDS", "inf"),
         ("TOKEN_REVIEW_CACHE_SECONDS", "-1"),
+        ("TOKEN_REFUSAL_CACHE_SECONDS", "3600"),
+        ("TOKEN_REVIEW_THREADS", "0"),
+        ("APISERVER_WEBHOOK_PORT", "0"),
+        ("APISERVER_WEBHOOK_PORT", "8443"),
         ("BRUPOP_CLUSTER", "minikube"),
         ("EVICTION_RETRY_INTERVAL_SECONDS", "0"),
         ("APISERVER_MAX_CONNECTIONS", "0"),

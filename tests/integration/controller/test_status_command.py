@@ -142,3 +142,14 @@ def test_a_node_in_a_timed_out_transition_says_so(fleet: Fleet) -> None:
     observer.tick()
     row = {r.node: r for r in observer.reports()}["busy"]
     assert row.detail == "timed out in RebootedIntoUpdate (limit 600 s)"
+
+
+@pytest.mark.parametrize("timeout", ["-1", "0", "nan", "inf", "soon"])
+def test_an_unusable_timeout_is_a_usage_error_naming_the_flag(
+    timeout: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--url", "http://127.0.0.1:9", f"--timeout={timeout}"])
+
+    assert stopped.value.code == 2
+    assert "argument --timeout:" in capsys.readouterr().err

@@ -5,7 +5,7 @@ import signal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brupop.domain.command_result import CommandResult
+from brupop.domain.command_result import CommandResult, signal_name
 
 ARGV = ("apiclient", "raw", "-u", "/actions/reboot", "-m", "POST")
 
@@ -72,3 +72,9 @@ def test_no_question_ever_raises(returncode: int, stdout: bytes | str, stderr: b
     assert isinstance(result.describe(), str)
     name = result.signal_name()
     assert (name is None) == (returncode >= 0)
+
+
+def test_a_signal_without_a_name_is_named_by_its_number() -> None:
+    assert signal_name(15) == "SIGTERM"
+    assert signal_name(99) == "signal 99"
+    assert CommandResult.from_returncode(ARGV, -99, "", "", 0.0).signal_name() == "signal 99"

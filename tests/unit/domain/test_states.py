@@ -32,10 +32,6 @@ def test_wire_values_are_the_crd_v2_enum() -> None:
     ]
 
 
-def test_only_idle_is_not_disruptive() -> None:
-    assert [s for s in UpdateState if not s.is_disruptive] == [UpdateState.IDLE]
-
-
 @pytest.mark.parametrize(
     ("state", "seconds"),
     [

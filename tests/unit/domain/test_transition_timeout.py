@@ -39,8 +39,26 @@ def test_a_crash_the_controller_has_not_answered_is_not_a_timeout() -> None:
     assert not is_timed_out(node, NOW, LIMITS)
 
 
-def test_a_crashed_node_sent_back_to_idle_times_out_if_the_agent_never_recovers_it() -> None:
-    node = shadow("n", spec=S.IDLE, state=S.ERROR_RESET, stamped=ago(121))
+def test_a_crashed_node_sent_back_to_idle_never_times_out_as_its_crash_is_counted() -> None:
+    node = shadow("n", spec=S.IDLE, state=S.ERROR_RESET, stamped=ago(10**6), crashes=1)
+    assert transition_deadline(node, LIMITS) is None
+
+
+def test_a_node_sent_back_to_idle_after_a_counted_timeout_never_times_out_again() -> None:
+    node = shadow(
+        "n",
+        spec=S.IDLE,
+        state=S.STAGED_AND_PERFORMED_UPDATE,
+        stamped=ago(10**6),
+        failed_at=ago(10**6),
+    )
+    assert transition_deadline(node, LIMITS) is None
+
+
+def test_a_node_finishing_its_update_times_out_in_idle_despite_an_older_failure() -> None:
+    node = shadow(
+        "n", spec=S.IDLE, state=S.MONITORING_UPDATE, stamped=ago(121), failed_at=ago(5000)
+    )
     assert is_timed_out(node, NOW, LIMITS)
 
 

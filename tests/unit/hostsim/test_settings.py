@@ -54,3 +54,21 @@ def test_faults_are_read_from_their_variables() -> None:
 def test_a_bad_value_names_its_variable(variable: str, value: str) -> None:
     with pytest.raises(SettingsError, match=f"^{variable}: "):
         load_settings({"BRUPOP_SIM_HOST_DIR": "/tmp/h", variable: value})
+
+
+HOST_NUMBERS = (
+    "BRUPOP_SIM_REFRESH_SECONDS",
+    "BRUPOP_SIM_PREPARE_SECONDS",
+    "BRUPOP_SIM_ACTIVATE_SECONDS",
+    "BRUPOP_SIM_FAULT_HANG_SECONDS",
+    "BRUPOP_SIM_FAULT_SILENT_EXIT",
+    "BRUPOP_SIM_FAULT_TIMES",
+    "BRUPOP_SIM_FAULT_AFTER",
+)
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e12", "1000000000000", "-1"])
+@pytest.mark.parametrize("variable", HOST_NUMBERS)
+def test_an_unbounded_number_is_refused_naming_its_variable(variable: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=f"^{variable}: "):
+        load_settings({"BRUPOP_SIM_HOST_DIR": "/tmp/h", variable: value})

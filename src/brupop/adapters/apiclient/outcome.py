@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from brupop.domain.command_result import HTTP_LOCKED, CommandResult
+from brupop.domain.command_result import CommandResult
 from brupop.domain.host import HostUpdateStatus, OsInfo, UpdateImage
 from brupop.domain.versions import is_version
 from brupop.ports.errors import (
@@ -36,11 +36,11 @@ def raise_for_failure(result: CommandResult) -> None:
         )
     if result.succeeded():
         return
+    if result.update_lock_held():
+        raise TransientHostError(f"update lock held: {result.describe()}", result)
     status = result.http_status()
     if status is None:
         raise TransientHostError(f"host API unreachable: {result.describe()}", result)
-    if status == HTTP_LOCKED:
-        raise TransientHostError(f"update lock held: {result.describe()}", result)
     raise HostRejectedError(f"host refused: {result.describe()}", status=status, result=result)
 
 

@@ -20,6 +20,7 @@ from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
 from brupop.adapters.kubernetes.pods import KubernetesPodRepository
 from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
 from brupop.adapters.kubernetes.tokens import KubernetesTokenReviewer
+from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRepository
 from brupop.ports.errors import UnavailableError
 
 
@@ -44,7 +45,8 @@ def load_configuration() -> Configuration:
 
 
 class KubernetesCluster:
-    """Shadows, nodes, pods, token reviews, leases and events of a real cluster."""
+    """Shadows, update policies, nodes, pods, token reviews, leases and events of a real
+    cluster."""
 
     def __init__(
         self,
@@ -58,6 +60,7 @@ class KubernetesCluster:
         self.api_client = api_client
         calls = ApiCalls(api_client, request_timeout_seconds=request_timeout_seconds)
         self.shadows = KubernetesShadowRepository(calls, namespace)
+        self.policies = KubernetesUpdatePolicyRepository(calls, namespace)
         self.nodes = KubernetesNodeRepository(calls)
         self.pods = KubernetesPodRepository(calls)
         self.token_reviewer = KubernetesTokenReviewer(calls)

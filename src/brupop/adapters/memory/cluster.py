@@ -15,17 +15,18 @@ from brupop.adapters.memory.pods import InMemoryPodRepository
 from brupop.adapters.memory.shadows import InMemoryShadowRepository
 from brupop.adapters.memory.store import Revisions
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
+from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.cluster import Node, OwnerReference, Pod, PodDisruptionBudget, PodPhase
-from brupop.domain.shadow import shadow_name
+from brupop.domain.shadow import DEFAULT_NAMESPACE, shadow_name
 from brupop.ports.clock import Clock
 
-DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"
 AGENT_AUDIENCE = "brupop-apiserver"
 
 
 class InMemoryCluster:
-    """Nodes, pods, budgets, shadows, tokens, leases and events, all in this process."""
+    """Nodes, pods, budgets, shadows, update policies, tokens, leases and events, all in this
+    process."""
 
     def __init__(self, namespace: str = DEFAULT_NAMESPACE, clock: Clock | None = None) -> None:
         self.namespace = namespace
@@ -35,6 +36,7 @@ class InMemoryCluster:
         self.pods = InMemoryPodRepository(self.revisions, self.nodes.store)
         self.nodes.on_schedulable = lambda _name: self.pods.schedule_pending()
         self.shadows = InMemoryShadowRepository(self.revisions, namespace)
+        self.policies = InMemoryUpdatePolicyRepository(self.revisions, namespace)
         self.token_reviewer = InMemoryTokenReviewer(self.clock, self.pods.store)
         self.leases = InMemoryLeaseStore(self.revisions)
         self.events = InMemoryEventRecorder()

@@ -17,8 +17,9 @@ from types import FrameType
 import structlog
 
 from brupop.entrypoints import early_stop
-from brupop.entrypoints.agent.settings import AgentSettings, SettingsError, load_settings
-from brupop.entrypoints.logs import LoggingSettingError, configure_logging
+from brupop.entrypoints.agent.settings import AgentSettings, load_settings
+from brupop.entrypoints.logs import start_logging
+from brupop.entrypoints.settings_error import EXIT_BAD_SETTINGS, SettingsError, refuse_start
 from brupop.ports.clock import Clock
 from brupop.ports.node_operations import NodeOperations
 from brupop.ports.shadow_store import ShadowStore
@@ -31,7 +32,6 @@ from brupop.services.agent.stop import StopFlag
 
 EXIT_OK = 0
 EXIT_FATAL = 1
-EXIT_BAD_SETTINGS = 2
 
 USAGE = """usage: brupop agent
 
@@ -58,16 +58,24 @@ def launch(argv: list[str], build_ports: PortsFactory, clock: Clock) -> int:
 
     Exit codes: 0 stopped (SIGTERM) or rebooting into an update, 1 fatal, 2 bad settings.
     """
+    if argv and argv[0] in ("-h", "--help"):
+        print(USAGE, end="")
+        return EXIT_OK
     if argv:
-        asked_for_help = argv[0] in ("-h", "--help")
-        print(USAGE, end="", file=sys.stdout if asked_for_help else sys.stderr)
-        return EXIT_OK if asked_for_help else EXIT_BAD_SETTINGS
+        noun = "argument" if len(argv) == 1 else "arguments"
+        unexpected = " ".join(repr(argument) for argument in argv)
+        print(f"brupop agent: unexpected {noun} {unexpected}\n\n{USAGE}", end="", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
     try:
         settings = load_settings(os.environ)
-        log = configure_logging("agent", settings.node_name)
-    except (SettingsError, LoggingSettingError) as error:
-        print(f"brupop agent: {error}", file=sys.stderr)
-        return EXIT_BAD_SETTINGS
+    except SettingsError as error:
+        return refuse_start("agent", error)
+    log = start_logging(
+        "agent",
+        settings.node_name,
+        formatter=settings.logging_formatter,
+        directive=settings.tracing_filter_directive,
+    )
     # Lines from the adapters' own loggers carry the component and node too.
     structlog.contextvars.bind_contextvars(component="agent", node=settings.node_name)
     ports = build_ports(settings, clock)

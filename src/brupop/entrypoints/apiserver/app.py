@@ -9,24 +9,24 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.conversion import convert_review
+from brupop.domain.shadow import DEFAULT_NAMESPACE
 from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
 from brupop.entrypoints.apiserver.body_limits import BodyLimitMiddleware
 from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
+from brupop.entrypoints.apiserver.conversion import CONVERSION_BODY_LIMIT, ConversionRoute
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
 from brupop.entrypoints.apiserver.handlers import Handlers
+from brupop.entrypoints.apiserver.listeners import WebhookPortMiddleware
 from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
-from brupop.entrypoints.apiserver.requests import MAX_BODY_BYTES, parse_json, read_body
+from brupop.entrypoints.apiserver.requests import MAX_BODY_BYTES
 from brupop.ports.clock import Clock
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
@@ -37,9 +37,9 @@ from brupop.services.apiserver.drain import Drainer, DrainTimings
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
+from brupop.services.supervisor import RestartPolicy
 
 RESOURCE = "/bottlerocket-node-resource"
-CONVERSION_BODY_LIMIT = 8 * 1024 * 1024
 # Protected paths, and whether each needs the BrupopNodeUid header.
 PROTECTED: dict[str, bool] = {
     RESOURCE: True,
@@ -49,7 +49,7 @@ PROTECTED: dict[str, bool] = {
     f"{RESOURCE}/remove-exclusion-from-lb": True,
     f"{RESOURCE}/node-uid": False,
 }
-OPEN_PATHS = frozenset({"/ping", "/metrics", "/crdconvert"})
+OPEN_PATHS = frozenset({"/ping", "/readyz", "/metrics", "/crdconvert"})
 
 
 class ApiserverCluster(Protocol):
@@ -69,13 +69,17 @@ class ApiserverCluster(Protocol):
 class ApiserverOptions:
     """How the app behaves; the defaults are the settings' defaults."""
 
-    namespace: str = "brupop-bottlerocket-aws"
+    namespace: str = DEFAULT_NAMESPACE
     drain: DrainTimings = field(default_factory=DrainTimings)
     token_review_cache_seconds: float = 30.0
+    token_refusal_cache_seconds: float = 5.0
     longest_wait_seconds: float = 60.0
     drain_outcome_seconds: float = 60.0
     feed_watch_seconds: float = 10.0
+    feed_restart: RestartPolicy = field(default_factory=RestartPolicy)
     threads: int = 32
+    review_threads: int = 8
+    webhook_port: int | None = None  # a port serving only /crdconvert, /ping and /readyz
 
     @property
     def drain_wait_seconds(self) -> float:
@@ -118,7 +122,9 @@ def build_apiserver_app(
     actions = NodeActions(cluster.nodes)
     drainer = Drainer(actions=actions, pods=cluster.pods, clock=clock, timings=options.drain)
     drains = DrainRegistry(drainer.drain, clock, outcome_seconds=options.drain_outcome_seconds)
-    feed = ShadowFeed(cluster.shadows, watch_seconds=options.feed_watch_seconds)
+    feed = ShadowFeed(
+        cluster.shadows, watch_seconds=options.feed_watch_seconds, restart=options.feed_restart
+    )
     authorizer = Authorizer(
         token_reviewer=cluster.token_reviewer,
         pods=cluster.pods,
@@ -126,6 +132,7 @@ def build_apiserver_app(
         clock=clock,
         namespace=options.namespace,
         cache_seconds=options.token_review_cache_seconds,
+        refusal_seconds=options.token_refusal_cache_seconds,
     )
     metrics = ApiserverMetrics(drains.in_progress)
     threads = _Threads(options.threads)
@@ -153,6 +160,7 @@ def build_apiserver_app(
         routes=_routes(handlers, metrics),
         middleware=[
             Middleware(CloseConnectionsMiddleware, closing=closing),
+            Middleware(WebhookPortMiddleware, port=options.webhook_port),
             Middleware(
                 MetricsMiddleware, metrics=metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
             ),
@@ -166,7 +174,7 @@ def build_apiserver_app(
                 authorizer=authorizer,
                 metrics=metrics,
                 protected=PROTECTED,
-                limiter=threads,
+                limiter=_Threads(options.review_threads),
             ),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
@@ -180,8 +188,9 @@ def build_apiserver_app(
 def _routes(handlers: Handlers, metrics: ApiserverMetrics) -> list[Route]:
     return [
         Route("/ping", handlers.ping, methods=["GET"]),
+        Route("/readyz", handlers.ready, methods=["GET"]),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
-        Route("/crdconvert", _convert, methods=["POST"]),
+        Route("/crdconvert", ConversionRoute().answer, methods=["POST"]),
         Route(RESOURCE, handlers.create_shadow, methods=["POST"]),
         Route(RESOURCE, handlers.update_status, methods=["PUT"]),
         Route(RESOURCE, handlers.read_shadow, methods=["GET"]),
@@ -193,9 +202,3 @@ def _routes(handlers: Handlers, metrics: ApiserverMetrics) -> list[Route]:
             f"{RESOURCE}/remove-exclusion-from-lb", handlers.remove_lb_exclusion, methods=["POST"]
         ),
     ]
-
-
-async def _convert(request: Request) -> Response:
-    """`POST /crdconvert`: the CRD conversion webhook (no token: the kube-apiserver calls it)."""
-    review: Any = parse_json(await read_body(request, CONVERSION_BODY_LIMIT))
-    return JSONResponse(convert_review(review))

@@ -2,6 +2,12 @@
 
 400 for missing or malformed Brupop headers, 401 when the token is not accepted, 403 when the
 caller may not act on the node it names, 503/502 when Kubernetes could not answer.
+
+Token reviews run on a limiter of their own, apart from the handlers' threads, and only so many
+may wait for it (503 past that): a flood of bad tokens never slows the work of agents already
+authorized. While every review thread is busy, a client address with a couple of reviews in
+flight is refused more (429), so one pod sending made-up tokens cannot take the reviews of the
+agents whose token is new.
 """
 
 from __future__ import annotations
@@ -17,10 +23,15 @@ from brupop.entrypoints.apiserver.headers import HeaderError, access_request
 from brupop.entrypoints.apiserver.metrics import ApiserverMetrics
 from brupop.entrypoints.apiserver.wire import error_response
 from brupop.ports.errors import PortError, TooManyRequestsError, UnavailableError
-from brupop.services.apiserver.authorization import AgentCaller, Authorizer
+from brupop.services.apiserver.authorization import AccessRequest, AgentCaller, Authorizer
 from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
 
 CALLER = "caller"
+# Reviews that may wait for a thread before more are refused (each holds only a coroutine).
+REVIEWS_WAITING = 64
+# Reviews one client address may have in flight while the review threads are all busy: an agent
+# sends one request at a time.
+REVIEWS_PER_CLIENT = 2
 
 log = structlog.get_logger(__name__)
 
@@ -36,12 +47,17 @@ class AuthorizationMiddleware:
         metrics: ApiserverMetrics,
         protected: Mapping[str, bool],
         limiter: Any,
+        waiting: int = REVIEWS_WAITING,
+        per_client: int = REVIEWS_PER_CLIENT,
     ) -> None:
         self._app = app
         self._authorizer = authorizer
         self._metrics = metrics
         self._protected = protected  # path -> whether BrupopNodeUid is required
-        self._limiter = limiter
+        self._limiter = limiter  # a callable giving the reviews' CapacityLimiter
+        self._waiting = waiting
+        self._per_client = per_client
+        self._in_flight: dict[str, int] = {}  # client address -> its reviews (one event loop)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         uid_required = (
@@ -66,12 +82,31 @@ class AuthorizationMiddleware:
             request = access_request(scope["headers"], uid_required=uid_required)
         except HeaderError as error:
             return "bad_request", (400, str(error))
-        caller = self._authorizer.cached(request)
+        try:
+            caller = self._authorizer.cached(request)
+        except UnauthenticatedError as error:
+            return "unauthenticated_cached", (401, str(error))
         if caller is not None:
             return "allowed_cached", caller
+        client = _client_address(scope)
+        limiter = self._limiter()
+        contended = limiter.available_tokens < 1
+        if contended and self._in_flight.get(client, 0) >= self._per_client:
+            return "busy", (429, "too many token reviews from this address; retry")
+        if limiter.statistics().tasks_waiting >= self._waiting:
+            return "busy", (503, "too many token reviews in progress; retry")
+        self._in_flight[client] = self._in_flight.get(client, 0) + 1
+        try:
+            return await self._review(request, limiter)
+        finally:
+            self._left(client)
+
+    async def _review(
+        self, request: AccessRequest, limiter: Any
+    ) -> tuple[str, AgentCaller | tuple[int, str]]:
         try:
             caller = await anyio.to_thread.run_sync(
-                self._authorizer.authorize, request, limiter=self._limiter()
+                self._authorizer.authorize, request, limiter=limiter
             )
         except UnauthenticatedError as error:
             return "unauthenticated", (401, str(error))
@@ -84,3 +119,15 @@ class AuthorizationMiddleware:
             log.warning("authorization.cluster_failed", error=str(error))
             return "cluster_error", (502, "the cluster refused the authorization check")
         return "allowed", caller
+
+    def _left(self, client: str) -> None:
+        count = self._in_flight.get(client, 1) - 1
+        if count > 0:
+            self._in_flight[client] = count
+        else:
+            self._in_flight.pop(client, None)
+
+
+def _client_address(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else ""

@@ -33,6 +33,9 @@ def options_from(settings: ApiserverSettings) -> ApiserverOptions:
         namespace=settings.namespace,
         drain=settings.drain_timings(),
         token_review_cache_seconds=settings.token_review_cache_seconds,
+        token_refusal_cache_seconds=settings.token_refusal_cache_seconds,
+        review_threads=settings.token_review_threads,
+        webhook_port=settings.webhook_port,
     )
 
 

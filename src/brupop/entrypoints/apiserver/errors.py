@@ -7,7 +7,7 @@ from typing import Any
 
 import structlog
 from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import Response
 
 from brupop.entrypoints.apiserver.closing import ClientGoneError
@@ -44,8 +44,7 @@ async def _bad_request(_request: Request, error: Exception) -> Response:
 
 
 async def _client_gone(request: Request, _error: Exception) -> Response:
-    """A client that hung up mid-wait or mid-body hears nothing; 499 (as nginx counts it) is for
-    the metrics."""
+    """A client that hung up mid-wait hears nothing; 499 (as nginx counts it) is for the metrics."""
     log.debug("request.client_gone", path=request.url.path)
     return Response(status_code=CLIENT_CLOSED_REQUEST)
 
@@ -70,7 +69,6 @@ async def _port_error(request: Request, error: Exception) -> Response:
 EXCEPTION_HANDLERS: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
     BadRequestError: _bad_request,
     ClientGoneError: _client_gone,
-    ClientDisconnect: _client_gone,
     HTTPException: _http_error,
     PortError: _port_error,
 }

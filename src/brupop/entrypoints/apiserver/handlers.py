@@ -63,6 +63,14 @@ class Handlers:
     async def ping(self, _request: Request) -> Response:
         return PlainTextResponse("pong")
 
+    async def ready(self, _request: Request) -> Response:
+        """Readiness: the shared shadow watch has listed once and does not keep failing."""
+        if self._feed.failing:
+            return PlainTextResponse("not ready: the shadow watch keeps failing\n", 503)
+        if not self._feed.ready:
+            return PlainTextResponse("not ready: the shadow watch has not listed yet\n", 503)
+        return PlainTextResponse("ok\n")
+
     async def node_uid(self, request: Request) -> Response:
         caller = _caller(request)
         return JSONResponse({"node_name": caller.node_name, "node_uid": caller.node_uid})

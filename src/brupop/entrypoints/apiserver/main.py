@@ -13,9 +13,11 @@ from pathlib import Path
 
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.server import bind, uvicorn_server
-from brupop.entrypoints.apiserver.settings import ApiserverSettings, SettingsError, load_settings
+from brupop.entrypoints.apiserver.settings import ApiserverSettings, load_settings
 from brupop.entrypoints.apiserver.tls import CertificateReloader
-from brupop.entrypoints.logs import LoggingSettingError, configure_logging, log_level_from
+from brupop.entrypoints.log_filter import LogFilter
+from brupop.entrypoints.logs import start_logging
+from brupop.entrypoints.settings_error import SettingsError, refuse_start
 from brupop.entrypoints.stdlib_logging import route_to_structlog
 from brupop.ports.errors import PortError
 
@@ -23,11 +25,11 @@ USAGE = """usage: brupop apiserver
 
 Serve the agents' HTTPS API. Configured by environment variables (see docs/apiserver.md):
 APISERVER_INTERNAL_PORT, APISERVER_BIND_ADDRESS, APISERVER_TLS_CERT_PATH, APISERVER_TLS_KEY_PATH,
-DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS, POD_DELETION_TIMEOUT_SECONDS,
-TOKEN_REVIEW_CACHE_SECONDS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory),
+APISERVER_WEBHOOK_PORT, DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS,
+POD_DELETION_TIMEOUT_SECONDS, TOKEN_REVIEW_CACHE_SECONDS, TOKEN_REFUSAL_CACHE_SECONDS,
+TOKEN_REVIEW_THREADS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory),
 APISERVER_MAX_CONNECTIONS, APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS,
 APISERVER_HEADER_TIMEOUT_SECONDS."""
-
 
 HTTP_SERVER_LOGGERS = ("uvicorn", "asyncio")
 
@@ -42,20 +44,25 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         settings = load_settings()
-        log = configure_logging(
-            "apiserver",
-            formatter=settings.logging_formatter,
-            level=log_level_from(settings.tracing_filter_directive),
-        )
-    except (SettingsError, LoggingSettingError) as error:
-        print(f"brupop apiserver: {error}", file=sys.stderr)
-        return 2
+    except SettingsError as error:
+        return refuse_start("apiserver", error)
+    log = start_logging(
+        "apiserver",
+        None,
+        formatter=settings.logging_formatter,
+        directive=settings.tracing_filter_directive,
+    )
     # The HTTP server's and the event loop's own records, as lines of the same log.
-    route_to_structlog(HTTP_SERVER_LOGGERS, level=log_level_from(settings.tracing_filter_directive))
+    level = LogFilter.parse(settings.tracing_filter_directive, "apiserver").level
+    route_to_structlog(HTTP_SERVER_LOGGERS, level=level)
     try:
         certificates = CertificateReloader(settings.tls_cert_path, settings.tls_key_path)
         app = ApiserverContainer(settings=settings).app()
-        sock = bind(settings.bind_address, settings.internal_port)
+        sockets = [bind(settings.bind_address, settings.internal_port)]
+        if (
+            settings.webhook_port is not None
+        ):  # only /crdconvert, /ping and /readyz are served there
+            sockets.append(bind(settings.bind_address, settings.webhook_port))
     except (OSError, ssl.SSLError, PortError) as error:
         return _fatal(settings, f"cannot start: {error}")
     server = uvicorn_server(
@@ -70,7 +77,7 @@ def main(argv: list[str]) -> int:
     # were there before it: make those quiet, so the stop ends with exit code 0.
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, _ignore)
-    server.run(sockets=[sock])
+    server.run(sockets=sockets)
     log.info("apiserver.stopped")
     return 0
 

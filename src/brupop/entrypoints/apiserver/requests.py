@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from pydantic import ValidationError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from brupop.domain.shadow import ShadowStatus
 
@@ -28,17 +28,21 @@ class BadRequestError(ValueError):
 
 
 async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """The body, refused with 413 past `limit` bytes."""
+    """The body, refused with 413 past `limit` bytes and with 400 when it is cut short."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise BadRequestError("request body too large", status=413)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise BadRequestError("request body too large", status=413)
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BadRequestError("request body too large", status=413)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        # The client hung up before its body was complete: a bad request, not our failure.
+        raise BadRequestError("the request body was cut short") from None
     return b"".join(chunks)
 
 

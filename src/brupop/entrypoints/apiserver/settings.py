@@ -1,6 +1,7 @@
 """The apiserver's settings, read once from the environment (original variable names kept).
 
-A bad value stops the process at start with one line naming the variable (exit 2).
+A bad value stops the process at start with one line naming the variable (exit 2); every
+number is finite and bounded (docs/apiserver.md), so none can overflow a timer later.
 """
 
 from __future__ import annotations
@@ -15,7 +16,18 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from brupop.entrypoints.apiserver.admission import ConnectionLimits
 from brupop.entrypoints.apiserver.http_protocol import HeadLimits
 from brupop.entrypoints.apiserver.server import ServerLimits
+from brupop.entrypoints.logs import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.entrypoints.settings_error import (
+    ONE_DAY,
+    ONE_HOUR,
+    ONE_MINUTE,
+    ONE_WEEK,
+    SettingsError,
+    rule_broken,
+    seconds,
+    whole_number,
+)
 from brupop.services.apiserver.drain import DrainTimings
 
 TLS_DIR = Path("/etc/brupop-tls-keys")
@@ -27,44 +39,61 @@ def default_bind_address() -> str:
     return "::" if ":" in os.environ.get("KUBERNETES_SERVICE_HOST", "") else "0.0.0.0"
 
 
-class SettingsError(ValueError):
-    """One line naming the variable that holds a value the apiserver cannot use."""
-
-
 class ApiserverSettings(BaseSettings):
     """Environment variables of `brupop apiserver`."""
 
     model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
-    internal_port: int = Field(8443, ge=1, le=65535, alias="APISERVER_INTERNAL_PORT")
+    internal_port: int = whole_number("APISERVER_INTERNAL_PORT", 8443, least=1, most=65535)
+    webhook_port: int | None = Field(None, ge=1, le=65535, alias="APISERVER_WEBHOOK_PORT")
     bind_address: str = Field(
         default_factory=default_bind_address, min_length=1, alias="APISERVER_BIND_ADDRESS"
     )
-    max_connections: int = Field(1024, ge=1, le=65536, alias="APISERVER_MAX_CONNECTIONS")
-    handshake_timeout_seconds: float = Field(
-        5.0, ge=0.1, le=60, alias="APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS"
+    max_connections: int = whole_number("APISERVER_MAX_CONNECTIONS", 1024, least=1, most=65536)
+    handshake_timeout_seconds: float = seconds(
+        "APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS", 5.0, most=ONE_MINUTE
     )
-    header_timeout_seconds: float = Field(
-        5.0, ge=0.1, le=60, alias="APISERVER_HEADER_TIMEOUT_SECONDS"
+    header_timeout_seconds: float = seconds(
+        "APISERVER_HEADER_TIMEOUT_SECONDS", 5.0, most=ONE_MINUTE
     )
     tls_cert_path: Path = Field(TLS_DIR / "tls.crt", alias="APISERVER_TLS_CERT_PATH")
     tls_key_path: Path = Field(TLS_DIR / "tls.key", alias="APISERVER_TLS_KEY_PATH")
-    drain_timeout_seconds: float = Field(900.0, gt=0, alias="DRAIN_TIMEOUT_SECONDS")
-    eviction_retry_interval_seconds: float = Field(
-        5.0, gt=0, alias="EVICTION_RETRY_INTERVAL_SECONDS"
+    drain_timeout_seconds: float = seconds("DRAIN_TIMEOUT_SECONDS", 900.0, most=ONE_WEEK)
+    eviction_retry_interval_seconds: float = seconds(
+        "EVICTION_RETRY_INTERVAL_SECONDS", 5.0, most=ONE_HOUR
     )
-    pod_deletion_timeout_seconds: float = Field(300.0, gt=0, alias="POD_DELETION_TIMEOUT_SECONDS")
-    token_review_cache_seconds: float = Field(30.0, ge=0, alias="TOKEN_REVIEW_CACHE_SECONDS")
+    pod_deletion_timeout_seconds: float = seconds(
+        "POD_DELETION_TIMEOUT_SECONDS", 300.0, most=ONE_DAY
+    )
+    token_review_cache_seconds: float = seconds(
+        "TOKEN_REVIEW_CACHE_SECONDS", 30.0, most=ONE_HOUR, zero=True
+    )
+    token_refusal_cache_seconds: float = seconds(
+        "TOKEN_REFUSAL_CACHE_SECONDS", 5.0, most=300.0, zero=True
+    )
+    token_review_threads: int = whole_number("TOKEN_REVIEW_THREADS", 8, least=1, most=64)
     namespace: str = Field(default_factory=pod_namespace, min_length=1, alias="BRUPOP_NAMESPACE")
     cluster: Literal["kubernetes", "memory"] = Field("kubernetes", alias="BRUPOP_CLUSTER")
-    logging_formatter: str = Field("auto", alias="LOGGING_FORMATTER")
-    tracing_filter_directive: str = Field("info", alias="TRACING_FILTER_DIRECTIVE")
+    logging_formatter: LoggingFormatter = Field("auto", alias="LOGGING_FORMATTER")
+    tracing_filter_directive: FilterDirective = Field("info", alias="TRACING_FILTER_DIRECTIVE")
     termination_log: Path = Field(Path("/dev/termination-log"), alias="TERMINATION_LOG")
 
     @model_validator(mode="after")
-    def _port_is_given_in_a_cluster(self) -> ApiserverSettings:
+    def _rules_across_settings(self) -> ApiserverSettings:
         if self.cluster == "kubernetes" and "internal_port" not in self.model_fields_set:
-            raise ValueError("APISERVER_INTERNAL_PORT: required when BRUPOP_CLUSTER=kubernetes")
+            raise rule_broken("APISERVER_INTERNAL_PORT", "required when BRUPOP_CLUSTER=kubernetes")
+        if self.eviction_retry_interval_seconds >= self.drain_timeout_seconds:
+            raise rule_broken(
+                "EVICTION_RETRY_INTERVAL_SECONDS",
+                "must be shorter than DRAIN_TIMEOUT_SECONDS"
+                f" ({self.eviction_retry_interval_seconds:g} >= {self.drain_timeout_seconds:g})",
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _webhook_port_is_its_own(self) -> ApiserverSettings:
+        if self.webhook_port == self.internal_port:
+            raise ValueError("APISERVER_WEBHOOK_PORT: must differ from APISERVER_INTERNAL_PORT")
         return self
 
     def server_limits(self) -> ServerLimits:
@@ -91,16 +120,4 @@ def load_settings() -> ApiserverSettings:
     try:
         return ApiserverSettings()
     except ValidationError as error:
-        raise SettingsError(_first_problem(error)) from None
-
-
-def _first_problem(error: ValidationError) -> str:
-    problem = error.errors(include_url=False)[0]
-    location = problem.get("loc", ())
-    variable = str(location[0]) if location else ""
-    message = str(problem.get("msg", "invalid value")).removeprefix("Value error, ")
-    if not variable:
-        return message
-    value = problem.get("input")
-    shown = f" (got {value!r})" if isinstance(value, str) and len(value) < 80 else ""
-    return f"{variable}: {message}{shown}"
+        raise SettingsError.first_of(error) from None

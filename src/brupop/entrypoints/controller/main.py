@@ -14,8 +14,9 @@ import threading
 import structlog
 
 from brupop.entrypoints.controller.container import ControllerContainer
-from brupop.entrypoints.controller.settings import SettingsError, load_settings
-from brupop.entrypoints.logs import LoggingSettingError, configure_logging, log_level_from
+from brupop.entrypoints.controller.settings import load_settings
+from brupop.entrypoints.logs import start_logging
+from brupop.entrypoints.settings_error import SettingsError, refuse_start
 from brupop.ports.errors import PortError
 
 USAGE = """usage: brupop controller
@@ -39,15 +40,14 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         settings, config = load_settings()
-        log = configure_logging(
-            "controller",
-            settings.node_name,
-            formatter=settings.logging_formatter,
-            level=log_level_from(settings.tracing_filter_directive),
-        )
-    except (SettingsError, LoggingSettingError) as error:
-        print(f"brupop controller: {error}", file=sys.stderr)
-        return 2
+    except SettingsError as error:
+        return refuse_start("controller", error)
+    log = start_logging(
+        "controller",
+        settings.node_name,
+        formatter=settings.logging_formatter,
+        directive=settings.tracing_filter_directive,
+    )
     # Every line of this thread (the loop's) carries the component and the node.
     structlog.contextvars.bind_contextvars(component="controller", node=settings.node_name)
     if settings.legacy_window_ignored:

@@ -11,7 +11,7 @@ import os
 import socket
 import uuid
 from datetime import UTC, datetime, tzinfo
-from typing import Any, Literal
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -25,12 +25,19 @@ from brupop.domain.maintenance_window import (
 )
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.states import StateTimeouts
+from brupop.entrypoints.logs import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.entrypoints.settings_error import (
+    ONE_DAY,
+    ONE_HOUR,
+    ONE_MINUTE,
+    ONE_WEEK,
+    SettingsError,
+    rule_broken,
+    seconds,
+    whole_number,
+)
 from brupop.services.controller.config import ControllerConfig
-
-
-class SettingsError(ValueError):
-    """One line naming the variable that holds a value the controller cannot use."""
 
 
 def default_bind_address() -> str:
@@ -61,27 +68,31 @@ class ControllerSettings(BaseSettings):
     update_window_start: str | None = Field(None, alias="UPDATE_WINDOW_START")
     update_window_stop: str | None = Field(None, alias="UPDATE_WINDOW_STOP")
     scheduler_time_zone: str = Field("UTC", alias="SCHEDULER_TIME_ZONE")
-    tick_seconds: float = Field(2.0, gt=0, allow_inf_nan=False, alias="CONTROLLER_TICK_SECONDS")
-    metrics_port: int = Field(8080, ge=0, le=65535, alias="CONTROLLER_METRICS_PORT")
+    tick_seconds: float = seconds("CONTROLLER_TICK_SECONDS", 2.0, most=ONE_MINUTE)
+    # At least a second: a resync lists every shadow and Node, so it must never run in a loop.
+    resync_seconds: float = Field(
+        600.0, ge=1, le=ONE_DAY, allow_inf_nan=False, alias="CONTROLLER_RESYNC_SECONDS"
+    )
+    metrics_port: int = whole_number("CONTROLLER_METRICS_PORT", 8080, least=0, most=65535)
     bind_address: str = Field(
         default_factory=default_bind_address, min_length=1, alias="CONTROLLER_BIND_ADDRESS"
     )
-    timeout_idle_seconds: float = Field(120.0, gt=0, alias="TIMEOUT_IDLE_SECONDS")
-    timeout_staged_seconds: float = Field(
-        720.0, gt=0, alias="TIMEOUT_STAGED_AND_PERFORMED_UPDATE_SECONDS"
+    timeout_idle_seconds: float = seconds("TIMEOUT_IDLE_SECONDS", 120.0, most=ONE_WEEK)
+    timeout_staged_seconds: float = seconds(
+        "TIMEOUT_STAGED_AND_PERFORMED_UPDATE_SECONDS", 720.0, most=ONE_WEEK
     )
-    timeout_rebooted_seconds: float = Field(
-        600.0, gt=0, alias="TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS"
+    timeout_rebooted_seconds: float = seconds(
+        "TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS", 600.0, most=ONE_WEEK
     )
-    timeout_monitoring_seconds: float = Field(
-        300.0, gt=0, alias="TIMEOUT_MONITORING_UPDATE_SECONDS"
+    timeout_monitoring_seconds: float = seconds(
+        "TIMEOUT_MONITORING_UPDATE_SECONDS", 300.0, most=ONE_WEEK
     )
-    lease_seconds: float = Field(15.0, gt=0, alias="LEADER_ELECTION_LEASE_SECONDS")
-    renew_seconds: float = Field(5.0, gt=0, alias="LEADER_ELECTION_RENEW_SECONDS")
+    lease_seconds: float = seconds("LEADER_ELECTION_LEASE_SECONDS", 15.0, most=ONE_HOUR)
+    renew_seconds: float = seconds("LEADER_ELECTION_RENEW_SECONDS", 5.0, most=ONE_HOUR / 2)
     namespace: str = Field(default_factory=pod_namespace, min_length=1, alias="BRUPOP_NAMESPACE")
     cluster: Literal["kubernetes", "memory"] = Field("kubernetes", alias="BRUPOP_CLUSTER")
-    logging_formatter: str = Field("auto", alias="LOGGING_FORMATTER")
-    tracing_filter_directive: str = Field("info", alias="TRACING_FILTER_DIRECTIVE")
+    logging_formatter: LoggingFormatter = Field("auto", alias="LOGGING_FORMATTER")
+    tracing_filter_directive: FilterDirective = Field("info", alias="TRACING_FILTER_DIRECTIVE")
 
     @field_validator("max_concurrent_update")
     @classmethod
@@ -100,11 +111,18 @@ class ControllerSettings(BaseSettings):
 
     @model_validator(mode="after")
     def _lease_outlasts_two_renewals(self) -> ControllerSettings:
+        lease, renew = "LEADER_ELECTION_LEASE_SECONDS", "LEADER_ELECTION_RENEW_SECONDS"
+        if self.lease_seconds != int(self.lease_seconds):
+            raise rule_broken(
+                lease,
+                "must be a whole number of seconds, as a Lease holds it"
+                f" (got {self.lease_seconds:g})",
+            )
         if self.lease_seconds < 2 * self.renew_seconds:
-            lease, renew = "LEADER_ELECTION_LEASE_SECONDS", "LEADER_ELECTION_RENEW_SECONDS"
-            raise ValueError(
-                f"{lease}: must be at least twice {renew}"
-                f" ({self.lease_seconds:g} < 2 x {self.renew_seconds:g})"
+            raise rule_broken(
+                lease,
+                f"must be at least twice {renew}"
+                f" ({self.lease_seconds:g} < 2 x {self.renew_seconds:g})",
             )
         return self
 
@@ -125,7 +143,7 @@ class ControllerSettings(BaseSettings):
         try:
             window = self.window(now)
         except WindowSettingError as error:
-            raise SettingsError(str(error)) from None
+            raise SettingsError(error.variable, error.problem) from None
         timeouts = StateTimeouts(
             idle=self.timeout_idle_seconds,
             staged_and_performed_update=self.timeout_staged_seconds,
@@ -141,6 +159,7 @@ class ControllerSettings(BaseSettings):
             namespace=self.namespace,
             identity=identity or replica_identity(),
             tick_seconds=self.tick_seconds,
+            resync_seconds=self.resync_seconds,
             lease_seconds=self.lease_seconds,
             renew_seconds=self.renew_seconds,
         )
@@ -162,21 +181,5 @@ def load_settings(now: datetime | None = None) -> tuple[ControllerSettings, Cont
     try:
         settings = ControllerSettings()
     except ValidationError as error:
-        raise SettingsError(_first_problem(error)) from None
+        raise SettingsError.first_of(error) from None
     return settings, settings.controller_config(now or datetime.now(UTC))
-
-
-def _first_problem(error: ValidationError) -> str:
-    problem: Any = error.errors(include_url=False)[0]
-    location = problem.get("loc", ())
-    variable = str(location[0]) if location else ""
-    message = str(problem.get("msg", "invalid value")).removeprefix("Value error, ")
-    if problem.get("type") == "missing":
-        message = "required (the node this controller runs on, from the pod's spec.nodeName)"
-    if not variable or message.startswith(("LEADER_ELECTION", variable)):
-        return message
-    value = problem.get("input")
-    shown = ""
-    if isinstance(value, str) and len(value) < 80 and repr(value) not in message:
-        shown = f" (got {value!r})"
-    return f"{variable}: {message}{shown}"

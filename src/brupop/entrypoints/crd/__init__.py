@@ -1,1 +1,1 @@
-"""`brupop crd`: the BottlerocketShadow CustomResourceDefinition, generated from the models."""
+"""`brupop crd`: the BottlerocketShadow and BottlerocketUpdatePolicy CRDs, from the models."""

@@ -15,7 +15,9 @@ from brupop.entrypoints.crd.schema import structural_schema
 from brupop.entrypoints.crd.v1_models import ShadowSpecV1, ShadowStatusV1
 from brupop.entrypoints.pod_namespace import DEFAULT_NAMESPACE
 
-DEFAULT_APISERVER_SERVICE_PORT = 443
+# The brupop-apiserver Service's webhook port (the chart's `apiserver_webhook_port`): the port a
+# NetworkPolicy opens to the kube-apiserver, apart from the agents' port.
+DEFAULT_APISERVER_SERVICE_PORT = 8444
 APISERVER_SERVICE = "brupop-apiserver"
 CONVERSION_PATH = "/crdconvert"
 SERVING_CERTIFICATE = "brupop-apiserver-certificate"

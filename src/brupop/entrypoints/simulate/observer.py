@@ -12,13 +12,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+import structlog
+
 from brupop.domain.cluster import WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
-from brupop.ports.errors import WatchExpiredError
+from brupop.ports.errors import PortError, WatchExpiredError
 from brupop.ports.shadow_repository import ShadowRepository
 
+log = structlog.get_logger(__name__)
+
 _WATCH_SECONDS = 0.5
+_RETRY_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,11 @@ class FleetObserver:
                         break
             except WatchExpiredError:
                 version = None
+            except PortError as error:
+                # A cluster that answers late (a real API under load) ends this watch only:
+                # resume from the last version seen, so no intermediate state is skipped.
+                log.info("observer.watch_failed", error=str(error)[:200])
+                self._stop.wait(_RETRY_SECONDS)
 
     def _see(self, shadow: Shadow) -> None:
         now = time.monotonic()

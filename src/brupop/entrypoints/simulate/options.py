@@ -13,9 +13,12 @@ from pathlib import Path
 
 from brupop.domain.versions import compare_versions, is_version
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
+from brupop.entrypoints.simulate.setting_checks import TimingFlagError, check_timing
 from brupop.entrypoints.simulate.timing import TIMING_FLAGS, Timing
 
 UNLIMITED = "unlimited"
+ONE_HOUR = 3600.0
+ONE_DAY = 86_400.0
 
 
 class OptionError(ValueError):
@@ -156,11 +159,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         raise OptionError(
             f"--to-version: {to_version} must be newer than --from-version {from_version}"
         )
-    timing_values = {
-        flag.name: _seconds(f"--{flag.name}", raw, allow_zero=flag.allow_zero)
-        for flag in TIMING_FLAGS
-        if (raw := getattr(args, flag.name.replace("-", "_"))) is not None
-    }
+    timing = _timing(args)
     return SimulationOptions(
         nodes=nodes,
         max_concurrent=_max_concurrent(args.max_concurrent),
@@ -170,8 +169,8 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         report=Path(args.report) if args.report else None,
         log_dir=Path(args.log_dir) if args.log_dir else None,
         work_dir=Path(args.work_dir) if args.work_dir else None,
-        timeout=_seconds("--timeout", args.timeout),
-        timing=Timing.from_flags(timing_values),
+        timeout=_seconds("--timeout", args.timeout, most=ONE_DAY),
+        timing=timing,
         block_drain=tuple(_node("--block-drain", name, names) for name in args.block_drain),
         faults=tuple(_fault(text, names) for text in args.fault),
         chaos_kills=_integer("--chaos-kills", args.chaos_kills, minimum=0, maximum=100_000),
@@ -183,7 +182,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         restart_controller_after=(
             None
             if args.restart_controller_after is None
-            else _seconds("--restart-controller-after", args.restart_controller_after)
+            else _seconds("--restart-controller-after", args.restart_controller_after, most=ONE_DAY)
         ),
         controller_down_seconds=_seconds(
             "--controller-down-seconds", args.controller_down_seconds, allow_zero=True
@@ -191,6 +190,23 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         settle_seconds=_seconds("--settle-seconds", args.settle_seconds),
         live={"auto": None, "on": True, "off": False}[args.live],
     )
+
+
+def _timing(args: argparse.Namespace) -> Timing:
+    """The timing flags, each finite and bounded, obeying the rules of the settings they feed."""
+    given = {
+        flag.name: _seconds(f"--{flag.name}", raw, allow_zero=flag.allow_zero, most=flag.most)
+        for flag in TIMING_FLAGS
+        if (raw := getattr(args, flag.name.replace("-", "_"))) is not None
+    }
+    timing = Timing.from_flags(given)
+    if timing["restart-backoff"] > timing["restart-backoff-max"]:
+        raise OptionError("--restart-backoff: must not exceed --restart-backoff-max")
+    try:
+        check_timing(timing)
+    except TimingFlagError as error:
+        raise OptionError(str(error)) from None
+    return timing
 
 
 def _integer(flag: str, raw: str, *, minimum: int, maximum: int) -> int:
@@ -209,7 +225,7 @@ def _max_concurrent(raw: str) -> int | None:
     return _integer("--max-concurrent", raw, minimum=1, maximum=1_000_000)
 
 
-def _seconds(flag: str, raw: str, *, allow_zero: bool = False) -> float:
+def _seconds(flag: str, raw: str, *, allow_zero: bool = False, most: float = ONE_HOUR) -> float:
     try:
         value = float(raw)
     except ValueError:
@@ -218,6 +234,8 @@ def _seconds(flag: str, raw: str, *, allow_zero: bool = False) -> float:
         raise OptionError(f"{flag}: {raw!r} is not a finite number of seconds")
     if value < 0 or (value == 0 and not allow_zero):
         raise OptionError(f"{flag}: {raw} must be {'>= 0' if allow_zero else '> 0'}")
+    if value > most:
+        raise OptionError(f"{flag}: {raw} is more than the {most:g} s a simulation allows")
     return value
 
 

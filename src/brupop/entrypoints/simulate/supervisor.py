@@ -92,10 +92,6 @@ class AgentView:
         return max(0, self.starts - 1)
 
 
-class RuntimeGoneError(RuntimeError):
-    """The container runtime process ended before the simulation did."""
-
-
 class AgentSupervisor:
     """Starts, watches, restarts and finally stops every node's agent process."""
 
@@ -161,10 +157,6 @@ class AgentSupervisor:
             self._reader.join()
 
     # --- the supervisor thread: decides starts and restarts ----------------------------------
-
-    @property
-    def runtime_alive(self) -> bool:
-        return self._runtime is not None and self._reader.is_alive()
 
     def _run(self) -> None:
         while not self._stopping.is_set() and self._reader.is_alive():
@@ -241,12 +233,13 @@ class AgentSupervisor:
         stream: IO[bytes] | None = runtime.stdout if runtime is not None else None
         if stream is None:
             return
-        for raw in stream:
-            try:
-                event = json.loads(raw)
-            except ValueError:
-                continue
-            self._on_event(event, time.monotonic())
+        with stream:  # closed at the runtime's end, not left to the garbage collector
+            for raw in stream:
+                try:
+                    event = json.loads(raw)
+                except ValueError:
+                    continue
+                self._on_event(event, time.monotonic())
         with self._lock:  # the runtime ended: whatever still ran went with it
             for slot in self._slots.values():
                 slot.running = False

@@ -32,6 +32,7 @@ class TimingFlag:
     help: str
     allow_zero: bool = False
     also: Component | None = None  # a second reader of the same setting
+    most: float = 3600.0  # the reader's own settings may allow less (checked at parse time)
 
 
 TIMING_FLAGS: tuple[TimingFlag, ...] = (

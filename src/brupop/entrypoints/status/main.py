@@ -1,17 +1,32 @@
-"""`brupop status [--url URL] [-o table|json]`: ask a controller for every node's row."""
+"""`brupop status [--url URL] [--namespace NS] [-o table|json]`: ask a controller for every
+node's row.
+
+Without `--url` it goes through the Kubernetes API's service proxy, configured like kubectl (in
+a pod, its service account; else $KUBECONFIG or ~/.kube/config). With no configuration at all
+it tries a port-forward's address, and otherwise says how to get one.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import urllib.error
-import urllib.request
 from typing import Any
 
+from brupop.adapters.kubernetes.cluster import load_configuration
+from brupop.entrypoints.argument_types import dns_label, seconds_up_to
+from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.entrypoints.status.reaching import (
+    LOCAL_URL,
+    ControllerService,
+    StatusUnavailable,
+    read_through_api,
+    read_url,
+)
 from brupop.entrypoints.status.table import format_table
+from brupop.ports.errors import UnavailableError
 
-DEFAULT_URL = "http://127.0.0.1:8080"
+LONGEST_TIMEOUT_SECONDS = 3600.0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -21,34 +36,54 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--url",
-        default=DEFAULT_URL,
-        help=f"the controller's HTTP address (default {DEFAULT_URL}; e.g. through "
-        "`kubectl port-forward deploy/brupop-controller-deployment 8080`)",
+        help="the controller's HTTP address (e.g. http://127.0.0.1:8080 through a "
+        "port-forward); by default the controller is reached through the Kubernetes API's "
+        "service proxy, with kubectl's configuration",
+    )
+    parser.add_argument(
+        "--namespace",
+        type=dns_label,
+        default=pod_namespace(),
+        help="brupop's namespace, for the service proxy (default %(default)s)",
     )
     parser.add_argument(
         "-o", "--output", choices=("table", "json"), default="table", help="table or json"
     )
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds to wait for the controller"
+        "--timeout",
+        type=seconds_up_to(LONGEST_TIMEOUT_SECONDS),
+        default=10.0,
+        help=f"seconds to wait for the controller (at most {LONGEST_TIMEOUT_SECONDS:g})",
     )
     return parser
 
 
-def fetch_status(url: str, timeout: float) -> dict[str, Any]:
-    """The controller's `/status` document."""
-    with urllib.request.urlopen(url.rstrip("/") + "/status", timeout=timeout) as response:
-        document: dict[str, Any] = json.load(response)
-    return document
+def read_status(url: str | None, namespace: str, timeout: float) -> dict[str, Any]:
+    """The controller's `/status` document, from `url` or through the Kubernetes API."""
+    if url:
+        return read_url(url, timeout)
+    service = ControllerService(namespace)
+    try:
+        configuration = load_configuration()
+    except UnavailableError:
+        try:
+            return read_url(LOCAL_URL, timeout)
+        except StatusUnavailable:
+            raise StatusUnavailable(
+                "no Kubernetes configuration (set KUBECONFIG or create ~/.kube/config) and "
+                f"nothing answers at {LOCAL_URL}: configure kubectl for your cluster, or run "
+                f"`{service.port_forward_hint()}` and retry (or pass --url)"
+            ) from None
+    return read_through_api(configuration, service, timeout)
 
 
 def main(argv: list[str]) -> int:
     """Print the table (or the JSON document); 1 when the controller cannot be reached."""
     args = _parser().parse_args(argv)
     try:
-        document = fetch_status(args.url, args.timeout)
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", error)
-        print(f"brupop status: cannot read {args.url}/status: {reason}", file=sys.stderr)
+        document = read_status(args.url, args.namespace, args.timeout)
+    except StatusUnavailable as error:
+        print(f"brupop status: {error}", file=sys.stderr)
         return 1
     if args.output == "json":
         print(json.dumps(document, indent=2))

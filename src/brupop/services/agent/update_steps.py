@@ -6,10 +6,10 @@ StopRequested at a safe point once a stop was asked for, RebootIssued once the h
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable
 
 from brupop.domain.agent_steps import StagingStep, check_ready_to_reboot, next_staging_step
+from brupop.domain.command_result import signal_name
 from brupop.domain.errors import UnexpectedHostStateError
 from brupop.domain.host import HostUpdateStatus
 from brupop.ports.clock import Clock
@@ -114,7 +114,9 @@ class UpdateSteps:
         except HostCommandKilledError as error:
             # The reboot took the host down under apiclient: the expected way for this to end.
             self._log.info(
-                "node.rebooting_into_update", version=version, apiclient=_killed_by(error)
+                "node.rebooting_into_update",
+                version=version,
+                apiclient=f"killed by {signal_name(error.signal)}",
             )
             raise RebootIssued from None
         self._log.info(
@@ -135,10 +137,3 @@ class UpdateSteps:
         self._node.restore_to_load_balancers()
         self.checkpoint()
         self._node.uncordon()
-
-
-def _killed_by(error: HostCommandKilledError) -> str:
-    try:
-        return f"killed by {signal.Signals(error.signal).name}"
-    except ValueError:
-        return f"killed by signal {error.signal}"

@@ -4,6 +4,8 @@ A token is reviewed (TokenReview, audience `brupop-apiserver`); the pod it is bo
 the agent label, run as the agent service account in brupop's namespace and be scheduled on the
 named node; a given node UID must be that Node's. Positive answers are cached for a short time,
 never past the token's expiry, so an agent's steady traffic costs one review per cache period.
+A token the review refused is remembered (by its hash) for a few seconds, so a burst of requests
+carrying one bad token costs one review, not one per request.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class Authorizer:
         clock: Clock,
         namespace: str,
         cache_seconds: float,
+        refusal_seconds: float = 5.0,
         service_account: str = AGENT_SERVICE_ACCOUNT,
     ) -> None:
         self._reviewer = token_reviewer
@@ -73,15 +76,22 @@ class Authorizer:
         self._clock = clock
         self._namespace = namespace
         self._cache_seconds = cache_seconds
+        self._refusal_seconds = refusal_seconds
         self._username = f"system:serviceaccount:{namespace}:{service_account}"
         self._service_account = service_account
         self._identities: ExpiringCache[TokenIdentity] = ExpiringCache(clock)
         self._decisions: ExpiringCache[AgentCaller] = ExpiringCache(clock)
+        self._refusals: ExpiringCache[str] = ExpiringCache(clock)  # token hash -> why
         self._review_locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
     def cached(self, request: AccessRequest) -> AgentCaller | None:
-        """A still-valid earlier decision for this exact request, without any cluster call."""
+        """A still-valid earlier decision for this exact request, without any cluster call.
+
+        UnauthenticatedError when the review refused this token moments ago."""
+        refusal = self._refusals.get(_digest(request.token))
+        if refusal is not None:
+            raise UnauthenticatedError(refusal)
         return self._decisions.get(_decision_key(request))
 
     def authorize(self, request: AccessRequest) -> AgentCaller:
@@ -103,19 +113,27 @@ class Authorizer:
             lock = self._review_locks.setdefault(key, threading.Lock())
         try:
             with lock:  # one review for a burst of requests carrying one new token
-                identity = self._identities.get(key)
-                if identity is None:
-                    identity = self._reviewer.review(token, (AGENT_AUDIENCE,))
-                    if identity.authenticated and AGENT_AUDIENCE in identity.audiences:
-                        self._identities.put(key, identity, self._lifetime(identity, token))
+                identity = self._reviewed(key, token)
         finally:
             with self._guard:
                 if self._review_locks.get(key) is lock and not lock.locked():
                     del self._review_locks[key]
-        if not identity.authenticated:
-            raise UnauthenticatedError("the token was not accepted")
-        if AGENT_AUDIENCE not in identity.audiences:
-            raise UnauthenticatedError(f"the token is not meant for {AGENT_AUDIENCE}")
+        return identity
+
+    def _reviewed(self, key: str, token: str) -> TokenIdentity:
+        """The token's accepted identity: remembered, else reviewed (the answer is remembered)."""
+        refusal = self._refusals.get(key)
+        if refusal is not None:
+            raise UnauthenticatedError(refusal)
+        identity = self._identities.get(key)
+        if identity is not None:
+            return identity
+        identity = self._reviewer.review(token, (AGENT_AUDIENCE,))
+        refusal = _refusal(identity)
+        if refusal is not None:
+            self._refusals.put(key, refusal, self._refusal_seconds)
+            raise UnauthenticatedError(refusal)
+        self._identities.put(key, identity, self._lifetime(identity, token))
         return identity
 
     def _agent_pod(self, identity: TokenIdentity, node_name: str) -> Pod:
@@ -154,6 +172,15 @@ class Authorizer:
             left = (expires_at - self._clock.now()).total_seconds()
             lifetime = min(lifetime, left)
         return lifetime
+
+
+def _refusal(identity: TokenIdentity) -> str | None:
+    """Why the review's answer does not let the token in, or None when it does."""
+    if not identity.authenticated:
+        return "the token was not accepted"
+    if AGENT_AUDIENCE not in identity.audiences:
+        return f"the token is not meant for {AGENT_AUDIENCE}"
+    return None
 
 
 def _digest(token: str) -> str:

@@ -3,7 +3,8 @@
 A background thread lists and watches the shadows (re-listing when the watch expires) and keeps
 each shadow's latest state plus the resourceVersions it had before. An agent asking "tell me when
 my shadow is no longer at version V" is answered at once if V is known to be old, and otherwise
-waits on an asyncio event that the watch thread sets.
+waits on an asyncio event that the watch thread sets. A Supervisor restarts the thread after
+anything it did not expect.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from brupop.domain.cluster import WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import PortError, WatchExpiredError
 from brupop.ports.shadow_repository import ShadowRepository
+from brupop.services.supervisor import RestartPolicy, Supervisor
 
 log = structlog.get_logger(__name__)
 
@@ -42,7 +44,12 @@ class ShadowFeed:
     """Latest shadows from one watch, and async waits for a shadow to move past a version."""
 
     def __init__(
-        self, shadows: ShadowRepository, *, watch_seconds: float = 10.0, retry_seconds: float = 2.0
+        self,
+        shadows: ShadowRepository,
+        *,
+        watch_seconds: float = 10.0,
+        retry_seconds: float = 2.0,
+        restart: RestartPolicy | None = None,
     ) -> None:
         self._shadows = shadows
         self._watch_seconds = watch_seconds
@@ -53,11 +60,17 @@ class ShadowFeed:
         self._ready = False
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self._supervisor = Supervisor("shadow-feed", self._run, self._stopping, policy=restart)
 
     @property
     def ready(self) -> bool:
         """The feed has listed the shadows at least once."""
         return self._ready
+
+    @property
+    def failing(self) -> bool:
+        """The watch thread keeps failing (it is restarted over and over)."""
+        return self._supervisor.failing
 
     def waiting(self) -> int:
         """How many requests are waiting on the feed now."""
@@ -67,8 +80,7 @@ class ShadowFeed:
     def start(self) -> None:
         """Start the watch thread."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="shadow-feed", daemon=True)
-            self._thread.start()
+            self._thread = self._supervisor.start()
 
     def stop(self, wait_seconds: float = 1.0) -> None:
         """Ask the watch thread to end; it does within one watch period."""

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from brupop.entrypoints.agent.composition import AgentPorts, agent_config, launch
-from brupop.entrypoints.agent.settings import AgentSettings, SettingsError, load_settings
+from brupop.entrypoints.agent.settings import AgentSettings, load_settings
+from brupop.entrypoints.settings_error import SettingsError
 from brupop.ports.clock import Clock
 from tests.fakes.clock import FakeClock
 
@@ -84,8 +85,9 @@ BAD_VALUES = [
     ("APICLIENT_RETRY_MAX_SECONDS", "-1"),
     ("APISERVER_CLIENT_TIMEOUT_SECONDS", "0"),
     ("DRAIN_TIMEOUT_SECONDS", "forever"),
+    ("DRAIN_TIMEOUT_SECONDS", "1e12"),
     ("LOGGING_FORMATTER", "xml"),
-    ("TRACING_FILTER_DIRECTIVE", "loud"),
+    ("TRACING_FILTER_DIRECTIVE", "agent=loud"),
 ]
 
 
@@ -115,7 +117,7 @@ def test_missing_node_name_stops_start_up_with_exit_2(
 
     assert launch([], _never_built, FakeClock()) == 2
 
-    assert "MY_NODE_NAME is required" in capsys.readouterr().err
+    assert "MY_NODE_NAME: required" in capsys.readouterr().err
 
 
 def test_settings_error_names_the_variable() -> None:
@@ -129,3 +131,9 @@ def test_unexpected_arguments_are_refused_and_help_is_printed(
     assert launch(["--bogus"], _never_built, FakeClock()) == 2
     assert launch(["--help"], _never_built, FakeClock()) == 0
     assert "MY_NODE_NAME" in capsys.readouterr().out
+
+
+def test_an_unexpected_argument_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert launch(["--foo"], _never_built, FakeClock()) == 2
+
+    assert capsys.readouterr().err.startswith("brupop agent: unexpected argument '--foo'")

@@ -40,7 +40,9 @@ def cluster(clock: FakeClock) -> InMemoryCluster:
     return cluster
 
 
-def authorizer(cluster: InMemoryCluster, clock: FakeClock, cache: float = 30) -> Authorizer:
+def authorizer(
+    cluster: InMemoryCluster, clock: FakeClock, cache: float = 30, refusal: float = 5
+) -> Authorizer:
     return Authorizer(
         token_reviewer=cluster.token_reviewer,
         pods=cluster.pods,
@@ -48,6 +50,7 @@ def authorizer(cluster: InMemoryCluster, clock: FakeClock, cache: float = 30) ->
         clock=clock,
         namespace=NS,
         cache_seconds=cache,
+        refusal_seconds=refusal,
     )
 
 
@@ -151,8 +154,10 @@ def test_a_cached_answer_never_outlives_the_token(
         auth.authorize(AccessRequest("n1", "uid-n1", token))
 
 
-def test_a_refused_review_is_not_cached(cluster: InMemoryCluster, clock: FakeClock) -> None:
-    auth = authorizer(cluster, clock)
+def test_without_a_refusal_cache_every_refused_request_is_reviewed(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    auth = authorizer(cluster, clock, refusal=0)
     before = cluster.token_reviewer.review_count
 
     for _ in range(3):
@@ -230,3 +235,36 @@ def test_without_an_expiry_in_the_review_the_cache_ends_at_the_jwt_exp(
 )
 def test_tokens_without_a_readable_exp_have_no_expiry(token: str) -> None:
     assert token_expiry(token) is None
+
+
+def test_a_refused_token_is_not_reviewed_again_until_its_refusal_expires(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    auth = authorizer(cluster, clock, refusal=5)
+    request = AccessRequest("n1", "uid-n1", "made-up")
+    before = cluster.token_reviewer.review_count
+
+    for _ in range(10):
+        with pytest.raises(UnauthenticatedError):
+            auth.authorize(request)
+    with pytest.raises(UnauthenticatedError, match="not accepted"):
+        auth.cached(request)
+    reviews_while_remembered = cluster.token_reviewer.review_count - before
+    clock.advance(5)
+    with pytest.raises(UnauthenticatedError):
+        auth.authorize(request)
+
+    assert reviews_while_remembered == 1
+    assert cluster.token_reviewer.review_count - before == 2
+
+
+def test_a_refusal_is_remembered_by_token_not_for_other_tokens(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    auth = authorizer(cluster, clock)
+    with pytest.raises(UnauthenticatedError):
+        auth.authorize(AccessRequest("n1", "uid-n1", "made-up"))
+
+    token = cluster.issue_token(NS, "agent-n1")
+
+    assert auth.authorize(AccessRequest("n1", "uid-n1", token)).node_name == "n1"

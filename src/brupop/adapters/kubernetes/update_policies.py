@@ -1,0 +1,82 @@
+"""KubernetesUpdatePolicyRepository: BottlerocketUpdatePolicy custom objects in brupop's
+namespace, read through the custom objects API; the status goes through `/status`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import structlog
+from kubernetes.client import CustomObjectsApi
+
+from brupop.adapters.kubernetes import watching
+from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
+from brupop.domain.cluster import WatchEvent
+from brupop.domain.policy_object import (
+    PolicyObjectError,
+    PolicySnapshot,
+    UpdatePolicy,
+    policy_from_object,
+    policy_snapshot,
+)
+from brupop.domain.shadow import API_GROUP
+from brupop.domain.update_policy import API_VERSION, DEFAULT_POLICY_NAME, KIND
+from brupop.domain.update_policy_status import UpdatePolicyStatus
+
+log = structlog.get_logger(__name__)
+VERSION = "v1"
+PLURAL = "bottlerocketupdatepolicies"
+
+
+class KubernetesUpdatePolicyRepository:
+    """The UpdatePolicyRepository port over `brupop.bottlerocket.aws/v1` policies."""
+
+    def __init__(self, calls: ApiCalls, namespace: str) -> None:
+        self._calls = calls
+        self._api = CustomObjectsApi(calls.api_client)
+        self.namespace = namespace
+        self._source = watching.WatchSource(
+            action="watch update policies",
+            list_method=self._api.list_namespaced_custom_object,
+            decode=_readable_or_none,
+            args=(API_GROUP, VERSION, namespace, PLURAL),
+        )
+
+    def read(self) -> PolicySnapshot:
+        source = watching.WatchSource(
+            "list update policies", self._source.list_method, _readable_or_none, self._source.args
+        )
+        items, version = watching.list_items(self._calls, source)
+        return policy_snapshot((item for item, _ in items), version or None)
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[UpdatePolicy]]:
+        return watching.watch(self._calls, self._source, resource_version, timeout_seconds)
+
+    def update_status(self, status: UpdatePolicyStatus) -> UpdatePolicy:
+        body: JSON = {
+            "apiVersion": API_VERSION,
+            "kind": KIND,
+            "status": status.model_dump(mode="json"),  # None fields: removed by the merge patch
+        }
+        patched = self._calls.json(
+            f"update status of update policy {DEFAULT_POLICY_NAME!r}",
+            self._api.patch_namespaced_custom_object_status,
+            API_GROUP,
+            VERSION,
+            self.namespace,
+            PLURAL,
+            DEFAULT_POLICY_NAME,
+            body,
+            _content_type=MERGE_PATCH,
+        )
+        return policy_from_object(patched)
+
+
+def _readable_or_none(obj: JSON) -> UpdatePolicy | None:
+    """A bad spec is still a policy (spec=None); only an object without a name is skipped."""
+    try:
+        return policy_from_object(obj)
+    except PolicyObjectError as error:
+        log.warning("update_policy.unreadable", error=str(error))
+        return None

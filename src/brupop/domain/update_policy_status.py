@@ -1,0 +1,92 @@
+"""The BottlerocketUpdatePolicy status: the fleet's story, written by the leading controller.
+
+Field names and bounds are the CRD's wire format (camelCase); the CRD's status schema is
+generated from here. Reading is lenient (unknown fields ignored) so a newer controller's status
+never makes an older one fail.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from brupop.domain.shadow import Timestamp, parse_timestamp
+
+MESSAGE_MAX_LENGTH = 1024
+NAME_MAX_LENGTH = 253
+COUNT_MAX = 2**31 - 1
+
+_WIRE = ConfigDict(
+    frozen=True,
+    extra="ignore",
+    alias_generator=to_camel,
+    validate_by_name=True,
+    validate_by_alias=True,
+    serialize_by_alias=True,
+)
+
+
+class PolicyPhase(StrEnum):
+    """Where the fleet's rollout stands, as the PHASE column shows it."""
+
+    IDLE = "Idle"
+    ROLLING = "Rolling"
+    PAUSED = "Paused"
+    HALTED = "Halted"
+    SOAKING = "Soaking"
+    BLOCKED = "Blocked"
+
+
+class HaltReason(BaseModel):
+    """The failure that halted the fleet: which node, which check, and what was seen."""
+
+    model_config = _WIRE
+
+    node: str = Field(max_length=NAME_MAX_LENGTH)
+    check: str = Field(max_length=NAME_MAX_LENGTH, description="e.g. nodeReady, httpProbe")
+    detail: str = Field(default="", max_length=MESSAGE_MAX_LENGTH)
+
+
+class CanaryProgress(BaseModel):
+    """How far the canaries are: chosen, updated, and when their soak ends."""
+
+    model_config = _WIRE
+
+    nodes: int = Field(default=0, ge=0, le=COUNT_MAX, description="canary nodes chosen")
+    updated: int = Field(default=0, ge=0, le=COUNT_MAX, description="Idle on the new version")
+    soak_ends_at: Timestamp | None = None
+
+    _check_timestamp = field_validator("soak_ends_at", mode="before")(parse_timestamp)
+
+
+class NodeCounts(BaseModel):
+    """Opted-in nodes by the state their agent last reported."""
+
+    model_config = _WIRE
+
+    idle: int = Field(default=0, ge=0, le=COUNT_MAX)
+    staged_and_performed_update: int = Field(default=0, ge=0, le=COUNT_MAX)
+    rebooted_into_update: int = Field(default=0, ge=0, le=COUNT_MAX)
+    monitoring_update: int = Field(default=0, ge=0, le=COUNT_MAX)
+    error_reset: int = Field(default=0, ge=0, le=COUNT_MAX)
+
+
+class UpdatePolicyStatus(BaseModel):
+    """What the controller last concluded about the rollout under this policy."""
+
+    model_config = _WIRE
+
+    phase: PolicyPhase = PolicyPhase.IDLE
+    message: str = Field(default="", max_length=MESSAGE_MAX_LENGTH)
+    observed_generation: int | None = Field(default=None, ge=0)
+    halted_at: Timestamp | None = None
+    halt_reason: HaltReason | None = None
+    failures: int = Field(
+        default=0, ge=0, le=COUNT_MAX, description="nodes failed in the current rollout"
+    )
+    canary: CanaryProgress | None = None
+    nodes: NodeCounts = Field(default_factory=NodeCounts)
+
+    _check_timestamp = field_validator("halted_at", mode="before")(parse_timestamp)

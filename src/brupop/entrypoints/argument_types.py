@@ -1,0 +1,49 @@
+"""Checked command-line values shared by brupop's subcommands (argparse `type=` functions).
+
+Each raises argparse.ArgumentTypeError with the reason, so argparse prints the flag's name and
+why its value is refused, and exits 2 (a plain ValueError would print "invalid _port value").
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from collections.abc import Callable
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL_MAX = 63
+
+
+def dns_label(text: str) -> str:
+    """A Kubernetes namespace name: a DNS-1123 label."""
+    if len(text) > _DNS_LABEL_MAX or not _DNS_LABEL.match(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a namespace name: at most {_DNS_LABEL_MAX} lower-case letters,"
+            " digits and '-', starting and ending with a letter or digit (DNS-1123 label)"
+        )
+    return text
+
+
+def tcp_port(text: str) -> int:
+    """A TCP port, 1 to 65535."""
+    if not text.strip().isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (a whole number 1-65535)")
+    return int(text)
+
+
+def seconds_up_to(most: float) -> Callable[[str], float]:
+    """A type function for a duration: a finite number of seconds above 0, at most `most`."""
+
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not 0 < value <= most:  # NaN fails this too
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a number of seconds above 0 and at most {most:g}"
+            )
+        return value
+
+    return seconds

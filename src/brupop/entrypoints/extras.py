@@ -1,0 +1,30 @@
+"""Optional package groups (pyproject extras) that a subcommand needs, checked before it loads.
+
+The image the cluster runs installs brupop without extras. `brupop simulate` alone needs `rich`
+(its console) and `cryptography` (the CA it makes for its loopback apiserver); they come with
+`brupop[simulate]`. Looking the packages up before importing the subcommand turns a missing one
+into a line that says what to install, instead of a ModuleNotFoundError traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Extra:
+    """One extra: its name in pyproject and the top-level modules its packages provide."""
+
+    name: str
+    modules: tuple[str, ...]
+
+    def missing(self) -> list[str]:
+        """The extra's modules that cannot be imported here, in declaration order."""
+        return [module for module in self.modules if importlib.util.find_spec(module) is None]
+
+    def install_hint(self) -> str:
+        return f"pip install 'brupop[{self.name}]' (scripts/bootstrap installs it)"
+
+
+SIMULATE = Extra("simulate", ("rich", "cryptography"))

@@ -1,0 +1,99 @@
+"""How `brupop status` reaches the controller's `/status`: straight to a URL, or through the
+Kubernetes API's service proxy (what `kubectl get --raw` would use), so a laptop with a
+kubeconfig needs no port-forward. Every failure becomes one sentence that says what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from kubernetes.client import ApiClient, Configuration, CoreV1Api
+
+from brupop.adapters.kubernetes.api_calls import ApiCalls
+from brupop.ports.errors import (
+    ForbiddenError,
+    NotFoundError,
+    PortError,
+    UnauthorizedError,
+)
+
+CONTROLLER_SERVICE = "brupop-controller-server"
+CONTROLLER_SERVICE_PORT = "main"  # the chart's port name for the controller's HTTP surface
+LOCAL_URL = "http://127.0.0.1:8080"
+
+
+class StatusUnavailable(Exception):
+    """The controller's status could not be read; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class ControllerService:
+    """The controller's Service, as the API server's proxy names it."""
+
+    namespace: str
+    name: str = CONTROLLER_SERVICE
+    port: str = CONTROLLER_SERVICE_PORT
+
+    @property
+    def proxy_name(self) -> str:
+        """`scheme:name:port`, the form the proxy subresource takes."""
+        return f"http:{self.name}:{self.port}"
+
+    def port_forward_hint(self) -> str:
+        """The kubectl command that makes the controller answer at LOCAL_URL."""
+        return f"kubectl -n {self.namespace} port-forward svc/{self.name} 8080:80"
+
+
+def read_url(url: str, timeout: float) -> dict[str, Any]:
+    """GET `<url>/status` and return its JSON object."""
+    target = url.rstrip("/") + "/status"
+    try:
+        with urllib.request.urlopen(target, timeout=timeout) as response:
+            document = json.load(response)
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        raise StatusUnavailable(f"cannot read {target}: {reason}") from None
+    if not isinstance(document, dict):
+        raise StatusUnavailable(f"{target} did not answer with the controller's status")
+    return document
+
+
+def read_through_api(
+    configuration: Configuration, service: ControllerService, timeout: float
+) -> dict[str, Any]:
+    """GET the controller's `/status` through the API server's service proxy."""
+    api_client = ApiClient(configuration)
+    try:
+        calls = ApiCalls(
+            api_client, request_timeout_seconds=timeout, connect_timeout_seconds=timeout
+        )
+        proxy = CoreV1Api(api_client).connect_get_namespaced_service_proxy_with_path
+        return calls.json(
+            "read the controller's status", proxy, service.proxy_name, service.namespace, "status"
+        )
+    except PortError as error:
+        raise StatusUnavailable(_advice(error, service, str(configuration.host))) from None
+    finally:
+        api_client.close()
+
+
+def _advice(error: PortError, service: ControllerService, host: str) -> str:
+    where = f"Service {service.namespace}/{service.name}"
+    if isinstance(error, NotFoundError):
+        return (
+            f"the Kubernetes API at {host} has no {where}: is brupop installed in namespace "
+            f"{service.namespace!r}? (pass --namespace)"
+        )
+    if isinstance(error, UnauthorizedError | ForbiddenError):
+        return (
+            f"the Kubernetes API at {host} refused to proxy to {where} ({error}): "
+            f"your kubeconfig's user needs `get` on `services/proxy` in {service.namespace}"
+        )
+    return (
+        f"cannot read the controller's status through the Kubernetes API at {host} ({error}): "
+        f"is a controller pod ready? (kubectl -n {service.namespace} get pods)"
+    )

@@ -1,0 +1,178 @@
+"""UpdatePolicyRepository behaviour, the same for the in-memory cluster and for Kubernetes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from brupop.domain.cluster import WatchEventType
+from brupop.domain.update_policy import Canary, UpdatePolicySpec
+from brupop.domain.update_policy_status import HaltReason, PolicyPhase, UpdatePolicyStatus
+from brupop.ports.errors import NotFoundError, WatchExpiredError
+from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports
+
+QUICK = 0.3  # seconds a watch waits for more changes
+HALTED = UpdatePolicyStatus(
+    phase=PolicyPhase.HALTED,
+    message="Halted: node-b failed its health gate (nodeReady).",
+    observed_generation=1,
+    halted_at=datetime(2026, 11, 30, 9, 0, 0, 250000, tzinfo=UTC),
+    halt_reason=HaltReason(node="node-b", check="nodeReady", detail="NotReady for 600 s"),
+    failures=1,
+)
+
+
+def _policy(name: str = "default", **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "brupop.bottlerocket.aws/v1",
+        "kind": "BottlerocketUpdatePolicy",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": spec,
+    }
+
+
+def test_without_a_policy_object_there_is_no_default_and_a_version_to_watch_from(
+    cluster: Ports,
+) -> None:
+    snapshot = cluster.policies.read()
+    assert (snapshot.default, snapshot.ignored) == (None, ())
+    assert snapshot.resource_version
+
+
+def test_the_default_object_is_read_with_its_spec_and_generation(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy(paused=True, canary={"count": 2, "soakSeconds": 60}))
+
+    default = cluster.policies.read().default
+
+    assert default is not None
+    assert (default.name, default.namespace, default.is_default) == ("default", NAMESPACE, True)
+    assert default.spec == UpdatePolicySpec(paused=True, canary=Canary(count=2, soak_seconds=60))
+    assert (default.problem, default.status, default.generation) == (None, None, 1)
+    assert default.resource_version and default.uid
+
+
+def test_objects_with_other_names_are_reported_and_other_namespaces_unseen(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy("staging"))
+    backend.apply_policy(_policy("canaries"))
+    elsewhere = _policy()
+    elsewhere["metadata"]["namespace"] = "other-team"
+    backend.apply_policy(elsewhere)
+
+    snapshot = cluster.policies.read()
+
+    assert snapshot.default is None
+    assert snapshot.ignored == ("canaries", "staging")
+
+
+def test_a_spec_the_schema_lets_through_but_brupop_cannot_read_comes_with_its_reason(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy(canary={"selector": "zone in (a"}))
+
+    default = cluster.policies.read().default
+
+    assert default is not None and default.spec is None
+    assert default.problem is not None and default.problem.startswith("spec.canary.selector")
+
+
+def test_the_status_is_written_read_back_and_cleared_field_by_field(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy(paused=True))
+
+    written = cluster.policies.update_status(HALTED)
+    assert written.status == HALTED
+    assert written.spec == UpdatePolicySpec(paused=True)
+    assert written.generation == 1
+    assert cluster.policies.read().default == written
+
+    resumed = UpdatePolicyStatus(phase=PolicyPhase.ROLLING, message="Rolling.")
+    assert cluster.policies.update_status(resumed).status == resumed
+    default = cluster.policies.read().default
+    assert default is not None and default.status == resumed
+
+
+def test_a_spec_change_bumps_the_generation_and_keeps_the_status(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy())
+    cluster.policies.update_status(HALTED)
+
+    backend.apply_policy(_policy(paused=True))
+
+    default = cluster.policies.read().default
+    assert default is not None
+    assert (default.generation, default.status) == (2, HALTED)
+    assert default.spec == UpdatePolicySpec(paused=True)
+
+
+def test_writing_the_status_without_a_default_object_is_not_found(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy("staging"))
+    with pytest.raises(NotFoundError):
+        cluster.policies.update_status(HALTED)
+
+
+def test_watch_from_a_read_sees_every_policy_change_in_order(
+    backend: Backend, cluster: Ports
+) -> None:
+    snapshot = cluster.policies.read()
+    backend.apply_policy(_policy())
+    backend.apply_policy(_policy("staging"))
+    cluster.shadows.create("node-a", "uid-a")  # another kind: not a policy change
+    cluster.policies.update_status(HALTED)
+    backend.apply_policy(_policy(paused=True))
+    backend.delete_policy("default")
+
+    events = list(cluster.policies.watch(snapshot.resource_version, QUICK))
+
+    assert [(e.type, e.object.name) for e in events] == [
+        (WatchEventType.ADDED, "default"),
+        (WatchEventType.ADDED, "staging"),
+        (WatchEventType.MODIFIED, "default"),
+        (WatchEventType.MODIFIED, "default"),
+        (WatchEventType.DELETED, "default"),
+    ]
+    assert events[2].object.status == HALTED
+    assert events[3].object.spec == UpdatePolicySpec(paused=True)
+    versions = [int(str(e.resource_version)) for e in events]
+    assert versions == sorted(versions)
+
+
+def test_watch_without_a_version_starts_with_every_policy_of_the_namespace_as_added(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy())
+    elsewhere = _policy("default")
+    elsewhere["metadata"]["namespace"] = "other-team"
+    backend.apply_policy(elsewhere)
+
+    events = list(cluster.policies.watch(None, QUICK))
+
+    assert [(e.type, e.object.name, e.object.namespace) for e in events] == [
+        (WatchEventType.ADDED, "default", NAMESPACE)
+    ]
+
+
+def test_watch_from_a_forgotten_version_expires_and_a_new_read_recovers(
+    backend: Backend, cluster: Ports
+) -> None:
+    old = cluster.policies.read().resource_version
+    backend.apply_policy(_policy())
+    backend.forget_history()
+
+    with pytest.raises(WatchExpiredError):
+        list(cluster.policies.watch(old, QUICK))
+
+    snapshot = cluster.policies.read()
+    assert snapshot.default is not None
+    backend.apply_policy(_policy(paused=True))
+    events = list(cluster.policies.watch(snapshot.resource_version, QUICK))
+    assert [(e.type, e.object.name) for e in events] == [(WatchEventType.MODIFIED, "default")]

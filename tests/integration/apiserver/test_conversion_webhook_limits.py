@@ -1,0 +1,194 @@
+"""`/crdconvert` needs no token, so its limits protect everyone: a flood of big reviews leaves
+`/ping` and the agents answered, an oversized review is refused, a review cut short is a 400."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import socket
+import ssl
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from tests.integration.apiserver.conftest import Rig
+
+V2 = "brupop.bottlerocket.aws/v2"
+# Comfortably over the time the loop spends on one of these reviews without the fix (about
+# 0.3 s on an idle machine), and far over a /ping answered beside conversions run off the loop.
+FLOODED_LATENCY_BOUND = 0.25
+
+
+def shadow(index: int) -> dict[str, Any]:
+    node = f"ip-10-0-{index}.us-west-2.compute.internal"
+    return {
+        "apiVersion": V2,
+        "kind": "BottlerocketShadow",
+        "metadata": {
+            "name": f"brs-{node}",
+            "namespace": "brupop-bottlerocket-aws",
+            "uid": f"0d0d0d0d-aaaa-bbbb-cccc-{index:012d}",
+            "resourceVersion": "123456",
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": node, "uid": "u"}],
+        },
+        "spec": {"state": "Idle", "version": "1.20.3"},
+        "status": {
+            "current_version": "1.20.3",
+            "target_version": "1.20.3",
+            "current_state": "Idle",
+            "crash_count": 0,
+        },
+    }
+
+
+def review_body(objects: int) -> bytes:
+    review = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "ConversionReview",
+        "request": {
+            "uid": "r1",
+            "desiredAPIVersion": "brupop.bottlerocket.aws/v1",
+            "objects": [shadow(index) for index in range(objects)],
+        },
+    }
+    return json.dumps(review).encode()
+
+
+def connect(rig: Rig, timeout: float = 30.0) -> http.client.HTTPSConnection:
+    context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
+    return http.client.HTTPSConnection(
+        "127.0.0.1", rig.server.port, context=context, timeout=timeout
+    )
+
+
+def post_review(rig: Rig, body: bytes) -> tuple[int, bytes]:
+    connection = connect(rig)
+    try:
+        connection.request("POST", "/crdconvert", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+@contextmanager
+def flood_of_reviews(rig: Rig, body: bytes, clients: int) -> Iterator[list[int]]:
+    """`clients` threads posting `body` over and over until the block ends; yields the statuses."""
+    statuses: list[int] = []
+    stop = threading.Event()
+
+    def post_until_stopped() -> None:
+        connection = connect(rig)
+        try:
+            while not stop.is_set():
+                connection.request("POST", "/crdconvert", body)
+                response = connection.getresponse()
+                response.read()
+                statuses.append(response.status)
+        except OSError:
+            return
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=post_until_stopped, daemon=True) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(1.0)  # let the flood build up
+        yield statuses
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+
+
+def median_seconds(call: Callable[[], object], times: int) -> float:
+    durations = []
+    for _ in range(times):
+        started = time.perf_counter()
+        call()
+        durations.append(time.perf_counter() - started)
+        time.sleep(0.05)
+    return statistics.median(durations)
+
+
+def test_ping_and_an_agent_stay_fast_while_big_reviews_flood_the_webhook(rig: Rig) -> None:
+    agent = rig.client("n1")
+    agent.create()
+    ping = connect(rig, timeout=10)
+
+    def ping_once() -> None:
+        ping.request("GET", "/ping")
+        assert ping.getresponse().read() == b"pong"
+
+    body = review_body(7000)  # about 3.8 MB, under the body limit
+    with flood_of_reviews(rig, body, clients=6) as statuses:
+        ping_seconds = median_seconds(ping_once, 12)
+        agent_seconds = median_seconds(agent.get, 12)
+
+    ping.close()
+    assert statuses and set(statuses) <= {200, 503}
+    assert 200 in statuses
+    assert ping_seconds < FLOODED_LATENCY_BOUND, f"/ping took {ping_seconds:.3f} s"
+    assert agent_seconds < FLOODED_LATENCY_BOUND, f"an agent's GET took {agent_seconds:.3f} s"
+
+
+def test_a_review_larger_than_a_shadow_list_is_refused_with_413(rig: Rig) -> None:
+    body = review_body(12000)  # about 6.5 MB: more than any cluster's list of shadows
+    assert len(body) > 6 * 1024 * 1024
+
+    status, answer = post_review(rig, body)
+
+    assert status == 413
+    assert json.loads(answer) == {"error": "request body too large"}
+
+
+def test_a_review_within_the_limit_is_converted(rig: Rig) -> None:
+    status, answer = post_review(rig, review_body(3))
+
+    assert status == 200
+    response = json.loads(answer)["response"]
+    assert response["result"]["status"] == "Success"
+    assert [o["apiVersion"] for o in response["convertedObjects"]] == [
+        "brupop.bottlerocket.aws/v1"
+    ] * 3
+
+
+def test_a_review_cut_short_is_a_400_without_a_traceback(
+    rig: Rig, caplog: pytest.LogCaptureFixture
+) -> None:
+    context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
+    with (
+        socket.create_connection(("127.0.0.1", rig.server.port), timeout=5) as raw,
+        context.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+    ):
+        tls.sendall(
+            b"POST /crdconvert HTTP/1.1\r\nHost: brupop\r\nContent-Length: 100000\r\n\r\n"
+            b'{"apiVersion": "apiextensions'
+        )
+        time.sleep(0.2)
+    caplog.set_level(logging.DEBUG)
+    agent = rig.client("n1")
+    agent.create()  # the server has moved on
+    deadline = time.monotonic() + 5
+    while b'route="/crdconvert",status="400"' not in metrics(rig):
+        assert time.monotonic() < deadline, "the cut-short review was never answered 400"
+        time.sleep(0.05)
+
+    assert b'route="/crdconvert",status="500"' not in metrics(rig)
+    assert not [record for record in caplog.records if record.exc_info]
+
+
+def metrics(rig: Rig) -> bytes:
+    connection = connect(rig, timeout=5)
+    try:
+        connection.request("GET", "/metrics")
+        return connection.getresponse().read()
+    finally:
+        connection.close()

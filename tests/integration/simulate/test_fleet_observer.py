@@ -1,0 +1,61 @@
+"""The simulation's fleet observer keeps watching when the cluster answers late."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.cluster import Listing, WatchEvent
+from brupop.domain.shadow import Shadow, ShadowSpec
+from brupop.domain.states import UpdateState
+from brupop.entrypoints.simulate.observer import FleetObserver
+from brupop.ports.errors import UnavailableError
+
+
+class LateFirstWatch:
+    """The cluster's shadows, whose first watch fails (as a read timing out) once the test
+    has made its changes."""
+
+    def __init__(self, cluster: InMemoryCluster) -> None:
+        self._shadows = cluster.shadows
+        self.changes_made = threading.Event()
+        self._failed = False
+
+    def list(self) -> Listing[Shadow]:
+        return self._shadows.list()
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[Shadow]]:
+        if not self._failed:
+            self._failed = True
+            self.changes_made.wait(5)
+            raise UnavailableError("watch shadows: the Kubernetes API did not answer: timed out")
+        return self._shadows.watch(resource_version, timeout_seconds)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._shadows, name)
+
+
+def test_a_failed_watch_is_resumed_without_missing_the_states_in_between() -> None:
+    cluster = InMemoryCluster()
+    cluster.add_node("n1")
+    cluster.shadows.create("n1", cluster.nodes.get("n1").uid)
+    shadows = LateFirstWatch(cluster)
+    observer = FleetObserver(shadows, ["n1"])  # type: ignore[arg-type]
+    observer.start()
+    try:
+        staged = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.20.0")
+        cluster.shadows.replace_spec("brs-n1", staged, None)
+        cluster.shadows.replace_spec("brs-n1", ShadowSpec(version="1.20.0"), None)
+        shadows.changes_made.set()
+        deadline = time.monotonic() + 10
+        while observer.max_active == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        observer.stop()
+
+    assert observer.max_active == 1  # the node's time outside Idle was seen after the failure
+    assert observer.views()["n1"].spec_state is UpdateState.IDLE

@@ -1,0 +1,169 @@
+"""The `/crdconvert` route's bounds, driven at the ASGI level: a review whose body does not arrive
+in time is a 408, and past the reviews taken in and the few waiting, the next is refused at once."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import anyio
+import pytest
+from starlette.applications import Starlette
+from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
+
+from brupop.domain.conversion import convert_review
+from brupop.entrypoints.apiserver.conversion import ConversionRoute, answer_to
+
+REVIEW = json.dumps(
+    {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "ConversionReview",
+        "request": {"uid": "r", "desiredAPIVersion": "brupop.bottlerocket.aws/v1", "objects": []},
+    }
+).encode()
+
+
+def app(route: ConversionRoute) -> Starlette:
+    return Starlette(routes=[Route("/crdconvert", route.answer, methods=["POST"])])
+
+
+def scope() -> Scope:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "path": "/crdconvert",
+        "raw_path": b"/crdconvert",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json")],
+        "server": ("127.0.0.1", 8444),
+        "client": ("127.0.0.1", 50000),
+        "scheme": "https",
+        "root_path": "",
+    }
+
+
+def sender(messages: list[Message]) -> Send:
+    async def send(message: Message) -> None:
+        messages.append(message)
+
+    return send
+
+
+def body_that_never_ends() -> Receive:
+    """A client that sends the start of a review, then nothing more (until it is cancelled)."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": b'{"apiVersion"', "more_body": True}
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    return receive
+
+
+def whole_body() -> Receive:
+    async def receive() -> Message:
+        return {"type": "http.request", "body": REVIEW, "more_body": False}
+
+    return receive
+
+
+def status_of(messages: list[Message]) -> int | None:
+    starts = [m["status"] for m in messages if m["type"] == "http.response.start"]
+    return starts[0] if starts else None
+
+
+def test_a_review_whose_body_does_not_arrive_in_time_is_a_408() -> None:
+    route = ConversionRoute(body_seconds=0.2)
+    messages: list[Message] = []
+
+    async def run() -> None:
+        with anyio.fail_after(5):
+            await app(route)(scope(), body_that_never_ends(), sender(messages))
+
+    anyio.run(run)
+
+    assert status_of(messages) == 408
+
+
+def test_past_the_reviews_taken_in_and_waiting_the_next_is_refused_at_once() -> None:
+    route = ConversionRoute(at_once=1, waiting=1, body_seconds=30)
+    slow: list[Message] = []
+    queued: list[Message] = []
+    refused: list[Message] = []
+
+    async def run() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(app(route), scope(), body_that_never_ends(), sender(slow))
+            await anyio.sleep(0.05)  # it holds the only place
+            group.start_soon(app(route), scope(), whole_body(), sender(queued))
+            await anyio.sleep(0.05)  # it waits
+            with anyio.fail_after(1):
+                await app(route)(scope(), whole_body(), sender(refused))
+            group.cancel_scope.cancel()
+
+    anyio.run(run)
+
+    assert status_of(refused) == 503
+    assert status_of(queued) is None and status_of(slow) is None  # both still in their turn
+
+
+def test_a_review_within_the_bounds_is_answered() -> None:
+    messages: list[Message] = []
+
+    async def run() -> None:
+        with anyio.fail_after(5):
+            await app(ConversionRoute())(scope(), whole_body(), sender(messages))
+
+    anyio.run(run)
+
+    assert status_of(messages) == 200
+    body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+    assert json.loads(body)["response"]["result"] == {"status": "Success"}
+
+
+def shadow_v2(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "brupop.bottlerocket.aws/v2",
+        "kind": "BottlerocketShadow",
+        "metadata": {"name": name, "namespace": "ns", "labels": {"a": "é"}},
+        "spec": {"state": "Idle", "version": "1.2.3"},
+        "status": {
+            "current_version": "1.2.3",
+            "target_version": "1.2.3",
+            "current_state": "ErrorReset",
+            "crash_count": 2,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    "review",
+    [
+        {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "ConversionReview",
+            "request": {
+                "uid": "u1",
+                "desiredAPIVersion": "brupop.bottlerocket.aws/v1",
+                "objects": [shadow_v2("brs-a"), shadow_v2("brs-b"), shadow_v2("brs-c")],
+            },
+        },
+        {"request": {"uid": "u2", "desiredAPIVersion": "x/v9", "objects": [shadow_v2("a")]}},
+        {"request": {"uid": "u3"}},
+        [],
+    ],
+)
+def test_the_answer_written_object_by_object_is_the_conversion_of_the_review(
+    review: Any,
+) -> None:
+    answer = json.loads(answer_to(json.dumps(review).encode()))
+
+    assert answer == convert_review(copy.deepcopy(review))
