@@ -193,9 +193,9 @@ def silent_tcp(target: Target, count: int = 1000) -> dict[str, Any]:
     }
 
 
-def crdconvert_flood(target: Target, clients: int = 6) -> dict[str, Any]:
-    """`clients` clients posting 8 MB ConversionReviews (no token needed) in a loop."""
-    body = conversion_review(8_000_000)
+def crdconvert_flood(target: Target, clients: int = 6, size: int = 8_000_000) -> dict[str, Any]:
+    """`clients` clients posting `size`-byte ConversionReviews (no token needed) in a loop."""
+    body = conversion_review(size)
     statuses: Counter[str] = Counter()
 
     def one() -> None:
@@ -300,6 +300,8 @@ ATTACKS: dict[str, Callable[[Target], dict[str, Any]]] = {
     "slow_loris": slow_loris,
     "silent_tcp": silent_tcp,
     "crdconvert_flood": crdconvert_flood,
+    # Under the webhook's 6 MiB cap: every review is parsed and converted.
+    "crdconvert_flood_5mb": lambda target: crdconvert_flood(target, size=5_000_000),
     "bogus_tokens": bogus_tokens,
     "malformed_and_cut_short": cut_short,
 }

@@ -1,7 +1,7 @@
 """Benchmark 5, the apiserver under abuse: the real `brupop apiserver` process (over a fake
 cluster whose TokenReview takes 200 ms) on loopback, attacked in turn by clients without a
-token: huge request heads, slow-loris heads, TCP connections that never start TLS, 8 MB
-`/crdconvert` floods, bogus-token floods, malformed and cut-short requests.
+token: huge request heads, slow-loris heads, TCP connections that never start TLS, 8 MB and
+5 MB `/crdconvert` floods, bogus-token floods, malformed and cut-short requests.
 
 During each attack (in its own process, see abuse_attacks.py) this process times `/ping` and an
 authorized agent request every 50 ms over keep-alive connections, as an agent and the liveness
