@@ -5,9 +5,10 @@ token: huge request heads, slow-loris heads, TCP connections that never start TL
 
 During each attack (in its own process, see abuse_attacks.py) this process times `/ping` and an
 authorized agent request every 50 ms over keep-alive connections, as an agent and the liveness
-probe would, and samples the server's memory. It prints one JSON object: for each attack what
-it got back, the latencies, the peak memory; and whether the server's log stayed JSON. Loopback
-only, bounded: about 15 s per attack.
+probe would, and samples the memory of the server and of its conversion worker. It prints one
+JSON object: for each attack what it got back, the latencies, the peak memory; and whether the
+server's log stayed JSON. Loopback only, bounded: about 15 s per attack. `--attacks` runs only
+the ones named (e.g. `--attacks crdconvert_flood_5mb crdconvert_flood`).
 """
 
 from __future__ import annotations
@@ -104,12 +105,13 @@ class Probe:
 
 
 class MemorySampler:
-    """The server's RSS every 0.1 s; the peak per phase."""
+    """The RSS of the server and of its children (the conversion worker) every 0.1 s; the peak
+    per phase of each, and of their sum (what the pod's memory limit counts)."""
 
     def __init__(self, pid: int) -> None:
         self._pid = pid
         self.phase = "start"
-        self.peaks: dict[str, int] = {}
+        self.peaks: dict[str, dict[str, int]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
@@ -118,12 +120,35 @@ class MemorySampler:
         self._stop.set()
         self._thread.join()
 
+    def peak_mib(self, phase: str) -> dict[str, float]:
+        peaks = self.peaks.get(phase, {})
+        return {part: mib(peaks.get(part, 0)) for part in ("server", "worker", "both")}
+
     def _loop(self) -> None:
         while not self._stop.wait(0.1):
             reading = read_process(self._pid)
-            if reading is not None:
-                phase = self.phase
-                self.peaks[phase] = max(self.peaks.get(phase, 0), reading.rss_kib)
+            if reading is None:
+                continue
+            worker = sum(
+                child.rss_kib
+                for child in map(read_process, children_of(self._pid))
+                if child is not None
+            )
+            peaks = self.peaks.setdefault(self.phase, {})
+            for part, kib in (("server", reading.rss_kib), ("worker", worker)):
+                peaks[part] = max(peaks.get(part, 0), kib)
+            peaks["both"] = max(peaks.get("both", 0), reading.rss_kib + worker)
+
+
+def children_of(pid: int) -> list[int]:
+    """The process ids of `pid`'s children (whichever of its threads started them)."""
+    found: list[int] = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found.extend(int(child) for child in children.read_text().split())
+        except OSError:
+            continue
+    return found
 
 
 def start_server(
@@ -217,7 +242,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             phases[name] = {
                 "attack_got": outcome,
                 **probe.latencies(name),
-                "server_peak_rss_mib": mib(memory.peaks.get(name, 0)),
+                "peak_rss_mib": memory.peak_mib(name),
             }
             time.sleep(args.pause)
         answered = request_counts(ready)
@@ -225,6 +250,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         probe.stop()
         memory.stop()
         reading = read_process(server.pid)
+        workers = [read_process(child) for child in children_of(server.pid)]
         server.send_signal(signal.SIGTERM)
         output, _ = server.communicate(timeout=60)
     server_facts = json.loads(output.strip().splitlines()[-1]) if output.strip() else {}
@@ -239,6 +265,10 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         },
         "phases": phases,
         "server_peak_rss_mib_whole_run": mib(reading.peak_rss_kib) if reading else None,
+        # The last worker's own peak (a worker replaced during the run took its peak with it).
+        "worker_peak_rss_mib_whole_run": max(
+            (mib(worker.peak_rss_kib) for worker in workers if worker is not None), default=None
+        ),
         "memory_limit_mib": MEMORY_LIMIT_MIB,
         "token_reviews_whole_run": server_facts.get("token_reviews"),
         "server_exit_code": server_facts.get("exit_code", server.returncode),

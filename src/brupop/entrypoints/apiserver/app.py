@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
@@ -22,6 +23,7 @@ from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
 from brupop.entrypoints.apiserver.body_limits import BodyLimitMiddleware
 from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
 from brupop.entrypoints.apiserver.conversion import CONVERSION_BODY_LIMIT, ConversionRoute
+from brupop.entrypoints.apiserver.conversion_process import ConversionOptions, ConversionWorker
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
 from brupop.entrypoints.apiserver.handlers import Handlers
 from brupop.entrypoints.apiserver.listeners import WebhookPortMiddleware
@@ -80,6 +82,7 @@ class ApiserverOptions:
     threads: int = 32
     review_threads: int = 8
     webhook_port: int | None = None  # a port serving only /crdconvert, /ping and /readyz
+    conversion: ConversionOptions = field(default_factory=ConversionOptions)
 
     @property
     def drain_wait_seconds(self) -> float:
@@ -95,6 +98,7 @@ class ApiserverParts:
     drains: DrainRegistry
     feed: ShadowFeed
     metrics: ApiserverMetrics
+    conversion: ConversionWorker
 
 
 class _Threads:
@@ -137,12 +141,14 @@ def build_apiserver_app(
     metrics = ApiserverMetrics(drains.in_progress)
     threads = _Threads(options.threads)
     closing = Closing()
+    conversion = ConversionWorker(options.conversion)
     handlers = Handlers(
         shadows=cluster.shadows,
         actions=actions,
         drains=drains,
         feed=feed,
         closing=closing,
+        conversion=conversion,
         limiter=threads,
         longest_wait_seconds=options.longest_wait_seconds,
         drain_wait_seconds=options.drain_wait_seconds,
@@ -151,13 +157,15 @@ def build_apiserver_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         feed.start()
+        conversion.start()
         try:
             yield
         finally:
             feed.stop(wait_seconds=0)
+            await anyio.to_thread.run_sync(conversion.stop)
 
     app = Starlette(
-        routes=_routes(handlers, metrics),
+        routes=_routes(handlers, metrics, ConversionRoute(conversion)),
         middleware=[
             Middleware(CloseConnectionsMiddleware, closing=closing),
             Middleware(WebhookPortMiddleware, port=options.webhook_port),
@@ -180,17 +188,19 @@ def build_apiserver_app(
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
-    app.state.parts = ApiserverParts(authorizer, drains, feed, metrics)
+    app.state.parts = ApiserverParts(authorizer, drains, feed, metrics, conversion)
     app.state.begin_shutdown = closing.close
     return app
 
 
-def _routes(handlers: Handlers, metrics: ApiserverMetrics) -> list[Route]:
+def _routes(
+    handlers: Handlers, metrics: ApiserverMetrics, conversion: ConversionRoute
+) -> list[Route]:
     return [
         Route("/ping", handlers.ping, methods=["GET"]),
         Route("/readyz", handlers.ready, methods=["GET"]),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
-        Route("/crdconvert", ConversionRoute().answer, methods=["POST"]),
+        Route("/crdconvert", conversion.answer, methods=["POST"]),
         Route(RESOURCE, handlers.create_shadow, methods=["POST"]),
         Route(RESOURCE, handlers.update_status, methods=["PUT"]),
         Route(RESOURCE, handlers.read_shadow, methods=["GET"]),

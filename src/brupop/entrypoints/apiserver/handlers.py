@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.entrypoints.apiserver.authorization import CALLER
 from brupop.entrypoints.apiserver.closing import Closing
+from brupop.entrypoints.apiserver.conversion_process import ConversionWorker
 from brupop.entrypoints.apiserver.requests import (
     BadRequestError,
     parse_status,
@@ -44,6 +45,7 @@ class Handlers:
         drains: DrainRegistry,
         feed: ShadowFeed,
         closing: Closing,
+        conversion: ConversionWorker,
         limiter: Callable[[], Any],
         longest_wait_seconds: float,
         drain_wait_seconds: float,
@@ -53,6 +55,7 @@ class Handlers:
         self._drains = drains
         self._feed = feed
         self._closing = closing
+        self._conversion = conversion
         self._limiter = limiter
         self._longest_wait = longest_wait_seconds
         self._drain_wait = drain_wait_seconds
@@ -64,7 +67,10 @@ class Handlers:
         return PlainTextResponse("pong")
 
     async def ready(self, _request: Request) -> Response:
-        """Readiness: the shared shadow watch has listed once and does not keep failing."""
+        """Readiness: the shared shadow watch has listed once and does not keep failing, and the
+        conversion worker does not keep failing to start."""
+        if self._conversion.failing:
+            return PlainTextResponse("not ready: the conversion worker keeps failing\n", 503)
         if self._feed.failing:
             return PlainTextResponse("not ready: the shadow watch keeps failing\n", 503)
         if not self._feed.ready:

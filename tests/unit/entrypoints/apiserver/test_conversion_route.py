@@ -1,20 +1,19 @@
-"""The `/crdconvert` route's bounds, driven at the ASGI level: a review whose body does not arrive
-in time is a 408, and past the reviews taken in and the few waiting, the next is refused at once."""
+"""The `/crdconvert` route's bounds, driven at the ASGI level over a converter in this process: a
+review whose body does not arrive in time is a 408, past the reviews taken in and the few waiting
+the next is refused at once, and the worker's refusals reach the caller as short errors."""
 
 from __future__ import annotations
 
-import copy
 import json
-from typing import Any
 
 import anyio
-import pytest
 from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from brupop.domain.conversion import convert_review
-from brupop.entrypoints.apiserver.conversion import ConversionRoute, answer_to
+from brupop.entrypoints.apiserver.conversion import ConversionRoute
+from brupop.entrypoints.apiserver.conversion_process import ConversionFailedError
+from brupop.entrypoints.conversion_worker import answer_to
 
 REVIEW = json.dumps(
     {
@@ -23,6 +22,20 @@ REVIEW = json.dumps(
         "request": {"uid": "r", "desiredAPIVersion": "brupop.bottlerocket.aws/v1", "objects": []},
     }
 ).encode()
+
+
+class InProcessConverter:
+    """The worker's conversion, run in this process."""
+
+    def convert(self, body: bytes) -> bytes:
+        return answer_to(body)
+
+
+class RefusingConverter:
+    """A worker that refuses every review the way a worker over its deadline does."""
+
+    def convert(self, body: bytes) -> bytes:
+        raise ConversionFailedError(503, "the conversion took too long")
 
 
 def app(route: ConversionRoute) -> Starlette:
@@ -81,7 +94,7 @@ def status_of(messages: list[Message]) -> int | None:
 
 
 def test_a_review_whose_body_does_not_arrive_in_time_is_a_408() -> None:
-    route = ConversionRoute(body_seconds=0.2)
+    route = ConversionRoute(InProcessConverter(), body_seconds=0.2)
     messages: list[Message] = []
 
     async def run() -> None:
@@ -94,7 +107,7 @@ def test_a_review_whose_body_does_not_arrive_in_time_is_a_408() -> None:
 
 
 def test_past_the_reviews_taken_in_and_waiting_the_next_is_refused_at_once() -> None:
-    route = ConversionRoute(at_once=1, waiting=1, body_seconds=30)
+    route = ConversionRoute(InProcessConverter(), at_once=1, waiting=1, body_seconds=30)
     slow: list[Message] = []
     queued: list[Message] = []
     refused: list[Message] = []
@@ -120,7 +133,9 @@ def test_a_review_within_the_bounds_is_answered() -> None:
 
     async def run() -> None:
         with anyio.fail_after(5):
-            await app(ConversionRoute())(scope(), whole_body(), sender(messages))
+            await app(ConversionRoute(InProcessConverter()))(
+                scope(), whole_body(), sender(messages)
+            )
 
     anyio.run(run)
 
@@ -129,41 +144,15 @@ def test_a_review_within_the_bounds_is_answered() -> None:
     assert json.loads(body)["response"]["result"] == {"status": "Success"}
 
 
-def shadow_v2(name: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "brupop.bottlerocket.aws/v2",
-        "kind": "BottlerocketShadow",
-        "metadata": {"name": name, "namespace": "ns", "labels": {"a": "é"}},
-        "spec": {"state": "Idle", "version": "1.2.3"},
-        "status": {
-            "current_version": "1.2.3",
-            "target_version": "1.2.3",
-            "current_state": "ErrorReset",
-            "crash_count": 2,
-        },
-    }
+def test_a_worker_refusal_reaches_the_caller_as_a_short_error() -> None:
+    messages: list[Message] = []
 
+    async def run() -> None:
+        with anyio.fail_after(5):
+            await app(ConversionRoute(RefusingConverter()))(scope(), whole_body(), sender(messages))
 
-@pytest.mark.parametrize(
-    "review",
-    [
-        {
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "ConversionReview",
-            "request": {
-                "uid": "u1",
-                "desiredAPIVersion": "brupop.bottlerocket.aws/v1",
-                "objects": [shadow_v2("brs-a"), shadow_v2("brs-b"), shadow_v2("brs-c")],
-            },
-        },
-        {"request": {"uid": "u2", "desiredAPIVersion": "x/v9", "objects": [shadow_v2("a")]}},
-        {"request": {"uid": "u3"}},
-        [],
-    ],
-)
-def test_the_answer_written_object_by_object_is_the_conversion_of_the_review(
-    review: Any,
-) -> None:
-    answer = json.loads(answer_to(json.dumps(review).encode()))
+    anyio.run(run)
 
-    assert answer == convert_review(copy.deepcopy(review))
+    assert status_of(messages) == 503
+    body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+    assert json.loads(body) == {"error": "the conversion took too long"}
