@@ -302,6 +302,8 @@ ATTACKS: dict[str, Callable[[Target], dict[str, Any]]] = {
     "crdconvert_flood": crdconvert_flood,
     # Under the webhook's 6 MiB cap: every review is parsed and converted.
     "crdconvert_flood_5mb": lambda target: crdconvert_flood(target, size=5_000_000),
+    # Just under the cap: the largest review the worker converts, for its peak memory.
+    "crdconvert_flood_6mb": lambda target: crdconvert_flood(target, size=6_200_000),
     "bogus_tokens": bogus_tokens,
     "malformed_and_cut_short": cut_short,
 }

@@ -239,7 +239,9 @@ def test_a_worker_that_cannot_start_makes_the_apiserver_not_ready(make_rig: RigF
     cannot_start = ConversionOptions(
         command=(sys.executable, "-c", "raise SystemExit(3)"), restart=FAST_RESTARTS
     )
-    rig = make_rig(conversion=cannot_start)
+    with structlog.testing.capture_logs() as logs:
+        rig = make_rig(conversion=cannot_start)
+        wait_for(lambda: rig.parts.conversion.failing, "the worker's supervisor to give up")
     context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
 
     def fetch(path: str, body: bytes | None = None) -> tuple[int, bytes]:
@@ -250,8 +252,10 @@ def test_a_worker_that_cannot_start_makes_the_apiserver_not_ready(make_rig: RigF
         except urllib.error.HTTPError as error:
             return error.code, error.read()
 
-    wait_for(lambda: rig.parts.conversion.failing, "the worker's supervisor to give up")
-
     assert fetch("/readyz") == (503, b"not ready: the conversion worker keeps failing\n")
     status, answer = fetch("/crdconvert", json.dumps(review()).encode())
     assert (status, json.loads(answer)) == (503, {"error": "the conversion worker is not running"})
+    failures = [entry for entry in logs if entry["log_level"] == "error"]
+    assert [entry["reason"] for entry in failures] == [
+        "the conversion worker did not start (exit code 3)"
+    ]

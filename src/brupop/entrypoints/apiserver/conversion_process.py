@@ -87,6 +87,7 @@ class ConversionWorker:
         self._stopping = threading.Event()
         self._changed = threading.Condition()
         self._process: subprocess.Popen[bytes] | None = None
+        self._starting: subprocess.Popen[bytes] | None = None  # not ready yet
         self._replaced: set[int] = set()
         self._exited: list[subprocess.Popen[bytes]] = []  # their pipes are still to be closed
         self._one_at_a_time = threading.Lock()
@@ -115,9 +116,9 @@ class ConversionWorker:
         """Stop the worker (SIGTERM, then SIGKILL after `stop_seconds`) and its supervisor."""
         self._stopping.set()
         with self._changed:
-            process = self._process
+            processes = [p for p in (self._process, self._starting) if p is not None]
             self._changed.notify_all()
-        if process is not None:
+        for process in processes:
             _end(process, self._options.stop_seconds, close=False)  # its supervisor closes them
         if self._thread is not None:
             self._thread.join(self._options.stop_seconds + 1)
@@ -202,7 +203,12 @@ class ConversionWorker:
     def _keep_running(self) -> None:
         """The supervisor's loop: start a worker, wait for it to end, start the next."""
         while not self._stopping.is_set():
-            process = self._started_worker()
+            try:
+                process = self._started_worker()
+            except WorkerStartError:
+                if self._stopping.is_set():  # stopped while it started: no failure of its
+                    return
+                raise
             with self._changed:
                 if self._stopping.is_set():
                     _end(process, self._options.stop_seconds)
@@ -227,6 +233,16 @@ class ConversionWorker:
             )
         except OSError as error:
             raise WorkerStartError(f"cannot start the conversion worker: {error}") from None
+        with self._changed:
+            self._starting = process
+        try:
+            return self._ready(process)
+        finally:
+            with self._changed:
+                self._starting = None
+
+    def _ready(self, process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+        """`process` once it has said it is ready; ended, and WorkerStartError, otherwise."""
         assert process.stdin is not None and process.stdout is not None
         os.set_blocking(process.stdin.fileno(), False)
         os.set_blocking(process.stdout.fileno(), False)
@@ -241,6 +257,9 @@ class ConversionWorker:
             if kind != READY:
                 raise FrameError(f"expected a ready frame, got {kind!r}")
         except (ExchangeTimeoutError, WorkerGoneError, FrameError) as error:
+            if isinstance(error, WorkerGoneError):  # it is exiting: let it say with what code
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(1.0)
             _end(process, 0)
             code = process.returncode
             reason = _exit_reason(code) if code is not None else str(error)
