@@ -11,12 +11,13 @@ that answers `/ping` and the agents.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Protocol
 
 import anyio
 import anyio.to_thread
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from brupop.entrypoints.apiserver.conversion_process import (
     CONVERSION_BODY_LIMIT,
@@ -32,6 +33,9 @@ CONVERSIONS_AT_ONCE = 1
 REVIEWS_AT_ONCE = 2
 REVIEWS_WAITING = 8
 REVIEW_BODY_SECONDS = 10.0
+# The answer goes out in pieces: the event loop encrypts one at a time, between other requests,
+# and the transport never holds more than a piece or two of encrypted bytes.
+ANSWER_PIECE_BYTES = 256 * 1024
 
 
 class Converter(Protocol):
@@ -76,10 +80,20 @@ class ConversionRoute:
                 answer = await anyio.to_thread.run_sync(self._worker.convert, body, limiter=threads)
             except ConversionFailedError as error:
                 return error_response(error.status, str(error))
-        return Response(answer, media_type="application/json")
+        return StreamingResponse(
+            _pieces(answer),
+            media_type="application/json",
+            headers={"content-length": str(len(answer))},
+        )
 
     def _bounds(self) -> tuple[anyio.Semaphore, anyio.CapacityLimiter]:
         if self._gate is None or self._threads is None:
             self._gate = anyio.Semaphore(self._at_once)
             self._threads = anyio.CapacityLimiter(CONVERSIONS_AT_ONCE)
         return self._gate, self._threads
+
+
+async def _pieces(answer: bytes) -> AsyncIterator[memoryview]:
+    view = memoryview(answer)
+    for start in range(0, len(view), ANSWER_PIECE_BYTES):
+        yield view[start : start + ANSWER_PIECE_BYTES]

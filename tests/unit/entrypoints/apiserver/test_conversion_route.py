@@ -82,8 +82,17 @@ def body_that_never_ends() -> Receive:
 
 
 def whole_body() -> Receive:
+    """A client that sends a whole review, then waits for the answer (as a server's `receive`
+    does, it blocks until the client hangs up, here never)."""
+    sent = False
+
     async def receive() -> Message:
-        return {"type": "http.request", "body": REVIEW, "more_body": False}
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": REVIEW, "more_body": False}
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
 
     return receive
 
