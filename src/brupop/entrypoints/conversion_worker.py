@@ -28,6 +28,10 @@ from brupop.entrypoints.conversion_frames import (
 )
 
 USAGE = "usage: python -m brupop.entrypoints.conversion_worker BODY_LIMIT_BYTES"
+# Under a flood the worker converts without pause; on a busy node it would take CPU time from the
+# apiserver's event loop. A lower priority (no privilege needed to lower one's own) gives the
+# loop the CPU first: conversions wait, `/ping` and the agents do not.
+NICENESS = 10
 
 
 class NotJsonError(ValueError):
@@ -43,6 +47,7 @@ def main(argv: list[str]) -> int:
     # A Ctrl-C in a terminal reaches the whole process group: the apiserver decides when the
     # worker ends (it closes stdin or sends SIGTERM), so the worker ignores it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.nice(NICENESS)
     frames_in, frames_out = sys.stdin.buffer, _private_stdout()
     write_frame(frames_out, READY, b"")
     try:

@@ -210,11 +210,13 @@ class ConversionWorker:
                     return
                 raise
             with self._changed:
-                if self._stopping.is_set():
-                    _end(process, self._options.stop_seconds)
-                    return
-                self._process = process
-                self._changed.notify_all()
+                stopped = self._stopping.is_set()
+                if not stopped:
+                    self._process = process
+                    self._changed.notify_all()
+            if stopped:
+                _end(process, self._options.stop_seconds)
+                return
             code = process.wait()
             with self._changed:
                 self._process = None
