@@ -11,6 +11,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brupop.adapters.timeline_picture import (
+    INSTALL_HINT,
+    PicturePathError,
+    check_picture_path,
+    drawing_available,
+)
 from brupop.domain.versions import compare_versions, is_version
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
 from brupop.entrypoints.simulate.setting_checks import TimingFlagError, check_timing
@@ -35,6 +41,7 @@ class SimulationOptions:
     to_version: str = "1.20.0"
     apiclient: Path | None = None  # None: the bundled host emulator
     report: Path | None = None
+    timeline: Path | None = None  # the picture of the run (.svg or .png)
     log_dir: Path | None = None
     work_dir: Path | None = None
     timeout: float = 120.0
@@ -95,6 +102,13 @@ def _add_fleet_flags(parser: argparse.ArgumentParser) -> None:
 def _add_output_flags(parser: argparse.ArgumentParser) -> None:
     output = parser.add_argument_group("output")
     output.add_argument("--report", default=None, help="write a JSON report to this path")
+    output.add_argument(
+        "--timeline",
+        default=None,
+        metavar="FILE",
+        help="draw the rollout's timeline (one row per node, nodes in flight below) to FILE, "
+        ".svg or .png",
+    )
     output.add_argument("--log-dir", default=None, help="one log file per agent in this directory")
     output.add_argument(
         "--work-dir",
@@ -167,6 +181,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         to_version=to_version,
         apiclient=_executable("--apiclient", args.apiclient),
         report=Path(args.report) if args.report else None,
+        timeline=_picture(args.timeline),
         log_dir=Path(args.log_dir) if args.log_dir else None,
         work_dir=Path(args.work_dir) if args.work_dir else None,
         timeout=_seconds("--timeout", args.timeout, most=ONE_DAY),
@@ -237,6 +252,18 @@ def _seconds(flag: str, raw: str, *, allow_zero: bool = False, most: float = ONE
     if value > most:
         raise OptionError(f"{flag}: {raw} is more than the {most:g} s a simulation allows")
     return value
+
+
+def _picture(raw: str | None) -> Path | None:
+    """Checked before the run, so a typo costs no rollout."""
+    if raw is None:
+        return None
+    if not drawing_available():
+        raise OptionError(f"--timeline: drawing needs matplotlib: {INSTALL_HINT}")
+    try:
+        return check_picture_path(raw)
+    except PicturePathError as error:
+        raise OptionError(f"--timeline: {error}") from None
 
 
 def _version(flag: str, raw: str) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.rollout_timeline import Timeline
 from brupop.entrypoints.simulate import components
 from brupop.entrypoints.simulate.agent_env import agent_argv, agent_env, default_apiclient
 from brupop.entrypoints.simulate.agent_logs import count_tracebacks
@@ -29,6 +30,7 @@ from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
+from brupop.entrypoints.simulate.timeline import simulated_timeline
 
 _TICK_SECONDS = 0.05
 
@@ -39,6 +41,7 @@ class Outcome:
 
     report: SimulationReport
     interrupted: bool = False
+    timeline: Timeline | None = None  # only when --timeline asked for a picture
 
 
 @dataclass
@@ -67,6 +70,7 @@ class Simulation:
         self._interrupted = False
         self._timed_out = False
         self._apiserver_url = ""
+        self._timeline: Timeline | None = None
 
     def run(self) -> Outcome:
         chosen = self._options.work_dir
@@ -81,7 +85,7 @@ class Simulation:
             keep_work_dir = chosen is not None or (not report.ok and self._options.log_dir is None)
             if not keep_work_dir and self._options.log_dir is None:
                 report = replace(report, log_dir=None)  # they go with the work directory
-            return Outcome(report=report, interrupted=self._interrupted)
+            return Outcome(report, self._interrupted, self._timeline)
         finally:
             self._stop_all()
             if not keep_work_dir:
@@ -110,6 +114,16 @@ class Simulation:
         chaos.stop()
         # Agents stopping at once share this machine's cores: give each its turn.
         run.supervisor.stop(grace_seconds=5.0 + 0.1 * len(run.fleet))
+        if self._options.timeline is not None:
+            self._timeline = simulated_timeline(
+                self._names,
+                run.observer.history(),
+                run.supervisor.views(),
+                started_at=run.started_at,
+                ended_at=run.started_at + duration,
+                to_version=self._options.to_version,
+                limit=self._options.max_concurrent,
+            )
         return self._report(run, chaos, duration)
 
     # --- setting up -----------------------------------------------------------------------

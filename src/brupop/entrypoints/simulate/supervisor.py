@@ -44,6 +44,7 @@ class AgentExit:
     peak_rss_kib: int
     ran_seconds: float
     cause: ExitCause
+    ended_at: float = 0.0  # time.monotonic() when the harness heard of it
 
     @property
     def acceptable(self) -> bool:
@@ -262,6 +263,7 @@ class AgentSupervisor:
                     peak_rss_kib=int(event["maxrss_kib"]),
                     ran_seconds=ran,
                     cause=slot.cause,
+                    ended_at=now,
                 )
             )
             slot.running, slot.pid = False, None
