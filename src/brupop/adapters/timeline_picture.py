@@ -1,13 +1,12 @@
 """The rollout timeline as a picture (SVG or PNG), drawn with matplotlib's Agg canvas.
 
 matplotlib comes with the `simulate` extra, not with the image: it is imported only when a
-picture is drawn, so `drawing_available()` can be asked first and the path checked before a
-run starts. Text stays text in the SVG (node names can be searched and read by tools).
+picture is drawn, so a command can load (and check the path before a run starts) without it.
+Text stays text in the SVG, so node names can be searched and read by tools.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +17,6 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 FORMATS = {".svg": "svg", ".png": "png"}
-INSTALL_HINT = "pip install 'brupop[simulate]' (it brings matplotlib)"
 _REASON_CHARS = 60
 _COLOURS = {
     Phase.WAITING: "#e4e4e4",
@@ -36,11 +34,6 @@ _COLOURS = {
 
 class PicturePathError(ValueError):
     """The picture cannot be written there; the message says why."""
-
-
-def drawing_available() -> bool:
-    """matplotlib is installed (the `simulate` extra)."""
-    return importlib.util.find_spec("matplotlib") is not None
 
 
 def check_picture_path(raw: str) -> Path:

@@ -11,12 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brupop.adapters.timeline_picture import (
-    INSTALL_HINT,
-    PicturePathError,
-    check_picture_path,
-    drawing_available,
-)
+from brupop.adapters.timeline_picture import PicturePathError, check_picture_path
 from brupop.domain.versions import compare_versions, is_version
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
 from brupop.entrypoints.simulate.setting_checks import TimingFlagError, check_timing
@@ -258,8 +253,6 @@ def _picture(raw: str | None) -> Path | None:
     """Checked before the run, so a typo costs no rollout."""
     if raw is None:
         return None
-    if not drawing_available():
-        raise OptionError(f"--timeline: drawing needs matplotlib: {INSTALL_HINT}")
     try:
         return check_picture_path(raw)
     except PicturePathError as error:
