@@ -132,10 +132,17 @@ def _draw_in_flight(axes: Axes, timeline: Timeline, x_label: str) -> None:
     times = [at for at, _ in timeline.in_flight] + [timeline.end]
     counts = [count for _, count in timeline.in_flight]
     counts.append(counts[-1] if counts else 0)
-    axes.step(times, counts, where="post", color="#4c78a8", label="nodes in flight")
+    axes.fill_between(times, counts, step="post", color="#4c78a8", alpha=0.35, linewidth=0)
+    axes.step(times, counts, where="post", color="#4c78a8", linewidth=1.5, label="nodes in flight")
     top = max(timeline.most_in_flight, 1)
     if timeline.limit is not None:
-        axes.axhline(timeline.limit, color="#d62728", linestyle="--", label="concurrency limit")
+        axes.axhline(
+            timeline.limit,
+            color="#d62728",
+            linestyle="--",
+            linewidth=1.2,
+            label="concurrency limit",
+        )
         top = max(top, timeline.limit)
     axes.set_ylim(0, top + 0.5)
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))

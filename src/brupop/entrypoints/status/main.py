@@ -1,5 +1,5 @@
-"""`brupop status [--url URL] [--namespace NS] [-o table|json]`: ask a controller for every
-node's row.
+"""`brupop status [--url URL] [--namespace NS] [-o table|json] [--timeline FILE]`: ask a
+controller for every node's row, or draw the rollout's timeline from the shadows and Events.
 
 Without `--url` it goes through the Kubernetes API's service proxy, configured like kubectl (in
 a pod, its service account; else $KUBECONFIG or ~/.kube/config). With no configuration at all
@@ -16,6 +16,7 @@ from typing import Any
 from brupop.adapters.kubernetes.cluster import load_configuration
 from brupop.entrypoints.argument_types import dns_label, seconds_up_to
 from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.entrypoints.status.cluster_timeline import limit_of
 from brupop.entrypoints.status.reaching import (
     LOCAL_URL,
     ControllerService,
@@ -24,6 +25,7 @@ from brupop.entrypoints.status.reaching import (
     read_url,
 )
 from brupop.entrypoints.status.table import format_table
+from brupop.entrypoints.status.timeline_command import write_cluster_timeline
 from brupop.ports.errors import UnavailableError
 
 LONGEST_TIMEOUT_SECONDS = 3600.0
@@ -55,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
         default=10.0,
         help=f"seconds to wait for the controller (at most {LONGEST_TIMEOUT_SECONDS:g})",
     )
+    parser.add_argument(
+        "--timeline",
+        metavar="FILE",
+        help="instead of the table, draw the rollout's timeline (one row per node, nodes in "
+        "flight below) from the shadows and their Events to FILE (.svg or .png); needs "
+        "brupop[simulate]",
+    )
     return parser
 
 
@@ -80,6 +89,13 @@ def read_status(url: str | None, namespace: str, timeout: float) -> dict[str, An
 def main(argv: list[str]) -> int:
     """Print the table (or the JSON document); 1 when the controller cannot be reached."""
     args = _parser().parse_args(argv)
+    if args.timeline is not None:
+        return write_cluster_timeline(
+            args.timeline,
+            args.namespace,
+            args.timeout,
+            read_limit=lambda: limit_of(read_status(args.url, args.namespace, args.timeout)),
+        )
     try:
         document = read_status(args.url, args.namespace, args.timeout)
     except StatusUnavailable as error:
