@@ -93,12 +93,16 @@ def _draw_rows(axes: Axes, timeline: Timeline) -> None:
             )
         for mark in row.failures:
             axes.plot(mark.at, index, marker="X", markersize=10, color="black", linestyle="none")
+            # Past the middle, the reason reads leftwards so it stays inside the chart.
+            right_half = mark.at > timeline.end / 2
             axes.annotate(
                 _short(mark.reason),
                 (mark.at, index),
-                xytext=(7, -3),
+                xytext=(-8 if right_half else 8, -3),
                 textcoords="offset points",
+                horizontalalignment="right" if right_half else "left",
                 fontsize=7,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.8, "lw": 0},
             )
     if any(row.failures for row in timeline.rows):
         axes.plot([], [], marker="X", color="black", linestyle="none", label="failure")

@@ -67,10 +67,10 @@ class Simulation:
         self._stops: list[Callable[[], None]] = []
         self._controller: components.ControllerHandle | None = None
         self._controller_restarts = 0
+        self._timeline: Timeline | None = None
         self._interrupted = False
         self._timed_out = False
         self._apiserver_url = ""
-        self._timeline: Timeline | None = None
 
     def run(self) -> Outcome:
         chosen = self._options.work_dir
