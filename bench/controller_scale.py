@@ -1,21 +1,31 @@
-"""Benchmark 2, controller scale: the cost of one decision pass, and resident memory, with
-1,000, 5,000 and 10,000 shadows in the in-memory cluster, idle and mid-rollout.
+"""Benchmark 2, controller scale: the CPU cost of the controller's passes, and resident memory,
+with 1,000, 5,000 and 10,000 shadows in the in-memory cluster, idle and mid-rollout, plus the
+cost of decoding a real cluster's lists and watch events at 10,000.
 
-Each (size, phase) runs in a fresh process, so its memory figures are its own. A pass is one
-`ControllerService.tick()` as the leader: list every shadow and Node, decide the rollout, write
-nothing (the phases are steady: no node is due a change), publish metrics and every node's
-REASON. Its cost is the process's CPU time around the call, on the in-memory cluster (no JSON
-decoding of a Kubernetes list).
+Each (size, phase) runs in a fresh process, so its memory figures are its own. It measures,
+as the leader, with `time.process_time()` around `ControllerService.tick()`:
+- the first pass (the mirror is filled by one list; every shadow decided and explained);
+- passes with nothing changed (the steady state: a tick with no event);
+- passes after one agent's report that calls for a spec write (mid-rollout only), the write
+  included;
+- full resyncs (list every shadow and Node again and repair the mirror from the lists; only
+  shadows that changed are decided again), and apart from them, a full recomputation (every
+  shadow decided again, which no pass does: it is the cost a resync would have if it did).
+The `kube-replay` case feeds the real Kubernetes adapters recorded-shape JSON (see
+kube_replay.py): one list of 10,000 shadows, one of 10,000 Nodes, 10,000 watch events.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import os
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,12 +39,18 @@ from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowSpec, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.fleet_mirror import FleetMirror
 from brupop.services.controller.service import ControllerService
 
 HERE = Path(__file__).resolve()
 FROM_VERSION = "1.19.0"
 TO_VERSION = "1.20.0"
-GOAL_MS_PER_PASS_AT_5000 = 50.0
+GOALS_AT_10000 = {  # CPU ms (issue 15)
+    "unchanged_pass_cpu_ms": 5.0,
+    "one_changed_pass_cpu_ms": 2.0,
+    "full_resync_cpu_ms": 50.0,
+}
+GOAL_PER_SHADOW_GROWTH = 1.3  # per-shadow cost at 10k over 1k
 IN_PROGRESS = (
     # (spec state, status state): an agent still working on what the controller asked
     (UpdateState.STAGED_AND_PERFORMED_UPDATE, UpdateState.IDLE),
@@ -80,19 +96,14 @@ def populate(cluster: InMemoryCluster, size: int, phase: str, limit: int) -> Non
         cluster.shadows.update_status(shadow_name(name), status)
 
 
-def one(size: int, phase: str, limit: int, passes: int, log: Path) -> dict[str, Any]:
-    """Measure one (size, phase) in this process."""
-    send_logs_to(log)
-    cluster = InMemoryCluster(NAMESPACE)
-    baseline_kib, _ = own_rss_kib()
-    populate(cluster, size, phase, limit)
+def _controller(cluster: InMemoryCluster, limit: int) -> ControllerService:
     config = ControllerConfig(
         policy=RolloutPolicy(limit=ConcurrencyLimit(limit)),
         window=MaintenanceWindow.starting("* * * * * * *", now=cluster.clock.now()),
         namespace=NAMESPACE,
         identity="brupop-controller-bench",
     )
-    controller = ControllerService(
+    return ControllerService(
         shadows=cluster.shadows,
         nodes=cluster.nodes,
         pods=cluster.pods,
@@ -101,36 +112,152 @@ def one(size: int, phase: str, limit: int, passes: int, log: Path) -> dict[str, 
         clock=cluster.clock,
         config=config,
     )
-    controller.tick()  # leader election, first REASON of every node logged once
-    writes_before = cluster.revisions.last
-    cpu_ms, wall_ms = [], []
-    for _ in range(passes):
-        cpu, wall = time.process_time(), time.perf_counter()
-        controller.tick()
-        cpu_ms.append(1000 * (time.process_time() - cpu))
-        wall_ms.append(1000 * (time.perf_counter() - wall))
-    rss_kib, peak_kib = own_rss_kib()
+
+
+def _cpu_ms(action: Callable[[], object]) -> float:
+    started = time.process_time()
+    action()
+    return 1000 * (time.process_time() - started)
+
+
+def _summary(samples: list[float]) -> dict[str, float]:
     return {
-        "shadows": size,
-        "phase": phase,
-        "passes": passes,
-        "cpu_ms_per_pass": {
-            "median": round(statistics.median(cpu_ms), 2),
-            "min": round(min(cpu_ms), 2),
-            "max": round(max(cpu_ms), 2),
-        },
-        "wall_ms_per_pass_median": round(statistics.median(wall_ms), 2),
-        "rss_mib": mib(rss_kib),
-        "peak_rss_mib": mib(peak_kib),
-        "rss_mib_over_empty_process": mib(rss_kib - baseline_kib),
-        "cluster_writes_in_measured_passes": cluster.revisions.last - writes_before,
+        "median": round(statistics.median(samples), 3),
+        "min": round(min(samples), 3),
+        "max": round(max(samples), 3),
     }
 
 
-def run_child(size: int, phase: str, args: argparse.Namespace) -> dict[str, Any]:
+def _agent_reaches_its_spec(cluster: InMemoryCluster, round_: int) -> None:
+    """One agent reports the state its spec asks for (outside the measured time)."""
+    busy = [
+        s
+        for s in cluster.shadows.store.values()
+        if s.status is not None and s.status.current_state != s.spec.state
+    ]
+    shadow = sorted(busy, key=lambda s: s.name)[round_ % len(busy)]
+    assert shadow.status is not None
+    state = shadow.spec.state
+    current = shadow.status.current_version
+    if state is UpdateState.REBOOTED_INTO_UPDATE:
+        current = TO_VERSION
+    status = shadow.status.model_copy(update={"current_state": state, "current_version": current})
+    cluster.shadows.update_status(shadow.name, status)
+
+
+def one(size: int, phase: str, limit: int, passes: int, log: Path) -> dict[str, Any]:
+    """Measure one (size, phase) in this process."""
+    send_logs_to(log)
+    cluster = InMemoryCluster(NAMESPACE)
+    baseline_kib, _ = own_rss_kib()
+    populate(cluster, size, phase, limit)
+    controller = _controller(cluster, limit)
+    first = _cpu_ms(controller.tick)  # leader election, fill, every node decided and explained
+    writes_before = cluster.revisions.last
+    unchanged = [_cpu_ms(controller.tick) for _ in range(passes)]
+    writes_unchanged = cluster.revisions.last - writes_before
+    one_changed: list[float] = []
+    if phase == "mid-rollout":
+        for round_ in range(passes):
+            _agent_reaches_its_spec(cluster, round_)
+            one_changed.append(_cpu_ms(controller.tick))
+    resyncs, recomputes = [], []
+    book = controller.fleet.book
+    for _ in range(max(3, passes // 3)):
+        controller.request_resync()
+        resyncs.append(_cpu_ms(controller.tick))
+        recomputes.append(_cpu_ms(lambda: book.redecide(book.names(), cluster.clock.now())))
+    rss_kib, peak_kib = own_rss_kib()
+    result: dict[str, Any] = {
+        "shadows": size,
+        "phase": phase,
+        "passes": passes,
+        "first_pass_cpu_ms": round(first, 2),
+        "unchanged_pass_cpu_ms": _summary(unchanged),
+        "full_resync_cpu_ms": _summary(resyncs),
+        "full_recompute_cpu_ms": _summary(recomputes),
+        "rss_mib": mib(rss_kib),
+        "peak_rss_mib": mib(peak_kib),
+        "rss_mib_over_empty_process": mib(rss_kib - baseline_kib),
+        "cluster_writes_in_unchanged_passes": writes_unchanged,
+    }
+    if one_changed:
+        result["one_changed_pass_cpu_ms"] = _summary(one_changed)
+    return result
+
+
+def replay(size: int, page_size: int | None = None) -> dict[str, Any]:
+    """Decoding a real cluster's answers with the Kubernetes adapters, at `size` objects
+    (`page_size`: objects per list request, the adapters' own when None)."""
+    import kube_replay  # the kubernetes client only here: it would weigh on the other cases
+
+    from brupop.adapters.kubernetes import watching
+    from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
+    from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
+
+    if page_size is not None:
+        watching.LIST_PAGE_SIZE = page_size
+    calls = kube_replay.ReplayedCalls()
+    shadows = KubernetesShadowRepository(calls, NAMESPACE)  # type: ignore[arg-type]
+    nodes = KubernetesNodeRepository(calls)  # type: ignore[arg-type]
+    calls.lists["list shadows"] = kube_replay.RecordedList(
+        "List", (kube_replay.shadow_object(i, 1000 + i) for i in range(size)), 99999
+    )
+    calls.lists["list nodes"] = kube_replay.RecordedList(
+        "NodeList", (kube_replay.node_object(i, 1000 + i) for i in range(size)), 99999
+    )
+    events = kube_replay.watch_body(_changed_shadow(i) for i in range(size))
+    fleet = FleetMirror(shadows, nodes, RolloutPolicy(ConcurrencyLimit(10)))
+    gc.collect()
+    before_kib, _ = own_rss_kib()
+    Path(f"/proc/{os.getpid()}/clear_refs").write_text("5")  # peak RSS counts from here
+    first_list = _cpu_ms(fleet.shadow_informer.relist)  # includes one-time set-up costs
+    list_shadows = _cpu_ms(fleet.shadow_informer.relist)
+    list_nodes = _cpu_ms(fleet.node_informer.relist)
+    pages = calls.pages
+    calls.watch_bodies["watch shadows"] = events
+    applied = [0]
+
+    def follow() -> None:
+        for event in fleet.shadow_informer.watch(fleet.shadow_informer.version, 3600):
+            applied[0] += fleet.shadow_informer.apply(event)
+            if applied[0] == size:
+                return
+
+    watch = _cpu_ms(follow)
+    gc.collect()
+    after_kib, peak_kib = own_rss_kib()
+    return {
+        "objects": size,
+        "shadow_list_mib": round(calls.lists["list shadows"].size / 2**20, 1),
+        "node_list_mib": round(calls.lists["list nodes"].size / 2**20, 1),
+        "list_page_size": watching.LIST_PAGE_SIZE,
+        "list_requests": pages,
+        "first_list_shadows_into_mirror_cpu_ms": round(first_list, 1),
+        "list_shadows_into_mirror_cpu_ms": round(list_shadows, 1),
+        "list_nodes_into_mirror_cpu_ms": round(list_nodes, 1),
+        "watch_events_applied": applied[0],
+        "watch_event_cpu_us": round(1000 * watch / max(applied[0], 1), 1),
+        "rss_mib_before_lists": mib(before_kib),
+        "rss_mib_after_lists_and_events": mib(after_kib),
+        "peak_rss_mib_over_before_lists": mib(peak_kib - before_kib),
+        "mirror_rss_mib": mib(after_kib - before_kib),
+    }
+
+
+def _changed_shadow(index: int) -> dict[str, Any]:
+    """The shadow after its agent saw a new version offered: a MODIFIED event of the watch."""
+    import kube_replay
+
+    shadow = kube_replay.shadow_object(index, 100000 + index)
+    shadow["status"]["target_version"] = "1.21.0"
+    return shadow
+
+
+def run_child(size: int, phase: str, args: argparse.Namespace, *extra: str) -> dict[str, Any]:
     command = [
         sys.executable, str(HERE), "--child", str(size), phase,
-        "--limit", str(args.limit), "--passes", str(args.passes), "--log", args.log,
+        "--limit", str(args.limit), "--passes", str(args.passes), "--log", args.log, *extra,
     ]  # fmt: skip
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(output)
@@ -138,24 +265,68 @@ def run_child(size: int, phase: str, args: argparse.Namespace) -> dict[str, Any]
 
 
 def run_case(size: int, phase: str, args: argparse.Namespace) -> dict[str, Any]:
-    """The case in `--repeats` fresh processes: the median process, and every process's
-    median (the spread shows how much other work on the machine moved the figure)."""
+    """The case in `--repeats` fresh processes: the median process by its unchanged-pass
+    figure, and every process's medians (the spread shows how much other work on the machine
+    moved the figures)."""
     runs = sorted(
         (run_child(size, phase, args) for _ in range(args.repeats)),
-        key=lambda run: float(run["cpu_ms_per_pass"]["median"]),
+        key=lambda run: float(run["unchanged_pass_cpu_ms"]["median"]),
     )
     middle = dict(runs[len(runs) // 2])
-    middle["cpu_ms_per_pass_median_by_process"] = [r["cpu_ms_per_pass"]["median"] for r in runs]
+    figures = (
+        "unchanged_pass_cpu_ms",
+        "one_changed_pass_cpu_ms",
+        "full_resync_cpu_ms",
+        "full_recompute_cpu_ms",
+    )
+    for figure in figures:
+        if figure in middle:
+            middle[f"{figure}_median_by_process"] = [r[figure]["median"] for r in runs]
+    middle["first_pass_cpu_ms_by_process"] = [r["first_pass_cpu_ms"] for r in runs]
     return middle
 
 
-def growth(rows: list[dict[str, Any]], phase: str) -> dict[str, float]:
-    """Cost per pass per 1,000 shadows at each size: flat means linear growth."""
-    return {
-        str(row["shadows"]): round(1000 * row["cpu_ms_per_pass"]["median"] / row["shadows"], 3)
-        for row in rows
-        if row["phase"] == phase
-    }
+def per_shadow_growth(rows: list[dict[str, Any]], phase: str) -> dict[str, Any]:
+    """Per-shadow cost of the passes that touch every shadow (first pass, full resync) at each
+    size, in microseconds, and the ratio of the largest size to the smallest."""
+    chosen = sorted((r for r in rows if r["phase"] == phase), key=lambda r: r["shadows"])
+    result: dict[str, Any] = {}
+    for figure, pick in (
+        ("first_pass", lambda r: r["first_pass_cpu_ms"]),
+        ("full_resync", lambda r: r["full_resync_cpu_ms"]["median"]),
+        ("full_recompute", lambda r: r["full_recompute_cpu_ms"]["median"]),
+    ):
+        per = {str(r["shadows"]): round(1000 * pick(r) / r["shadows"], 2) for r in chosen}
+        ratio = None
+        if len(chosen) > 1:
+            ratio = round(per[str(chosen[-1]["shadows"])] / per[str(chosen[0]["shadows"])], 2)
+        result[figure] = {"us_per_shadow": per, "largest_over_smallest": ratio}
+    return result
+
+
+def goals(rows: list[dict[str, Any]], growth: dict[str, Any]) -> dict[str, Any]:
+    """Each goal at 10,000 shadows, the worst phase's figure, and whether it is met."""
+    at_10k = [r for r in rows if r["shadows"] == 10000]
+    result: dict[str, Any] = {}
+    for figure, goal in GOALS_AT_10000.items():
+        measured = [r[figure]["median"] for r in at_10k if figure in r]
+        if measured:
+            worst = max(measured)
+            result[figure] = {"goal": goal, "measured": worst, "met": worst <= goal}
+    ratios = [
+        g[f]["largest_over_smallest"]
+        for g in growth.values()
+        for f in ("full_resync", "full_recompute")
+        if g[f]["largest_over_smallest"] is not None
+    ]
+    if ratios:
+        worst_ratio = max(ratios)
+        result["per_shadow_growth"] = {
+            "goal": GOAL_PER_SHADOW_GROWTH,
+            "measured": worst_ratio,
+            "met": worst_ratio <= GOAL_PER_SHADOW_GROWTH,
+        }
+    return result
 
 
 def main() -> int:
@@ -170,34 +341,45 @@ def main() -> int:
     )
     parser.add_argument("--passes", type=int, default=15, help="measured passes per process")
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per case")
+    parser.add_argument("--replay", type=int, default=10000, help="objects in kube-replay (0: no)")
+    parser.add_argument(
+        "--list-page", type=int, default=None, help="kube-replay: objects per list request"
+    )
     parser.add_argument("--log", default="/dev/null", help="the controller's log lines")
     parser.add_argument("--child", nargs=2, metavar=("SIZE", "PHASE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         size, phase = int(args.child[0]), args.child[1]
-        print(json.dumps(one(size, phase, args.limit, args.passes, Path(args.log))))
+        if phase == "kube-replay":
+            print(json.dumps(replay(size, args.list_page)))
+        else:
+            print(json.dumps(one(size, phase, args.limit, args.passes, Path(args.log))))
         return 0
     facts = machine()
     rows = []
+    phases = args.phases.split(",")
     for size in (int(text) for text in args.sizes.split(",")):
-        for phase in args.phases.split(","):
+        for phase in phases:
             progress(f"{size} shadows, {phase}")
             rows.append(run_case(size, phase, args))
-            progress(f"  {rows[-1]['cpu_ms_per_pass']['median']} ms CPU per pass")
-    at_5000 = [r["cpu_ms_per_pass"]["median"] for r in rows if r["shadows"] == 5000]
+            progress(f"  {rows[-1]['unchanged_pass_cpu_ms']['median']} ms CPU per unchanged pass")
+    replayed = None
+    if args.replay:
+        progress(f"kube-replay, {args.replay} objects")
+        replayed = {
+            "paged": run_child(args.replay, "kube-replay", args),
+            "one_request_per_list": run_child(args.replay, "kube-replay", args, "--list-page", "0"),
+        }
+    growth = {phase: per_shadow_growth(rows, phase) for phase in phases}
     emit(
         {
             "benchmark": "controller_scale",
             "machine": facts,
             "settings": {"limit": args.limit, "passes": args.passes, "repeats": args.repeats},
             "cases": rows,
-            "cpu_ms_per_pass_per_1000_shadows": {
-                phase: growth(rows, phase) for phase in args.phases.split(",")
-            },
-            "goals": {
-                "ms_per_pass_at_5000_at_most": GOAL_MS_PER_PASS_AT_5000,
-                "met_at_5000": bool(at_5000) and max(at_5000) <= GOAL_MS_PER_PASS_AT_5000,
-            },
+            "kube_replay": replayed,
+            "per_shadow_growth": growth,
+            "goals": goals(rows, growth),
         }
     )
     return 0

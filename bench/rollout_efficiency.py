@@ -9,6 +9,10 @@ is ceil(nodes / limit) x that work: every slot busy with host work all the time.
 runs from the first node's agent starting its update to the last node back in Idle on the new
 version, read from the agents' logs. The fleet runs twice: with simulate's intervals, and with
 the original's (agent loop 5 s, controller tick 2 s).
+
+A run whose verdict is not OK gives no figure: its entry holds the verdict and the exit code
+only, the goal is not judged, and the script exits 1 (bench/run-all then keeps the last good
+result).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -131,10 +136,33 @@ def node_times(agent_log: Path, host_log: Path, start: float, end: float) -> Nod
     return times
 
 
+def why_not_measured(report: dict[str, Any] | None, exit_code: int) -> str | None:
+    """Why a run's figures must not be reported (its verdict), or None for a clean run."""
+    if report is None:
+        return f"no report (brupop simulate exited {exit_code})"
+    if exit_code != 0 or report.get("ok") is not True:
+        return str(report.get("verdict") or f"brupop simulate exited {exit_code}")
+    return None
+
+
+def exits_by_cause(report: dict[str, Any] | None) -> dict[str, Any]:
+    """How the agents' processes ended, counted by cause and exit code ('shutdown-killed -9'):
+    what a failed run leaves to explain itself."""
+    if report is None:
+        return {}
+    counts = Counter(
+        f"{exit_['cause']} {exit_['code']}"
+        for node in report.get("nodes", [])
+        for exit_ in node.get("agent_exits", [])
+    )
+    return {"agent_exits_by_cause": dict(sorted(counts.items()))}
+
+
 def run_fleet(
     args: argparse.Namespace, work: Path, label: str, extra: tuple[str, ...]
 ) -> dict[str, Any]:
     run_dir = work / label
+    run_dir.mkdir(parents=True, exist_ok=True)  # for simulate.out even if simulate makes nothing
     report_path = run_dir / "report.json"
     command = [
         str(VENV_BIN / "brupop"), "simulate",
@@ -155,7 +183,13 @@ def run_fleet(
     elapsed = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     (run_dir / "simulate.out").write_text(completed.stdout + completed.stderr)
-    report = json.loads(report_path.read_text())
+    report = json.loads(report_path.read_text()) if report_path.is_file() else None
+    failure = why_not_measured(report, completed.returncode)
+    if failure is not None:
+        progress(f"{label}: no figures: {failure}")
+        failed = {"ok": False, "simulate_exit_code": completed.returncode, "verdict": failure}
+        return failed | exits_by_cause(report)
+    assert report is not None
     progress(f"{label}: {report['verdict']}")
     windows, nodes = {}, []
     for node in report["nodes"]:
@@ -179,6 +213,7 @@ def run_fleet(
 
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return {
+        "ok": True,
         "simulate_exit_code": completed.returncode,
         "verdict": report["verdict"],
         "nodes_updated": len(windows),
@@ -242,7 +277,8 @@ def main() -> int:
         progress(f"files kept in {work}")
     else:
         shutil.rmtree(work, ignore_errors=True)
-    ratio = runs["simulate_intervals"]["wall_over_ideal"]
+    clean = all(run["ok"] for run in runs.values())
+    ratio = runs["simulate_intervals"].get("wall_over_ideal")
     emit(
         {
             "benchmark": "rollout_efficiency",
@@ -255,11 +291,16 @@ def main() -> int:
                 "host_poll_interval_seconds": args.host_poll_interval,
                 "original_intervals": " ".join(ORIGINAL_INTERVALS),
             },
+            "ok": clean,
             **runs,
-            "goals": {"wall_over_ideal_at_most": GOAL_RATIO, "met": ratio <= GOAL_RATIO},
+            "goals": {
+                "wall_over_ideal_at_most": GOAL_RATIO,
+                # None: not judged, a run failed and gave no figure.
+                "met": ratio <= GOAL_RATIO if clean and ratio is not None else None,
+            },
         }
     )
-    return 0
+    return 0 if clean else 1
 
 
 if __name__ == "__main__":

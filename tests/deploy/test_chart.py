@@ -17,6 +17,7 @@ from tests.deploy.kube_validation import (
     kubernetes_problems,
     kubernetes_versions,
 )
+from tests.deploy.observability_kit import OBSERVABILITY_VALUES
 from tests.deploy.rendering import (
     CHART,
     Helm,
@@ -357,6 +358,8 @@ TOGGLES = {
     "create_namespace",
     "prometheus.controller.serviceMonitor.enabled",
     "network_policy.enabled",
+    # The observability kit's values, checked in test_observability_kit.py.
+    *OBSERVABILITY_VALUES,
 }
 
 

@@ -36,7 +36,15 @@ def _start(tmp_path: Path) -> subprocess.Popen[bytes]:
          "--timeout", "60"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, MARK: str(tmp_path)},
+        preexec_fn=_ctrl_c_reaches_it,
     )  # fmt: skip
+
+
+def _ctrl_c_reaches_it() -> None:
+    """A shell without job control starts background commands with SIGINT ignored, and an
+    ignored signal stays ignored across exec: run from there, the test would send SIGINT to a
+    simulation that cannot hear it. Give it the terminal's default, as Ctrl-C would find."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for_agents(tmp_path: Path, count: int) -> None:

@@ -100,3 +100,37 @@ def test_only_clean_exits_and_the_chaos_sigkill_are_acceptable(
     exit_ = AgentExit(pid=10, code=code, peak_rss_kib=1, ran_seconds=1.0, cause=cause)
 
     assert exit_.acceptable is acceptable
+
+
+@pytest.mark.parametrize("cause", [ExitCause.SHUTDOWN, ExitCause.CHAOS_SIGTERM])
+def test_a_sigterm_death_is_acceptable_only_when_the_harness_sent_it_before_any_handler(
+    cause: ExitCause,
+) -> None:
+    early = AgentExit(
+        pid=10, code=-signal.SIGTERM, peak_rss_kib=1, ran_seconds=0.1, cause=cause,
+        sigterm_before_handler=True,
+    )  # fmt: skip
+
+    assert early.acceptable
+    assert not replace(early, sigterm_before_handler=False).acceptable
+    assert not replace(early, code=1).acceptable
+
+
+def test_a_failed_verdict_of_a_large_fleet_stays_one_short_line_with_the_first_few() -> None:
+    nodes = [_node(name=f"node-{i:03}", unschedulable=True) for i in range(1, 101)]
+
+    report = judge(_facts(*nodes))
+
+    assert report.verdict.startswith("FAILED (0/100 nodes updated): node-001 left cordoned; ")
+    assert report.verdict.endswith("; and 97 more (listed above)")
+    assert "node-004" not in report.verdict
+    assert len(report.verdict) < 1000
+    assert len(report.failures) == 100  # the report keeps every one
+
+
+def test_a_failed_verdict_shortens_a_long_failure() -> None:
+    report = judge(_facts(_node(final_version="1.19.0", reason="x" * 5000)))
+
+    assert report.verdict.startswith("FAILED (0/1 nodes updated): node-01 still on 1.19.0: xxx")
+    assert report.verdict.endswith("...")
+    assert len(report.verdict) < 400

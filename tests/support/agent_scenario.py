@@ -10,7 +10,9 @@ Scenario variables (besides the agent's own settings):
 * AGENT_SCENARIO_WAITING_FILE: a file created each time the agent long-polls its shadow;
 * AGENT_SCENARIO_REPORT: a JSON file written at exit: node calls and status writes;
 * AGENT_SCENARIO_EARLY_SIGTERM: when set, SIGTERM arrives before the agent is wired (as during
-  its imports), with the provisional handler `brupop agent` installs first in place.
+  its imports), with the provisional handler `brupop agent` installs first in place;
+* AGENT_SCENARIO_LATE_SIGTERM: when set, SIGTERM arrives again while the interpreter shuts down,
+  after it has put back the default action of the signals Python handled.
 """
 
 from __future__ import annotations
@@ -63,6 +65,16 @@ def _status(text: str) -> ShadowStatus | None:
     )
 
 
+class SigtermAtShutdown:
+    """Signals this process when collected, which for a module global is at interpreter exit."""
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+_late_signals: list[SigtermAtShutdown] = []
+
+
 def main() -> int:
     """Run the scenario's agent; return its exit code."""
     waiting = os.environ.get("AGENT_SCENARIO_WAITING_FILE")
@@ -82,6 +94,8 @@ def main() -> int:
     if os.environ.get("AGENT_SCENARIO_EARLY_SIGTERM"):
         early_stop.install()
         os.kill(os.getpid(), signal.SIGTERM)
+    if os.environ.get("AGENT_SCENARIO_LATE_SIGTERM"):
+        _late_signals.append(SigtermAtShutdown())
     code = launch(sys.argv[1:], scenario_ports, SystemClock())
     if report:
         writes = [s.model_dump(mode="json") for store in stores for s in store.status_writes]

@@ -222,10 +222,21 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
             and (request.namespace is None or namespace == request.namespace)
             and keep(obj)
         ]
+        metadata: JSON = {"resourceVersion": str(self._revision)}
+        limit = int(request.params.get("limit") or 0)
+        if limit > 0:
+            # A continue token carries the first page's version and where the next page starts
+            # (the apiserver serves a snapshot; this emulator pages over its current state).
+            version, _, start = str(request.params.get("continue") or "").partition(":")
+            offset = int(start or 0)
+            metadata["resourceVersion"] = version or metadata["resourceVersion"]
+            if offset + limit < len(items):
+                metadata["continue"] = f"{metadata['resourceVersion']}:{offset + limit}"
+            items = items[offset : offset + limit]
         return {
             "apiVersion": kind.api_version,
             "kind": f"{kind.kind}List",
-            "metadata": {"resourceVersion": str(self._revision)},
+            "metadata": metadata,
             "items": items,
         }
 
@@ -341,6 +352,7 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         self, kind: Kind, request: kmock.Request, keep: Any, start: str, epoch: int, deadline: float
     ) -> AsyncIterator[JSON]:
         namespace = request.namespace
+        selected = bool(request.params.get("labelSelector"))
         with self._state:
             if start in ("", "0"):
                 since = self._revision
@@ -371,6 +383,9 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
                 in_namespace = namespace is None or obj["metadata"].get("namespace") == namespace
                 if in_namespace and keep(obj):
                     yield event
+                elif in_namespace and event["type"] == "MODIFIED" and selected:
+                    # The apiserver tells a selected watch that an object left the selection.
+                    yield {"type": "DELETED", "object": obj}
             if dropped or loop.time() >= deadline:
                 return
             await asyncio.sleep(0.005)

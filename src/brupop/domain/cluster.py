@@ -119,15 +119,25 @@ class EventType(StrEnum):
     WARNING = "Warning"
 
 
+class EventSubject(StrEnum):
+    """The kind of object an Event is about (its involvedObject)."""
+
+    SHADOW = "BottlerocketShadow"
+    UPDATE_POLICY = "BottlerocketUpdatePolicy"
+
+
 @dataclass(frozen=True)
 class ClusterEvent:
-    """A notable moment in a node's update, recorded against its shadow."""
+    """A notable moment in a node's update, recorded against its shadow; or, with
+    `subject=UPDATE_POLICY`, in the fleet's, recorded against the policy object named
+    `shadow_name` (which may be gone, as after a deletion)."""
 
     shadow_name: str
     namespace: str
     reason: str
     message: str
     type: EventType = EventType.NORMAL
+    subject: EventSubject = EventSubject.SHADOW
 
 
 class WatchEventType(StrEnum):

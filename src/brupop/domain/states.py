@@ -44,10 +44,14 @@ class StateTimeouts:
 
     def for_state(self, state: UpdateState) -> float | None:
         """The limit for reaching `state`."""
-        return {
-            UpdateState.IDLE: self.idle,
-            UpdateState.STAGED_AND_PERFORMED_UPDATE: self.staged_and_performed_update,
-            UpdateState.REBOOTED_INTO_UPDATE: self.rebooted_into_update,
-            UpdateState.MONITORING_UPDATE: self.monitoring_update,
-            UpdateState.ERROR_RESET: self.error_reset,
-        }[state]
+        limit: float | None = getattr(self, _TIMEOUT_FIELD[state])
+        return limit
+
+
+_TIMEOUT_FIELD: dict[UpdateState, str] = {
+    UpdateState.IDLE: "idle",
+    UpdateState.STAGED_AND_PERFORMED_UPDATE: "staged_and_performed_update",
+    UpdateState.REBOOTED_INTO_UPDATE: "rebooted_into_update",
+    UpdateState.MONITORING_UPDATE: "monitoring_update",
+    UpdateState.ERROR_RESET: "error_reset",
+}

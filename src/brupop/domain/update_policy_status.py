@@ -17,6 +17,9 @@ from brupop.domain.shadow import Timestamp, parse_timestamp
 MESSAGE_MAX_LENGTH = 1024
 NAME_MAX_LENGTH = 253
 COUNT_MAX = 2**31 - 1
+RESUMED_MESSAGE = (
+    "Resumed: the halt was cleared; the controller says how the rollout stands on its next pass."
+)
 
 _WIRE = ConfigDict(
     frozen=True,
@@ -90,3 +93,25 @@ class UpdatePolicyStatus(BaseModel):
     nodes: NodeCounts = Field(default_factory=NodeCounts)
 
     _check_timestamp = field_validator("halted_at", mode="before")(parse_timestamp)
+
+    @property
+    def halted(self) -> bool:
+        """The fleet is halted: the phase says so, or a halt is still recorded."""
+        return (
+            self.phase is PolicyPhase.HALTED
+            or self.halted_at is not None
+            or self.halt_reason is not None
+        )
+
+    def resumed(self) -> UpdatePolicyStatus:
+        """This status with its halt cleared, as `brupop resume` writes it: no halt, no failure
+        counted in the current rollout, and the phase left for the controller to recompute."""
+        return self.model_copy(
+            update={
+                "phase": PolicyPhase.IDLE,
+                "message": RESUMED_MESSAGE,
+                "halted_at": None,
+                "halt_reason": None,
+                "failures": 0,
+            }
+        )

@@ -126,7 +126,7 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
         return Reason.CONCURRENCY_FULL, (
             f"concurrency full ({held}/{limit.maximum} nodes updating); {offered}"
         )
-    return Reason.READY, f"ready: starts on the next pass; {offered}"
+    return Reason.READY, f"starts on the next pass; {offered}"
 
 
 def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) -> tuple[Reason, str]:
@@ -154,7 +154,7 @@ def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) ->
         return Reason.UPDATING, f"reached {spec.state}; moving on"
     deadline = transition_deadline(shadow, view.policy.timeouts)
     limit_text = f" (times out at {_when(deadline)})" if deadline else ""
-    return Reason.UPDATING, f"updating: waiting for the agent to reach {spec.state}{limit_text}"
+    return Reason.UPDATING, f"waiting for the agent to reach {spec.state}{limit_text}"
 
 
 def _next_window(view: RolloutView) -> str:

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS_LABEL_MAX = 63
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS_SUBDOMAIN_MAX = 253
 
 
 def dns_label(text: str) -> str:
@@ -21,6 +23,17 @@ def dns_label(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a namespace name: at most {_DNS_LABEL_MAX} lower-case letters,"
             " digits and '-', starting and ending with a letter or digit (DNS-1123 label)"
+        )
+    return text
+
+
+def node_name(text: str) -> str:
+    """A Kubernetes Node name: a DNS-1123 subdomain."""
+    if len(text) > _DNS_SUBDOMAIN_MAX or not _DNS_SUBDOMAIN.match(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a node name: at most {_DNS_SUBDOMAIN_MAX} lower-case letters,"
+            " digits, '-' and '.', each dot-separated part starting and ending with a letter or"
+            " digit (DNS-1123 subdomain)"
         )
     return text
 

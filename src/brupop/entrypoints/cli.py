@@ -18,6 +18,8 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "controller": ("brupop.entrypoints.controller.main", "run the rollout controller"),
     "simulate": ("brupop.entrypoints.simulate.main", "roll a simulated fleet on this machine"),
     "status": ("brupop.entrypoints.status.main", "show every node's update state and why it waits"),
+    "pause": ("brupop.entrypoints.pausing.pause", "stop node updates from starting (--node: one)"),
+    "resume": ("brupop.entrypoints.pausing.resume", "clear a pause or halt (--node: one node)"),
     "crd": ("brupop.entrypoints.crd.main", "print the CRDs (shadow and update policy)"),
 }
 
@@ -53,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         early_stop.install()  # before the agent's imports, which take a moment
     module = importlib.import_module(_SUBCOMMANDS[name][0])
     code: int = module.main(rest)
+    if name == "agent":
+        early_stop.ignore_from_now()  # whatever ended it, a late SIGTERM must not change its code
     return code
 
 

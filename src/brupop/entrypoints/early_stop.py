@@ -1,8 +1,13 @@
-"""A SIGTERM that arrives while a process is still importing, kept until its real handler runs.
+"""SIGTERM around the agent's own handler: kept while it imports, ignored once it is leaving.
 
 A pod deleted at start-up, or a host going down, can signal the agent before it has loaded its
-modules. Without this, the interpreter would die of the signal (exit -15) instead of stopping
-cleanly with exit 0 like any other stop.
+modules. Without the provisional handler, the interpreter would die of the signal (exit -15)
+instead of stopping cleanly with exit 0 like any other stop.
+
+The same holds on the way out: when the interpreter shuts down it puts back the default action
+of every signal that has a Python handler, so a second SIGTERM then (the kubelet's after a
+reboot's, say) would kill a process that has already decided to stop. An ignored signal is left
+ignored, which closes that window.
 """
 
 from __future__ import annotations
@@ -26,3 +31,8 @@ def install() -> None:
 def requested() -> bool:
     """A SIGTERM arrived while the provisional handler was in place."""
     return _requested
+
+
+def ignore_from_now() -> None:
+    """The process is stopping anyway: later SIGTERMs must not kill it on its way out."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

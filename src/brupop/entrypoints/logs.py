@@ -8,22 +8,12 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Annotated, Any
+from typing import Any
 
 import structlog
-from pydantic import AfterValidator
 
-from brupop.entrypoints.log_filter import OFF, LogFilter, check_directive
-
-FORMATTERS = ("auto", "json", "pretty", "full", "compact")
-
-
-def check_formatter(value: str) -> str:
-    """LOGGING_FORMATTER, lower-cased; ValueError when it is not one brupop knows."""
-    formatter = value.strip().lower()
-    if formatter not in FORMATTERS:
-        raise ValueError(f"{value!r} is not one of {', '.join(FORMATTERS)}")
-    return formatter
+from brupop.entrypoints.log_filter import OFF, LogFilter
+from brupop.entrypoints.log_settings import writes_json
 
 
 def start_logging(
@@ -47,12 +37,11 @@ def configure_logging(
     stream: Any = None,
 ) -> structlog.stdlib.BoundLogger:
     """Set structlog up once for this process and return a logger bound to component and node."""
-    formatter = check_formatter(formatter or "auto")
     silent = level is not None and level >= OFF
     level = logging.INFO if level is None else min(level, logging.CRITICAL)
     out = stream if stream is not None else sys.stderr
     on_terminal = bool(getattr(out, "isatty", lambda: False)())
-    as_json = formatter == "json" or (formatter == "auto" and not on_terminal)
+    as_json = writes_json(formatter, on_terminal=on_terminal)
     renderer: Any = (
         structlog.processors.JSONRenderer()
         if as_json
@@ -86,8 +75,3 @@ def _identity(_logger: Any, _name: str, event: Any) -> Any:
 def _drop(_logger: Any, _name: str, _event: Any) -> Any:
     # TRACING_FILTER_DIRECTIVE=off: no line at all, as the original.
     raise structlog.DropEvent
-
-
-# The two logging settings every process reads, checked with its other settings at start.
-LoggingFormatter = Annotated[str, AfterValidator(check_formatter)]
-FilterDirective = Annotated[str, AfterValidator(check_directive)]

@@ -20,9 +20,15 @@ class NodeRepository(Protocol):
         ...
 
     def watch(
-        self, resource_version: str | None, timeout_seconds: float
+        self,
+        resource_version: str | None,
+        timeout_seconds: float,
+        label_selector: Mapping[str, str] | None = None,
     ) -> Iterator[WatchEvent[Node]]:
-        """Node changes after `resource_version`; WatchExpiredError when too old."""
+        """Node changes after `resource_version`; WatchExpiredError when too old. With
+        `label_selector`, only matching Nodes are seen, and a Node that stops matching is seen
+        as DELETED (as the Kubernetes API does); a DELETED for a Node the caller never saw may
+        come too, so a consumer treats it as "gone, if known"."""
         ...
 
     def set_unschedulable(self, name: str, unschedulable: bool) -> Node:

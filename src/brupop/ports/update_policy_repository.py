@@ -1,5 +1,10 @@
-"""UpdatePolicyRepository: the BottlerocketUpdatePolicy objects of brupop's namespace, for the
-controller: read and watch them, and write the status of the one that counts (`default`)."""
+"""UpdatePolicyRepository: the BottlerocketUpdatePolicy objects of brupop's namespace: the
+controller reads and watches them and writes the status of the one that counts (`default`);
+`brupop pause` and `brupop resume` create it and change its `paused` field and its halt.
+
+Writes that a concurrent writer could undo carry the resourceVersion they were computed from,
+so a write based on a stale read fails with ConflictError instead of silently winning.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Protocol
 
 from brupop.domain.cluster import WatchEvent
 from brupop.domain.policy_object import PolicySnapshot, UpdatePolicy
+from brupop.domain.update_policy import UpdatePolicySpec
 from brupop.domain.update_policy_status import UpdatePolicyStatus
 
 
@@ -20,6 +26,10 @@ class UpdatePolicyRepository(Protocol):
         the namespace (ignored, for a warning), and the resourceVersion to watch from."""
         ...
 
+    def get(self) -> UpdatePolicy:
+        """The `default` policy; NotFoundError when it is absent."""
+        ...
+
     def watch(
         self, resource_version: str | None, timeout_seconds: float
     ) -> Iterator[WatchEvent[UpdatePolicy]]:
@@ -28,7 +38,20 @@ class UpdatePolicyRepository(Protocol):
         version is too old: read again."""
         ...
 
-    def update_status(self, status: UpdatePolicyStatus) -> UpdatePolicy:
+    def create(self, spec: UpdatePolicySpec) -> UpdatePolicy:
+        """Create `default` with `spec`; only `paused` and the fields that differ from their
+        defaults are written. AlreadyExistsError when it exists."""
+        ...
+
+    def set_paused(self, paused: bool, resource_version: str) -> UpdatePolicy:
+        """Set `spec.paused` of `default` and leave every other field as it is. ConflictError
+        when the object changed since `resource_version`; NotFoundError when it is absent."""
+        ...
+
+    def update_status(
+        self, status: UpdatePolicyStatus, resource_version: str | None = None
+    ) -> UpdatePolicy:
         """Write the status subresource of `default`; NotFoundError when it is absent.
-        Fields set to None are removed."""
+        Fields set to None are removed. With `resource_version`, ConflictError when the object
+        changed since (a resume and a halt must not overwrite each other unseen)."""
         ...

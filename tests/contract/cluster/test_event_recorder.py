@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brupop.domain.cluster import ClusterEvent, EventType
+from brupop.domain.cluster import ClusterEvent, EventSubject, EventType
 from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports
 
 STARTED = ClusterEvent("brs-node-a", NAMESPACE, "UpdateStarted", "Updating to 1.20.0")
@@ -25,3 +25,20 @@ def test_an_event_about_a_shadow_that_is_gone_is_still_recorded(
 ) -> None:
     cluster.events.record(STARTED)
     assert backend.recorded_events() == [STARTED]
+
+
+def test_an_event_about_the_policy_is_recorded_as_about_the_policy_even_once_deleted(
+    backend: Backend, cluster: Ports
+) -> None:
+    deleted = ClusterEvent(
+        "default",
+        NAMESPACE,
+        "PolicyDeleted",
+        "back to the defaults",
+        EventType.NORMAL,
+        EventSubject.UPDATE_POLICY,
+    )
+
+    cluster.events.record(deleted)
+
+    assert backend.recorded_events() == [deleted]

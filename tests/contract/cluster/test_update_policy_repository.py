@@ -8,9 +8,14 @@ from typing import Any
 import pytest
 
 from brupop.domain.cluster import WatchEventType
-from brupop.domain.update_policy import Canary, UpdatePolicySpec
+from brupop.domain.update_policy import Canary, HealthGate, UpdatePolicySpec
 from brupop.domain.update_policy_status import HaltReason, PolicyPhase, UpdatePolicyStatus
-from brupop.ports.errors import NotFoundError, WatchExpiredError
+from brupop.ports.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    NotFoundError,
+    WatchExpiredError,
+)
 from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports
 
 QUICK = 0.3  # seconds a watch waits for more changes
@@ -176,3 +181,89 @@ def test_watch_from_a_forgotten_version_expires_and_a_new_read_recovers(
     backend.apply_policy(_policy(paused=True))
     events = list(cluster.policies.watch(snapshot.resource_version, QUICK))
     assert [(e.type, e.object.name) for e in events] == [(WatchEventType.MODIFIED, "default")]
+
+
+# --- what `brupop pause` and `brupop resume` need -------------------------------------------
+
+
+def test_get_reads_the_default_object_and_is_not_found_without_it(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy("staging"))
+    with pytest.raises(NotFoundError):
+        cluster.policies.get()
+
+    backend.apply_policy(_policy(paused=True))
+
+    assert cluster.policies.get() == cluster.policies.read().default
+
+
+def test_create_makes_the_default_object_once(cluster: Ports) -> None:
+    created = cluster.policies.create(UpdatePolicySpec(paused=True))
+
+    assert (created.name, created.namespace) == ("default", NAMESPACE)
+    assert (created.spec, created.status, created.generation) == (
+        UpdatePolicySpec(paused=True),
+        None,
+        1,
+    )
+    assert created.resource_version and created.uid
+    assert cluster.policies.get() == created
+    with pytest.raises(AlreadyExistsError):
+        cluster.policies.create(UpdatePolicySpec())
+
+
+def test_set_paused_changes_only_paused_and_bumps_the_generation(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy(haltAfterFailures=3, healthGate={"timeoutSeconds": 60}))
+    cluster.policies.update_status(HALTED)
+    before = cluster.policies.get()
+    assert before.resource_version is not None
+
+    paused = cluster.policies.set_paused(True, before.resource_version)
+
+    expected = UpdatePolicySpec(
+        paused=True, halt_after_failures=3, health_gate=HealthGate(timeout_seconds=60)
+    )
+    assert (paused.spec, paused.status, paused.generation) == (expected, HALTED, 2)
+    assert cluster.policies.get() == paused
+    assert paused.resource_version is not None
+    resumed = cluster.policies.set_paused(False, paused.resource_version)
+    assert resumed.spec == expected.model_copy(update={"paused": False})
+
+
+def test_set_paused_from_a_stale_version_conflicts_and_changes_nothing(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy())
+    stale = cluster.policies.get().resource_version
+    assert stale is not None
+    backend.apply_policy(_policy(haltAfterFailures=2))  # someone else's change in between
+
+    with pytest.raises(ConflictError):
+        cluster.policies.set_paused(True, stale)
+
+    current = cluster.policies.get()
+    assert current.spec == UpdatePolicySpec(halt_after_failures=2)
+
+
+def test_setting_paused_on_an_absent_policy_is_not_found(cluster: Ports) -> None:
+    with pytest.raises(NotFoundError):
+        cluster.policies.set_paused(True, "12345")
+
+
+def test_a_status_write_from_a_stale_version_conflicts_and_a_current_one_lands(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy())
+    halted = cluster.policies.update_status(HALTED)
+    assert halted.resource_version is not None
+    rolling = UpdatePolicyStatus(phase=PolicyPhase.ROLLING, message="Rolling.")
+    moved_on = cluster.policies.update_status(rolling, halted.resource_version)
+    assert moved_on.status == rolling
+
+    with pytest.raises(ConflictError):
+        cluster.policies.update_status(HALTED.resumed(), halted.resource_version)
+
+    assert cluster.policies.get().status == rolling

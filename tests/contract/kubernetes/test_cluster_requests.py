@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.domain.cluster import ClusterEvent, EventType, Lease
+from brupop.domain.cluster import ClusterEvent, EventSubject, EventType, Lease
+from brupop.domain.update_policy import UpdatePolicySpec
 from tests.contract.kubernetes.conftest import NAMESPACE, Sent, sent
 from tests.support.kube_api_rules import KINDS
 from tests.support.kube_emulator import KubeEmulator
@@ -31,7 +32,7 @@ def test_node_reads_and_changes(kube: KubernetesCluster, emulator: KubeEmulator)
     selector = "bottlerocket.aws/updater-interface-version=2.0.0,zone=a"
     assert sent(emulator) == [
         Sent("GET", node, {}, JSON, None),
-        Sent("GET", "/api/v1/nodes", {"labelSelector": selector}, JSON, None),
+        Sent("GET", "/api/v1/nodes", {"labelSelector": selector, "limit": "500"}, JSON, None),
         Sent("PATCH", node, {}, MERGE, {"spec": {"unschedulable": True}}),
         Sent("PATCH", node, {}, MERGE, {"spec": {"unschedulable": None}}),
         Sent(
@@ -248,3 +249,33 @@ def test_event_names_the_shadow_with_its_uid_so_describe_finds_it(
     assert body["count"] == 1
     assert body["firstTimestamp"] == body["lastTimestamp"]
     assert len(emulator.objects_of(KINDS["", "v1", "events"])) == 1
+
+
+def test_an_event_about_the_policy_names_the_policy_so_describe_brp_finds_it(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    policy = kube.policies.create(UpdatePolicySpec(paused=True))
+
+    kube.events.record(
+        ClusterEvent(
+            "default",
+            NAMESPACE,
+            "PolicyInvalid",
+            "cannot be used",
+            EventType.WARNING,
+            EventSubject.UPDATE_POLICY,
+        )
+    )
+
+    lookup, post = sent(emulator)[-2:]
+    assert (lookup.method, lookup.path) == (
+        "GET",
+        f"/apis/brupop.bottlerocket.aws/v1/namespaces/{NAMESPACE}/bottlerocketupdatepolicies/default",
+    )
+    assert post.body["involvedObject"] == {
+        "apiVersion": "brupop.bottlerocket.aws/v1",
+        "kind": "BottlerocketUpdatePolicy",
+        "name": "default",
+        "namespace": NAMESPACE,
+        "uid": policy.uid,
+    }

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
+from brupop.adapters.kubernetes import watching
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
@@ -130,7 +133,7 @@ def test_get_list_and_delete_address_the_namespaced_collection(
 
     assert [(s.method, s.path, s.query) for s in sent(emulator)[1:]] == [
         ("GET", SHADOW_PATH, {}),
-        ("GET", SHADOWS_PATH, {}),
+        ("GET", SHADOWS_PATH, {"limit": "500"}),
         ("DELETE", SHADOW_PATH, {}),
     ]
 
@@ -194,3 +197,19 @@ def test_shadow_of_the_seed_log_is_read_with_its_owner_and_nanosecond_timestamp(
     )
     assert shadow.status is not None
     assert shadow.status.current_state is UpdateState.STAGED_AND_PERFORMED_UPDATE
+
+
+def test_a_list_longer_than_a_page_is_read_page_after_page(
+    kube: KubernetesCluster, emulator: KubeEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watching, "LIST_PAGE_SIZE", 2)
+    for index in range(5):
+        kube.shadows.create(f"node-{index}", f"uid-{index}")
+    before = len(sent(emulator))
+
+    listing = kube.shadows.list()
+
+    assert sorted(s.node_name for s in listing.items) == [f"node-{i}" for i in range(5)]
+    pages = [s.query for s in sent(emulator)[before:]]
+    assert [page.get("limit") for page in pages] == ["2", "2", "2"]
+    assert "continue" not in pages[0] and all("continue" in page for page in pages[1:])

@@ -12,8 +12,6 @@ import signal
 import sys
 from types import FrameType
 
-import structlog
-
 from brupop.adapters.apiclient.update_api import ApiclientUpdateApi
 from brupop.adapters.system.clock import SystemClock
 from brupop.ports.errors import HostCommandKilledError
@@ -26,7 +24,6 @@ def _record(signum: int, frame: FrameType | None) -> None:
 
 
 def main(apiclient: str, mode: str) -> int:
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
     if mode == "handler":
         signal.signal(signal.SIGTERM, _record)
     api = ApiclientUpdateApi(

@@ -187,6 +187,44 @@ def test_agent_exits_zero_with_one_info_line_when_sigterm_comes_during_start_up(
     assert run.report["status_writes"] == []
 
 
+def test_a_second_sigterm_while_the_interpreter_shuts_down_does_not_kill_the_stopping_agent(
+    tmp_path: Path,
+) -> None:
+    host = EmulatedHost(tmp_path / "host", offered_version=None)
+    host.directory.mkdir()
+    env = _agent_env(
+        host, tmp_path, AGENT_SCENARIO_EARLY_SIGTERM="1", AGENT_SCENARIO_LATE_SIGTERM="1"
+    )
+
+    run = _finish(_start(env), tmp_path)
+
+    assert run.code == 0, run.stderr  # not -15: the stop it had decided on stands
+    (line,) = run.events("agent.stopped")
+    assert line["level"] == "info"
+    _assert_quiet(run)
+
+
+def test_brupop_agent_keeps_its_exit_code_when_sigterm_comes_as_the_interpreter_shuts_down(
+    tmp_path: Path,
+) -> None:
+    probe = (
+        "import sys\n"
+        "from tests.support.agent_scenario import SigtermAtShutdown\n"
+        "from brupop.entrypoints.cli import main\n"
+        "late = SigtermAtShutdown()\n"
+        "sys.exit(main(['agent']))\n"
+    )
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # no MY_NODE_NAME: exit 2
+
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 2, done.stderr
+    assert "MY_NODE_NAME" in done.stderr
+
+
 def test_spec_error_reset_ends_the_agent_with_exit_1_and_a_termination_message(
     tmp_path: Path,
 ) -> None:

@@ -58,6 +58,7 @@ def _controller(kube: KubernetesCluster, clock: Clock, *, tick: float = 2.0) -> 
         identity="controller-over-http",
         tick_seconds=tick,
         watch_seconds=1.0,
+        catch_up_by_list=True,  # ticked by hand: no watch thread feeds the mirror
     )
     return ControllerService(
         shadows=kube.shadows,

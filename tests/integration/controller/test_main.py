@@ -53,6 +53,8 @@ def controller_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         ("UPDATE_WINDOW_START", "09:00:00", "set both"),
         ("SCHEDULER_TIME_ZONE", "Mars/Olympus", "IANA time zone"),
         ("CONTROLLER_TICK_SECONDS", "0", "greater than 0"),
+        ("CONTROLLER_RESYNC_SECONDS", "0", "greater than or equal to 1"),
+        ("CONTROLLER_RESYNC_SECONDS", "1e9", "less than or equal to 86400"),
         ("TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS", "never", "number"),
         ("TIMEOUT_IDLE_SECONDS", "inf", "finite number"),
         ("TIMEOUT_MONITORING_UPDATE_SECONDS", "1e12", "less than or equal to 604800"),
@@ -118,6 +120,7 @@ def test_the_process_serves_probes_metrics_and_status_and_ends_cleanly_on_sigter
         assert _get(f"{base}/healthz") == (200, "ok\n")
         code, metrics = _get(f"{base}/metrics")
         assert code == 200 and "brupop_controller_leader 1.0" in metrics
+        assert "brupop_max_concurrent_update 1.0" in metrics.splitlines()
         code, body = _get(f"{base}/status")
         assert json.loads(body)["leader"] is True
         process.send_signal(signal.SIGTERM)

@@ -119,7 +119,7 @@ def test_an_updating_node_says_what_it_waits_for_and_until_when() -> None:
     reason, detail = _only(node, _view())
     assert reason is Reason.UPDATING and not reason.is_waiting
     assert detail == (
-        "updating: waiting for the agent to reach StagedAndPerformedUpdate "
+        "waiting for the agent to reach StagedAndPerformedUpdate "
         "(times out at 2026-01-05T10:11:40+00:00)"
     )
 
@@ -130,6 +130,21 @@ def test_a_node_without_status_waits_for_its_agent() -> None:
 
 def test_a_ready_node_with_a_free_slot_starts_on_the_next_pass() -> None:
     assert _only(shadow("n"), _view())[0] is Reason.READY
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        shadow("n"),
+        shadow("n", spec=S.STAGED_AND_PERFORMED_UPDATE, state=S.IDLE, stamped=ago(20)),
+        shadow("n", spec=S.IDLE, state=S.ERROR_RESET, stamped=ago(5), crashes=2),
+    ],
+    ids=["ready", "updating", "crashed"],
+)
+def test_a_detail_does_not_repeat_its_reason_code(node: Shadow) -> None:
+    reason, detail = _only(node, _view())
+
+    assert not detail.startswith(f"{reason.value}:"), detail  # shown as "<reason>: <detail>"
 
 
 @pytest.mark.parametrize("reason", list(Reason))

@@ -49,6 +49,14 @@ def check_accepted(result: CommandResult) -> None:
     raise_for_failure(result)
 
 
+def unexpected_output(result: CommandResult, *, longest: int = 80) -> str:
+    """A POST the host accepted: what it printed, shortened, though a 204 has no body ('' if
+    nothing). Kept to explain a command the host then never records."""
+    raise_for_failure(result)
+    printed = result.stdout.strip()
+    return printed if len(printed) <= longest else printed[: longest - 3] + "..."
+
+
 def parse_os_info(result: CommandResult) -> OsInfo:
     """`GET /os` -> OsInfo with a semantic version_id."""
     raise_for_failure(result)

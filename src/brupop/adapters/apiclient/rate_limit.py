@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import structlog
-
+from brupop.adapters.system import event_lines
 from brupop.ports.clock import Clock
 
-log = structlog.get_logger(__name__)
+log = event_lines.get_logger(__name__)
 
 
 class RateLimiter:

@@ -8,10 +8,9 @@ until the command's own record appears (AND, not OR; newer than the request; a d
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TypeVar
 
-import structlog
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -24,6 +23,7 @@ from brupop.adapters.apiclient import outcome
 from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.adapters.apiclient.rate_limit import RateLimiter
 from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
+from brupop.adapters.system import event_lines
 from brupop.domain.command_result import CommandResult
 from brupop.domain.host import (
     CommandStatus,
@@ -35,7 +35,7 @@ from brupop.domain.host import (
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandFailedError
 
-log = structlog.get_logger(__name__)
+log = event_lines.get_logger(__name__)
 _T = TypeVar("_T")
 
 OS_URI = "/os"
@@ -108,7 +108,7 @@ class ApiclientUpdateApi:
 
     def _command(self, command: CommandType) -> HostUpdateStatus:
         requested_at = self._clock.now()
-        self._call(COMMAND_URIS[command], outcome.check_accepted, method="POST")
+        printed = self._call(COMMAND_URIS[command], outcome.unexpected_output, method="POST")
         not_before = requested_at - self._skew
         deadline = self._clock.monotonic() + self._deadline
         while True:
@@ -119,7 +119,7 @@ class ApiclientUpdateApi:
                     return self._finished(command, status, record)
                 if record.timestamp is not None and record.timestamp >= not_before:
                     raise HostCommandFailedError(
-                        f"{command.value}: the host ran {record.cmd_type.value} after it"
+                        _not_recorded(command, record, requested_at=requested_at, printed=printed)
                     )
             if self._clock.monotonic() >= deadline:
                 raise HostCommandFailedError(
@@ -193,3 +193,17 @@ class ApiclientUpdateApi:
             wait_seconds=round(state.upcoming_sleep, 3),
             reason=str(error),
         )
+
+
+def _not_recorded(
+    command: CommandType, record: HostCommand, *, requested_at: datetime, printed: str
+) -> str:
+    """Why the host's latest record is another command's, in what is known of it."""
+    other = record.cmd_type.value
+    if record.timestamp is not None and record.timestamp >= requested_at:
+        seen = f"the host ran {other} after it"
+    else:
+        seen = f"the host has not recorded it: its latest command is {other}"
+    if printed:
+        seen += f"; its answer to the request was unexpected output: {printed!r}"
+    return f"{command.value}: {seen}"

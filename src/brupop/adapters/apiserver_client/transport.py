@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import structlog
 import urllib3
 
+from brupop.adapters.system import event_lines
 from brupop.ports.errors import (
     PortError,
     TooManyRequestsError,
@@ -32,7 +32,7 @@ NODE_UID_HEADER = "BrupopNodeUid"
 TOKEN_HEADER = "BrupopK8sAuthToken"
 MAX_CONNECT_SECONDS = 10.0
 
-log = structlog.get_logger(__name__)
+log = event_lines.get_logger(__name__)
 
 
 @dataclass(frozen=True)

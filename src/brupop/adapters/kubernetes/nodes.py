@@ -51,13 +51,20 @@ class KubernetesNodeRepository:
         source = watching.WatchSource(
             "list nodes", self._api.list_node, node_from_object, (), params
         )
-        items, version = watching.list_items(self._calls, source)
+        items, version = watching.list_items(self._calls, source, watching.LIST_PAGE_SIZE)
         return Listing(items=tuple(node for node, _ in items), resource_version=version or None)
 
     def watch(
-        self, resource_version: str | None, timeout_seconds: float
+        self,
+        resource_version: str | None,
+        timeout_seconds: float,
+        label_selector: Mapping[str, str] | None = None,
     ) -> Iterator[WatchEvent[Node]]:
-        source = watching.WatchSource("watch nodes", self._api.list_node, node_from_object)
+        selector = selector_text(label_selector)
+        params = (("label_selector", selector),) if selector else ()
+        source = watching.WatchSource(
+            "watch nodes", self._api.list_node, node_from_object, (), params
+        )
         return watching.watch(self._calls, source, resource_version, timeout_seconds)
 
     def set_unschedulable(self, name: str, unschedulable: bool) -> Node:

@@ -51,7 +51,7 @@ class KubernetesShadowRepository:
         source = watching.WatchSource(
             "list shadows", self._source.list_method, _readable_or_none, self._source.args
         )
-        items, version = watching.list_items(self._calls, source)
+        items, version = watching.list_items(self._calls, source, watching.LIST_PAGE_SIZE)
         return Listing(items=tuple(item for item, _ in items), resource_version=version or None)
 
     def watch(

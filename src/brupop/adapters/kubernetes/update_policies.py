@@ -1,5 +1,7 @@
 """KubernetesUpdatePolicyRepository: BottlerocketUpdatePolicy custom objects in brupop's
-namespace, read through the custom objects API; the status goes through `/status`."""
+namespace, read through the custom objects API; the status goes through `/status`. Spec
+and conditional status writes are merge patches carrying `metadata.resourceVersion`, which the
+apiserver refuses (409) when the object changed since."""
 
 from __future__ import annotations
 
@@ -19,7 +21,12 @@ from brupop.domain.policy_object import (
     policy_snapshot,
 )
 from brupop.domain.shadow import API_GROUP
-from brupop.domain.update_policy import API_VERSION, DEFAULT_POLICY_NAME, KIND
+from brupop.domain.update_policy import (
+    API_VERSION,
+    DEFAULT_POLICY_NAME,
+    KIND,
+    UpdatePolicySpec,
+)
 from brupop.domain.update_policy_status import UpdatePolicyStatus
 
 log = structlog.get_logger(__name__)
@@ -53,19 +60,62 @@ class KubernetesUpdatePolicyRepository:
     ) -> Iterator[WatchEvent[UpdatePolicy]]:
         return watching.watch(self._calls, self._source, resource_version, timeout_seconds)
 
-    def update_status(self, status: UpdatePolicyStatus) -> UpdatePolicy:
+    def get(self) -> UpdatePolicy:
+        found = self._calls.json(
+            f"get update policy {DEFAULT_POLICY_NAME!r}",
+            self._api.get_namespaced_custom_object,
+            *self._source.args,
+            DEFAULT_POLICY_NAME,
+        )
+        return policy_from_object(found)
+
+    def create(self, spec: UpdatePolicySpec) -> UpdatePolicy:
+        written = {"paused": spec.paused} | spec.model_dump(mode="json", exclude_defaults=True)
+        body: JSON = {
+            "apiVersion": API_VERSION,
+            "kind": KIND,
+            "metadata": {"name": DEFAULT_POLICY_NAME, "namespace": self.namespace},
+            "spec": written,
+        }
+        created = self._calls.json(
+            f"create update policy {DEFAULT_POLICY_NAME!r}",
+            self._api.create_namespaced_custom_object,
+            *self._source.args,
+            body,
+        )
+        return policy_from_object(created)
+
+    def set_paused(self, paused: bool, resource_version: str) -> UpdatePolicy:
+        body: JSON = {
+            "apiVersion": API_VERSION,
+            "kind": KIND,
+            "metadata": {"resourceVersion": resource_version},  # the apiserver's 409 guard
+            "spec": {"paused": paused},
+        }
+        patched = self._calls.json(
+            f"{'pause' if paused else 'unpause'} update policy {DEFAULT_POLICY_NAME!r}",
+            self._api.patch_namespaced_custom_object,
+            *self._source.args,
+            DEFAULT_POLICY_NAME,
+            body,
+            _content_type=MERGE_PATCH,
+        )
+        return policy_from_object(patched)
+
+    def update_status(
+        self, status: UpdatePolicyStatus, resource_version: str | None = None
+    ) -> UpdatePolicy:
         body: JSON = {
             "apiVersion": API_VERSION,
             "kind": KIND,
             "status": status.model_dump(mode="json"),  # None fields: removed by the merge patch
         }
+        if resource_version is not None:
+            body["metadata"] = {"resourceVersion": resource_version}
         patched = self._calls.json(
             f"update status of update policy {DEFAULT_POLICY_NAME!r}",
             self._api.patch_namespaced_custom_object_status,
-            API_GROUP,
-            VERSION,
-            self.namespace,
-            PLURAL,
+            *self._source.args,
             DEFAULT_POLICY_NAME,
             body,
             _content_type=MERGE_PATCH,

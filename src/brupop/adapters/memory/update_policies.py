@@ -16,7 +16,7 @@ from brupop.domain.policy_object import (
     policy_from_object,
     policy_snapshot,
 )
-from brupop.domain.update_policy import DEFAULT_POLICY_NAME
+from brupop.domain.update_policy import DEFAULT_POLICY_NAME, UpdatePolicySpec
 from brupop.domain.update_policy_status import UpdatePolicyStatus
 
 
@@ -44,9 +44,41 @@ class InMemoryUpdatePolicyRepository:
     ) -> Iterator[WatchEvent[UpdatePolicy]]:
         return self.store.watch(resource_version, timeout_seconds, self._ours)
 
-    def update_status(self, status: UpdatePolicyStatus) -> UpdatePolicy:
+    def get(self) -> UpdatePolicy:
+        return self.store.get(_key(self.namespace, DEFAULT_POLICY_NAME))
+
+    def create(self, spec: UpdatePolicySpec) -> UpdatePolicy:
+        created = UpdatePolicy(
+            name=DEFAULT_POLICY_NAME,
+            namespace=self.namespace,
+            spec=spec,
+            generation=1,
+            uid=str(uuid.uuid4()),
+        )
+        return self.store.create(_key(self.namespace, DEFAULT_POLICY_NAME), created)
+
+    def set_paused(self, paused: bool, resource_version: str) -> UpdatePolicy:
         key = _key(self.namespace, DEFAULT_POLICY_NAME)
-        return self.store.update(key, lambda p: dataclasses.replace(p, status=status))
+        with self.store.lock:
+            current = self.store.get(key)
+            if current.spec is None:
+                # The unreadable spec is not kept here (only its reason), so there is nothing
+                # to set `paused` in: the object stays as unreadable as it was.
+                return self.store.replace(key, current, resource_version)
+            spec = current.spec.model_copy(update={"paused": paused})
+            generation = (current.generation or 0) + (spec != current.spec)
+            changed = dataclasses.replace(current, spec=spec, generation=generation)
+            return self.store.replace(key, changed, resource_version)
+
+    def update_status(
+        self, status: UpdatePolicyStatus, resource_version: str | None = None
+    ) -> UpdatePolicy:
+        key = _key(self.namespace, DEFAULT_POLICY_NAME)
+        with self.store.lock:
+            current = self.store.get(key)
+            return self.store.replace(
+                key, dataclasses.replace(current, status=status), resource_version
+            )
 
     # --- setup: what a person does with kubectl ---------------------------------------------
 

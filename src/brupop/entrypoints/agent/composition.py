@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-import structlog
-
+from brupop.adapters.system import event_lines
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.agent.settings import AgentSettings, load_settings
-from brupop.entrypoints.logs import start_logging
+from brupop.entrypoints.log_filter import LogFilter
+from brupop.entrypoints.log_settings import writes_json
 from brupop.entrypoints.settings_error import EXIT_BAD_SETTINGS, SettingsError, refuse_start
 from brupop.ports.clock import Clock
 from brupop.ports.node_operations import NodeOperations
@@ -70,14 +70,7 @@ def launch(argv: list[str], build_ports: PortsFactory, clock: Clock) -> int:
         settings = load_settings(os.environ)
     except SettingsError as error:
         return refuse_start("agent", error)
-    log = start_logging(
-        "agent",
-        settings.node_name,
-        formatter=settings.logging_formatter,
-        directive=settings.tracing_filter_directive,
-    )
-    # Lines from the adapters' own loggers carry the component and node too.
-    structlog.contextvars.bind_contextvars(component="agent", node=settings.node_name)
+    log = configure_agent_logging(settings)
     ports = build_ports(settings, clock)
     return run_agent(
         settings,
@@ -87,6 +80,22 @@ def launch(argv: list[str], build_ports: PortsFactory, clock: Clock) -> int:
         clock=clock,
         log=log,
     )
+
+
+def configure_agent_logging(settings: AgentSettings) -> event_lines.EventLines:
+    """LOGGING_FORMATTER and TRACING_FILTER_DIRECTIVE, as every brupop process reads them; every
+    line, the adapters' own included, carries the component and the node. Parts of the directive
+    the agent has no use for are named once."""
+    log_filter = LogFilter.parse(settings.tracing_filter_directive, "agent")
+    log = event_lines.configure(
+        level=log_filter.level,
+        as_json=writes_json(settings.logging_formatter, on_terminal=sys.stderr.isatty()),
+        component="agent",
+        node=settings.node_name,
+    )
+    if log_filter.unused:
+        log.warning("logging.directive_parts_unused", unused=list(log_filter.unused))
+    return log
 
 
 def agent_config(settings: AgentSettings) -> AgentConfig:
@@ -142,6 +151,8 @@ def run_agent(
         log.error("agent.crashed", error=type(error).__name__, exc_info=True)
         write_termination_log(settings.termination_log, f"agent crashed: {error!r}")
         return EXIT_FATAL
+    finally:
+        early_stop.ignore_from_now()
     return exit_code(outcome, settings.termination_log)
 
 

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from brupop.entrypoints.logs import FilterDirective, LoggingFormatter
+from brupop.entrypoints.log_settings import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
     ONE_DAY,

@@ -9,6 +9,7 @@ from dependency_injector import containers, providers
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
+from brupop.entrypoints.controller.limit_metric import publish_concurrency_limit
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.settings import ControllerSettings
 from brupop.ports.clock import Clock
@@ -43,6 +44,13 @@ def build_service(
     )
 
 
+def build_metrics(config: ControllerConfig) -> PrometheusRolloutMetrics:
+    """The rollout's collectors plus the concurrency limit in force."""
+    metrics = PrometheusRolloutMetrics()
+    publish_concurrency_limit(metrics.registry, config.policy.limit)
+    return metrics
+
+
 def build_surface(metrics: PrometheusRolloutMetrics, service: ControllerService) -> Surface:
     return Surface(metrics=metrics.exposition, controller=service)
 
@@ -59,7 +67,7 @@ class ControllerContainer(containers.DeclarativeContainer):
         namespace=settings.provided.namespace,
         clock=clock,
     )
-    metrics = providers.Singleton(PrometheusRolloutMetrics)
+    metrics = providers.Singleton(build_metrics, config=config)
     service = providers.Singleton(
         build_service, cluster=cluster, clock=clock, config=config, metrics=metrics
     )

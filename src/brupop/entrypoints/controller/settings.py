@@ -25,9 +25,10 @@ from brupop.domain.maintenance_window import (
 )
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.states import StateTimeouts
-from brupop.entrypoints.logs import FilterDirective, LoggingFormatter
+from brupop.entrypoints.log_settings import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
+    ONE_DAY,
     ONE_HOUR,
     ONE_MINUTE,
     ONE_WEEK,
@@ -68,6 +69,10 @@ class ControllerSettings(BaseSettings):
     update_window_stop: str | None = Field(None, alias="UPDATE_WINDOW_STOP")
     scheduler_time_zone: str = Field("UTC", alias="SCHEDULER_TIME_ZONE")
     tick_seconds: float = seconds("CONTROLLER_TICK_SECONDS", 2.0, most=ONE_MINUTE)
+    # At least a second: a resync lists every shadow and Node, so it must never run in a loop.
+    resync_seconds: float = Field(
+        600.0, ge=1, le=ONE_DAY, allow_inf_nan=False, alias="CONTROLLER_RESYNC_SECONDS"
+    )
     metrics_port: int = whole_number("CONTROLLER_METRICS_PORT", 8080, least=0, most=65535)
     bind_address: str = Field(
         default_factory=default_bind_address, min_length=1, alias="CONTROLLER_BIND_ADDRESS"
@@ -154,6 +159,7 @@ class ControllerSettings(BaseSettings):
             namespace=self.namespace,
             identity=identity or replica_identity(),
             tick_seconds=self.tick_seconds,
+            resync_seconds=self.resync_seconds,
             lease_seconds=self.lease_seconds,
             renew_seconds=self.renew_seconds,
         )

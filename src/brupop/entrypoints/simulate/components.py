@@ -18,6 +18,9 @@ from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.states import StateTimeouts
 from brupop.domain.waiting_reason import NodeReport
 from brupop.entrypoints.apiserver import ApiserverOptions, build_apiserver_app, serve_in_thread
+from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
+from brupop.entrypoints.controller.limit_metric import publish_concurrency_limit
+from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.logs import configure_logging
 from brupop.entrypoints.simulate.certificates import LOOPBACK_HOST, TlsFiles
 from brupop.entrypoints.simulate.options import SimulationOptions
@@ -42,6 +45,11 @@ class RunningApiserver(Protocol):
 
 class ControllerHandle(Protocol):
     """A controller that can be started and stopped (a scenario restarts it)."""
+
+    @property
+    def url(self) -> str:
+        """The base URL of its HTTP surface (`/metrics`, `/status`), once started."""
+        ...
 
     def start(self) -> None: ...
 
@@ -109,7 +117,8 @@ def start_apiserver(
 
 
 class _Controller:
-    """One controller replica in a thread; `stop()` then a new instance is a pod restart."""
+    """One controller replica in a thread, with its HTTP surface on a free loopback port (as
+    `brupop controller` serves it); `stop()` then a new instance is a pod restart."""
 
     def __init__(self, cluster: InMemoryCluster, options: SimulationOptions, identity: str):
         timing = options.timing
@@ -131,6 +140,8 @@ class _Controller:
             renew_seconds=timing["leader-renew"],
             watch_seconds=_CONTROLLER_WATCH_SECONDS,
         )
+        metrics = PrometheusRolloutMetrics()
+        publish_concurrency_limit(metrics.registry, config.policy.limit)
         self.service = ControllerService(
             shadows=cluster.shadows,
             nodes=cluster.nodes,
@@ -139,19 +150,33 @@ class _Controller:
             events=cluster.events,
             clock=cluster.clock,
             config=config,
+            metrics=metrics,
         )
+        self._server = ControllerHttpServer(
+            Surface(metrics.exposition, self.service), LOOPBACK_HOST, 0
+        )
+        self._serving = False
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self.service.run, args=(self._stop,), name=identity, daemon=True
         )
 
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK_HOST}:{self._server.port}"
+
     def start(self) -> None:
+        self._server.start()
+        self._serving = True
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
+        if self._serving:
+            self._serving = False
+            self._server.stop()
 
     def reports(self) -> list[NodeReport]:
         return self.service.reports()

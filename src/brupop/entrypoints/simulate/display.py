@@ -19,7 +19,7 @@ from rich.table import Table
 
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.observer import NodeView
-from brupop.entrypoints.simulate.report import SimulationReport
+from brupop.entrypoints.simulate.report import FAILURES_IN_VERDICT, SimulationReport
 from brupop.entrypoints.simulate.supervisor import AgentView
 
 _PHASES = (
@@ -177,12 +177,25 @@ def print_summary(console: Console, report: SimulationReport) -> None:
         f"max outside Idle at once: {report.max_concurrent_observed} "
         f"(limit {report.max_concurrent_allowed or 'unlimited'}); "
         f"tracebacks: {report.tracebacks}; chaos kills: {report.chaos_kills_sent}; "
-        f"controller restarts: {report.controller_restarts}",
+        f"controller restarts: {report.controller_restarts}" + _early_sigterms(report),
         highlight=False,
     )
+    for failure in report.failures[FAILURES_IN_VERDICT:]:
+        console.print(f"also failed: {failure}", highlight=False, soft_wrap=True, markup=False)
     if report.log_dir:
         console.print(f"agent logs: {report.log_dir}", highlight=False, soft_wrap=True)
     console.print(report.verdict, highlight=False, soft_wrap=True, markup=False)
+
+
+def _early_sigterms(report: SimulationReport) -> str:
+    """The agents the harness killed by SIGTERM before they could handle it (not their fault)."""
+    early = sum(
+        1
+        for node in report.nodes
+        for exit_ in node.agent_exits
+        if exit_.get("sigterm_before_handler") and exit_.get("code") == -15
+    )
+    return f"; killed by a SIGTERM sent before their handler: {early}" if early else ""
 
 
 def _last(failure: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from pathlib import Path
 from types import FrameType
 
 from rich.console import Console
@@ -49,8 +50,7 @@ def main(argv: list[str]) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     report = outcome.report
-    if options.report is not None:
-        report.write(options.report)
+    written = options.report is None or _write_report(console, report, options.report)
     print_summary(console, report)
     if options.timeline is not None and outcome.timeline is not None:
         try:
@@ -66,6 +66,8 @@ def main(argv: list[str]) -> int:
         console.print(f"timeline: {options.timeline}", markup=False)
     if outcome.interrupted:
         return EXIT_INTERRUPTED
+    if not written:
+        return EXIT_HARNESS_FAILED
     return EXIT_OK if report.ok else EXIT_ROLLOUT_FAILED
 
 
@@ -80,6 +82,17 @@ def timeline_title(report: SimulationReport) -> str:
         f"{'OK' if report.ok else 'FAILED'}, {updated}/{len(nodes)} updated "
         f"in {report.duration_seconds:.0f} s"
     )
+
+
+def _write_report(console: Console, report: SimulationReport, path: Path) -> bool:
+    """Write the JSON report; if that fails now (checked at start, so rarely), say so and
+    go on to the summary rather than lose it."""
+    try:
+        report.write(path)
+    except OSError as error:
+        console.print(f"brupop simulate: could not write the report {path}: {error}", markup=False)
+        return False
+    return True
 
 
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:

@@ -56,6 +56,7 @@ def node_outcome(
             {
                 "code": e.code,
                 "cause": str(e.cause),
+                "sigterm_before_handler": e.sigterm_before_handler,
                 "ran_seconds": round(e.ran_seconds, 2),
                 "peak_rss_kib": e.peak_rss_kib,
             }

@@ -175,7 +175,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         from_version=from_version,
         to_version=to_version,
         apiclient=_executable("--apiclient", args.apiclient),
-        report=Path(args.report) if args.report else None,
+        report=_report_path(args.report) if args.report else None,
         timeline=_picture(args.timeline),
         log_dir=Path(args.log_dir) if args.log_dir else None,
         work_dir=Path(args.work_dir) if args.work_dir else None,
@@ -257,6 +257,26 @@ def _picture(raw: str | None) -> Path | None:
         return check_picture_path(raw)
     except PicturePathError as error:
         raise OptionError(f"--timeline: {error}") from None
+
+
+def _report_path(raw: str) -> Path:
+    """A file this run can write at its end: checked now, so that a long run's report and
+    summary are not lost to a typo."""
+    path = Path(raw).expanduser()
+    if path.is_dir():
+        raise OptionError(
+            f"--report: {raw} is a directory; give a file name, like {path}/report.json"
+        )
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OptionError(f"--report: {raw} is not writable")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent  # the report's directories are made at the end
+    if not parent.is_dir():
+        raise OptionError(f"--report: {raw} cannot be created: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OptionError(f"--report: {raw} cannot be created: {parent} is not writable")
+    return path
 
 
 def _version(flag: str, raw: str) -> str:

@@ -106,7 +106,7 @@ def judge(facts: RunFacts) -> SimulationReport:
         failures.append(f"{facts.tracebacks} traceback(s) in agent logs")
     updated = sum(node.updated_to(facts.to_version) for node in facts.nodes)
     if failures:
-        verdict = f"FAILED ({updated}/{len(facts.nodes)} nodes updated): " + "; ".join(failures)
+        verdict = f"FAILED ({updated}/{len(facts.nodes)} nodes updated): " + _first(failures)
     else:
         shown = "unlimited" if limit is None else str(limit)
         verdict = (
@@ -130,6 +130,21 @@ def judge(facts: RunFacts) -> SimulationReport:
         controller_restarts=facts.controller_restarts,
         log_dir=facts.log_dir,
     )
+
+
+# The verdict is one line: at 100 nodes, all their failures would make it many KB.
+FAILURES_IN_VERDICT = 3
+_LONGEST_IN_VERDICT = 240
+
+
+def _first(failures: list[str]) -> str:
+    """The first few failures, each shortened, and how many more the lines above list."""
+    shown = [
+        text if len(text) <= _LONGEST_IN_VERDICT else text[: _LONGEST_IN_VERDICT - 3] + "..."
+        for text in failures[:FAILURES_IN_VERDICT]
+    ]
+    more = len(failures) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more (listed above)" if more else "")
 
 
 def _node_failures(node: NodeReport, target: str) -> list[str]:

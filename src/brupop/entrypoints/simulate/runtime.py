@@ -8,6 +8,10 @@ simulation process, every agent would look as large as the simulation itself.
 
 Commands arrive as JSON lines on stdin, events leave as JSON lines on stdout. It dies with its
 parent (PR_SET_PDEATHSIG) and every agent dies with it, so no agent ever outlives a run.
+
+It also tells when each agent has a SIGTERM handler (the kernel's `SigCgt` mask), and whether a
+SIGTERM it delivered found none: an interpreter still starting cannot run any code of ours, so
+a death by such a signal is the harness's doing, not the agent's.
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ import os
 import select
 import signal
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 _POLL_SECONDS = 0.02
+_HANDLER_LOOK_SECONDS = 0.1  # how often starting agents' signal masks are read (100 agents: 1k/s)
 
 
 def main() -> int:
@@ -43,11 +50,14 @@ class _Runtime:
     def __init__(self) -> None:
         self.node_of: dict[int, str] = {}
         self.pid_of: dict[str, int] = {}
+        self.handling: set[int] = set()  # pids seen with a SIGTERM handler
+        self.next_look = 0.0
 
     def serve(self) -> None:
         pending = b""
         while True:
             self.reap(block=False)
+            self.look_for_handlers()
             ready, _, _ = select.select([0], [], [], _POLL_SECONDS)
             if not ready:
                 continue
@@ -71,9 +81,33 @@ class _Runtime:
         elif op == "signal":
             target = self.pid_of.get(str(command["node"]))
             if target is not None:
-                _send(target, int(command["signal"]), group=bool(command.get("group")))
+                sig = int(command["signal"])
+                if sig == signal.SIGTERM and not self.has_handler(target):
+                    _emit(
+                        {"event": "unhandled_sigterm", "node": self.node_of[target], "pid": target}
+                    )
+                _send(target, sig, group=bool(command.get("group")))
         elif op == "quit":
             return False
+        return True
+
+    def look_for_handlers(self) -> None:
+        """Announce each agent whose SIGTERM handler has just appeared."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return
+        self.next_look = now + _HANDLER_LOOK_SECONDS
+        for pid in [pid for pid in self.node_of if pid not in self.handling]:
+            self.has_handler(pid)
+
+    def has_handler(self, pid: int) -> bool:
+        """Whether `pid` catches SIGTERM now; the first time it does, say so."""
+        if pid in self.handling:
+            return True
+        if not catches_sigterm(pid):
+            return False
+        self.handling.add(pid)
+        _emit({"event": "handler_ready", "node": self.node_of[pid], "pid": pid})
         return True
 
     def reap(self, *, block: bool) -> None:
@@ -86,6 +120,7 @@ class _Runtime:
             if pid == 0:
                 return
             node = self.node_of.pop(pid, None)
+            self.handling.discard(pid)
             if node is None:
                 continue
             if self.pid_of.get(node) == pid:
@@ -131,6 +166,26 @@ def _spawn(argv: list[str], env: dict[str, str], log_path: str) -> int:
     with contextlib.suppress(OSError):  # the child did it first, or already exited
         os.setpgid(pid, pid)
     return pid
+
+
+# Without /proc (not Linux) a handler cannot be seen: every agent then counts as handling
+# SIGTERM from its start, which keeps the verdict as strict as it was.
+_SIGNAL_MASKS_READABLE = Path("/proc/self/status").is_file()
+
+
+def catches_sigterm(pid: int) -> bool:
+    """Whether the process has a handler for SIGTERM, from the kernel's mask of caught signals."""
+    if not _SIGNAL_MASKS_READABLE:
+        return True
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith("SigCgt:"):
+            caught = int(line.split(":", 1)[1].strip() or "0", 16)
+            return bool(caught >> (signal.SIGTERM - 1) & 1)
+    return False
 
 
 def _send(pid: int, sig: int, *, group: bool) -> None:

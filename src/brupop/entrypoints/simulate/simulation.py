@@ -24,6 +24,7 @@ from brupop.entrypoints.simulate.agent_logs import count_tracebacks
 from brupop.entrypoints.simulate.certificates import TlsFiles, write_loopback_tls
 from brupop.entrypoints.simulate.chaos import ChaosMonkey
 from brupop.entrypoints.simulate.display import LiveView, PlainProgress
+from brupop.entrypoints.simulate.endpoints import Endpoints, write_endpoints
 from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.node_outcome import node_outcome
 from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
@@ -31,6 +32,7 @@ from brupop.entrypoints.simulate.options import SimulationOptions
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
 from brupop.entrypoints.simulate.timeline import simulated_timeline
+from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 _TICK_SECONDS = 0.05
 
@@ -71,6 +73,8 @@ class Simulation:
         self._interrupted = False
         self._timed_out = False
         self._apiserver_url = ""
+        self._work_dir: Path | None = None
+        self._ca_file: Path | None = None
 
     def run(self) -> Outcome:
         chosen = self._options.work_dir
@@ -88,7 +92,9 @@ class Simulation:
             return Outcome(report, self._interrupted, self._timeline)
         finally:
             self._stop_all()
-            if not keep_work_dir:
+            if keep_work_dir:
+                remove_secrets(work_dir)
+            else:
                 shutil.rmtree(work_dir, ignore_errors=True)
 
     def _simulate(self, work_dir: Path, log_dir: Path) -> SimulationReport:
@@ -133,6 +139,7 @@ class Simulation:
         cluster = InMemoryCluster()
         components.send_cluster_logs_to(log_dir / "cluster.log")
         tls = write_loopback_tls(work_dir / "tls")
+        self._work_dir, self._ca_file = work_dir, tls.ca_cert
         fleet = build_fleet(cluster, self._names, work_dir, blocked_drains=options.block_drain)
         apiserver = components.start_apiserver(cluster, tls, options)
         self._apiserver_url = apiserver.url
@@ -204,6 +211,9 @@ class Simulation:
     def _start_controller(self, cluster: InMemoryCluster) -> None:
         self._controller = components.new_controller(cluster, self._options)
         self._controller.start()
+        if self._work_dir is not None and self._ca_file is not None:
+            endpoints = Endpoints(self._apiserver_url, self._controller.url, self._ca_file)
+            write_endpoints(self._work_dir, endpoints)
 
     def _stop_controller(self) -> None:
         if self._controller is not None:

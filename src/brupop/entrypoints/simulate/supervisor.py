@@ -45,10 +45,16 @@ class AgentExit:
     ran_seconds: float
     cause: ExitCause
     ended_at: float = 0.0  # time.monotonic() when the harness heard of it
+    # The harness sent SIGTERM while the process had no handler for it yet: an interpreter
+    # still starting, before any code of the agent's could run.
+    sigterm_before_handler: bool = False
 
     @property
     def acceptable(self) -> bool:
-        """Exit 0 (a SIGTERM included: the agent must handle it), or the chaos SIGKILL."""
+        """Exit 0 (a SIGTERM included: the agent must handle it), the chaos SIGKILL, or a
+        SIGTERM death the harness caused by signalling before the agent could handle it."""
+        if self.code == -signal.SIGTERM:
+            return self.sigterm_before_handler
         return self.code == 0 or (
             self.cause is ExitCause.CHAOS_SIGKILL and self.code == -signal.SIGKILL
         )
@@ -76,6 +82,8 @@ class _Slot:
     next_start_at: float = 0.0
     quick_exits: int = 0
     log_size_at_start: int = 0
+    handler_ready: bool = False  # the runtime saw its SIGTERM handler
+    sigterm_before_handler: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,11 +133,16 @@ class AgentSupervisor:
             return {name: _view(slot) for name, slot in self._slots.items()}
 
     def running_nodes(self, *, ready: bool = False) -> list[str]:
-        """Nodes whose agent runs now; with `ready`, only those that have logged since start
-        (past their start-up, so their SIGTERM handler is in place)."""
+        """Nodes whose agent runs now; with `ready`, only those past their start-up: their
+        SIGTERM handler is in place and they have logged since they started."""
         with self._lock:
             running = [s for s in self._slots.values() if s.running and s.pid is not None]
-        return [slot.spec.node for slot in running if not ready or _has_logged(slot)]
+            handling = {s.spec.node for s in running if s.handler_ready}
+        return [
+            slot.spec.node
+            for slot in running
+            if not ready or (slot.spec.node in handling and _has_logged(slot))
+        ]
 
     def signal_agent(self, node: str, sig: signal.Signals) -> bool:
         """Chaos: SIGTERM the agent (as a kubelet stops a container) or SIGKILL its group."""
@@ -156,6 +169,9 @@ class AgentSupervisor:
             self._thread.join()
         if self._reader.is_alive():
             self._reader.join()
+        runtime = self._runtime
+        if runtime is not None and runtime.stdout is not None:
+            runtime.stdout.close()  # the reader has read it to its end
 
     # --- the supervisor thread: decides starts and restarts ----------------------------------
 
@@ -185,6 +201,7 @@ class AgentSupervisor:
         slot.started_at = now
         slot.starts += 1
         slot.cause = ExitCause.ON_ITS_OWN
+        slot.handler_ready = slot.sigterm_before_handler = False
 
     def _shut_down(self) -> None:
         with self._lock:
@@ -250,10 +267,16 @@ class AgentSupervisor:
             slot = self._slots.get(str(event.get("node")))
             if slot is None:
                 return
-            if event.get("event") == "started":
+            kind = event.get("event")
+            if kind == "started":
                 slot.pid = int(event["pid"])
                 return
-            if event.get("event") != "exited":
+            if kind in ("handler_ready", "unhandled_sigterm"):
+                if slot.pid == int(event["pid"]):
+                    slot.handler_ready |= kind == "handler_ready"
+                    slot.sigterm_before_handler |= kind == "unhandled_sigterm"
+                return
+            if kind != "exited":
                 return
             ran = now - slot.started_at
             slot.exits.append(
@@ -264,6 +287,7 @@ class AgentSupervisor:
                     ran_seconds=ran,
                     cause=slot.cause,
                     ended_at=now,
+                    sigterm_before_handler=slot.sigterm_before_handler,
                 )
             )
             slot.running, slot.pid = False, None

@@ -3,7 +3,8 @@ controller for every node's row, or draw the rollout's timeline from the shadows
 
 Without `--url` it goes through the Kubernetes API's service proxy, configured like kubectl (in
 a pod, its service account; else $KUBECONFIG or ~/.kube/config). With no configuration at all
-it tries a port-forward's address, and otherwise says how to get one.
+it tries a port-forward's address, and otherwise says how to get one. Through the API it also
+reads the `default` update policy, whose phase and message become the table's first line.
 """
 
 from __future__ import annotations
@@ -13,10 +14,18 @@ import json
 import sys
 from typing import Any
 
+from kubernetes.client import Configuration
+
 from brupop.adapters.kubernetes.cluster import load_configuration
 from brupop.entrypoints.argument_types import dns_label, seconds_up_to
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.status.cluster_timeline import limit_of
+from brupop.entrypoints.status.policy_line import (
+    PolicyUnreadable,
+    policy_line,
+    policy_summary,
+    read_policy,
+)
 from brupop.entrypoints.status.reaching import (
     LOCAL_URL,
     ControllerService,
@@ -68,7 +77,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def read_status(url: str | None, namespace: str, timeout: float) -> dict[str, Any]:
-    """The controller's `/status` document, from `url` or through the Kubernetes API."""
+    """The controller's `/status` document, from `url` or through the Kubernetes API; through
+    the API, with the `default` policy's phase and message under `policy` when it exists."""
     if url:
         return read_url(url, timeout)
     service = ControllerService(namespace)
@@ -83,7 +93,22 @@ def read_status(url: str | None, namespace: str, timeout: float) -> dict[str, An
                 f"nothing answers at {LOCAL_URL}: configure kubectl for your cluster, or run "
                 f"`{service.port_forward_hint()}` and retry (or pass --url)"
             ) from None
-    return read_through_api(configuration, service, timeout)
+    document = read_through_api(configuration, service, timeout)
+    if "policy" not in document:
+        _add_policy(document, configuration, namespace, timeout)
+    return document
+
+
+def _add_policy(
+    document: dict[str, Any], configuration: Configuration, namespace: str, timeout: float
+) -> None:
+    try:
+        policy = read_policy(configuration, namespace, timeout)
+    except PolicyUnreadable as error:  # the nodes are still worth showing
+        print(f"brupop status: {error}", file=sys.stderr)
+        return
+    if policy is not None:
+        document["policy"] = policy_summary(policy)
 
 
 def main(argv: list[str]) -> int:
@@ -104,5 +129,8 @@ def main(argv: list[str]) -> int:
     if args.output == "json":
         print(json.dumps(document, indent=2))
         return 0
+    policy = document.get("policy")
+    if isinstance(policy, dict):
+        print(policy_line(policy))
     print(format_table(document.get("nodes", [])))
     return 0

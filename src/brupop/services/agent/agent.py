@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import threading
 
-import structlog
-
 from brupop.domain.agent_status import (
     Observation,
     initial_status,
@@ -70,13 +68,13 @@ class NodeAgent:
         config: AgentConfig | None = None,
         *,
         stop: StopFlag | None = None,
-        log: EventLog | None = None,
+        log: EventLog,
     ) -> None:
         self._store = shadow_store
         self._clock = clock
         self._config = config or AgentConfig()
         self._stop = stop or StopFlag()
-        self._log: EventLog = log if log is not None else structlog.get_logger()
+        self._log = log
         self._observer = HostObserver(
             update_api, clock, self._stop, self._log, self._config.update_check_interval_seconds
         )

@@ -19,6 +19,7 @@ from brupop.ports.clock import Clock
 from brupop.ports.errors import DrainFailedError, NotFoundError, PortError, TooManyRequestsError
 from brupop.ports.pod_repository import PodRepository
 from brupop.services.apiserver.drain_plan import DrainPlan, plan_drain, pod_ref
+from brupop.services.apiserver.eviction_refusals import EvictionRefusals
 from brupop.services.apiserver.node_actions import NodeActions
 
 log = structlog.get_logger(__name__)
@@ -32,6 +33,7 @@ class DrainTimings:
     retry_interval_seconds: float = 5.0
     deletion_timeout_seconds: float = 300.0
     concurrent_evictions: int = 5
+    refusal_summary_seconds: float = 60.0  # one line per interval while a budget holds pods
 
 
 @dataclass
@@ -61,6 +63,9 @@ class Drainer:
         log.info("drain.started", node=node_name)
         report = DrainReport(node_name)
         refusals: dict[str, str] = {}
+        refusal_log = EvictionRefusals(
+            node_name, self._clock, summary_interval_seconds=self._timings.refusal_summary_seconds
+        )
         while True:
             plan = plan_drain(self._pods.list_on_node(node_name))
             if plan.is_done:
@@ -68,8 +73,9 @@ class Drainer:
                 return report
             if self._clock.monotonic() >= deadline:
                 raise self._gave_up(node_name, plan.remaining, refusals)
-            refused = self._remove_once(plan, report)
+            refused = self._remove_once(plan, report, refusal_log)
             refusals.update(refused)
+            refusal_log.summarize_if_due(refused)
             removed = [p for p in plan.evict + plan.delete if pod_ref(p) not in refused]
             self._await_gone(node_name, removed + list(plan.await_gone))
             if refused:
@@ -78,12 +84,14 @@ class Drainer:
                 )
                 self._clock.sleep(max(pause, 0.0))
 
-    def _remove_once(self, plan: DrainPlan, report: DrainReport) -> dict[str, str]:
+    def _remove_once(
+        self, plan: DrainPlan, report: DrainReport, refusal_log: EvictionRefusals
+    ) -> dict[str, str]:
         """Evict or delete each pod once, at most N at a time; return the refusals by pod."""
         jobs = [(pod, True) for pod in plan.evict] + [(pod, False) for pod in plan.delete]
         workers = max(1, min(self._timings.concurrent_evictions, len(jobs)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evict") as pool:
-            outcomes = list(pool.map(lambda job: self._remove(*job), jobs))
+            outcomes = list(pool.map(lambda job: self._remove(job[0], job[1], refusal_log), jobs))
         refused: dict[str, str] = {}
         for (pod, evicting), reason in zip(jobs, outcomes, strict=True):
             if reason is not None:
@@ -92,7 +100,7 @@ class Drainer:
                 (report.evicted if evicting else report.deleted).append(pod_ref(pod))
         return refused
 
-    def _remove(self, pod: Pod, evicting: bool) -> str | None:
+    def _remove(self, pod: Pod, evicting: bool, refusal_log: EvictionRefusals) -> str | None:
         """Evict (or delete) one pod; None when it is gone or going, else why not."""
         try:
             if evicting:
@@ -102,12 +110,16 @@ class Drainer:
         except NotFoundError:
             return None
         except TooManyRequestsError as refusal:
-            log.info("drain.eviction_refused", pod=pod_ref(pod), reason=str(refusal))
+            refusal_log.refused(pod_ref(pod), str(refusal))
             return "a PodDisruptionBudget refuses the eviction"
         except PortError as error:
             log.info("drain.eviction_failed", pod=pod_ref(pod), error=str(error))
             return f"last error: {error}"
-        log.info("drain.pod_evicted" if evicting else "drain.pod_deleted", pod=pod_ref(pod))
+        refused = refusal_log.count(pod_ref(pod))
+        extra = {"after_refusals": refused} if refused else {}
+        log.info(
+            "drain.pod_evicted" if evicting else "drain.pod_deleted", pod=pod_ref(pod), **extra
+        )
         return None
 
     def _await_gone(self, node_name: str, pods: Sequence[Pod]) -> None:

@@ -24,3 +24,8 @@ class ControllerConfig:
     watch_seconds: float = 10.0
     settle_seconds: float = 0.05
     passes_per_tick: int = 3
+    resync_seconds: float = 600.0
+    catch_up_by_list: bool = False
+    """When `tick()` is called without `run()` (tests, benchmarks) the mirrors catch up by
+    polling the watch without waiting, which the in-memory cluster can do; True catches up by
+    a list instead (a Kubernetes watch cannot be polled without waiting)."""

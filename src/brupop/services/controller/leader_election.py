@@ -57,6 +57,14 @@ class LeaderElector:
             return False
         return self._clock.monotonic() - self._renewed_mono < self._renew_deadline
 
+    @property
+    def term(self) -> int | None:
+        """The Lease's transition count while this replica leads (None otherwise): it changes
+        with every acquisition, even one that follows this replica's own lost lease."""
+        if self._lease is None or not self.is_leader():
+            return None
+        return self._lease.transitions
+
     def seconds_until_due(self) -> float:
         """How long until the next renew (leader) or try (candidate) is due."""
         last = self._renewed_mono if self._renewed_mono is not None else self._tried_mono

@@ -1,9 +1,9 @@
 """RolloutWriter: writes one pass's spec changes and tells their story (logs, Events, metrics).
 
 Every spec write is conditional on the resourceVersion the decision was made from, so a
-change made meanwhile (by an agent or another controller) turns into a ConflictError and the
-pass is decided again from a fresh list. A timeout is also recorded as a failure in the status
-(crash count + 1, failure time now), so the node backs off before it is tried again.
+change made meanwhile (by an agent or another controller) turns into a ConflictError, that
+shadow is read again and the pass decided again. A timeout is also recorded as a failure in the
+status (crash count + 1, failure time now), so the node backs off before it is tried again.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ class WriteOutcome:
     conflicts: int = 0
     written: int = 0
     stopped_leading: bool = False
+    stored: list[Shadow] = field(default_factory=list)
+    conflicted: list[str] = field(default_factory=list)
 
 
 class RolloutWriter:
@@ -72,6 +74,7 @@ class RolloutWriter:
                     self._write(change, outcome)
             except ConflictError:
                 outcome.conflicts += 1
+                outcome.conflicted.append(change.shadow.name)
                 self._log.debug("spec.changed_meanwhile", shadow=change.shadow.name)
             except NotFoundError:
                 self._log.debug("spec.shadow_gone", shadow=change.shadow.name)
@@ -79,8 +82,9 @@ class RolloutWriter:
 
     def _write(self, change: SpecChange, outcome: WriteOutcome) -> None:
         shadow = change.shadow
-        self._shadows.replace_spec(shadow.name, change.spec, shadow.resource_version)
+        stored = self._shadows.replace_spec(shadow.name, change.spec, shadow.resource_version)
         self._journal.remember(shadow.name, shadow.resource_version)
+        outcome.stored.append(stored)
         outcome.written += 1
         self._tell(change, outcome)
 
@@ -130,7 +134,8 @@ class RolloutWriter:
             self._count_timeout(fresh, now)
         # Stamped with the failure's time (not now, when a conflict made this a retry), so the
         # spec says "back to Idle after that failure" and it is never counted again.
-        self._shadows.replace_spec(fresh.name, timed_out_spec(fresh, failed_at), version)
+        stored = self._shadows.replace_spec(fresh.name, timed_out_spec(fresh, failed_at), version)
+        outcome.stored.append(stored)
         outcome.written += 1
         limit = self._timeouts.for_state(state) or 0.0
         outcome.timed_out[fresh.name] = TimeoutRecord(state, limit, now)

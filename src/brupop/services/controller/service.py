@@ -1,28 +1,26 @@
 """ControllerService: the rollout controller's loop over its ports.
 
-`tick()` is one decision: list every shadow afresh, clean up opted-out nodes, decide the pass
-with the domain policy, write it (only while holding the leader Lease), publish metrics and the
-REASON of every node. `run(stop)` repeats it whenever a shadow or Node changes (watch-driven),
-and at least every `tick_seconds`. Constructible in-process, so `brupop simulate` can run,
-stop and restart it in a thread.
+`tick()` is one decision: bring the mirror of shadows and opted-in Nodes up to date, clean up
+opted-out nodes, decide again the shadows that changed (or whose deadline passed), write the
+pass (only while holding the leader Lease), publish metrics and the REASON of the nodes whose
+reason may have changed. `run(stop)` repeats it whenever a shadow or Node changes (watch
+threads feed the mirror), and at least every `tick_seconds`. Constructible in-process, so
+`brupop simulate` can run, stop and restart it in a thread.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 import structlog
 
-from brupop.domain.cluster import Node
 from brupop.domain.drain_progress import DrainProgress, drain_progress
 from brupop.domain.maintenance_window import WindowGate
-from brupop.domain.rollout import plan_rollout, ready_to_start
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
-from brupop.domain.waiting_reason import NodeReport, Reason, RolloutView, TimeoutRecord, report
+from brupop.domain.waiting_reason import NodeReport, RolloutView, TimeoutRecord, report
 from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.ports.event_recorder import EventRecorder
@@ -31,9 +29,11 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.controller.change_watch import ChangeWatch, NodeChanges, Watchable
+from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.fleet_mirror import FleetMirror
 from brupop.services.controller.leader_election import LeaderElector
+from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
 from brupop.services.controller.quiet_metrics import QuietMetrics
@@ -41,10 +41,6 @@ from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcom
 from brupop.services.controller.write_journal import WriteJournal
 from brupop.services.supervisor import RestartPolicy
 
-_STALE_RELISTS = 3
-_TROUBLE = frozenset(
-    {Reason.TIMED_OUT, Reason.CRASHED, Reason.DRAIN_BLOCKED, Reason.BACKING_OFF, Reason.NO_STATUS}
-)
 _TIMEOUT_MEMORY = timedelta(hours=25)
 
 
@@ -86,12 +82,17 @@ class ControllerService:
         self._phases = PhaseTimer(self._metrics)
         self._gate = WindowGate(clock.now())
         self._timeouts: dict[str, TimeoutRecord] = {}
-        self._reasons: dict[str, Reason] = {}
-        self._reports: list[NodeReport] = []
         self._last_tick: float | None = None
         self._started_mono = clock.monotonic()
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
+        self.fleet = FleetMirror(shadows, nodes, config.policy)
+        self._reasons = NodeReasons(self._log)
+        self._view: RolloutView | None = None
+        self._started_before: frozenset[str] = frozenset()
+        self._followed = False
+        self._term: int | None = None  # the Lease term the mirror was last listed for
+        self._last_resync: float | None = None
 
     # --- the loop ------------------------------------------------------------------------
 
@@ -101,6 +102,9 @@ class ControllerService:
         self._metrics.set_leader(leading)
         if not leading:
             self._journal.forget()
+        term = self.elector.term if leading else None
+        self._catch_up(gained_leadership=term is not None and term != self._term)
+        self._term = term
         for _ in range(self.config.passes_per_tick):
             if not self._pass(leading and self.elector.is_leader()):
                 break
@@ -108,13 +112,13 @@ class ControllerService:
 
     def run(self, stop: threading.Event) -> None:
         """Tick on every change and at least every `tick_seconds` until `stop` is set."""
-        sources: dict[str, Watchable] = {"shadows": self._shadows, "nodes": self._nodes}
         watch_stop = threading.Event()
+        self._followed = True
+        self._fill_before_following()
         self._watch = ChangeWatch(
-            sources,
+            {"shadows": self.fleet.shadow_informer, "nodes": self.fleet.node_informer},
             self.wake,
             watch_stop,
-            relevant={"nodes": NodeChanges()},
             watch_seconds=self.config.watch_seconds,
             restart=self._watch_restart,
         )
@@ -145,6 +149,11 @@ class ControllerService:
         """Ask the loop for a pass now (a watched object changed)."""
         self._wake.set()
 
+    def request_resync(self) -> None:
+        """Make the next tick list everything again and repair the mirror from that list (what
+        the periodic resync does every `resync_seconds`)."""
+        self._last_resync = None
+
     def _wake_on(self, stop: threading.Event) -> None:
         """Interrupt the loop's wait as soon as `stop` is set."""
         stop.wait()
@@ -153,8 +162,17 @@ class ControllerService:
     # --- what the HTTP surface reads ------------------------------------------------------
 
     def reports(self) -> list[NodeReport]:
-        """Every node's row as of the last pass."""
-        return list(self._reports)
+        """Every node's row, from the shadows and what the last pass knew (built on demand)."""
+        view = self._view
+        if view is None:
+            return []
+        book = self.fleet.book
+        return report([s for n in book.names() if (s := book.shadow(n)) is not None], view)
+
+    def work_done(self) -> tuple[int, int]:
+        """(shadows decided, nodes explained) so far: what a pass with nothing new must not
+        add to, beyond the nodes in a slot."""
+        return self.fleet.book.decided, self._reasons.explained
 
     def is_ready(self) -> bool:
         """At least one pass has completed, and no change watch keeps failing."""
@@ -169,28 +187,49 @@ class ControllerService:
 
     # --- one pass -------------------------------------------------------------------------
 
+    def _fill_before_following(self) -> None:
+        """A first list, so the watch threads start from it rather than list again."""
+        for informer in (self.fleet.node_informer, self.fleet.shadow_informer):
+            try:
+                informer.relist()
+            except PortError as error:
+                self._log.debug("mirror.fill_failed", kind=informer.kind, error=str(error))
+
+    def _catch_up(self, *, gained_leadership: bool) -> None:
+        now = self._clock.monotonic()
+        last = self._last_resync
+        resync = last is None or now - last >= self.config.resync_seconds
+        self.fleet.catch_up(
+            followed=self._followed,
+            resync=resync,
+            gained_leadership=gained_leadership,
+            by_list=self.config.catch_up_by_list and not self._followed,
+        )
+        if resync:
+            self._last_resync = now
+
     def _pass(self, leading: bool) -> bool:
         """Decide and write once; True when a write met a conflict and a new pass is due."""
         now = self._clock.now()
-        shadows = self._fresh_shadows()
-        if shadows is None:
+        fleet = self.fleet
+        if self._lags_behind_own_writes():
             return False
-        nodes = list(self._nodes.list().items)
-        if leading:
-            shadows = self._cleanup.sweep(shadows, nodes)
-        drains = self._drains(shadows, nodes)
+        touched = fleet.absorb(now)
+        if leading and fleet.orphans:
+            touched |= self._sweep(now)
+        drains = self._drains()
         policy, window = self.config.policy, self.config.window
-        any_ready = bool(ready_to_start(shadows, now, policy))
-        self._gate = self._gate.advance(window, now, any_ready=any_ready)
-        plan = plan_rollout(shadows, now, policy, may_start=self._gate.is_open)
-        self._phases.observe(shadows, drains, now)
+        self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
+        plan = fleet.book.plan(now, may_start=self._gate.is_open)
+        self._phases.observe(self._shadows_named(touched | fleet.book.holders()), drains, now)
         outcome = WriteOutcome()
         if leading:
             outcome = self._writer.apply(plan, now, self.elector.is_leader)
             self._timeouts.update(outcome.timed_out)
-        if outcome.written:
-            shadows = self._after_writes(shadows)
-        self._forget_old_timeouts(shadows, now)
+        if outcome.stored or outcome.conflicted:
+            fleet.written(outcome.stored, outcome.conflicted)
+            touched |= fleet.absorb(now)
+        self._forget_old_timeouts(now)
         view = RolloutView(
             now=now,
             policy=policy,
@@ -200,37 +239,42 @@ class ControllerService:
             drains=drains,
             timeouts=dict(self._timeouts),
         )
-        self._publish(shadows, view)
+        self._publish(view, touched)
         return outcome.conflicts > 0 and not outcome.stopped_leading
 
-    def _fresh_shadows(self) -> list[Shadow] | None:
-        """A list that shows every write this replica made; None if the store lags behind."""
-        for _ in range(_STALE_RELISTS):
-            shadows = list(self._shadows.list().items)
-            if not self._journal.is_stale(shadows):
-                return shadows
-        self._log.warning("shadows.list_lags_behind_own_writes")
-        return None
+    def _lags_behind_own_writes(self) -> bool:
+        """The mirror still shows one of this replica's writes undone (its event is late)."""
+        mirror = self.fleet.shadows
+        shown = [s for n in self._journal.names() if (s := mirror.get(n)) is not None]
+        if self._journal.is_stale(shown):
+            self._log.debug("shadows.mirror_lags_behind_own_writes")
+            return True
+        return False
 
-    def _after_writes(self, decided_from: Sequence[Shadow]) -> list[Shadow]:
-        """The shadows as they are now, for the status view (our writes included)."""
-        kept = {shadow.name for shadow in decided_from}
-        try:
-            return [s for s in self._shadows.list().items if s.name in kept]
-        except PortError:
-            return list(decided_from)
+    def _sweep(self, now: datetime) -> set[str]:
+        """Clean up the orphans; the names of the shadows deleted."""
+        orphans = self.fleet.orphan_shadows()
+        staying = {s.name for s in self._cleanup.sweep(orphans, [])}
+        gone = {s.name for s in orphans} - staying
+        self.fleet.removed(gone)
+        return self.fleet.absorb(now) | gone
 
-    def _drains(self, shadows: Sequence[Shadow], nodes: Sequence[Node]) -> dict[str, DrainProgress]:
+    def _shadows_named(self, names: set[str]) -> list[Shadow]:
+        book = self.fleet.book
+        return [s for n in sorted(names) if (s := book.shadow(n)) is not None]
+
+    def _drains(self) -> dict[str, DrainProgress]:
         """Drain progress of every node being drained (spec RebootedIntoUpdate, cordoned)."""
-        cordoned = {node.name for node in nodes if node.unschedulable}
         drains: dict[str, DrainProgress] = {}
-        for shadow in shadows:
+        for shadow in self._shadows_named(self.fleet.book.holders()):
             status = shadow.status
+            node = self.fleet.nodes.get(shadow.node_name)
             if (
                 status is None
                 or shadow.spec.state is not UpdateState.REBOOTED_INTO_UPDATE
                 or status.current_state is not UpdateState.STAGED_AND_PERFORMED_UPDATE
-                or shadow.node_name not in cordoned
+                or node is None
+                or not node.unschedulable
             ):
                 continue
             try:
@@ -243,34 +287,24 @@ class ControllerService:
             drains[shadow.name] = drain_progress(pods, budgets)
         return drains
 
-    def _forget_old_timeouts(self, shadows: Sequence[Shadow], now: datetime) -> None:
-        listed = {shadow.name for shadow in shadows}
+    def _forget_old_timeouts(self, now: datetime) -> None:
+        book = self.fleet.book
         self._timeouts = {
             name: record
             for name, record in self._timeouts.items()
-            if name in listed and now - record.at < _TIMEOUT_MEMORY
+            if name in book and now - record.at < _TIMEOUT_MEMORY
         }
 
-    def _publish(self, shadows: Sequence[Shadow], view: RolloutView) -> None:
-        rows = report(shadows, view)
-        self._reports = rows
-        reported = [s.status for s in shadows if s.status is not None]
-        self._metrics.set_hosts(
-            Counter(status.current_state.value for status in reported),
-            Counter(status.current_version for status in reported),
-        )
-        waiting = Counter(row.reason.value for row in rows if row.reason.is_waiting)
-        self._metrics.set_waiting(
-            {r.value: waiting.get(r.value, 0) for r in Reason if r.is_waiting}
-        )
-        self._log_reason_changes(rows)
-
-    def _log_reason_changes(self, rows: Sequence[NodeReport]) -> None:
-        """One line when a node's reason changes (never one per pass): INFO when the node is
-        held up by trouble, DEBUG for the ordinary course of a rollout."""
-        current: Mapping[str, Reason] = {row.shadow: row.reason for row in rows}
-        for row in rows:
-            if self._reasons.get(row.shadow) is not row.reason:
-                emit = self._log.info if row.reason in _TROUBLE else self._log.debug
-                emit("node.reason", node=row.node, reason=row.reason.value, detail=row.detail)
-        self._reasons = dict(current)
+    def _publish(self, view: RolloutView, touched: set[str]) -> None:
+        """Metrics, and the reasons of the nodes whose reason may have changed."""
+        book = self.fleet.book
+        holders = book.holders()
+        held = len(holders | view.started)
+        names = touched | holders | view.started | self._started_before
+        if self._reasons.fleet_changed(view, held):
+            names.update(book.ready_names())
+        self._reasons.refresh(sorted(names), book.shadow, view, held)
+        self._started_before = view.started
+        self._view = view
+        self._metrics.set_hosts(Counter(book.states), Counter(book.versions))
+        self._metrics.set_waiting(self._reasons.waiting())

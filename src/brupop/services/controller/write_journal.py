@@ -34,6 +34,10 @@ class WriteJournal:
                 del self._before[name]
         return stale
 
+    def names(self) -> list[str]:
+        """The shadows with a write not yet seen."""
+        return list(self._before)
+
     def forget(self) -> None:
         """Drop everything (e.g. after losing leadership)."""
         self._before.clear()

@@ -252,3 +252,22 @@ def test_a_killed_apiclient_is_reported_with_its_signal_by_every_call(
 
     assert raised.value.signal == signal.SIGTERM
     assert len(apiclient.calls) == 1
+
+
+def test_a_command_answered_with_garbage_and_never_recorded_says_both(
+    clock: FakeClock, apiclient: ScriptedApiclient
+) -> None:
+    apiclient.script(REFRESH, ok('{"update_state": \ufffd\ufffd\x00<<garbage>>\n'))
+    earlier = ok(status_json("Available", "prepare", at=clock.now() - timedelta(seconds=1)))
+    apiclient.script(STATUS, earlier)
+    refresh = _api(clock, apiclient, clock_skew_seconds=2).refresh_updates
+
+    with pytest.raises(HostCommandFailedError) as failed:
+        refresh()
+
+    message = str(failed.value)
+    assert message.startswith(
+        "refresh: the host has not recorded it: its latest command is prepare"
+    )
+    assert "unexpected output" in message and "<<garbage>>" in message
+    assert "after it" not in message  # the prepare ran before the request, not after

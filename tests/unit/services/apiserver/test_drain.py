@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 
 import pytest
+import structlog
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster import MIRROR_POD_ANNOTATION, OwnerReference, Pod, PodPhase
@@ -205,3 +206,46 @@ def test_drain_keeps_an_administrators_cordon_recorded_as_theirs(
     NodeActions(cluster.nodes).uncordon("n1")
 
     assert cluster.nodes.get("n1").unschedulable
+
+
+def test_a_pod_held_for_the_whole_drain_logs_its_first_refusal_then_a_summary_per_minute(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    cluster.add_pod("apps", "db-0", "n1", labels={"app": "db"})
+    cluster.add_disruption_budget("apps", "db-pdb", {"app": "db"}, min_available=1)
+    timings = DrainTimings(timeout_seconds=900, retry_interval_seconds=5)  # the defaults' rhythm
+    drainer = Drainer(
+        actions=NodeActions(cluster.nodes), pods=cluster.pods, clock=clock, timings=timings
+    )
+
+    with structlog.testing.capture_logs() as lines, pytest.raises(DrainFailedError):
+        drainer.drain("n1")
+
+    refused = [line for line in lines if line["event"] == "drain.eviction_refused"]
+    summaries = [line for line in lines if line["event"] == "drain.evictions_still_refused"]
+    assert len(refused) == 1 and refused[0]["pod"] == "apps/db-0"
+    assert 14 <= len(summaries) <= 15  # one a minute over 15 minutes, not one per retry
+    assert all(line["pods"] == ["apps/db-0"] for line in summaries)
+    counted = 1 + sum(line["refusals_since_last_line"] for line in summaries)
+    assert 165 <= counted <= 181  # ~180 refusals (one per 5 s), the last minute's unsummarised
+
+
+def test_a_pod_evicted_after_refusals_says_how_many_it_took(
+    cluster: InMemoryCluster, clock: SteppingClock
+) -> None:
+    cluster.add_pod("apps", "web-5d9-a", "n1", labels={"app": "web"}, owners=REPLICA_SET)
+    cluster.add_disruption_budget("apps", "web-pdb", {"app": "web"}, min_available=1)
+    sleeps = iter(range(1000))
+
+    def second_replica_becomes_ready_after_three_retries() -> None:
+        if next(sleeps) == 2:
+            cluster.add_pod("apps", "web-5d9-b", "n2", labels={"app": "web"}, owners=REPLICA_SET)
+
+    clock.on_sleep = second_replica_becomes_ready_after_three_retries
+
+    with structlog.testing.capture_logs() as lines:
+        make_drainer(cluster, clock).drain("n1")
+
+    (evicted,) = [line for line in lines if line["event"] == "drain.pod_evicted"]
+    assert evicted["after_refusals"] == 3
+    assert [line["event"] for line in lines].count("drain.eviction_refused") == 1

@@ -1,9 +1,11 @@
 """Stateful property test: whatever agents, stuck nodes, restarts and leader changes do, the
 controller never lets more nodes out of Idle than the limit and never leaves a node stuck past
-its timeout."""
+its timeout, and what it keeps per change (decisions, waiting counts) always equals a full
+recomputation from a fresh list."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 
 from hypothesis import HealthCheck, settings
@@ -11,12 +13,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from brupop.domain.cluster import Listing
+from brupop.domain.rollout import RolloutPlan, plan_rollout
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.transition_timeout import transition_deadline
 from brupop.services.controller.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.controller.service import ControllerService
-from tests.unit.services.controller.fleet import Fleet
+from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 
 LIMIT = 2
 NODES = [f"node-{i:02d}" for i in range(6)]
@@ -33,13 +36,21 @@ class RolloutMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.fleet = Fleet(len(NODES))
+        self.metrics: dict[int, RecordingMetrics] = {}
         self.replicas = [self._new_replica(), self._new_replica()]
         self.stuck: set[str] = set()
         self.saved: dict[int, tuple[Listing[Shadow], int]] = {}
         self.versions = iter(f"1.{minor}.0" for minor in range(21, 200))
 
+    window = "* * * * * * *"
+
     def _new_replica(self) -> ControllerService:
-        return self.fleet.controller(LIMIT, timeouts=TIMEOUTS)
+        metrics = RecordingMetrics()
+        controller = self.fleet.controller(
+            LIMIT, timeouts=TIMEOUTS, metrics=metrics, window=self.window
+        )
+        self.metrics[id(controller)] = metrics
+        return controller
 
     # --- agents ------------------------------------------------------------------------
 
@@ -80,6 +91,7 @@ class RolloutMachine(RuleBasedStateMachine):
         controller.tick()
         if controller.elector.is_leader():
             self._assert_no_node_past_its_timeout(self.fleet.clock.now())
+        self._assert_it_kept_what_a_full_recomputation_gives(controller)
 
     @rule(replica=replica_ids, node=node_names)
     def an_agent_writes_between_list_and_decision(self, replica: int, node: str) -> None:
@@ -146,9 +158,34 @@ class RolloutMachine(RuleBasedStateMachine):
             deadline = transition_deadline(shadow, TIMEOUTS)
             assert deadline is None or now <= deadline, shadow_name(shadow.node_name)
 
+    def _assert_it_kept_what_a_full_recomputation_gives(
+        self, controller: ControllerService
+    ) -> None:
+        now, book = self.fleet.clock.now(), controller.fleet.book
+        fresh = {s.name: s for s in self.fleet.shadows()}
+        assert {n: book.shadow(n) for n in book.names()} == fresh
+        policy = controller.config.policy
+        assert _summary(book.plan(now, may_start=True)) == _summary(
+            plan_rollout(fresh.values(), now, policy, may_start=True)
+        )
+        rows = Counter(r.reason.value for r in controller.reports() if r.reason.is_waiting)
+        waiting = self.metrics[id(controller)].waiting
+        assert {k: v for k, v in waiting.items() if v} == dict(rows)
+
     def _term(self) -> int:
         ns = self.fleet.cluster.namespace
         return self.fleet.cluster.leases.get(ns, DEFAULT_LEASE_NAME).transitions
+
+
+def _summary(plan: RolloutPlan) -> list[tuple[str, str, object]]:
+    return sorted((c.shadow.name, c.kind.value, c.spec) for c in plan.changes)
+
+
+class RolloutMachineInAWindow(RolloutMachine):
+    """The same, with a window that opens for the first half of every minute: time alone opens
+    and closes it, which changes the reasons of every node waiting to start."""
+
+    window = "0-29 * * * * * *"
 
 
 RolloutMachine.TestCase.settings = settings(
@@ -158,3 +195,5 @@ RolloutMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 test_rollout_invariants = RolloutMachine.TestCase
+RolloutMachineInAWindow.TestCase.settings = RolloutMachine.TestCase.settings
+test_rollout_invariants_in_a_window = RolloutMachineInAWindow.TestCase

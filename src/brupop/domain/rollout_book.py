@@ -1,0 +1,200 @@
+"""RolloutBook: every shadow's decision, kept current one changed shadow at a time.
+
+The controller tells the book which shadows changed (`record`, `drop`); the book decides each
+of them once (`decision.decide`) and keeps what a pass needs without looking at the others:
+the nodes holding a slot, the nodes ready to start in their start order, the pending spec
+changes, and the count of hosts by state and version. A decision that time alone can change
+(the end of a backoff, a transition's deadline) is filed in a heap by that moment, and
+`due(now)` names the shadows to decide again. `plan` then costs the changes and starts it
+returns, not the size of the fleet. `rollout.plan_rollout` stays the full recomputation that
+this must always agree with.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections import Counter
+from collections.abc import Iterable
+from datetime import datetime
+
+from brupop.domain.decision import Decision, decide
+from brupop.domain.rollout import ChangeKind, RolloutPlan, RolloutPolicy, SpecChange
+from brupop.domain.shadow import Shadow
+
+_ReadyKey = tuple[bool, int, str]
+
+
+class RolloutBook:
+    """Decisions by shadow name, with their fleet-wide aggregates."""
+
+    def __init__(self, policy: RolloutPolicy) -> None:
+        self._policy = policy
+        self._shadows: dict[str, Shadow] = {}
+        self._decisions: dict[str, Decision] = {}
+        self._holders: set[str] = set()
+        self._changes: set[str] = set()
+        self._ready: list[_ReadyKey] = []
+        self._ready_keys: dict[str, _ReadyKey] = {}
+        self._deadlines: list[tuple[datetime, str]] = []
+        self._recheck: dict[str, datetime] = {}
+        self.states: Counter[str] = Counter()
+        self.versions: Counter[str] = Counter()
+        self.decided = 0
+        """How many decisions were computed so far (what an unchanged pass must not add to)."""
+
+    # --- what changed ----------------------------------------------------------------------
+
+    def record(self, shadow: Shadow, now: datetime) -> bool:
+        """Decide `shadow` (new or changed); True when its decision differs from before."""
+        name = shadow.name
+        self._forget_counts(name)
+        self._shadows[name] = shadow
+        if shadow.status is not None:
+            self.states[shadow.status.current_state.value] += 1
+            self.versions[shadow.status.current_version] += 1
+        return self._decide(shadow, now, changed=True)
+
+    def drop(self, name: str) -> None:
+        """The shadow is gone."""
+        self._forget_counts(name)
+        self._shadows.pop(name, None)
+        self._file(name, None)
+
+    def due(self, now: datetime) -> list[str]:
+        """Shadows whose decision time alone may have changed by `now` (each named once)."""
+        names: list[str] = []
+        while self._deadlines and self._deadlines[0][0] <= now:
+            moment, name = heapq.heappop(self._deadlines)
+            if self._recheck.get(name) == moment:
+                del self._recheck[name]
+                names.append(name)
+        return names
+
+    def redecide(self, names: Iterable[str], now: datetime) -> list[str]:
+        """Decide the named shadows again (same shadow, later time); those whose decision
+        changed."""
+        shadows, again = self._shadows, self._decide
+        return [n for n in names if n in shadows and again(shadows[n], now, changed=False)]
+
+    # --- what a pass reads -----------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._shadows)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._shadows
+
+    def shadow(self, name: str) -> Shadow | None:
+        """The shadow the current decision was made from."""
+        return self._shadows.get(name)
+
+    def names(self) -> list[str]:
+        """Every shadow's name."""
+        return list(self._shadows)
+
+    def holders(self) -> set[str]:
+        """Names of the shadows holding a slot."""
+        return set(self._holders)
+
+    @property
+    def held(self) -> int:
+        """How many slots are held."""
+        return len(self._holders)
+
+    @property
+    def ready_count(self) -> int:
+        """How many nodes wait only for a slot and a window."""
+        return len(self._ready)
+
+    def ready_names(self) -> list[str]:
+        """The ready nodes, in the order they get slots."""
+        return [key[2] for key in self._ready]
+
+    def plan(self, now: datetime, *, may_start: bool) -> RolloutPlan:
+        """This pass's spec changes: every pending change, then starts into free slots.
+
+        `ready` of the plan is left empty: the book keeps the ready nodes (`ready_names`)."""
+        changes = [self._change(name, now) for name in sorted(self._changes)]
+        if may_start and self._ready:
+            free = self._policy.limit.free_slots(self.held, wanted=len(self._ready))
+            changes += [self._start(key[2], now) for key in self._ready[:free]]
+        return RolloutPlan(tuple(changes), self.held, ())
+
+    # --- bookkeeping -----------------------------------------------------------------------
+
+    def _decide(self, shadow: Shadow, now: datetime, *, changed: bool) -> bool:
+        """Decide `shadow` (`changed`: a new version of it, else the same one, later)."""
+        self.decided += 1
+        name = shadow.name
+        decision = decide(shadow, now, self._policy.timeouts)
+        old = self._decisions.get(name)
+        if decision == old and self._recheck.get(name) == decision.recheck_at:
+            if changed and decision.ready and self._ready_keys.get(name) != self._ready_key(shadow):
+                self._file(name, decision)  # the start order follows the crash count
+            return False
+        self._file(name, decision)
+        if decision.recheck_at is not None:
+            self._recheck[name] = decision.recheck_at
+            heapq.heappush(self._deadlines, (decision.recheck_at, name))
+            if len(self._deadlines) > 2 * len(self._recheck) + 64:
+                # Entries replaced by later decisions are skipped when popped; rebuild the heap
+                # before they outnumber the live ones, so it stays as large as the fleet.
+                self._deadlines = [(moment, n) for n, moment in self._recheck.items()]
+                heapq.heapify(self._deadlines)
+        return decision != old
+
+    def _file(self, name: str, decision: Decision | None) -> None:
+        """Put `name` in the aggregates its decision calls for (none when None)."""
+        self._recheck.pop(name, None)
+        old_key = self._ready_keys.pop(name, None)
+        if old_key is not None:
+            del self._ready[bisect.bisect_left(self._ready, old_key)]
+        if decision is None:
+            self._decisions.pop(name, None)
+            self._holders.discard(name)
+            self._changes.discard(name)
+            return
+        self._decisions[name] = decision
+        _set_member(self._holders, name, decision.holds_slot)
+        _set_member(self._changes, name, decision.change is not None)
+        if decision.ready:
+            key = self._ready_key(self._shadows[name])
+            self._ready_keys[name] = key
+            bisect.insort(self._ready, key)
+
+    def _ready_key(self, shadow: Shadow) -> _ReadyKey:
+        """As `ordering.update_order`: the controller's node last, fewest crashes, then name
+        (a ready node always has a status)."""
+        controller = self._policy.controller_node
+        crashes = shadow.status.crash_count if shadow.status is not None else 0
+        return (controller is not None and shadow.node_name == controller, crashes, shadow.name)
+
+    def _forget_counts(self, name: str) -> None:
+        old = self._shadows.get(name)
+        if old is not None and old.status is not None:
+            _decrement(self.states, old.status.current_state.value)
+            _decrement(self.versions, old.status.current_version)
+
+    def _change(self, name: str, now: datetime) -> SpecChange:
+        decision = self._decisions[name]
+        assert decision.change is not None and decision.target is not None
+        return SpecChange(self._shadows[name], decision.target.spec(now), decision.change)
+
+    def _start(self, name: str, now: datetime) -> SpecChange:
+        target = self._decisions[name].target
+        assert target is not None
+        return SpecChange(self._shadows[name], target.spec(now), ChangeKind.START)
+
+
+def _set_member(members: set[str], name: str, present: bool) -> None:
+    if present:
+        members.add(name)
+    else:
+        members.discard(name)
+
+
+def _decrement(counts: Counter[str], key: str) -> None:
+    counts[key] -= 1
+    if counts[key] <= 0:
+        del counts[key]

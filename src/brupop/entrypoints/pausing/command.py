@@ -1,0 +1,135 @@
+"""What `brupop pause` and `brupop resume` share: their options, how they reach the Kubernetes
+API (in a pod, its service account; else $KUBECONFIG or ~/.kube/config, as `brupop status`),
+and the one line that says what went wrong and what to do (exit 1)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kubernetes.client import ApiClient
+
+from brupop.adapters.kubernetes.api_calls import ApiCalls
+from brupop.adapters.kubernetes.cluster import load_configuration
+from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
+from brupop.adapters.kubernetes.update_policies import PLURAL, KubernetesUpdatePolicyRepository
+from brupop.entrypoints.argument_types import dns_label, node_name, seconds_up_to
+from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.ports.errors import (
+    ConflictError,
+    ForbiddenError,
+    NotFoundError,
+    PortError,
+    UnauthorizedError,
+    UnavailableError,
+)
+from brupop.services.pausing import FleetChange, FleetPause, NodeChange
+
+LONGEST_TIMEOUT_SECONDS = 300.0
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One of the two commands: what it does to the fleet and to a node, and how it says so."""
+
+    name: str  # "pause" or "resume"
+    on_fleet: Callable[[FleetPause], FleetChange]
+    on_node: Callable[[KubernetesNodeRepository, str], NodeChange]
+    fleet_line: Callable[[FleetChange, str], str]
+    node_line: Callable[[NodeChange], str]
+    description: str
+
+
+def parser(verb: Verb) -> argparse.ArgumentParser:
+    """`brupop <verb> [--node NODE] [--namespace NS] [--timeout SECONDS]`."""
+    parser = argparse.ArgumentParser(prog=f"brupop {verb.name}", description=verb.description)
+    parser.add_argument(
+        "--node",
+        type=node_name,
+        help=f"{verb.name} this node only (its brupop.bottlerocket.aws/paused label)",
+    )
+    parser.add_argument(
+        "--namespace",
+        type=dns_label,
+        default=pod_namespace(),
+        help="brupop's namespace, where the policy `default` lives (default %(default)s)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds_up_to(LONGEST_TIMEOUT_SECONDS),
+        default=10.0,
+        help=f"seconds to wait for each API answer (at most {LONGEST_TIMEOUT_SECONDS:g})",
+    )
+    return parser
+
+
+def run(verb: Verb, argv: list[str]) -> int:
+    """Parse, act, print one line: 0 when done, 1 when the cluster could not be changed."""
+    args = parser(verb).parse_args(argv)
+    try:
+        configuration = load_configuration()
+    except UnavailableError:
+        print(
+            f"brupop {verb.name}: no Kubernetes configuration: set KUBECONFIG or create "
+            "~/.kube/config for your cluster (as for kubectl), or run it in a pod",
+            file=sys.stderr,
+        )
+        return 1
+    api_client = ApiClient(configuration)
+    calls = ApiCalls(
+        api_client, request_timeout_seconds=args.timeout, connect_timeout_seconds=args.timeout
+    )
+    try:
+        if args.node is not None:
+            change = verb.on_node(KubernetesNodeRepository(calls), args.node)
+            line = verb.node_line(change)
+        else:
+            policies = KubernetesUpdatePolicyRepository(calls, args.namespace)
+            line = verb.fleet_line(verb.on_fleet(FleetPause(policies)), args.namespace)
+    except PortError as error:
+        where = Where(str(configuration.host), args.namespace, args.node)
+        print(f"brupop {verb.name}: {advice(error, where)}", file=sys.stderr)
+        return 1
+    finally:
+        api_client.close()
+    print(line)
+    return 0
+
+
+@dataclass(frozen=True)
+class Where:
+    """What the command was pointed at, for the advice."""
+
+    host: str
+    namespace: str
+    node: str | None
+
+
+def advice(error: PortError, where: Where) -> str:
+    """One line: what failed and what to do about it."""
+    api = f"the Kubernetes API at {where.host}"
+    if isinstance(error, UnauthorizedError | ForbiddenError):
+        return f"{api} refused ({error}): {_rights_needed(where)}"
+    if isinstance(error, NotFoundError):
+        if where.node is not None:
+            return f"{api} has no node {where.node!r} (kubectl get nodes)"
+        return (
+            f"{api} has no BottlerocketUpdatePolicy resource in namespace {where.namespace!r}: "
+            "is brupop (with its policy CRD) installed there? (pass --namespace)"
+        )
+    if isinstance(error, UnavailableError):
+        return f"cannot reach {api} ({error}): check your kubeconfig's current context"
+    if isinstance(error, ConflictError):
+        return f"{error}: someone else keeps changing it; run the command again"
+    return f"{api} refused the change ({error})"
+
+
+def _rights_needed(where: Where) -> str:
+    if where.node is not None:
+        return "your kubeconfig's user needs `get` and `patch` on `nodes`"
+    return (
+        f"your kubeconfig's user needs `get`, `create` and `patch` on `{PLURAL}` and `patch` "
+        f"on `{PLURAL}/status` in {where.namespace}"
+    )

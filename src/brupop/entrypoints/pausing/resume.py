@@ -1,0 +1,50 @@
+"""`brupop resume [--node NODE]`: nodes may start updates again. For the fleet it clears
+`spec.paused` of the `default` policy and a halt the controller recorded in its status
+(creating the policy when absent); for one node it removes the label
+`brupop.bottlerocket.aws/paused`."""
+
+from __future__ import annotations
+
+from brupop.domain.update_policy import NODE_PAUSED_LABEL
+from brupop.entrypoints.pausing.command import Verb, run
+from brupop.services.pausing import FleetChange, FleetPause, NodeChange, resume_node
+
+
+def fleet_line(change: FleetChange, namespace: str) -> str:
+    """`fleet resumed (policy default in namespace NS)`, naming a cleared halt."""
+    policy = f"policy {change.policy.name}"
+    if change.created:
+        return f"fleet resumed ({policy} created in namespace {namespace})"
+    if not change.changed:
+        return (
+            f"fleet neither paused nor halted ({policy} in namespace {namespace}); nothing changed"
+        )
+    what = "fleet resumed"
+    if change.halt_cleared:
+        halt = change.cleared_halt
+        named = f" ({halt.node} failed {halt.check})" if halt is not None else ""
+        what += f", halt cleared{named}"
+    return f"{what} ({policy} in namespace {namespace})"
+
+
+def node_line(change: NodeChange) -> str:
+    """`node NAME resumed (label ... removed)`, or that it was not paused."""
+    if change.changed:
+        return f"node {change.node.name} resumed (label {NODE_PAUSED_LABEL} removed)"
+    return f"node {change.node.name} was not paused (no label {NODE_PAUSED_LABEL}); nothing changed"
+
+
+RESUME = Verb(
+    name="resume",
+    on_fleet=FleetPause.resume,
+    on_node=resume_node,
+    fleet_line=fleet_line,
+    node_line=node_line,
+    description="Let node updates start again: clear a pause and a halt of the fleet (or "
+    "a node's pause with --node).",
+)
+
+
+def main(argv: list[str]) -> int:
+    """Resume; 0 when done, 1 when the cluster could not be changed, 2 for a bad argument."""
+    return run(RESUME, argv)

@@ -1,0 +1,126 @@
+"""Pausing and resuming, as `brupop pause` and `brupop resume` do it: the fleet through the
+`default` BottlerocketUpdatePolicy, one node through its `brupop.bottlerocket.aws/paused` label.
+
+Every policy write is a read-modify-write guarded by the resourceVersion it was computed from.
+When someone else (a person with kubectl, the controller writing the status) changed the object
+in between, the write fails with a conflict and the whole step starts again from a fresh read,
+a bounded number of times. So a resume never undoes a change it did not see, and the controller
+(which writes its status guarded the same way) never undoes a resume it did not see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from brupop.domain.cluster import Node
+from brupop.domain.policy_object import UpdatePolicy
+from brupop.domain.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE, UpdatePolicySpec
+from brupop.domain.update_policy_status import HaltReason
+from brupop.ports.errors import AlreadyExistsError, ConflictError, NotFoundError
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.update_policy_repository import UpdatePolicyRepository
+
+ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class FleetChange:
+    """What a pause or resume did to the `default` policy."""
+
+    policy: UpdatePolicy
+    created: bool = False
+    paused_changed: bool = False
+    halt_cleared: bool = False
+    cleared_halt: HaltReason | None = None
+
+    @property
+    def changed(self) -> bool:
+        """Anything was written at all."""
+        return self.created or self.paused_changed or self.halt_cleared
+
+
+@dataclass(frozen=True)
+class NodeChange:
+    """What a pause or resume did to one Node's label."""
+
+    node: Node
+    changed: bool
+
+
+class FleetPause:
+    """Pause and resume the whole fleet through the `default` policy."""
+
+    def __init__(self, policies: UpdatePolicyRepository, attempts: int = ATTEMPTS) -> None:
+        self._policies = policies
+        self._attempts = attempts
+
+    def pause(self) -> FleetChange:
+        """Set `spec.paused`; create the policy with only that when there is none."""
+        return self._retrying(lambda: self._set_or_create(paused=True))
+
+    def resume(self) -> FleetChange:
+        """Clear `spec.paused`, then a recorded halt; create the policy when there is none.
+        The two are separate writes (spec, then the status subresource), each retried."""
+        unpaused = self._retrying(lambda: self._set_or_create(paused=False))
+        if unpaused.created:
+            return unpaused
+        cleared = self._retrying(lambda: self._clear_halt(unpaused.policy))
+        return FleetChange(
+            cleared.policy,
+            paused_changed=unpaused.paused_changed,
+            halt_cleared=cleared.halt_cleared,
+            cleared_halt=cleared.cleared_halt,
+        )
+
+    def _set_or_create(self, paused: bool) -> FleetChange:
+        current = self._current()
+        if current is None:
+            return FleetChange(self._policies.create(UpdatePolicySpec(paused=paused)), created=True)
+        if current.spec is not None and current.spec.paused == paused:
+            return FleetChange(current)
+        # An unreadable spec gets `paused` written too: it is what the person asked for.
+        written = self._policies.set_paused(paused, current.resource_version or "")
+        return FleetChange(written, paused_changed=True)
+
+    def _clear_halt(self, unpaused: UpdatePolicy) -> FleetChange:
+        current = self._current()
+        if current is None:  # deleted meanwhile: no halt left to clear
+            return FleetChange(unpaused)
+        status = current.status
+        if status is None or not status.halted:
+            return FleetChange(current)
+        written = self._policies.update_status(status.resumed(), current.resource_version or "")
+        return FleetChange(written, halt_cleared=True, cleared_halt=status.halt_reason)
+
+    def _retrying(self, step: Callable[[], FleetChange]) -> FleetChange:
+        for _ in range(self._attempts):
+            try:
+                return step()
+            except (ConflictError, AlreadyExistsError):
+                continue  # someone else wrote in between: read again and redo the step
+        raise ConflictError(
+            f"the update policy kept changing while it was written ({self._attempts} attempts)"
+        )
+
+    def _current(self) -> UpdatePolicy | None:
+        try:
+            return self._policies.get()
+        except NotFoundError:
+            return None
+
+
+def pause_node(nodes: NodeRepository, name: str) -> NodeChange:
+    """Label the Node paused; NotFoundError when there is no such Node."""
+    node = nodes.get(name)
+    if node.labels.get(NODE_PAUSED_LABEL) == NODE_PAUSED_VALUE:
+        return NodeChange(node, changed=False)
+    return NodeChange(nodes.set_labels(name, {NODE_PAUSED_LABEL: NODE_PAUSED_VALUE}), True)
+
+
+def resume_node(nodes: NodeRepository, name: str) -> NodeChange:
+    """Remove the Node's paused label; NotFoundError when there is no such Node."""
+    node = nodes.get(name)
+    if NODE_PAUSED_LABEL not in node.labels:
+        return NodeChange(node, changed=False)
+    return NodeChange(nodes.set_labels(name, {NODE_PAUSED_LABEL: None}), True)

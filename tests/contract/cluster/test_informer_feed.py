@@ -1,0 +1,193 @@
+"""The controller's mirrors fed through the cluster ports, the same for the in-memory cluster
+and for Kubernetes over HTTP: list then watch, opted-in Nodes only, 410 relists, resync
+repairs, a restart rebuilds."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from brupop.domain.concurrency import ConcurrencyLimit
+from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowSpec, ShadowStatus
+from brupop.domain.states import UpdateState
+from brupop.ports.errors import WatchExpiredError
+from brupop.services.controller.change_watch import ChangeWatch
+from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.informer import Informer
+from tests.contract.cluster.conftest import Backend, Ports
+
+OPTED_IN = {OPT_IN_LABEL: OPT_IN_VALUE}
+QUICK = 0.3  # seconds a watch waits for more changes
+PATIENCE = 10.0  # seconds a background watch gets to bring a change (ends early on success)
+IDLE = ShadowStatus(
+    current_version="1.19.0", target_version="1.20.0", current_state=UpdateState.IDLE
+)
+STAGED = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.20.0")
+
+
+def _mirror(cluster: Ports) -> FleetMirror:
+    return FleetMirror(cluster.shadows, cluster.nodes, RolloutPolicy(ConcurrencyLimit(1)))
+
+
+def _follow_for(informer: Informer[Any], seconds: float = QUICK) -> None:
+    """What a watch thread does for a while: apply every event, in order."""
+    for event in informer.watch(informer.version, seconds):
+        informer.apply(event)
+
+
+@pytest.fixture
+def following() -> Iterator[Callable[[FleetMirror], None]]:
+    stop = threading.Event()
+
+    def start(fleet: FleetMirror) -> None:
+        sources: dict[str, Informer[Any]] = {
+            "shadows": fleet.shadow_informer,
+            "nodes": fleet.node_informer,
+        }
+        ChangeWatch(sources, lambda: None, stop, watch_seconds=1.0, retry_seconds=0.1).start()
+
+    yield start
+    stop.set()
+
+
+def _eventually(check: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()
+
+
+def test_a_list_fills_the_mirror_with_shadows_and_opted_in_nodes_only(
+    backend: Backend, cluster: Ports
+) -> None:
+    node = backend.add_node("node-a", labels=OPTED_IN)
+    backend.add_node("node-b")
+    cluster.shadows.create("node-a", node.uid)
+    fleet = _mirror(cluster)
+
+    fleet.shadow_informer.relist()
+    fleet.node_informer.relist()
+
+    assert fleet.shadows.names() == ["brs-node-a"]
+    assert fleet.nodes.names() == ["node-a"]
+
+
+def test_watch_events_are_applied_in_order(backend: Backend, cluster: Ports) -> None:
+    node = backend.add_node("node-a", labels=OPTED_IN)
+    fleet = _mirror(cluster)
+    fleet.shadow_informer.relist()
+    created = cluster.shadows.create("node-a", node.uid)
+    cluster.shadows.update_status(created.name, IDLE)
+    written = cluster.shadows.replace_spec(created.name, STAGED, None)
+
+    _follow_for(fleet.shadow_informer)
+
+    held = fleet.shadows.get(created.name)
+    assert held is not None
+    assert held.resource_version == written.resource_version
+    assert (held.spec, held.status) == (STAGED, IDLE)
+    assert fleet.shadows.take_changes() == {created.name}
+
+
+def test_a_node_that_loses_the_opt_in_label_leaves_the_mirror(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a", labels=OPTED_IN)
+    fleet = _mirror(cluster)
+    fleet.node_informer.relist()
+    backend.add_node("node-b")  # never opted in: never seen
+    cluster.nodes.set_labels("node-a", {OPT_IN_LABEL: None})
+
+    _follow_for(fleet.node_informer)
+
+    assert fleet.nodes.names() == []
+
+
+def test_a_heartbeat_is_kept_but_wakes_nobody(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a", labels=OPTED_IN)
+    fleet = _mirror(cluster)
+    fleet.node_informer.relist()
+    fleet.nodes.take_changes()
+    beat = cluster.nodes.set_annotations("node-a", {"heartbeat": "1"})
+
+    _follow_for(fleet.node_informer)
+
+    held = fleet.nodes.get("node-a")
+    assert held is not None and held.resource_version == beat.resource_version
+    assert fleet.nodes.take_changes() == set()
+
+
+def test_an_expired_version_is_followed_by_a_relist(
+    backend: Backend, cluster: Ports, following: Callable[[FleetMirror], None]
+) -> None:
+    node = backend.add_node("node-a", labels=OPTED_IN)
+    fleet = _mirror(cluster)
+    fleet.shadow_informer.relist()
+    fleet.node_informer.relist()
+    created = cluster.shadows.create("node-a", node.uid)
+    backend.forget_history()
+    with pytest.raises(WatchExpiredError):
+        _follow_for(fleet.shadow_informer)
+
+    following(fleet)
+
+    assert _eventually(lambda: fleet.shadows.get(created.name) is not None)
+    assert fleet.shadow_informer.relists >= 2
+
+
+def test_a_background_watch_keeps_the_mirror_current(
+    backend: Backend, cluster: Ports, following: Callable[[FleetMirror], None]
+) -> None:
+    node = backend.add_node("node-a", labels=OPTED_IN)
+    created = cluster.shadows.create("node-a", node.uid)
+    fleet = _mirror(cluster)
+    fleet.shadow_informer.relist()
+    fleet.node_informer.relist()
+    following(fleet)
+
+    cluster.shadows.update_status(created.name, IDLE)
+    cluster.nodes.set_unschedulable("node-a", True)
+    cluster.shadows.delete(created.name)
+
+    assert _eventually(lambda: fleet.shadows.get(created.name) is None)
+    assert _eventually(lambda: getattr(fleet.nodes.get("node-a"), "unschedulable", False))
+
+
+def test_a_missed_event_is_repaired_by_the_resync(backend: Backend, cluster: Ports) -> None:
+    node = backend.add_node("node-a", labels=OPTED_IN)
+    created = cluster.shadows.create("node-a", node.uid)
+    fleet = _mirror(cluster)
+    fleet.shadow_informer.relist()
+    updated = cluster.shadows.update_status(created.name, IDLE)  # its event is never applied
+    gone = cluster.shadows.create("node-gone", "uid-gone")
+    fleet.shadows.put(gone)
+    cluster.shadows.delete(gone.name)  # nor this one
+
+    fleet.catch_up(followed=True, resync=True, gained_leadership=False)
+
+    held = fleet.shadows.get(created.name)
+    assert held is not None and held.resource_version == updated.resource_version
+    assert fleet.shadows.get(gone.name) is None
+
+
+def test_a_restart_rebuilds_the_same_mirror(backend: Backend, cluster: Ports) -> None:
+    for name in ("node-a", "node-b"):
+        node = backend.add_node(name, labels=OPTED_IN)
+        cluster.shadows.update_status(cluster.shadows.create(name, node.uid).name, IDLE)
+    before = _mirror(cluster)
+    before.catch_up(followed=True, resync=True, gained_leadership=False)
+
+    after = _mirror(cluster)
+    after.catch_up(followed=True, resync=False, gained_leadership=False)
+
+    assert sorted(after.shadows.values(), key=lambda s: s.name) == sorted(
+        before.shadows.values(), key=lambda s: s.name
+    )
+    assert sorted(after.nodes.names()) == ["node-a", "node-b"]

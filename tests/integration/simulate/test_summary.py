@@ -1,0 +1,58 @@
+"""The summary `brupop simulate` ends with: every failure on a line of its own, the verdict last."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+
+from rich.console import Console
+
+from brupop.entrypoints.simulate.display import print_summary
+from brupop.entrypoints.simulate.report import NodeReport, RunFacts, judge
+
+
+def _node(name: str, **changes: object) -> NodeReport:
+    node = NodeReport(
+        name=name,
+        initial_version="1.19.0",
+        final_version="1.20.0",
+        final_state="Idle",
+        unschedulable=False,
+        reboots=1,
+        agent_exit_codes=[0],
+        agent_peak_rss_kib=41000,
+    )
+    return replace(node, **changes)  # type: ignore[arg-type]
+
+
+def _printed(*nodes: NodeReport) -> list[str]:
+    report = judge(
+        RunFacts(
+            duration_seconds=9.5,
+            max_concurrent_allowed=2,
+            max_concurrent_observed=2,
+            tracebacks=0,
+            nodes=list(nodes),
+            from_version="1.19.0",
+            to_version="1.20.0",
+        )
+    )
+    out = io.StringIO()
+    print_summary(Console(file=out, width=160, no_color=True), report)
+    return out.getvalue().splitlines()
+
+
+def test_failures_beyond_the_verdicts_first_few_each_get_a_line_above_it() -> None:
+    lines = _printed(*[_node(f"node-0{i}", unschedulable=True) for i in range(1, 7)])
+
+    assert lines[-1].startswith("FAILED (0/6 nodes updated): node-01 left cordoned;")
+    also = [line for line in lines if line.startswith("also failed:")]
+    assert also == [f"also failed: node-0{i} left cordoned" for i in (4, 5, 6)]
+
+
+def test_agents_killed_by_a_sigterm_sent_before_their_handler_are_counted_apart() -> None:
+    early = {"code": -15, "cause": "shutdown", "sigterm_before_handler": True}
+    lines = _printed(_node("node-01", agent_exit_codes=[-15], agent_exits=[early]))
+
+    assert lines[-1].startswith("OK: 1/1 nodes updated")
+    assert any("killed by a SIGTERM sent before their handler: 1" in line for line in lines)

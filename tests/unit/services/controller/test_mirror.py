@@ -1,0 +1,59 @@
+"""Mirror: the newest version of each object wins, whatever order lists and events come in."""
+
+from __future__ import annotations
+
+from brupop.domain.cluster import Node, WatchEvent, WatchEventType
+from brupop.services.controller.mirror import Mirror
+
+
+def _node(name: str, version: str, *, cordoned: bool = False) -> Node:
+    return Node(name=name, uid=f"uid-{name}", unschedulable=cordoned, resource_version=version)
+
+
+def _mirror() -> Mirror[Node]:
+    return Mirror(lambda n: n.name, lambda n: n.resource_version)
+
+
+def test_a_late_event_never_takes_an_object_back_to_an_older_version() -> None:
+    mirror = _mirror()
+    mirror.put(_node("a", "12", cordoned=True))  # our own write, put in at once
+
+    late = WatchEvent(WatchEventType.MODIFIED, _node("a", "11"), "11")
+
+    assert not mirror.apply(late)
+    assert mirror.get("a") == _node("a", "12", cordoned=True)
+
+
+def test_versions_compare_as_numbers_not_as_text() -> None:
+    mirror = _mirror()
+    mirror.put(_node("a", "9"))
+    assert mirror.put(_node("a", "10", cordoned=True))
+    assert mirror.get("a") == _node("a", "10", cordoned=True)
+
+
+def test_a_lagging_list_keeps_what_is_newer_than_it() -> None:
+    mirror = _mirror()
+    mirror.put(_node("a", "5"))
+    mirror.put(_node("b", "20"))  # created after the list was taken
+    mirror.put(_node("c", "6"))  # deleted before the list was taken
+
+    mirror.reconcile([_node("a", "4")], "15")
+
+    assert sorted(mirror.names()) == ["a", "b"]
+    assert mirror.get("a") == _node("a", "5")
+
+
+def test_a_delete_older_than_what_is_held_is_ignored() -> None:
+    mirror = _mirror()
+    mirror.put(_node("a", "30"))
+    assert not mirror.apply(WatchEvent(WatchEventType.DELETED, _node("a", "29"), "29"))
+    assert mirror.apply(WatchEvent(WatchEventType.DELETED, _node("a", "31"), "31"))
+    assert mirror.names() == []
+
+
+def test_changes_are_collected_until_taken() -> None:
+    mirror = _mirror()
+    mirror.put(_node("a", "1"))
+    mirror.put(_node("b", "2"))
+    assert mirror.take_changes() == {"a", "b"}
+    assert mirror.take_changes() == set()
