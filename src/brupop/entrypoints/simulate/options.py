@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brupop.adapters.timeline_picture import PicturePathError, check_picture_path
 from brupop.domain.versions import compare_versions, is_version
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
+from brupop.entrypoints.simulate.output_paths import PathRefused, picture_path, report_path
 from brupop.entrypoints.simulate.setting_checks import TimingFlagError, check_timing
 from brupop.entrypoints.simulate.timing import TIMING_FLAGS, Timing
 
@@ -175,8 +176,8 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         from_version=from_version,
         to_version=to_version,
         apiclient=_executable("--apiclient", args.apiclient),
-        report=_report_path(args.report) if args.report else None,
-        timeline=_picture(args.timeline),
+        report=_output(report_path, args.report),
+        timeline=_output(picture_path, args.timeline),
         log_dir=Path(args.log_dir) if args.log_dir else None,
         work_dir=Path(args.work_dir) if args.work_dir else None,
         timeout=_seconds("--timeout", args.timeout, most=ONE_DAY),
@@ -249,34 +250,14 @@ def _seconds(flag: str, raw: str, *, allow_zero: bool = False, most: float = ONE
     return value
 
 
-def _picture(raw: str | None) -> Path | None:
-    """Checked before the run, so a typo costs no rollout."""
-    if raw is None:
+def _output(check: Callable[[str], Path], raw: str | None) -> Path | None:
+    """An output file's path (--report, --timeline), checked now; none when not asked for."""
+    if not raw:
         return None
     try:
-        return check_picture_path(raw)
-    except PicturePathError as error:
-        raise OptionError(f"--timeline: {error}") from None
-
-
-def _report_path(raw: str) -> Path:
-    """A file this run can write at its end: checked now, so that a long run's report and
-    summary are not lost to a typo."""
-    path = Path(raw).expanduser()
-    if path.is_dir():
-        raise OptionError(
-            f"--report: {raw} is a directory; give a file name, like {path}/report.json"
-        )
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OptionError(f"--report: {raw} is not writable")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent  # the report's directories are made at the end
-    if not parent.is_dir():
-        raise OptionError(f"--report: {raw} cannot be created: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OptionError(f"--report: {raw} cannot be created: {parent} is not writable")
-    return path
+        return check(raw)
+    except PathRefused as error:
+        raise OptionError(str(error)) from None
 
 
 def _version(flag: str, raw: str) -> str:
