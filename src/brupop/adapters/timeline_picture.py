@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 FORMATS = {".svg": "svg", ".png": "png"}
 _REASON_CHARS = 60
+_ROW_INCHES = 0.34
+_ROOMY_ROWS = 60
 _COLOURS = {
     Phase.WAITING: "#e4e4e4",
     Phase.STAGING: "#4c78a8",
@@ -57,24 +59,25 @@ def draw_timeline(
     timeline: Timeline, path: Path, title: str, x_label: str = "seconds since the rollout began"
 ) -> None:
     """Write the Gantt chart and the in-flight panel below it to `path` (.svg or .png)."""
-    from matplotlib import rcParams
+    from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    rcParams["svg.fonttype"] = "none"  # text as <text>, not outlines
     rows = max(1, len(timeline.rows))
-    figure = Figure(figsize=(12, 2.6 + 0.34 * rows), layout="constrained")
+    per_row = _ROW_INCHES if rows <= _ROOMY_ROWS else _ROW_INCHES / 2  # a big fleet, packed
+    figure = Figure(figsize=(12, 2.6 + per_row * rows), layout="constrained")
     gantt, flight = figure.subplots(
-        2, 1, sharex=True, gridspec_kw={"height_ratios": [max(2.0, 0.34 * rows), 1.4]}
+        2, 1, sharex=True, gridspec_kw={"height_ratios": [max(2.0, per_row * rows), 1.4]}
     )
-    _draw_rows(gantt, timeline)
+    _draw_rows(gantt, timeline, fontsize=8 if rows <= _ROOMY_ROWS else 5)
     _draw_in_flight(flight, timeline, x_label)
     gantt.set_title(title, loc="left", fontsize=11)
     fmt = FORMATS[path.suffix.lower()]
     metadata = {"Date": None} if fmt == "svg" else None
-    figure.savefig(path, format=fmt, dpi=110, metadata=metadata)
+    with rc_context({"svg.fonttype": "none"}):  # text as <text>, not outlines
+        figure.savefig(path, format=fmt, dpi=110, metadata=metadata)
 
 
-def _draw_rows(axes: Axes, timeline: Timeline) -> None:
+def _draw_rows(axes: Axes, timeline: Timeline, *, fontsize: float) -> None:
     names = [row.node for row in timeline.rows]
     seen: set[Phase] = set()
     for index, row in enumerate(timeline.rows):
@@ -106,7 +109,7 @@ def _draw_rows(axes: Axes, timeline: Timeline) -> None:
             )
     if any(row.failures for row in timeline.rows):
         axes.plot([], [], marker="X", color="black", linestyle="none", label="failure")
-    axes.set_yticks(range(len(names)), labels=names, fontsize=8)
+    axes.set_yticks(range(len(names)), labels=names, fontsize=fontsize)
     axes.set_ylim(len(names) - 0.5, -0.5)  # the first node on top
     axes.set_xlim(0, max(timeline.end, 1e-3))
     axes.grid(axis="x", color="#dddddd", linewidth=0.5)
