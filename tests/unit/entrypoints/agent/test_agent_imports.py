@@ -16,6 +16,7 @@ HEAVY = (
     "prometheus_client",
     "pydantic_settings",
     "rich",
+    "matplotlib",
     "structlog",
 )
 
