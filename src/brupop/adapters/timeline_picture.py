@@ -70,6 +70,7 @@ def draw_timeline(
     )
     _draw_rows(gantt, timeline, fontsize=8 if rows <= _ROOMY_ROWS else 5)
     _draw_in_flight(flight, timeline, x_label)
+    _draw_fleet_marks(gantt, flight, timeline)
     gantt.set_title(title, loc="left", fontsize=11)
     fmt = FORMATS[path.suffix.lower()]
     metadata = {"Date": None} if fmt == "svg" else None
@@ -157,6 +158,25 @@ def _draw_in_flight(axes: Axes, timeline: Timeline, x_label: str) -> None:
     axes.set_xlabel(x_label)
     axes.grid(axis="x", color="#dddddd", linewidth=0.5)
     axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+
+
+def _draw_fleet_marks(gantt: Axes, flight: Axes, timeline: Timeline) -> None:
+    """A fleet-wide moment (a halt) is a vertical line through both panels, named on top."""
+    for mark in timeline.fleet_marks:
+        for axes in (gantt, flight):
+            axes.axvline(mark.at, color="black", linestyle=":", linewidth=1.2)
+        right_half = mark.at > timeline.end / 2
+        flight.annotate(
+            _short(mark.label),
+            (mark.at, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(-4 if right_half else 4, -3),
+            textcoords="offset points",
+            fontsize=7,
+            horizontalalignment="right" if right_half else "left",
+            verticalalignment="top",
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.8, "lw": 0},
+        )
 
 
 def _short(reason: str) -> str:

@@ -16,6 +16,7 @@ from brupop.domain.states import UpdateState
 
 MAX_ROWS = 500  # `brupop simulate --nodes` allows as many; a bigger picture is unreadable
 MAX_TRANSITIONS = 100_000
+MAX_FLEET_MARKS = 50
 
 
 class Phase(StrEnum):
@@ -69,6 +70,14 @@ class FailureMark:
 
 
 @dataclass(frozen=True)
+class FleetMark:
+    """A moment of the whole fleet at `at` seconds: halted, paused, resumed."""
+
+    at: float
+    label: str
+
+
+@dataclass(frozen=True)
 class NodeRow:
     """One row of the picture."""
 
@@ -86,6 +95,7 @@ class Timeline:
     limit: int | None  # None: unlimited, or not known
     in_flight: tuple[tuple[float, int], ...]  # steps: from each moment, so many in flight
     omitted_nodes: int = 0
+    fleet_marks: tuple[FleetMark, ...] = ()
 
     @property
     def most_in_flight(self) -> int:
@@ -115,11 +125,12 @@ def build_timeline(
     end: float,
     limit: int | None,
     first_phase: Phase = Phase.WAITING,
+    fleet_marks: Iterable[FleetMark] = (),
 ) -> Timeline:
     """Rows for `nodes` (and any other node a transition names), each from 0 to `end`.
 
-    Every node starts in `first_phase`; a transition outside 0..end is clamped into it, and
-    one that repeats the current phase changes nothing.
+    Every node starts in `first_phase`; a transition (or a fleet mark) outside 0..end is
+    clamped into it, and one that repeats the current phase changes nothing.
     """
     end = max(0.0, end)
     by_node: dict[str, list[Transition]] = {name: [] for name in nodes}
@@ -136,6 +147,12 @@ def build_timeline(
         limit=limit,
         in_flight=_in_flight(rows),
         omitted_nodes=len(names) - len(kept),
+        fleet_marks=tuple(
+            sorted(
+                (FleetMark(min(max(mark.at, 0.0), end), mark.label) for mark in fleet_marks),
+                key=lambda mark: mark.at,
+            )[:MAX_FLEET_MARKS]
+        ),
     )
 
 

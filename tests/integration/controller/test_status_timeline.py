@@ -20,9 +20,12 @@ from kubernetes.client import ApiClient, Configuration
 from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.adapters.kubernetes.events import KubernetesEventRecorder
 from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
+from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRepository
 from brupop.domain.cluster import ClusterEvent
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState as S
+from brupop.domain.update_policy import UpdatePolicySpec
+from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.status.main import main
@@ -72,7 +75,8 @@ def controller_url() -> Iterator[str]:
 
 
 def _write_rollout(server: EmulatorServer) -> None:
-    """node-01 updated, node-02 failed while staging, node-03 rebooting; node-04 untouched."""
+    """node-01 updated, node-02 failed while staging (the fleet halted), node-03 rebooting;
+    node-04 untouched."""
     configuration = Configuration()
     configuration.host = server.url
     calls = ApiCalls(ApiClient(configuration))
@@ -117,6 +121,10 @@ def _write_rollout(server: EmulatorServer) -> None:
     )  # fmt: skip
     shadow("node-04", ShadowSpec(), ShadowStatus(current_version=OLD, target_version=NEW,
            current_state=S.IDLE))  # fmt: skip
+    policies = KubernetesUpdatePolicyRepository(calls, NS)
+    policies.create(UpdatePolicySpec())
+    halt = HaltReason(node="node-02", check="nodeReady")
+    policies.update_status(UpdatePolicyStatus(halted_at=at(151), halt_reason=halt))
 
 
 def _texts(path: Path) -> list[str]:
@@ -152,6 +160,7 @@ def test_the_timeline_is_drawn_from_the_shadows_and_events_with_one_row_per_node
         t.startswith("The agent failed on its way to StagedAndPerformedUpdate") for t in texts
     )
     assert "concurrency limit" in texts
+    assert "fleet halted: node-02 failed nodeReady" in texts
     assert any(t.startswith(f"brupop status: 4 nodes in {NS}; limit 1") for t in texts), texts
     assert any(t.startswith("seconds since 2026-11-30 08:00:10 UTC") for t in texts), texts
 

@@ -7,7 +7,13 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from brupop.adapters.timeline_picture import draw_timeline
-from brupop.domain.rollout_timeline import Phase, Timeline, Transition, build_timeline
+from brupop.domain.rollout_timeline import (
+    FleetMark,
+    Phase,
+    Timeline,
+    Transition,
+    build_timeline,
+)
 
 SVG_TEXT = "{http://www.w3.org/2000/svg}text"
 
@@ -22,7 +28,9 @@ def _timeline() -> Timeline:
         Transition("node-02", 5.0, Phase.STAGING),
         Transition("node-02", 6.0, Phase.BACKOFF, failure="agent failed in staging"),
     ]
-    return build_timeline(["node-01", "node-02", "node-03"], transitions, end=8.0, limit=1)
+    halt = [FleetMark(6.1, "fleet halted: node-02 failed nodeReady")]
+    names = ["node-01", "node-02", "node-03"]
+    return build_timeline(names, transitions, end=8.0, limit=1, fleet_marks=halt)
 
 
 def _texts(path: Path) -> list[str]:
@@ -44,6 +52,7 @@ def test_the_svg_has_a_labelled_row_per_node_a_legend_and_the_failure_reason(
     assert "failure" in texts and "agent failed in staging" in texts
     assert "nodes in flight" in texts and "concurrency limit" in texts
     assert "a sample run" in texts and "seconds since the start" in texts
+    assert "fleet halted: node-02 failed nodeReady" in texts
     assert "health gate" not in texts  # a phase no node went through stays out of the legend
 
 

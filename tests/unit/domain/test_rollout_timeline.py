@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from brupop.domain.rollout_timeline import (
+    MAX_FLEET_MARKS,
     MAX_ROWS,
     FailureMark,
+    FleetMark,
     Phase,
     Span,
     Transition,
@@ -116,3 +118,16 @@ def test_a_desired_state_stands_for_its_phase() -> None:
 def test_hook_and_gate_phases_hold_a_slot_like_the_rest_of_the_update() -> None:
     assert Phase.HOOKS_BEFORE.in_flight and Phase.HOOKS_AFTER.in_flight and Phase.GATE.in_flight
     assert not Phase.BACKOFF.in_flight
+
+
+def test_fleet_marks_are_kept_in_order_inside_the_run_and_bounded() -> None:
+    marks = [FleetMark(7.0, "resumed"), FleetMark(-1.0, "paused"), FleetMark(12.0, "halted")]
+    timeline = build_timeline(["node-01"], [], end=10.0, limit=1, fleet_marks=marks)
+    assert timeline.fleet_marks == (
+        FleetMark(0.0, "paused"),
+        FleetMark(7.0, "resumed"),
+        FleetMark(10.0, "halted"),
+    )
+    many = [FleetMark(float(i), "paused") for i in range(MAX_FLEET_MARKS + 5)]
+    bounded = build_timeline(["node-01"], [], end=100.0, limit=1, fleet_marks=many)
+    assert len(bounded.fleet_marks) == MAX_FLEET_MARKS

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from brupop.domain.rollout_timeline import FailureMark, Phase, Span
+from brupop.domain.policy_object import UpdatePolicy
+from brupop.domain.rollout_timeline import FailureMark, FleetMark, Phase, Span
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState as S
+from brupop.domain.update_policy import UpdatePolicySpec
+from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.entrypoints.status.cluster_history import ClusterHistory, ShadowEvent, shadow_event
-from brupop.entrypoints.status.cluster_timeline import cluster_timeline, limit_of
+from brupop.entrypoints.status.cluster_timeline import (
+    cluster_timeline,
+    limit_of,
+    policy_moments,
+)
 
 T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
@@ -83,3 +90,19 @@ def test_the_limit_is_read_from_the_controllers_status() -> None:
     assert limit_of({"max_concurrent_update": "3"}) == 3
     assert limit_of({"max_concurrent_update": "unlimited"}) is None
     assert limit_of({}) is None
+
+
+def test_the_policys_halt_is_a_fleet_mark_naming_the_node_and_check() -> None:
+    status = UpdatePolicyStatus(
+        halted_at=_at(40), halt_reason=HaltReason(node="node-02", check="httpProbe")
+    )
+    policy = UpdatePolicy("default", "ns", UpdatePolicySpec(), status=status)
+    history = ClusterHistory(
+        (), (ShadowEvent("n", "UpdateStarted", "", T0),), policy_moments(policy)
+    )
+
+    drawn = cluster_timeline(history, _at(60), limit=1)
+
+    assert drawn.timeline.fleet_marks == (FleetMark(40, "fleet halted: node-02 failed httpProbe"),)
+    assert policy_moments(None) == ()
+    assert policy_moments(UpdatePolicy("default", "ns", UpdatePolicySpec())) == ()

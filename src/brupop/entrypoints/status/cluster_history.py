@@ -33,11 +33,21 @@ class ShadowEvent:
 
 
 @dataclass(frozen=True)
+class FleetMoment:
+    """A moment of the whole fleet, from the update policy's status (its halt)."""
+
+    at: datetime
+    label: str
+
+
+@dataclass(frozen=True)
 class ClusterHistory:
-    """The shadows as they are now, and the Events the cluster still keeps (about an hour)."""
+    """The shadows as they are now, the Events the cluster still keeps (about an hour), and
+    the fleet's moments."""
 
     shadows: tuple[Shadow, ...]
     events: tuple[ShadowEvent, ...]
+    fleet: tuple[FleetMoment, ...] = ()
 
 
 def read_history(configuration: Configuration, namespace: str, timeout: float) -> ClusterHistory:

@@ -3,7 +3,8 @@ turned into the domain's transitions.
 
 Each phase of an update is an Event the controller records on the shadow (UpdateStarted,
 UpdateRebooting, UpdateMonitoring, UpdateCompleted; UpdateFailed and UpdateTimedOut for a
-failure), and a shadow's spec says when its current phase began. A cluster keeps no record of
+failure), a shadow's spec says when its current phase began, and the update policy's status
+when the fleet halted. A cluster keeps no record of
 when a drain ended, so the reboot's bar includes the drain here.
 """
 
@@ -13,10 +14,18 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from brupop.domain.concurrency import ConcurrencyLimit, ConcurrencyLimitError
-from brupop.domain.rollout_timeline import Phase, Timeline, Transition, build_timeline, phase_for
+from brupop.domain.policy_object import UpdatePolicy
+from brupop.domain.rollout_timeline import (
+    FleetMark,
+    Phase,
+    Timeline,
+    Transition,
+    build_timeline,
+    phase_for,
+)
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.status.cluster_history import ClusterHistory, ShadowEvent
+from brupop.entrypoints.status.cluster_history import ClusterHistory, FleetMoment, ShadowEvent
 
 EVENT_PHASES = {
     "UpdateStarted": Phase.STAGING,
@@ -52,10 +61,25 @@ def cluster_timeline(history: ClusterHistory, now: datetime, limit: int | None) 
         Transition(m.node, (m.at - start).total_seconds(), m.phase, m.failure) for m in moments
     ]
     nodes = sorted(shadow.node_name for shadow in history.shadows)
+    marks = [FleetMark((m.at - start).total_seconds(), m.label) for m in history.fleet]
     timeline = build_timeline(
-        nodes, transitions, end=(max(now, start) - start).total_seconds(), limit=limit
+        nodes,
+        transitions,
+        end=(max(now, start) - start).total_seconds(),
+        limit=limit,
+        fleet_marks=marks,
     )
     return ClusterTimeline(timeline, start)
+
+
+def policy_moments(policy: UpdatePolicy | None) -> tuple[FleetMoment, ...]:
+    """The halt the update policy's status records, if any."""
+    status = policy.status if policy is not None else None
+    if status is None or status.halted_at is None:
+        return ()
+    reason = status.halt_reason
+    why = f": {reason.node} failed {reason.check}" if reason is not None else ""
+    return (FleetMoment(status.halted_at, f"fleet halted{why}"),)
 
 
 def limit_of(document: dict[str, object]) -> int | None:

@@ -1,21 +1,28 @@
 """`brupop status --timeline FILE`: draw the rollout from what the cluster remembers.
 
 The path and the drawing library are checked first (exit 2), then the shadows and Events are
-read through the Kubernetes API (exit 1 when it cannot be reached). The concurrency limit comes
-from the controller's `/status` when it answers; without it the picture has no limit line.
+read through the Kubernetes API (exit 1 when it cannot be reached), with the update policy's
+halt when it has one. The concurrency limit comes from the controller's `/status` when it
+answers; without it the picture has no limit line.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from brupop.adapters.kubernetes.cluster import load_configuration
 from brupop.adapters.timeline_picture import PicturePathError, check_picture_path, draw_timeline
 from brupop.entrypoints.extras import TIMELINE
-from brupop.entrypoints.status.cluster_history import read_history
-from brupop.entrypoints.status.cluster_timeline import ClusterTimeline, cluster_timeline
+from brupop.entrypoints.status.cluster_history import ClusterHistory, read_history
+from brupop.entrypoints.status.cluster_timeline import (
+    ClusterTimeline,
+    cluster_timeline,
+    policy_moments,
+)
+from brupop.entrypoints.status.policy_line import PolicyUnreadable, read_policy
 from brupop.entrypoints.status.reaching import StatusUnavailable
 from brupop.ports.errors import PortError
 
@@ -37,16 +44,10 @@ def write_cluster_timeline(
     except PicturePathError as error:
         return _fail(f"--timeline: {error}", EXIT_USAGE)
     try:
-        configuration = load_configuration()
-        history = read_history(configuration, namespace, timeout)
+        history = _read(namespace, timeout)
     except PortError as error:
         return _fail(f"cannot read the shadows and their Events: {error}", EXIT_UNREACHABLE)
-    try:
-        limit = read_limit()
-    except StatusUnavailable as error:
-        print(f"brupop status: drawn without the concurrency limit: {error}", file=sys.stderr)
-        limit = None
-    drawn = cluster_timeline(history, datetime.now(UTC), limit)
+    drawn = cluster_timeline(history, datetime.now(UTC), _limit(read_limit))
     try:
         draw_timeline(drawn.timeline, path, _title(drawn, namespace), x_label=_x_label(drawn))
     except OSError as error:
@@ -54,6 +55,26 @@ def write_cluster_timeline(
     rows = len(drawn.timeline.rows)
     print(f"timeline: {path} ({rows} nodes, {len(history.events)} Events)")
     return EXIT_OK
+
+
+def _read(namespace: str, timeout: float) -> ClusterHistory:
+    """The shadows and Events (PortError when they cannot be read), and the policy's halt."""
+    configuration = load_configuration()
+    history = read_history(configuration, namespace, timeout)
+    try:
+        policy = read_policy(configuration, namespace, timeout)
+    except PolicyUnreadable as error:  # the nodes' rows are still worth drawing
+        print(f"brupop status: {error}", file=sys.stderr)
+        return history
+    return replace(history, fleet=policy_moments(policy))
+
+
+def _limit(read_limit: Callable[[], int | None]) -> int | None:
+    try:
+        return read_limit()
+    except StatusUnavailable as error:
+        print(f"brupop status: drawn without the concurrency limit: {error}", file=sys.stderr)
+        return None
 
 
 def _title(drawn: ClusterTimeline, namespace: str) -> str:
