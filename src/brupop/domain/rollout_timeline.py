@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from brupop.domain.states import UpdateState
+from brupop.domain.update_policy_status import UpdatePolicyStatus
 
 MAX_ROWS = 500  # `brupop simulate --nodes` allows as many; a bigger picture is unreadable
 MAX_TRANSITIONS = 100_000
@@ -100,6 +102,15 @@ class Timeline:
     @property
     def most_in_flight(self) -> int:
         return max((count for _, count in self.in_flight), default=0)
+
+
+def halt_of(status: UpdatePolicyStatus | None) -> tuple[datetime, str] | None:
+    """When the update policy's status says the fleet halted, and a label naming why."""
+    if status is None or status.halted_at is None:
+        return None
+    reason = status.halt_reason
+    why = f": {reason.node} failed {reason.check}" if reason is not None else ""
+    return status.halted_at, f"fleet halted{why}"
 
 
 def phase_for(desired: UpdateState, *, on_target: bool, failing: bool) -> Phase:

@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -31,7 +32,7 @@ from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
-from brupop.entrypoints.simulate.timeline import simulated_timeline
+from brupop.entrypoints.simulate.timeline import halt_marks, simulated_timeline
 from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 _TICK_SECONDS = 0.05
@@ -55,7 +56,8 @@ class _Run:
     log_dir: Path
     observer: FleetObserver
     supervisor: AgentSupervisor
-    started_at: float = 0.0
+    started_at: float = 0.0  # time.monotonic()
+    started_on: datetime | None = None  # the cluster's clock, which stamps a halt
 
 
 class Simulation:
@@ -106,7 +108,7 @@ class Simulation:
             f"{self._options.to_version} offered, at most {self._options.max_concurrent_label} "
             f"at once; apiserver {self._apiserver_url}"
         )
-        run.started_at = time.monotonic()
+        run.started_at, run.started_on = time.monotonic(), run.cluster.clock.now()
         run.observer.start()
         run.supervisor.start()
         self._stops.append(run.supervisor.stop)
@@ -121,15 +123,7 @@ class Simulation:
         # Agents stopping at once share this machine's cores: give each its turn.
         run.supervisor.stop(grace_seconds=5.0 + 0.1 * len(run.fleet))
         if self._options.timeline is not None:
-            self._timeline = simulated_timeline(
-                self._names,
-                run.observer.history(),
-                run.supervisor.views(),
-                started_at=run.started_at,
-                ended_at=run.started_at + duration,
-                to_version=self._options.to_version,
-                limit=self._options.max_concurrent,
-            )
+            self._timeline = self._timeline_of(run, duration)
         return self._report(run, chaos, duration)
 
     # --- setting up -----------------------------------------------------------------------
@@ -255,6 +249,18 @@ class Simulation:
         return quiet and _settled(views)
 
     # --- the outcome -----------------------------------------------------------------------
+
+    def _timeline_of(self, run: _Run, duration: float) -> Timeline:
+        return simulated_timeline(
+            self._names,
+            run.observer.history(),
+            run.supervisor.views(),
+            started_at=run.started_at,
+            ended_at=run.started_at + duration,
+            to_version=self._options.to_version,
+            limit=self._options.max_concurrent,
+            fleet_marks=halt_marks(run.cluster.policies, run.started_on),
+        )
 
     def _report(self, run: _Run, chaos: ChaosMonkey, duration: float) -> SimulationReport:
         options = self._options

@@ -3,18 +3,30 @@ into the domain's transitions.
 
 The shadows tell when each desired state was asked for and when a failure was counted; the
 reboot inside RebootedIntoUpdate (after the drain) is the agent's own exit, which only the
-supervisor sees.
+supervisor sees. A halt is the update policy's, read at the end of the run.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Protocol
 
-from brupop.domain.rollout_timeline import Phase, Timeline, Transition, build_timeline, phase_for
+from brupop.domain.policy_object import UpdatePolicy
+from brupop.domain.rollout_timeline import (
+    FleetMark,
+    Phase,
+    Timeline,
+    Transition,
+    build_timeline,
+    halt_of,
+    phase_for,
+)
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.observer import NodeChange, NodeView
 from brupop.entrypoints.simulate.supervisor import AgentExit, AgentView, ExitCause
+from brupop.ports.errors import NotFoundError
 
 
 def simulated_timeline(
@@ -26,11 +38,30 @@ def simulated_timeline(
     ended_at: float,
     to_version: str,
     limit: int | None,
+    fleet_marks: Sequence[FleetMark] = (),
 ) -> Timeline:
     """The timeline of one run, in seconds from `started_at` (both times time.monotonic())."""
     transitions = shadow_transitions(history, started_at, to_version)
     transitions += reboot_transitions(transitions, agents, started_at)
-    return build_timeline(nodes, transitions, end=ended_at - started_at, limit=limit)
+    end = ended_at - started_at
+    return build_timeline(nodes, transitions, end=end, limit=limit, fleet_marks=fleet_marks)
+
+
+class PolicySource(Protocol):
+    def get(self) -> UpdatePolicy: ...
+
+
+def halt_marks(policies: PolicySource, started_on: datetime | None) -> list[FleetMark]:
+    """The fleet's halt, if the update policy's status records one, in seconds of the run."""
+    try:
+        status = policies.get().status
+    except NotFoundError:  # no policy object: nothing can have halted the fleet
+        return []
+    halt = halt_of(status)
+    if halt is None or started_on is None:
+        return []
+    halted_at, label = halt
+    return [FleetMark((halted_at - started_on).total_seconds(), label)]
 
 
 def shadow_transitions(

@@ -21,6 +21,7 @@ from brupop.domain.rollout_timeline import (
     Timeline,
     Transition,
     build_timeline,
+    halt_of,
     phase_for,
 )
 from brupop.domain.shadow import Shadow
@@ -74,12 +75,8 @@ def cluster_timeline(history: ClusterHistory, now: datetime, limit: int | None) 
 
 def policy_moments(policy: UpdatePolicy | None) -> tuple[FleetMoment, ...]:
     """The halt the update policy's status records, if any."""
-    status = policy.status if policy is not None else None
-    if status is None or status.halted_at is None:
-        return ()
-    reason = status.halt_reason
-    why = f": {reason.node} failed {reason.check}" if reason is not None else ""
-    return (FleetMoment(status.halted_at, f"fleet halted{why}"),)
+    halt = halt_of(policy.status if policy is not None else None)
+    return () if halt is None else (FleetMoment(*halt),)
 
 
 def limit_of(document: dict[str, object]) -> int | None:

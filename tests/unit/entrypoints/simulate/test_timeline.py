@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
-from brupop.domain.rollout_timeline import FailureMark, Phase, Span
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.rollout_timeline import FailureMark, FleetMark, Phase, Span
 from brupop.domain.states import UpdateState
+from brupop.domain.update_policy import UpdatePolicySpec
+from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.entrypoints.simulate.observer import NodeChange, NodeView
 from brupop.entrypoints.simulate.supervisor import AgentExit, AgentView, ExitCause
-from brupop.entrypoints.simulate.timeline import simulated_timeline
+from brupop.entrypoints.simulate.timeline import halt_marks, simulated_timeline
 
 START = 100.0  # time.monotonic() when the run began
 IDLE = NodeView(
@@ -102,3 +106,25 @@ def test_a_timeout_counted_by_the_controller_is_marked_as_a_timeout() -> None:
     ).rows  # fmt: skip
 
     assert row.failures == (FailureMark(9.0, "timed out in drain (crash count 1)"),)
+
+
+def test_a_halt_recorded_in_the_policy_status_is_a_fleet_mark_in_seconds_of_the_run() -> None:
+    cluster = InMemoryCluster()
+    started_on = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    assert halt_marks(cluster.policies, started_on) == []  # no policy object: no halt
+    cluster.policies.create(UpdatePolicySpec())
+    assert halt_marks(cluster.policies, started_on) == []  # a policy that has not halted
+    halted = UpdatePolicyStatus(
+        halted_at=started_on + timedelta(seconds=12.5),
+        halt_reason=HaltReason(node="node-02", check="nodeReady"),
+    )
+    cluster.policies.update_status(halted)
+
+    marks = halt_marks(cluster.policies, started_on)
+
+    assert marks == [FleetMark(12.5, "fleet halted: node-02 failed nodeReady")]
+    timeline = simulated_timeline(
+        ["node-01"], [], {}, started_at=START, ended_at=START + 20, to_version="1.20.0",
+        limit=1, fleet_marks=marks,
+    )  # fmt: skip
+    assert timeline.fleet_marks == tuple(marks)
