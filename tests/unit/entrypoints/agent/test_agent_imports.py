@@ -1,4 +1,4 @@
-"""`brupop agent` stays small: it never loads the cluster client, the web stack or rich."""
+"""`brupop agent` stays small: it never loads the cluster client, the web stack, urllib3 or rich."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ HEAVY = (
     "prometheus_client",
     "pydantic_settings",
     "rich",
+    "urllib3",
 )
 
 
