@@ -21,21 +21,17 @@ from rig import NAMESPACE, add_agent_nodes, send_logs_to, start_apiserver
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.entrypoints.apiserver import ApiserverOptions
 
+# What serves HTTP (see entrypoints/apiserver/server.py): uvicorn's httptools protocol with
+# bounds on request heads, behind brupop's own TLS admission.
+HTTP_PROTOCOL = "BoundedHttpProtocol (uvicorn + httptools)"
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="serve the apiserver for a load test")
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--nodes", type=int, default=200)
     parser.add_argument("--token-review-cache-seconds", type=float, default=30.0)
-    parser.add_argument(
-        "--http-parser",
-        choices=("auto", "h11"),
-        default="auto",
-        help="auto: what uvicorn picks (httptools when installed); h11: hide httptools",
-    )
     args = parser.parse_args()
-    if args.http_parser == "h11":
-        sys.modules["httptools"] = None  # type: ignore[assignment]  # uvicorn falls back to h11
     send_logs_to(args.work / "apiserver.log")
     cluster = InMemoryCluster(NAMESPACE)
     names = [f"node-{index:05d}" for index in range(args.nodes)]
@@ -67,7 +63,7 @@ def main() -> int:
             {
                 "token_reviews": cluster.token_reviewer.review_count,
                 "requests_answered": apiserver.requests_answered(),
-                "http_protocol": apiserver.server.server.config.http_protocol_class.__name__,
+                "http_protocol": HTTP_PROTOCOL,
             }
         )
     )

@@ -31,7 +31,6 @@ def start_server(work: Path, args: argparse.Namespace) -> subprocess.Popen[str]:
         sys.executable, str(HERE / "apiserver_process.py"), "--work", str(work),
         "--nodes", str(args.agents),
         "--token-review-cache-seconds", str(args.token_review_cache_seconds),
-        "--http-parser", args.http_parser,
     ]  # fmt: skip
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
@@ -177,12 +176,6 @@ def main() -> int:
         help="requests/s offered in the paced phase (default 500)",
     )
     parser.add_argument("--token-review-cache-seconds", type=float, default=30.0)
-    parser.add_argument(
-        "--http-parser",
-        choices=("auto", "h11"),
-        default="auto",
-        help="h11: hide httptools from uvicorn, for comparison",
-    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="brupop-bench-apiserver-"))
     try:

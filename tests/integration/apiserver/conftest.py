@@ -22,6 +22,7 @@ from brupop.entrypoints.apiserver import (
     serve_in_thread,
 )
 from brupop.entrypoints.apiserver.app import ApiserverParts
+from brupop.entrypoints.apiserver.server import ServerLimits
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
 from brupop.services.apiserver.drain import DrainTimings
 from tests.support.tls import TestCertificates, make_certificates
@@ -92,10 +93,15 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> TestCertificates:
     return make_certificates(tmp_path_factory.mktemp("tls"))
 
 
-def start_rig(certs: TestCertificates, cluster: InMemoryCluster, options: ApiserverOptions) -> Rig:
+def start_rig(
+    certs: TestCertificates,
+    cluster: InMemoryCluster,
+    options: ApiserverOptions,
+    limits: ServerLimits | None = None,
+) -> Rig:
     app = build_apiserver_app(cluster=cluster, options=options)
     server = serve_in_thread(
-        app, certfile=certs.cert_path, keyfile=certs.key_path, cert_check_seconds=0.0
+        app, certfile=certs.cert_path, keyfile=certs.key_path, cert_check_seconds=0.0, limits=limits
     )
     return Rig(cluster, server, app.state.parts, certs, {})
 
@@ -108,13 +114,13 @@ def make_rig(certs: TestCertificates, tmp_path: Path) -> Iterator[RigFactory]:
     """Start rigs with chosen options; all are stopped after the test."""
     started: list[Rig] = []
 
-    def make(**options: object) -> Rig:
+    def make(limits: ServerLimits | None = None, **options: object) -> Rig:
         cluster = InMemoryCluster(NS)
         add_agent_nodes(cluster)
         settings = {"namespace": NS, "drain": FAST_DRAINS, "feed_watch_seconds": 0.5}
         settings.update(options)
         local = make_certificates(tmp_path / f"tls-{len(started)}")
-        rig = start_rig(local, cluster, ApiserverOptions(**settings))  # type: ignore[arg-type]
+        rig = start_rig(local, cluster, ApiserverOptions(**settings), limits)  # type: ignore[arg-type]
         started.append(rig)
         return rig
 
@@ -137,10 +143,12 @@ def free_port() -> int:
 
 
 def start_brupop_apiserver(
-    certs: TestCertificates, extra_env: dict[str, str] | None = None
+    certs: TestCertificates, extra_env: dict[str, str] | None = None, **env_changes: str | None
 ) -> tuple[subprocess.Popen[bytes], int]:
     """`brupop apiserver` as its own process on a free loopback port, over the memory cluster,
-    logging JSON lines to its stderr (a pipe); returns the process and its port."""
+    logging JSON lines to its stderr (a pipe); returns the process and its port.
+
+    `extra_env` and `env_changes` set variables; a variable given None is removed."""
     port = free_port()
     env = {
         **os.environ,
@@ -152,6 +160,11 @@ def start_brupop_apiserver(
         "LOGGING_FORMATTER": "json",
         **(extra_env or {}),
     }
+    for name, value in env_changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     process = subprocess.Popen(
         [sys.executable, "-m", "brupop", "apiserver"],
         env=env,

@@ -40,6 +40,11 @@ def restore_logging() -> Iterator[None]:
         ("APISERVER_WEBHOOK_PORT", "8443"),
         ("BRUPOP_CLUSTER", "minikube"),
         ("EVICTION_RETRY_INTERVAL_SECONDS", "0"),
+        ("APISERVER_MAX_CONNECTIONS", "0"),
+        ("APISERVER_MAX_CONNECTIONS", "1e9"),
+        ("APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS", "inf"),
+        ("APISERVER_HEADER_TIMEOUT_SECONDS", "nan"),
+        ("APISERVER_HEADER_TIMEOUT_SECONDS", "0"),
     ],
 )
 def test_a_bad_setting_stops_the_apiserver_with_one_line_naming_it(

@@ -19,12 +19,14 @@ from starlette.routing import Route
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.shadow import DEFAULT_NAMESPACE
 from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
+from brupop.entrypoints.apiserver.body_limits import BodyLimitMiddleware
 from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
-from brupop.entrypoints.apiserver.conversion import ConversionRoute
+from brupop.entrypoints.apiserver.conversion import CONVERSION_BODY_LIMIT, ConversionRoute
 from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
 from brupop.entrypoints.apiserver.handlers import Handlers
 from brupop.entrypoints.apiserver.listeners import WebhookPortMiddleware
 from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
+from brupop.entrypoints.apiserver.requests import MAX_BODY_BYTES
 from brupop.ports.clock import Clock
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
@@ -161,6 +163,11 @@ def build_apiserver_app(
             Middleware(WebhookPortMiddleware, port=options.webhook_port),
             Middleware(
                 MetricsMiddleware, metrics=metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
+            ),
+            Middleware(
+                BodyLimitMiddleware,
+                limits={"/crdconvert": CONVERSION_BODY_LIMIT},
+                default=MAX_BODY_BYTES,
             ),
             Middleware(
                 AuthorizationMiddleware,

@@ -15,8 +15,10 @@ from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.server import bind, uvicorn_server
 from brupop.entrypoints.apiserver.settings import ApiserverSettings, load_settings
 from brupop.entrypoints.apiserver.tls import CertificateReloader
+from brupop.entrypoints.log_filter import LogFilter
 from brupop.entrypoints.logs import start_logging
 from brupop.entrypoints.settings_error import SettingsError, refuse_start
+from brupop.entrypoints.stdlib_logging import route_to_structlog
 from brupop.ports.errors import PortError
 
 USAGE = """usage: brupop apiserver
@@ -25,7 +27,11 @@ Serve the agents' HTTPS API. Configured by environment variables (see docs/apise
 APISERVER_INTERNAL_PORT, APISERVER_BIND_ADDRESS, APISERVER_TLS_CERT_PATH, APISERVER_TLS_KEY_PATH,
 APISERVER_WEBHOOK_PORT, DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS,
 POD_DELETION_TIMEOUT_SECONDS, TOKEN_REVIEW_CACHE_SECONDS, TOKEN_REFUSAL_CACHE_SECONDS,
-TOKEN_REVIEW_THREADS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory)."""
+TOKEN_REVIEW_THREADS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory),
+APISERVER_MAX_CONNECTIONS, APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS,
+APISERVER_HEADER_TIMEOUT_SECONDS."""
+
+HTTP_SERVER_LOGGERS = ("uvicorn", "asyncio")
 
 
 def main(argv: list[str]) -> int:
@@ -46,6 +52,9 @@ def main(argv: list[str]) -> int:
         formatter=settings.logging_formatter,
         directive=settings.tracing_filter_directive,
     )
+    # The HTTP server's and the event loop's own records, as lines of the same log.
+    level = LogFilter.parse(settings.tracing_filter_directive, "apiserver").level
+    route_to_structlog(HTTP_SERVER_LOGGERS, level=level)
     try:
         certificates = CertificateReloader(settings.tls_cert_path, settings.tls_key_path)
         app = ApiserverContainer(settings=settings).app()
@@ -57,7 +66,11 @@ def main(argv: list[str]) -> int:
     except (OSError, ssl.SSLError, PortError) as error:
         return _fatal(settings, f"cannot start: {error}")
     server = uvicorn_server(
-        app, certificates=certificates, host=settings.bind_address, port=settings.internal_port
+        app,
+        certificates=certificates,
+        host=settings.bind_address,
+        port=settings.internal_port,
+        limits=settings.server_limits(),
     )
     log.info("apiserver.started", port=settings.internal_port, cluster=settings.cluster)
     # uvicorn stops gracefully on SIGTERM/SIGINT, then re-raises the signal to the handlers that

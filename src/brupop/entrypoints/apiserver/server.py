@@ -10,18 +10,30 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
+from brupop.entrypoints.apiserver.admission import Admission, ConnectionLimits
 from brupop.entrypoints.apiserver.connections import hang_up_lingering
+from brupop.entrypoints.apiserver.http_protocol import BoundedHttpProtocol, HeadLimits
 from brupop.entrypoints.apiserver.tls import CertificateReloader
 
 GRACEFUL_SHUTDOWN_SECONDS = 10
 # How long a closed connection may wait for its client's TLS close before it is hung up.
 TLS_CLOSE_GRACE_SECONDS = 1.0
+# uvicorn's exit code when the app's lifespan startup fails.
+STARTUP_FAILURE = 3
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Bounds on connections and request heads (the settings' defaults)."""
+
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    head: HeadLimits = field(default_factory=HeadLimits)
 
 
 @dataclass
@@ -52,15 +64,57 @@ class RunningServer:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn, telling the app first when it starts to shut down (waits end, answers carry
-    `Connection: close`), and hanging up the connections whose clients do not close them."""
+    """uvicorn over our own TLS admission (see `admission.py`) and bounded HTTP protocol (see
+    `http_protocol.py`); telling the app first when it starts to shut down (waits end, answers
+    carry `Connection: close`), and hanging up the connections whose clients do not close them."""
 
-    def __init__(self, config: uvicorn.Config, begin_shutdown: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        *,
+        certificates: CertificateReloader,
+        limits: ServerLimits,
+        begin_shutdown: Callable[[], None],
+    ) -> None:
         super().__init__(config)
+        self._certificates = certificates
+        self._limits = limits
         self._begin_shutdown = begin_shutdown
+        self.admission: Admission | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        if not sockets:
+            raise ValueError("the apiserver serves only on sockets it is given (see `bind`)")
+        await self.lifespan.startup()
+        if self.lifespan.should_exit:
+            raise SystemExit(STARTUP_FAILURE)
+
+        def http_protocol() -> asyncio.Protocol:
+            return BoundedHttpProtocol(
+                config=self.config,
+                server_state=self.server_state,
+                app_state=self.lifespan.state,
+                limits=self._limits.head,
+            )
+
+        self.admission = Admission(
+            limits=self._limits.connections,
+            context=self._certificates.server_context,
+            http_protocol=http_protocol,
+        )
+        loop = asyncio.get_running_loop()
+        self.servers = [
+            await loop.create_server(
+                self.admission.protocol, sock=sock, backlog=self.config.backlog
+            )
+            for sock in sockets
+        ]
+        self.started = True
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self._begin_shutdown()
+        if self.admission is not None:
+            self.admission.hang_up_handshaking()
         # uvicorn asks exactly these to close, before its first await.
         asked = set(self.server_state.connections)
         hang_ups = asyncio.create_task(
@@ -75,26 +129,34 @@ class _Server(uvicorn.Server):
 
 
 def uvicorn_server(
-    app: Any, *, certificates: CertificateReloader, host: str, port: int
+    app: Any,
+    *,
+    certificates: CertificateReloader,
+    host: str,
+    port: int,
+    limits: ServerLimits | None = None,
 ) -> uvicorn.Server:
-    """A uvicorn server for `app`, serving TLS from `certificates`, logging through structlog."""
-
-    def ssl_context(_config: uvicorn.Config, _default: Callable[[], Any]) -> Any:
-        return certificates.server_context()
-
+    """A uvicorn server for `app`, serving TLS from `certificates` within `limits`; it serves
+    only on the sockets given to its `run` (see `bind`)."""
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
-        ssl_context_factory=ssl_context,
         log_config=None,
+        # The TLS admission (admission.py) wraps asyncio's own transports: no uvloop.
+        loop="asyncio",
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
     )
     state = getattr(app, "state", None)
     begin_shutdown: Callable[[], None] = getattr(state, "begin_shutdown", None) or _nothing
-    return _Server(config, begin_shutdown)
+    return _Server(
+        config,
+        certificates=certificates,
+        limits=limits or ServerLimits(),
+        begin_shutdown=begin_shutdown,
+    )
 
 
 def _nothing() -> None:
@@ -102,7 +164,7 @@ def _nothing() -> None:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening-ready socket on host:port (port 0 picks a free one).
+    """A listening-ready socket on host:port (port 0 picks a free one; `::` is dual-stack).
 
     The protocol is given explicitly: asyncio sets TCP_NODELAY only on sockets whose `proto` is
     TCP, and without it every small response waits ~40 ms for a delayed ACK.
@@ -110,6 +172,9 @@ def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        # Dual-stack whatever the host's default: `::` serves IPv4 clients too.
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     sock.bind((host, port))
     return sock
 
@@ -123,11 +188,12 @@ def serve_in_thread(
     port: int = 0,
     cert_check_seconds: float = 5.0,
     start_timeout_seconds: float = 10.0,
+    limits: ServerLimits | None = None,
 ) -> RunningServer:
     """Start serving `app` over HTTPS in a daemon thread; return once it accepts connections."""
     certificates = CertificateReloader(certfile, keyfile, check_seconds=cert_check_seconds)
     sock = bind(host, port)
-    server = uvicorn_server(app, certificates=certificates, host=host, port=port)
+    server = uvicorn_server(app, certificates=certificates, host=host, port=port, limits=limits)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="apiserver", daemon=True
     )

@@ -6,17 +6,22 @@ number is finite and bounded (docs/apiserver.md), so none can overflow a timer l
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from brupop.entrypoints.apiserver.admission import ConnectionLimits
+from brupop.entrypoints.apiserver.http_protocol import HeadLimits
+from brupop.entrypoints.apiserver.server import ServerLimits
 from brupop.entrypoints.log_settings import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
     ONE_DAY,
     ONE_HOUR,
+    ONE_MINUTE,
     ONE_WEEK,
     SettingsError,
     rule_broken,
@@ -28,6 +33,12 @@ from brupop.services.apiserver.drain import DrainTimings
 TLS_DIR = Path("/etc/brupop-tls-keys")
 
 
+def default_bind_address() -> str:
+    """All IPv6 addresses (which Linux serves dual-stack) when the cluster's API address is IPv6,
+    as the original decides; all IPv4 addresses otherwise."""
+    return "::" if ":" in os.environ.get("KUBERNETES_SERVICE_HOST", "") else "0.0.0.0"
+
+
 class ApiserverSettings(BaseSettings):
     """Environment variables of `brupop apiserver`."""
 
@@ -35,7 +46,16 @@ class ApiserverSettings(BaseSettings):
 
     internal_port: int = whole_number("APISERVER_INTERNAL_PORT", 8443, least=1, most=65535)
     webhook_port: int | None = Field(None, ge=1, le=65535, alias="APISERVER_WEBHOOK_PORT")
-    bind_address: str = Field("0.0.0.0", min_length=1, alias="APISERVER_BIND_ADDRESS")
+    bind_address: str = Field(
+        default_factory=default_bind_address, min_length=1, alias="APISERVER_BIND_ADDRESS"
+    )
+    max_connections: int = whole_number("APISERVER_MAX_CONNECTIONS", 1024, least=1, most=65536)
+    handshake_timeout_seconds: float = seconds(
+        "APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS", 5.0, most=ONE_MINUTE
+    )
+    header_timeout_seconds: float = seconds(
+        "APISERVER_HEADER_TIMEOUT_SECONDS", 5.0, most=ONE_MINUTE
+    )
     tls_cert_path: Path = Field(TLS_DIR / "tls.crt", alias="APISERVER_TLS_CERT_PATH")
     tls_key_path: Path = Field(TLS_DIR / "tls.key", alias="APISERVER_TLS_KEY_PATH")
     drain_timeout_seconds: float = seconds("DRAIN_TIMEOUT_SECONDS", 900.0, most=ONE_WEEK)
@@ -75,6 +95,16 @@ class ApiserverSettings(BaseSettings):
         if self.webhook_port == self.internal_port:
             raise ValueError("APISERVER_WEBHOOK_PORT: must differ from APISERVER_INTERNAL_PORT")
         return self
+
+    def server_limits(self) -> ServerLimits:
+        """Bounds on connections and request heads."""
+        return ServerLimits(
+            connections=ConnectionLimits(
+                max_connections=self.max_connections,
+                handshake_timeout_seconds=self.handshake_timeout_seconds,
+            ),
+            head=HeadLimits(header_timeout_seconds=self.header_timeout_seconds),
+        )
 
     def drain_timings(self) -> DrainTimings:
         """The drain's bounds and retry interval."""

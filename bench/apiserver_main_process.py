@@ -1,0 +1,115 @@
+"""`brupop apiserver` itself (its `main`: settings, logging, limits, server) over an in-memory
+cluster holding `--nodes` agents, with a TokenReview that takes `--review-latency-ms`; used by
+apiserver_abuse.py.
+
+Only the cluster is swapped: the container's cluster provider is overridden before `main` runs,
+so everything else is what a pod runs. Once it is about to serve it writes `ready.json` (URL,
+port, CA, each node's name, UID and token) into `--work`; its log goes to `apiserver.log` there.
+On SIGTERM it stops as in a pod and prints one JSON object: the TokenReviews it made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dependency_injector import providers
+from rig import NAMESPACE, add_agent_nodes
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.cluster import TokenIdentity
+from brupop.entrypoints.apiserver.container import ApiserverContainer
+from brupop.entrypoints.apiserver.main import main as apiserver_main
+from brupop.entrypoints.simulate.certificates import write_loopback_tls
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.pod_repository import PodRepository
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.token_reviewer import TokenReviewer
+
+
+class SlowTokenReviewer:
+    """A TokenReviewer that takes `latency_seconds` per review, as a busy cluster would."""
+
+    def __init__(self, inner: TokenReviewer, latency_seconds: float) -> None:
+        self._inner = inner
+        self._latency = latency_seconds
+        self._lock = threading.Lock()
+        self.reviews = 0
+
+    def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
+        with self._lock:
+            self.reviews += 1
+        time.sleep(self._latency)
+        return self._inner.review(token, audiences)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The apiserver's ports: the in-memory cluster's, with the slow reviewer."""
+
+    shadows: ShadowRepository
+    nodes: NodeRepository
+    pods: PodRepository
+    token_reviewer: TokenReviewer
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="run brupop apiserver over a fake cluster")
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--nodes", type=int, default=20)
+    parser.add_argument("--review-latency-ms", type=float, default=200.0)
+    args = parser.parse_args()
+    cluster = InMemoryCluster(NAMESPACE)
+    names = [f"node-{index:05d}" for index in range(args.nodes)]
+    nodes = add_agent_nodes(cluster, names, args.work / "tokens")
+    for node in nodes:
+        cluster.shadows.create(node.name, node.uid)
+    reviewer = SlowTokenReviewer(cluster.token_reviewer, args.review_latency_ms / 1000)
+    ports = Cluster(cluster.shadows, cluster.nodes, cluster.pods, reviewer)
+    ApiserverContainer.cluster.override(providers.Object(ports))
+    tls = write_loopback_tls(args.work / "tls")
+    port = free_port()
+    os.environ.update(
+        {
+            "BRUPOP_CLUSTER": "memory",
+            "BRUPOP_NAMESPACE": NAMESPACE,
+            "APISERVER_INTERNAL_PORT": str(port),
+            "APISERVER_BIND_ADDRESS": "127.0.0.1",
+            "APISERVER_TLS_CERT_PATH": str(tls.cert),
+            "APISERVER_TLS_KEY_PATH": str(tls.key),
+            "LOGGING_FORMATTER": "json",
+        }
+    )
+    log = (args.work / "apiserver.log").open("ab", buffering=0)
+    os.dup2(log.fileno(), 2)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115 - for the process's life
+    ready = {
+        "url": f"https://127.0.0.1:{port}",
+        "port": port,
+        "ca": str(tls.ca_cert),
+        "nodes": [{"name": n.name, "uid": n.uid, "token": n.token_path.read_text()} for n in nodes],
+    }
+    partial = args.work / "ready.json.part"
+    partial.write_text(json.dumps(ready))
+    partial.rename(args.work / "ready.json")
+    code = apiserver_main([])
+    print(json.dumps({"exit_code": code, "token_reviews": reviewer.reviews}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

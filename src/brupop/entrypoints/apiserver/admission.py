@@ -1,0 +1,198 @@
+"""Admitting TCP connections: a bound on how many are open, a TLS handshake deadline, and small
+TLS buffers.
+
+asyncio's own TLS server gives every accepted connection a 256 KiB read buffer before the
+handshake starts and waits 60 s for the handshake: 1,000 connections that never start TLS hold
+more memory than the apiserver's limit. Here the listening server speaks plain TCP; each accepted
+connection is refused at once when `max_connections` are already open; else its TLS state is made
+when the client's first bytes arrive (a connection that sends nothing costs about a kilobyte),
+with a 16 KiB read buffer (a TLS record carries at most 16 KiB), and the handshake must end within
+`handshake_timeout_seconds` of the connection. The HTTP protocol sees only connections whose
+handshake ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from asyncio import sslproto
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+TLS_READ_BUFFER_BYTES = 16 * 1024
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """How many connections may be open, and how long a TLS handshake may take."""
+
+    max_connections: int = 1024
+    handshake_timeout_seconds: float = 5.0
+
+
+class Admission:
+    """Counts open connections and makes the protocol factory for the listening server."""
+
+    def __init__(
+        self,
+        *,
+        limits: ConnectionLimits,
+        context: Callable[[], ssl.SSLContext],
+        http_protocol: Callable[[], asyncio.Protocol],
+    ) -> None:
+        self._limits = limits
+        self._context = context
+        self._http_protocol = http_protocol
+        self._open: set[_Doorway | _Tls] = set()
+        self.refused = 0
+
+    @property
+    def open_connections(self) -> int:
+        """Connections accepted and not yet closed (before, in or after their handshake)."""
+        return len(self._open)
+
+    def protocol(self) -> asyncio.Protocol:
+        """The protocol of one accepted TCP connection (the listening server's factory)."""
+        return _Doorway(self)
+
+    def hang_up_handshaking(self) -> None:
+        """Abort every connection whose TLS handshake has not ended (the server is stopping)."""
+        for connection in list(self._open):
+            if not (isinstance(connection, _Tls) and connection.handshaken):
+                connection.abort()
+
+    def _admit(self, doorway: _Doorway) -> bool:
+        if len(self._open) < self._limits.max_connections:
+            self._open.add(doorway)
+            return True
+        self.refused += 1
+        if self.refused == 1 or self.refused % 1000 == 0:
+            log.warning(
+                "apiserver.connections_refused",
+                refused=self.refused,
+                max_connections=self._limits.max_connections,
+            )
+        return False
+
+    def _start_tls(self, doorway: _Doorway, transport: asyncio.Transport, seconds: float) -> _Tls:
+        loop = asyncio.get_running_loop()
+        handshake: asyncio.Future[None] = loop.create_future()
+        tls = _Tls(
+            loop,
+            self._http_protocol(),
+            self._context(),
+            handshake,
+            server_side=True,
+            ssl_handshake_timeout=seconds,
+            ssl_shutdown_timeout=self._limits.handshake_timeout_seconds,
+        )
+        tls.on_lost = self._open.discard
+        self._open.discard(doorway)
+        self._open.add(tls)
+        handshake.add_done_callback(tls.handshake_ended)
+        transport.set_protocol(tls)
+        tls.connection_made(transport)
+        return tls
+
+    def _forget(self, doorway: _Doorway) -> None:
+        self._open.discard(doorway)
+
+
+class _Doorway(asyncio.Protocol):
+    """The first protocol of an accepted connection. Over the limit it hangs up at once; else
+    it waits (up to the handshake timeout) for the client's first bytes before it sets up TLS,
+    so that a connection that never starts TLS costs no TLS state."""
+
+    def __init__(self, admission: Admission) -> None:
+        self._admission = admission
+        self._transport: asyncio.Transport | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        self._opened_at = 0.0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        if not self._admission._admit(self):
+            transport.abort()
+            return
+        loop = asyncio.get_running_loop()
+        self._opened_at = loop.time()
+        timeout = self._admission._limits.handshake_timeout_seconds
+        self._deadline = loop.call_later(timeout, self.abort)
+
+    def data_received(self, data: bytes) -> None:
+        assert self._transport is not None
+        if self._deadline is not None:
+            self._deadline.cancel()
+        loop = asyncio.get_running_loop()
+        timeout = self._admission._limits.handshake_timeout_seconds
+        left = max(0.1, timeout - (loop.time() - self._opened_at))
+        tls = self._admission._start_tls(self, self._transport, left)
+        tls.feed(data)
+
+    def eof_received(self) -> bool:
+        return False  # the client gave up before TLS: close
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._admission._forget(self)
+
+    def abort(self) -> None:
+        if self._transport is not None:
+            self._transport.abort()
+
+
+class _Tls(sslproto.SSLProtocol):
+    """asyncio's TLS protocol with a small read buffer, telling the admission when it ends."""
+
+    max_size = TLS_READ_BUFFER_BYTES
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_lost: Callable[[_Tls], None] = _nothing
+        self.handshaken = False
+        self._raw: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._raw = transport
+        super().connection_made(transport)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.on_lost(self)
+        super().connection_lost(exc)
+
+    def handshake_ended(self, handshake: asyncio.Future[None]) -> None:
+        # A failed or timed-out handshake is the client's problem: read it so asyncio does not
+        # report it, and say it only at DEBUG.
+        if handshake.cancelled():
+            return
+        error = handshake.exception()
+        if error is None:
+            self.handshaken = True
+        else:
+            log.debug("tls.handshake_failed", error=str(error) or type(error).__name__)
+
+    def feed(self, data: bytes) -> None:
+        """Hand over bytes the client sent before this protocol took the connection."""
+        view = memoryview(data)
+        while view:
+            buffer = self.get_buffer(len(view))
+            size = min(len(buffer), len(view))
+            buffer[:size] = view[:size]
+            self.buffer_updated(size)
+            view = view[size:]
+
+    def abort(self) -> None:
+        if self._raw is not None:
+            self._raw.abort()
+
+
+def _nothing(_tls: _Tls) -> None:
+    return

@@ -1,0 +1,80 @@
+"""Raw sockets to the apiserver, for requests no well-behaved HTTP client would send."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def tcp_connection(port: int, host: str = "127.0.0.1") -> socket.socket:
+    """A plain TCP connection that never starts TLS."""
+    return socket.create_connection((host, port), timeout=5)
+
+
+def tls_connection(port: int, ca_path: Path, host: str = "127.0.0.1") -> ssl.SSLSocket:
+    """A TLS connection, handshake done."""
+    context = ssl.create_default_context(cafile=str(ca_path))
+    return context.wrap_socket(tcp_connection(port, host), server_hostname="localhost")
+
+
+def send_all(connection: socket.socket, data: bytes) -> bool:
+    """Send `data`; False if the server closed the connection before it was all sent."""
+    try:
+        connection.sendall(data)
+    except OSError:
+        return False
+    return True
+
+
+def read_until_closed(connection: socket.socket, timeout: float = 10.0) -> bytes:
+    """Everything the server sends until it closes the connection; TimeoutError if it keeps it
+    open longer than `timeout`."""
+    deadline = time.monotonic() + timeout
+    received = b""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError(f"the connection is still open after {timeout} s")
+        connection.settimeout(remaining)
+        try:
+            chunk = connection.recv(65536)
+        except (ConnectionResetError, ssl.SSLError, BrokenPipeError):
+            return received
+        except TimeoutError:
+            raise TimeoutError(f"the connection is still open after {timeout} s") from None
+        if not chunk:
+            return received
+        received += chunk
+
+
+def ping(port: int, ca_path: Path) -> bytes:
+    context = ssl.create_default_context(cafile=str(ca_path))
+    with urllib.request.urlopen(
+        f"https://localhost:{port}/ping", context=context, timeout=5
+    ) as response:
+        body: bytes = response.read()
+        return body
+
+
+def wait_until(attempt: Callable[[], T], within: float = 20.0) -> T:
+    """`attempt()`'s result once it stops raising OSError (the server is starting)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return attempt()
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def ping_soon(port: int, ca_path: Path, within: float = 20.0) -> bytes:
+    """`GET /ping`'s body, once the server answers."""
+    return wait_until(lambda: ping(port, ca_path), within)

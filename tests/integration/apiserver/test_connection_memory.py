@@ -1,0 +1,62 @@
+"""1,000 connections that never start TLS keep `brupop apiserver` well under its memory limit."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.apiserver.conftest import start_brupop_apiserver
+from tests.integration.apiserver.raw_client import ping_soon
+from tests.support.tls import TestCertificates
+
+MEMORY_LIMIT_MIB = 256  # the chart's limit
+
+
+def _peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+def _open_files(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+@pytest.fixture
+def apiserver_process(certs: TestCertificates) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    # A long handshake timeout: the test counts memory, and must not see connections time out.
+    process, port = start_brupop_apiserver(certs, APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS="60")
+    try:
+        ping_soon(port, certs.ca_path)
+        yield process, port
+    finally:
+        process.kill()
+        process.communicate(timeout=20)
+
+
+def test_a_thousand_connections_that_never_start_tls_stay_well_under_the_memory_limit(
+    apiserver_process: tuple[subprocess.Popen[bytes], int],
+) -> None:
+    process, port = apiserver_process
+    files_before = _open_files(process.pid)
+    with contextlib.ExitStack() as held:
+        for _ in range(1000):
+            connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+            held.enter_context(connection)
+        deadline = time.monotonic() + 10
+        while _open_files(process.pid) < files_before + 990 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        accepted = _open_files(process.pid) - files_before
+        time.sleep(0.5)  # the kernel's memory counters lag a little
+        rss = _peak_rss_mib(process.pid)
+
+    assert accepted >= 990  # all but a few, whatever else the server opened or closed
+    assert rss < MEMORY_LIMIT_MIB / 2, f"{rss:.0f} MiB with 1,000 idle connections"

@@ -1,0 +1,80 @@
+"""Request heads are bounded in size (431) and time (408), so that a client without a token
+cannot fill the apiserver's memory or hold its connections open with a slow head."""
+
+from __future__ import annotations
+
+from brupop.entrypoints.apiserver.http_protocol import HeadLimits
+from brupop.entrypoints.apiserver.server import ServerLimits
+from tests.integration.apiserver.conftest import RigFactory
+from tests.integration.apiserver.raw_client import read_until_closed, send_all, tls_connection
+
+
+def _headers(total_bytes: int) -> bytes:
+    line = b"X-Filler: " + b"a" * 1000 + b"\r\n"
+    return line * (total_bytes // len(line))
+
+
+def test_a_request_head_over_64_kib_is_answered_431_and_closed(make_rig: RigFactory) -> None:
+    rig = make_rig()
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        send_all(connection, b"GET /ping HTTP/1.1\r\nHost: localhost\r\n" + _headers(1024 * 1024))
+        send_all(connection, b"\r\n")
+        answer = read_until_closed(connection)
+
+    assert answer.startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_request_head_under_the_limit_is_served(make_rig: RigFactory) -> None:
+    rig = make_rig()
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        head = b"GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        connection.sendall(head + _headers(48 * 1024) + b"\r\n")
+        answer = read_until_closed(connection)
+
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    assert answer.endswith(b"pong")
+
+
+def test_a_request_head_sent_too_slowly_is_answered_408_and_closed(
+    make_rig: RigFactory,
+) -> None:
+    rig = make_rig(limits=ServerLimits(head=HeadLimits(header_timeout_seconds=0.5)))
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        connection.sendall(b"GET /ping HTTP/1.1\r\nHost: loc")
+        answer = read_until_closed(connection)
+
+    assert answer.startswith(b"HTTP/1.1 408 ")
+
+
+def test_a_connection_that_sends_no_request_is_closed_after_the_header_timeout(
+    make_rig: RigFactory,
+) -> None:
+    rig = make_rig(limits=ServerLimits(head=HeadLimits(header_timeout_seconds=0.5)))
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        assert read_until_closed(connection) == b""
+
+
+def test_a_slow_head_deadline_does_not_cut_a_long_poll(make_rig: RigFactory) -> None:
+    """The deadline covers the head only: an answer may take longer than it."""
+    rig = make_rig(limits=ServerLimits(head=HeadLimits(header_timeout_seconds=1.0)))
+    client = rig.client("n1")
+    version = client.create().resource_version
+
+    unchanged = client.wait_for_change(version, timeout_seconds=2.5)
+
+    assert unchanged is not None and unchanged.resource_version == version
+
+
+def test_an_oversized_body_is_answered_413_before_any_token_review(make_rig: RigFactory) -> None:
+    rig = make_rig()
+    head = (
+        b"PUT /bottlerocket-node-resource?view=shadow HTTP/1.1\r\nHost: localhost\r\n"
+        b"BrupopNodeName: n1\r\nBrupopNodeUid: uid-n1\r\nBrupopK8sAuthToken: not-a-token\r\n"
+        b"Content-Length: 10000000\r\nConnection: close\r\n\r\n"
+    )
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        connection.sendall(head)
+        answer = read_until_closed(connection)
+
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert rig.cluster.token_reviewer.review_count == 0
