@@ -176,6 +176,8 @@ def test_without_a_controller_the_timeline_is_drawn_without_the_limit(
     err = capsys.readouterr().err
     assert err.startswith("brupop status: drawn without the concurrency limit: ")
     assert picture.read_bytes().startswith(b"\x89PNG")
+    assert main(["--timeline", str(tmp_path / "cluster.svg"), "--timeout", "5"]) == 0
+    assert any("; limit unknown," in text for text in _texts(tmp_path / "cluster.svg"))
 
 
 @pytest.mark.parametrize("name", ["cluster.pdf", "missing/cluster.svg", "."])

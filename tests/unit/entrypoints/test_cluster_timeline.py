@@ -87,9 +87,9 @@ def test_only_events_about_shadows_with_a_readable_time_are_kept() -> None:
 
 
 def test_the_limit_is_read_from_the_controllers_status() -> None:
-    assert limit_of({"max_concurrent_update": "3"}) == 3
-    assert limit_of({"max_concurrent_update": "unlimited"}) is None
-    assert limit_of({}) is None
+    assert limit_of("3") == 3
+    assert limit_of("unlimited") is None
+    assert limit_of("None") is None  # a controller that did not say
 
 
 def test_the_policys_halt_is_a_fleet_mark_naming_the_node_and_check() -> None:

@@ -79,10 +79,11 @@ def policy_moments(policy: UpdatePolicy | None) -> tuple[FleetMoment, ...]:
     return () if halt is None else (FleetMoment(*halt),)
 
 
-def limit_of(document: dict[str, object]) -> int | None:
-    """The controller's `max_concurrent_update` from its `/status`; None: unlimited or unknown."""
+def limit_of(text: str) -> int | None:
+    """The controller's `max_concurrent_update` (from its `/status`); None: unlimited or
+    unknown."""
     try:
-        return ConcurrencyLimit.parse(str(document.get("max_concurrent_update", ""))).maximum
+        return ConcurrencyLimit.parse(text).maximum
     except ConcurrencyLimitError:
         return None
 

@@ -19,7 +19,6 @@ from kubernetes.client import Configuration
 from brupop.adapters.kubernetes.cluster import load_configuration
 from brupop.entrypoints.argument_types import dns_label, seconds_up_to
 from brupop.entrypoints.pod_namespace import pod_namespace
-from brupop.entrypoints.status.cluster_timeline import limit_of
 from brupop.entrypoints.status.policy_line import (
     PolicyUnreadable,
     policy_line,
@@ -119,7 +118,9 @@ def main(argv: list[str]) -> int:
             args.timeline,
             args.namespace,
             args.timeout,
-            read_limit=lambda: limit_of(read_status(args.url, args.namespace, args.timeout)),
+            read_limit=lambda: str(
+                read_status(args.url, args.namespace, args.timeout).get("max_concurrent_update")
+            ),
         )
     try:
         document = read_status(args.url, args.namespace, args.timeout)

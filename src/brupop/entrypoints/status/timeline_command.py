@@ -20,6 +20,7 @@ from brupop.entrypoints.status.cluster_history import ClusterHistory, read_histo
 from brupop.entrypoints.status.cluster_timeline import (
     ClusterTimeline,
     cluster_timeline,
+    limit_of,
     policy_moments,
 )
 from brupop.entrypoints.status.policy_line import PolicyUnreadable, read_policy
@@ -30,7 +31,7 @@ EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
 
 
 def write_cluster_timeline(
-    raw_path: str, namespace: str, timeout: float, read_limit: Callable[[], int | None]
+    raw_path: str, namespace: str, timeout: float, read_limit: Callable[[], str]
 ) -> int:
     """Draw the cluster's timeline to `raw_path`; the exit code."""
     if missing := TIMELINE.missing():
@@ -47,9 +48,12 @@ def write_cluster_timeline(
         history = _read(namespace, timeout)
     except PortError as error:
         return _fail(f"cannot read the shadows and their Events: {error}", EXIT_UNREACHABLE)
-    drawn = cluster_timeline(history, datetime.now(UTC), _limit(read_limit))
+    limit = _limit(read_limit)
+    drawn = cluster_timeline(history, datetime.now(UTC), limit_of(limit))
     try:
-        draw_timeline(drawn.timeline, path, _title(drawn, namespace), x_label=_x_label(drawn))
+        draw_timeline(
+            drawn.timeline, path, _title(drawn, namespace, limit), x_label=_x_label(drawn)
+        )
     except OSError as error:
         return _fail(f"the timeline could not be written: {error}", EXIT_UNREACHABLE)
     rows = len(drawn.timeline.rows)
@@ -69,17 +73,17 @@ def _read(namespace: str, timeout: float) -> ClusterHistory:
     return replace(history, fleet=policy_moments(policy))
 
 
-def _limit(read_limit: Callable[[], int | None]) -> int | None:
+def _limit(read_limit: Callable[[], str]) -> str:
+    """The controller's MAX_CONCURRENT_UPDATE (`unlimited` too), or `unknown`."""
     try:
         return read_limit()
     except StatusUnavailable as error:
         print(f"brupop status: drawn without the concurrency limit: {error}", file=sys.stderr)
-        return None
+        return "unknown"
 
 
-def _title(drawn: ClusterTimeline, namespace: str) -> str:
+def _title(drawn: ClusterTimeline, namespace: str, limit: str) -> str:
     timeline = drawn.timeline
-    limit = "unknown" if timeline.limit is None else str(timeline.limit)
     return (
         f"brupop status: {len(timeline.rows)} nodes in {namespace}; limit {limit}, "
         f"at most {timeline.most_in_flight} in flight"
