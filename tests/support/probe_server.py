@@ -19,6 +19,7 @@ class ProbeServer:
 
     def __init__(self) -> None:
         self.answers: dict[str, tuple[int, bytes]] = {}
+        self.content_types: dict[str, str] = {}  # by path; JSON when not given
         self.requests: list[str] = []
         self._stop = threading.Event()
         owner = self
@@ -38,12 +39,19 @@ class ProbeServer:
                     except OSError:
                         return  # the reader stopped reading: that is the point
                     return
-                status, body = owner.answers.get(self.path.split("?")[0], (404, b"not found"))
-                self._send(status, body)
+                path = self.path.split("?")[0]
+                status, body = owner.answers.get(path, (404, b"not found"))
+                self._send(status, body, kind=owner.content_types.get(path))
 
-            def _send(self, status: int, body: bytes, length: int | None = None) -> None:
+            def _send(
+                self,
+                status: int,
+                body: bytes,
+                length: int | None = None,
+                kind: str | None = None,
+            ) -> None:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", kind or "application/json")
                 self.send_header("Content-Length", str(len(body) if length is None else length))
                 self.end_headers()
                 self.wfile.write(body)
