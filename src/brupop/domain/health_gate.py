@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from brupop.domain.shadow import Shadow
+from brupop.domain.states import UpdateState
 from brupop.domain.update_policy import HealthGate
 
 
@@ -91,6 +93,25 @@ def enabled_checks(gate: HealthGate) -> tuple[tuple[GateCheck, int | None], ...]
         checks.append((GateCheck.EVICTED_WORKLOADS_RECOVERED, None))
     checks.extend((GateCheck.HTTP_PROBE, index) for index in range(len(gate.http_probes)))
     return tuple(checks)
+
+
+def in_gate(shadow: Shadow) -> bool:
+    """The node is where the gate holds it: asked for, and reporting, MonitoringUpdate."""
+    status = shadow.status
+    return (
+        shadow.spec.state is UpdateState.MONITORING_UPDATE
+        and status is not None
+        and status.current_state is UpdateState.MONITORING_UPDATE
+    )
+
+
+def gate_started_at(shadow: Shadow) -> datetime | None:
+    """When the gate's time began for a node in the gate: when the controller asked it for
+    MonitoringUpdate (the spec's transition timestamp, kept in the shadow, so a controller
+    restart does not restart the gate). None when the node is not in the gate."""
+    if not in_gate(shadow):
+        return None
+    return shadow.spec.state_transition_timestamp
 
 
 def decide_gate(

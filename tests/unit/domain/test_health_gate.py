@@ -14,9 +14,13 @@ from brupop.domain.health_gate import (
     GateVerdict,
     decide_gate,
     enabled_checks,
+    gate_started_at,
+    in_gate,
 )
+from brupop.domain.states import UpdateState
 from brupop.domain.update_policy import HealthGate, HttpProbe
 from tests.fakes.clock import FakeClock
+from tests.unit.domain.controller_shadows import ago, shadow
 
 TIMEOUT = 600
 CHECKS = (GateCheck.NODE_READY, GateCheck.DAEMON_SET_PODS_READY, GateCheck.HTTP_PROBE)
@@ -106,3 +110,16 @@ def test_enabled_checks_follow_the_gate_settings_in_order() -> None:
         (GateCheck.HTTP_PROBE, 1),
     )
     assert enabled_checks(nothing) == ()
+
+
+def test_the_gate_clock_starts_when_monitoring_was_asked_for_and_reached() -> None:
+    monitoring = UpdateState.MONITORING_UPDATE
+    reached = shadow("a", spec=monitoring, state=monitoring, stamped=ago(42))
+    on_its_way = shadow(
+        "b", spec=monitoring, state=UpdateState.REBOOTED_INTO_UPDATE, stamped=ago(5)
+    )
+    idle = shadow("c")
+
+    assert in_gate(reached) and gate_started_at(reached) == ago(42)
+    assert not in_gate(on_its_way) and gate_started_at(on_its_way) is None
+    assert gate_started_at(idle) is None
