@@ -34,6 +34,12 @@ class Reason(StrEnum):
     DRAIN_BLOCKED = "drain_blocked"
     CRASHED = "crashed"
     TIMED_OUT = "timed_out"
+    # Rollout safety (the update policy); see domain/safety_reasons.py.
+    PAUSED = "paused"
+    HALTED = "halted"
+    ALERT_HOLD = "alert_hold"
+    CANARY_SOAK = "canary_soak"
+    GATE_PENDING = "gate_pending"
 
     @property
     def is_waiting(self) -> bool:
