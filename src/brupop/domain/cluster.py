@@ -119,15 +119,24 @@ class EventType(StrEnum):
     WARNING = "Warning"
 
 
+class EventSubject(StrEnum):
+    """The kind of object an Event is recorded against."""
+
+    SHADOW = "BottlerocketShadow"
+    UPDATE_POLICY = "BottlerocketUpdatePolicy"
+
+
 @dataclass(frozen=True)
 class ClusterEvent:
-    """A notable moment in a node's update, recorded against its shadow."""
+    """A notable moment, recorded against a shadow (a node's update) or, with `subject`, against
+    an update policy (`shadow_name` then names the policy)."""
 
     shadow_name: str
     namespace: str
     reason: str
     message: str
     type: EventType = EventType.NORMAL
+    subject: EventSubject = EventSubject.SHADOW
 
 
 class WatchEventType(StrEnum):

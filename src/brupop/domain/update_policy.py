@@ -30,6 +30,9 @@ from brupop.domain.probe_url import URL_MAX_LENGTH, check_http_url, check_probe_
 API_VERSION = "brupop.bottlerocket.aws/v1"
 KIND = "BottlerocketUpdatePolicy"
 DEFAULT_POLICY_NAME = "default"
+# A Node carrying this label (value "true") is paused on its own, like the fleet by `paused`.
+NODE_PAUSED_LABEL = "brupop.bottlerocket.aws/paused"
+NODE_PAUSED_VALUE = "true"
 
 DAY_SECONDS = 86_400
 GATE_TIMEOUT_DEFAULT = 600

@@ -17,7 +17,15 @@ from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.adapters.kubernetes.pods import pod_from_object
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import ClusterEvent, EventType, Node, OwnerReference, Pod, PodPhase
+from brupop.domain.cluster import (
+    ClusterEvent,
+    EventSubject,
+    EventType,
+    Node,
+    OwnerReference,
+    Pod,
+    PodPhase,
+)
 from brupop.domain.shadow import ShadowSpec
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.lease_store import LeaseStore
@@ -255,6 +263,7 @@ class KubernetesBackend:
                 reason=obj["reason"],
                 message=obj["message"],
                 type=EventType(obj["type"]),
+                subject=EventSubject(obj["involvedObject"]["kind"]),
             )
             for obj in self.emulator.objects_of(EVENTS)
         ]

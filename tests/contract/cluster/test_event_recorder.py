@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brupop.domain.cluster import ClusterEvent, EventType
+from brupop.domain.cluster import ClusterEvent, EventSubject, EventType
 from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports
 
 STARTED = ClusterEvent("brs-node-a", NAMESPACE, "UpdateStarted", "Updating to 1.20.0")
@@ -25,3 +25,21 @@ def test_an_event_about_a_shadow_that_is_gone_is_still_recorded(
 ) -> None:
     cluster.events.record(STARTED)
     assert backend.recorded_events() == [STARTED]
+
+
+def test_an_event_about_an_update_policy_is_recorded_against_the_policy(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy({"metadata": {"name": "staging"}, "spec": {"paused": True}})
+    ignored = ClusterEvent(
+        "staging",
+        NAMESPACE,
+        "PolicyIgnored",
+        "only the policy named default counts",
+        EventType.WARNING,
+        EventSubject.UPDATE_POLICY,
+    )
+
+    cluster.events.record(ignored)
+
+    assert backend.recorded_events() == [ignored]

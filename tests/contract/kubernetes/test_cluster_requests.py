@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.domain.cluster import ClusterEvent, EventType, Lease
+from brupop.domain.cluster import ClusterEvent, EventSubject, EventType, Lease
 from tests.contract.kubernetes.conftest import NAMESPACE, Sent, sent
-from tests.support.kube_api_rules import KINDS
+from tests.support.kube_api_rules import KINDS, POLICIES
 from tests.support.kube_emulator import KubeEmulator
 
 MERGE = "application/merge-patch+json"
@@ -248,3 +248,42 @@ def test_event_names_the_shadow_with_its_uid_so_describe_finds_it(
     assert body["count"] == 1
     assert body["firstTimestamp"] == body["lastTimestamp"]
     assert len(emulator.objects_of(KINDS["", "v1", "events"])) == 1
+
+
+def test_event_about_a_policy_names_the_policy_with_its_uid_so_describe_finds_it(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    stored = emulator.put_object(
+        POLICIES,
+        {
+            "apiVersion": "brupop.bottlerocket.aws/v1",
+            "kind": "BottlerocketUpdatePolicy",
+            "metadata": {"name": "staging", "namespace": NAMESPACE},
+            "spec": {},
+        },
+    )
+
+    kube.events.record(
+        ClusterEvent(
+            "staging",
+            NAMESPACE,
+            "PolicyIgnored",
+            "only default counts",
+            EventType.WARNING,
+            EventSubject.UPDATE_POLICY,
+        )
+    )
+
+    lookup, post = sent(emulator)[-2:]
+    assert (lookup.method, lookup.path) == (
+        "GET",
+        f"/apis/brupop.bottlerocket.aws/v1/namespaces/{NAMESPACE}/bottlerocketupdatepolicies/staging",
+    )
+    assert post.body["involvedObject"] == {
+        "apiVersion": "brupop.bottlerocket.aws/v1",
+        "kind": "BottlerocketUpdatePolicy",
+        "name": "staging",
+        "namespace": NAMESPACE,
+        "uid": stored["metadata"]["uid"],
+    }
+    assert post.body["type"] == "Warning"

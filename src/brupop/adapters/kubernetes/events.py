@@ -1,7 +1,8 @@
-"""KubernetesEventRecorder: `v1 Event`s about a shadow, so `kubectl describe brs` tells its story.
+"""KubernetesEventRecorder: `v1 Event`s about a shadow, so `kubectl describe brs` tells its story
+(or about an update policy, for `kubectl describe brp`).
 
 `kubectl describe` finds Events by the involved object's kind, name, namespace and uid, so
-the recorder looks the shadow's uid up first. Recording is best effort: a failure
+the recorder looks the object's uid up first. Recording is best effort: a failure
 is logged and never raised into the service that reported the moment.
 """
 
@@ -15,12 +16,20 @@ from kubernetes.client import CoreV1Api, CustomObjectsApi
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
 from brupop.adapters.kubernetes.shadow_objects import GROUP, PLURAL, VERSION
-from brupop.domain.cluster import ClusterEvent
-from brupop.domain.shadow import API_VERSION_V2, KIND
+from brupop.adapters.kubernetes.update_policies import PLURAL as POLICY_PLURAL
+from brupop.adapters.kubernetes.update_policies import VERSION as POLICY_VERSION
+from brupop.domain.cluster import ClusterEvent, EventSubject
+from brupop.domain.shadow import API_VERSION_V2
+from brupop.domain.update_policy import API_VERSION as POLICY_API_VERSION
 from brupop.ports.errors import PortError
 
 log = structlog.get_logger(__name__)
 MESSAGE_LIMIT = 1024  # the apiserver refuses longer Event messages
+# Per subject: the involved object's apiVersion, and the version and plural to look its uid up.
+_SUBJECTS = {
+    EventSubject.SHADOW: (API_VERSION_V2, VERSION, PLURAL),
+    EventSubject.UPDATE_POLICY: (POLICY_API_VERSION, POLICY_VERSION, POLICY_PLURAL),
+}
 
 
 class KubernetesEventRecorder:
@@ -37,7 +46,7 @@ class KubernetesEventRecorder:
         try:
             body = self.event_object(event, datetime.now(UTC))
             self._calls.json(
-                f"record event {event.reason} on shadow {event.shadow_name!r}",
+                f"record event {event.reason} on {event.subject} {event.shadow_name!r}",
                 self._core.create_namespaced_event,
                 event.namespace,
                 body,
@@ -53,13 +62,14 @@ class KubernetesEventRecorder:
     def event_object(self, event: ClusterEvent, now: datetime) -> JSON:
         """The `v1 Event` posted for `event` at `now`."""
         stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        api_version, version, plural = _SUBJECTS[event.subject]
         involved: JSON = {
-            "apiVersion": API_VERSION_V2,
-            "kind": KIND,
+            "apiVersion": api_version,
+            "kind": str(event.subject),
             "name": event.shadow_name,
             "namespace": event.namespace,
         }
-        uid = self._shadow_uid(event.namespace, event.shadow_name)
+        uid = self._object_uid(version, plural, event.namespace, event.shadow_name)
         if uid:
             involved["uid"] = uid
         return {
@@ -82,16 +92,16 @@ class KubernetesEventRecorder:
             "reportingInstance": self.instance,
         }
 
-    def _shadow_uid(self, namespace: str, name: str) -> str | None:
-        """Looked up for every Event (they are few), so a recreated shadow gets its new uid."""
+    def _object_uid(self, version: str, plural: str, namespace: str, name: str) -> str | None:
+        """Looked up for every Event (they are few), so a recreated object gets its new uid."""
         try:
             obj = self._calls.json(
-                f"get shadow {name!r}",
+                f"get {plural} {name!r}",
                 self._custom.get_namespaced_custom_object,
                 GROUP,
-                VERSION,
+                version,
                 namespace,
-                PLURAL,
+                plural,
                 name,
             )
         except PortError:
