@@ -54,6 +54,11 @@ class PrometheusRolloutMetrics:
             "1 when this replica holds the leader Lease, else 0.",
             registry=self.registry,
         )
+        self._fleet_paused = Gauge(
+            "brupop_fleet_paused",
+            "1 while the update policy pauses the fleet (no node starts), else 0.",
+            registry=self.registry,
+        )
         self._seen_states: set[str] = set()
         self._seen_versions: set[str] = set()
 
@@ -80,6 +85,9 @@ class PrometheusRolloutMetrics:
 
     def set_leader(self, leading: bool) -> None:
         self._leader.set(1 if leading else 0)
+
+    def set_fleet_paused(self, paused: bool) -> None:
+        self._fleet_paused.set(1 if paused else 0)
 
     def exposition(self) -> bytes:
         """The Prometheus text format of every collector."""

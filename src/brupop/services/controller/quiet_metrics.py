@@ -28,5 +28,8 @@ class QuietMetrics:
     def set_leader(self, leading: bool) -> None:
         return None
 
+    def set_fleet_paused(self, paused: bool) -> None:
+        return None
+
 
 _: RolloutMetrics = QuietMetrics()
