@@ -91,7 +91,10 @@ class Fleet:
         timeouts: StateTimeouts | None = None,
         controller_node: str | None = None,
         metrics: RolloutMetrics | None = None,
+        policies: bool = True,
     ) -> ControllerService:
+        """A controller replica; it follows the update policies unless `policies` is False
+        (with no policy object, following them changes nothing)."""
         config = ControllerConfig(
             policy=RolloutPolicy(
                 ConcurrencyLimit(limit), timeouts or StateTimeouts(), controller_node
@@ -109,6 +112,7 @@ class Fleet:
             clock=self.clock,
             config=config,
             metrics=metrics,
+            policies=self.cluster.policies if policies else None,
         )
 
     # --- looking -------------------------------------------------------------------------
