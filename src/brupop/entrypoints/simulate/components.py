@@ -139,6 +139,7 @@ class _Controller:
             events=cluster.events,
             clock=cluster.clock,
             config=config,
+            policies=cluster.policies,
         )
         self._stop = threading.Event()
         self._thread = threading.Thread(
