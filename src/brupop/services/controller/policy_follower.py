@@ -20,6 +20,7 @@ from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy, 
 from brupop.domain.policy_object import UpdatePolicy
 from brupop.domain.policy_status import FleetProgress, policy_status
 from brupop.domain.update_policy import DEFAULT_POLICY_NAME
+from brupop.domain.update_policy_status import UpdatePolicyStatus
 from brupop.ports.errors import PortError
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
@@ -43,15 +44,26 @@ class PolicyFollower:
         self._unwarned: set[str] = set()
         self._warned: set[str] = set()
         self._notes: list[ClusterEvent] = []
+        self._unreadable = False
+        self._refused: UpdatePolicyStatus | None = None  # the last status write that failed
         self._log = structlog.get_logger(__name__)
 
     def catch_up(self, *, followed: bool, resync: bool) -> None:
         """As the fleet mirror: a list at first and on a resync, else poll when no follower
-        thread applies the watch's events."""
-        if resync or not self.mirror.filled:
-            self.informer.relist()
-        elif not followed:
-            self.informer.poll()
+        thread applies the watch's events. A policy that cannot be read (its CRD not
+        installed yet, no permission) never holds up the rollout: the policy in force stays
+        as it was, and the failure is logged once until reading works again."""
+        try:
+            if resync or not self.mirror.filled:
+                self.informer.relist()
+            elif not followed:
+                self.informer.poll()
+        except PortError as error:
+            if not self._unreadable:
+                self._log.warning("policy.unreadable", error=str(error)[:300])
+            self._unreadable = True
+            return
+        self._unreadable = False
 
     def absorb(self, *, leading: bool) -> bool:
         """Apply the changes seen since the last pass; True when the pause changed."""
@@ -85,8 +97,11 @@ class PolicyFollower:
         try:
             written = self._policies.update_status(wanted)
         except PortError as error:  # NotFoundError too: the deletion's event follows
-            self._log.warning("policy.status_not_written", error=str(error)[:300])
+            emit = self._log.debug if wanted == self._refused else self._log.warning
+            emit("policy.status_not_written", error=str(error)[:300])
+            self._refused = wanted
             return
+        self._refused = None
         self.mirror.put(written)
         self._log.debug("policy.status_written", phase=wanted.phase.value)
 

@@ -5,14 +5,20 @@ the leader writes the status only when it changes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from brupop.domain.cluster import ClusterEvent, EventSubject, EventType
-from brupop.domain.policy_object import UpdatePolicy
+from structlog.testing import capture_logs
+
+from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
+from brupop.domain.cluster import ClusterEvent, EventSubject, EventType, WatchEvent
+from brupop.domain.policy_object import PolicySnapshot, UpdatePolicy
 from brupop.domain.states import UpdateState as S
 from brupop.domain.update_policy import NODE_PAUSED_LABEL
-from brupop.domain.update_policy_status import NodeCounts, PolicyPhase
+from brupop.domain.update_policy_status import NodeCounts, PolicyPhase, UpdatePolicyStatus
 from brupop.domain.waiting_reason import Reason
+from brupop.ports.errors import ForbiddenError, NotFoundError
+from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 
@@ -234,3 +240,56 @@ def test_with_no_policy_object_nothing_is_written_and_no_event_is_recorded() -> 
     assert fleet.all_updated()
     assert _policy_events(fleet) == []
     assert metrics.fleet_paused is False
+
+
+class _NoPolicyResource:
+    """The policy resource is not installed (an image upgraded before its CRDs): every read
+    and watch is answered 404."""
+
+    def read(self) -> PolicySnapshot:
+        raise NotFoundError("the server could not find the requested resource")
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[UpdatePolicy]]:
+        raise NotFoundError("the server could not find the requested resource")
+
+    def update_status(self, status: UpdatePolicyStatus) -> UpdatePolicy:
+        raise NotFoundError("the server could not find the requested resource")
+
+
+def test_a_policy_resource_that_cannot_be_read_does_not_hold_up_the_rollout() -> None:
+    fleet = Fleet(2)
+    controller = fleet.controller(2, policies=False)
+    controller.policy = PolicyFollower(_NoPolicyResource(), fleet.cluster.events, NAMESPACE)
+
+    with capture_logs() as logs:
+        controller.tick()
+        controller.tick()
+
+    assert fleet.outside_idle() == 2
+    assert [e["event"] for e in logs if e["event"].startswith("policy.")] == ["policy.unreadable"]
+
+
+class _StatusRefused(InMemoryUpdatePolicyRepository):
+    """A cluster where the controller may not write the policy's status."""
+
+    def update_status(self, status: UpdatePolicyStatus) -> UpdatePolicy:
+        raise ForbiddenError("cannot patch bottlerocketupdatepolicies/status")
+
+
+def test_a_refused_status_write_is_warned_about_once_and_retried() -> None:
+    fleet = Fleet(1)
+    fleet.cluster.policies.apply(_policy(paused=True))
+    refusing = _StatusRefused(fleet.cluster.revisions, NAMESPACE)
+    refusing.store = fleet.cluster.policies.store
+    controller = fleet.controller(1, policies=False)
+    controller.policy = PolicyFollower(refusing, fleet.cluster.events, NAMESPACE)
+
+    with capture_logs() as logs:
+        for _ in range(3):
+            controller.tick()
+
+    warnings = [e for e in logs if e["event"] == "policy.status_not_written"]
+    assert [e["log_level"] for e in warnings] == ["warning", "debug", "debug"]
+    assert fleet.outside_idle() == 0, "the pause holds even though its status cannot be written"
