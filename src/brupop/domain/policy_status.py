@@ -31,6 +31,10 @@ class FleetProgress:
     updating: int
     waiting: int
 
+    def key(self) -> tuple[object, ...]:
+        """A value equal for equal progress (the states mapping may be a live counter)."""
+        return (tuple(sorted(self.states.items())), self.updating, self.waiting)
+
 
 def policy_status(
     policy: EffectivePolicy,

@@ -46,6 +46,7 @@ class PolicyFollower:
         self._notes: list[ClusterEvent] = []
         self._unreadable = False
         self._refused: UpdatePolicyStatus | None = None  # the last status write that failed
+        self._published: tuple[object, ...] | None = None  # inputs of the status last shown
         self._log = structlog.get_logger(__name__)
 
     def catch_up(self, *, followed: bool, resync: bool) -> None:
@@ -89,10 +90,15 @@ class PolicyFollower:
         current = self.mirror.get(DEFAULT_POLICY_NAME)
         if current is None:
             return
+        # A quiet pass changes none of the inputs: skip building the status (pydantic) again.
+        inputs = (self.policy, progress.key(), current.resource_version, current.generation)
+        if inputs == self._published:
+            return
         wanted = policy_status(
             self.policy, progress, generation=current.generation, previous=current.status
         )
         if wanted == current.status:
+            self._published = inputs
             return
         try:
             written = self._policies.update_status(wanted)
@@ -103,6 +109,12 @@ class PolicyFollower:
             return
         self._refused = None
         self.mirror.put(written)
+        self._published = (
+            self.policy,
+            progress.key(),
+            written.resource_version,
+            written.generation,
+        )
         self._log.debug("policy.status_written", phase=wanted.phase.value)
 
     def _list(self) -> Listing[UpdatePolicy]:

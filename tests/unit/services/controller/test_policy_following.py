@@ -242,7 +242,7 @@ def test_with_no_policy_object_nothing_is_written_and_no_event_is_recorded() -> 
     assert metrics.fleet_paused is False
 
 
-class _NoPolicyResource:
+class _NoPolicyResource(InMemoryUpdatePolicyRepository):
     """The policy resource is not installed (an image upgraded before its CRDs): every read
     and watch is answered 404."""
 
@@ -254,14 +254,12 @@ class _NoPolicyResource:
     ) -> Iterator[WatchEvent[UpdatePolicy]]:
         raise NotFoundError("the server could not find the requested resource")
 
-    def update_status(self, status: UpdatePolicyStatus) -> UpdatePolicy:
-        raise NotFoundError("the server could not find the requested resource")
-
 
 def test_a_policy_resource_that_cannot_be_read_does_not_hold_up_the_rollout() -> None:
     fleet = Fleet(2)
     controller = fleet.controller(2, policies=False)
-    controller.policy = PolicyFollower(_NoPolicyResource(), fleet.cluster.events, NAMESPACE)
+    missing = _NoPolicyResource(fleet.cluster.revisions, NAMESPACE)
+    controller.policy = PolicyFollower(missing, fleet.cluster.events, NAMESPACE)
 
     with capture_logs() as logs:
         controller.tick()
@@ -274,7 +272,9 @@ def test_a_policy_resource_that_cannot_be_read_does_not_hold_up_the_rollout() ->
 class _StatusRefused(InMemoryUpdatePolicyRepository):
     """A cluster where the controller may not write the policy's status."""
 
-    def update_status(self, status: UpdatePolicyStatus) -> UpdatePolicy:
+    def update_status(
+        self, status: UpdatePolicyStatus, resource_version: str | None = None
+    ) -> UpdatePolicy:
         raise ForbiddenError("cannot patch bottlerocketupdatepolicies/status")
 
 
