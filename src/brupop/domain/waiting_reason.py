@@ -128,9 +128,9 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
             f"backing off until {_when(until)} (crash count {status.crash_count}){cause}"
         )
     if view.paused:
-        return Reason.PAUSED, f"paused: the update policy's spec.paused is true; {offered}"
+        return Reason.PAUSED, f"fleet paused (spec.paused of the update policy); {offered}"
     if shadow.name in view.held_back:
-        return Reason.PAUSED, f"paused: its Node has the label {_NODE_PAUSED}; {offered}"
+        return Reason.PAUSED, f"node paused (label {_NODE_PAUSED}); {offered}"
     if not view.window_open:
         return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
     limit = view.policy.limit

@@ -107,14 +107,14 @@ def _view(**changes: object) -> RolloutView:
 def test_a_waiting_node_of_a_paused_fleet_says_paused() -> None:
     [row] = report([shadow("n")], _view(paused=True))
     assert row.reason is Reason.PAUSED
-    assert row.detail == "paused: the update policy's spec.paused is true; 1.20.0 offered"
+    assert row.detail == "fleet paused (spec.paused of the update policy); 1.20.0 offered"
     assert row.reason.is_waiting
 
 
 def test_a_node_with_the_pause_label_says_paused_and_names_the_label() -> None:
     [row] = report([shadow("n")], _view(held_back=frozenset({"brs-n"})))
     assert row.reason is Reason.PAUSED
-    assert "brupop.bottlerocket.aws/paused=true" in row.detail
+    assert row.detail == "node paused (label brupop.bottlerocket.aws/paused=true); 1.20.0 offered"
 
 
 def test_a_node_in_flight_of_a_paused_fleet_says_updating() -> None:
