@@ -115,6 +115,9 @@ class PrometheusRolloutMetrics:
     def count_health_gate_failure(self, check: str) -> None:
         self._gate_failures.labels(check=check).inc()
 
+    def set_fleet_paused(self, paused: bool) -> None:
+        self._paused.set(1 if paused else 0)
+
     def exposition(self) -> bytes:
         """The Prometheus text format of every collector."""
         return generate_latest(self.registry)

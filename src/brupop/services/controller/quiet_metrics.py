@@ -38,6 +38,9 @@ class QuietMetrics:
     def count_health_gate_failure(self, check: str) -> None:
         return None
 
+    def set_fleet_paused(self, paused: bool) -> None:
+        return None
+
 
 _: RolloutMetrics = QuietMetrics()
 _safety: SafetyMetrics = QuietMetrics()
