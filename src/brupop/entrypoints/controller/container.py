@@ -41,6 +41,7 @@ def build_service(
         clock=clock,
         config=config,
         metrics=metrics,
+        policies=cluster.policies,
     )
 
 

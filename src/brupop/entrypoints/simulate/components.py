@@ -151,6 +151,7 @@ class _Controller:
             clock=cluster.clock,
             config=config,
             metrics=metrics,
+            policies=cluster.policies,
         )
         self._server = ControllerHttpServer(
             Surface(metrics.exposition, self.service), LOOPBACK_HOST, 0

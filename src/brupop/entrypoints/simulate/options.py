@@ -11,10 +11,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from brupop.domain.versions import compare_versions, is_version
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
 from brupop.entrypoints.simulate.output_paths import PathRefused, picture_path, report_path
+from brupop.entrypoints.simulate.policy_file import PolicyFileError, load_policy_file
 from brupop.entrypoints.simulate.setting_checks import TimingFlagError, check_timing
 from brupop.entrypoints.simulate.timing import TIMING_FLAGS, Timing
 
@@ -50,6 +52,9 @@ class SimulationOptions:
     controller_down_seconds: float = 1.0
     settle_seconds: float = 3.0
     live: bool | None = None  # None: live view only on a terminal
+    policy: dict[str, Any] | None = field(default=None, hash=False)  # --policy, checked
+    pause_at: float | None = None
+    resume_at: float | None = None
 
     @property
     def max_concurrent_label(self) -> str:
@@ -152,6 +157,25 @@ def _add_scenario_flags(parser: argparse.ArgumentParser) -> None:
         "--controller-down-seconds", default="1", help="how long the controller stays stopped"
     )
     scenario.add_argument(
+        "--policy",
+        default=None,
+        metavar="FILE",
+        help="a BottlerocketUpdatePolicy (YAML, named default) to apply before the rollout",
+    )
+    scenario.add_argument(
+        "--pause-at",
+        default=None,
+        metavar="SECONDS",
+        help="set spec.paused of the policy this long after the rollout begins (the first node "
+        "leaves Idle), as brupop pause would",
+    )
+    scenario.add_argument(
+        "--resume-at",
+        default=None,
+        metavar="SECONDS",
+        help="clear spec.paused this long after the rollout begins, as brupop resume would",
+    )
+    scenario.add_argument(
         "--settle-seconds",
         default="3",
         help="end once no node has changed state for this long and none is updating",
@@ -200,7 +224,28 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         ),
         settle_seconds=_seconds("--settle-seconds", args.settle_seconds),
         live={"auto": None, "on": True, "off": False}[args.live],
+        policy=_policy(args.policy),
+        **_pause_moments(args),
     )
+
+
+def _policy(raw: str | None) -> dict[str, Any] | None:
+    if raw is None:
+        return None
+    try:
+        return load_policy_file(Path(raw).expanduser())
+    except PolicyFileError as error:
+        raise OptionError(f"--policy: {error}") from None
+
+
+def _pause_moments(args: argparse.Namespace) -> dict[str, float | None]:
+    pause_at, resume_at = (
+        None if raw is None else _seconds(flag, raw, allow_zero=True, most=ONE_DAY)
+        for flag, raw in (("--pause-at", args.pause_at), ("--resume-at", args.resume_at))
+    )
+    if pause_at is not None and resume_at is not None and resume_at <= pause_at:
+        raise OptionError(f"--resume-at: {args.resume_at} must be later than --pause-at")
+    return {"pause_at": pause_at, "resume_at": resume_at}
 
 
 def _timing(args: argparse.Namespace) -> Timing:

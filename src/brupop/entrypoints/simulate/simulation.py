@@ -30,6 +30,7 @@ from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.node_outcome import node_outcome
 from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
+from brupop.entrypoints.simulate.pause_schedule import PauseSchedule, policy_phase
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
 from brupop.entrypoints.simulate.timeline import halt_marks, simulated_timeline
@@ -56,6 +57,7 @@ class _Run:
     log_dir: Path
     observer: FleetObserver
     supervisor: AgentSupervisor
+    pauses: PauseSchedule
     started_at: float = 0.0  # time.monotonic()
     started_on: datetime | None = None  # the cluster's clock, which stamps a halt
 
@@ -103,6 +105,7 @@ class Simulation:
         run = self._set_up(work_dir, log_dir)
         display = self._display(run)
         run.observer.on_change = display.node_changed
+        run.pauses.note = display.note
         display.note(
             f"{len(run.fleet)} nodes on {self._options.from_version}, "
             f"{self._options.to_version} offered, at most {self._options.max_concurrent_label} "
@@ -135,6 +138,8 @@ class Simulation:
         tls = write_loopback_tls(work_dir / "tls")
         self._work_dir, self._ca_file = work_dir, tls.ca_cert
         fleet = build_fleet(cluster, self._names, work_dir, blocked_drains=options.block_drain)
+        if options.policy is not None:
+            cluster.policies.apply(options.policy)
         apiserver = components.start_apiserver(cluster, tls, options)
         self._apiserver_url = apiserver.url
         self._stops.append(apiserver.stop)
@@ -147,7 +152,13 @@ class Simulation:
             restart_backoff=options.timing["restart-backoff"],
             restart_backoff_max=options.timing["restart-backoff-max"],
         )
-        return _Run(cluster, fleet, log_dir, observer, supervisor)
+        pauses = PauseSchedule(
+            cluster.policies,
+            pause_at=options.pause_at,
+            resume_at=options.resume_at,
+            note=lambda _text: None,  # the display's note is attached once it exists
+        )
+        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses)
 
     def _agent_specs(
         self,
@@ -230,6 +241,7 @@ class Simulation:
             )
             while not self._finished(run, chaos, restart):
                 restart.step(run.observer.first_active_at)
+                run.pauses.step(_rollout_began_at(run), run.started_at)
                 time.sleep(_TICK_SECONDS)
         except KeyboardInterrupt:
             self._interrupted = True
@@ -240,12 +252,13 @@ class Simulation:
         if now - run.started_at >= options.timeout:
             self._timed_out = True
             return True
-        if not (chaos.done and restart.done):
+        if not (chaos.done and restart.done and run.pauses.done):
             return False
         views = run.observer.views()
         if all(view.phase(options.to_version) == "updated" for view in views.values()):
             return True
-        quiet = now - run.observer.last_change_at >= options.settle_seconds
+        last_change = max(run.observer.last_change_at, run.pauses.last_written_at or 0.0)
+        quiet = now - last_change >= options.settle_seconds
         return quiet and _settled(views)
 
     # --- the outcome -----------------------------------------------------------------------
@@ -278,6 +291,7 @@ class Simulation:
                 reason=reasons.get(node.name, ""),
                 chaos_kills=sum(kill.node == node.name for kill in chaos.kills),
                 log_path=run.log_dir / f"{node.name}.log",
+                run_started_at=run.started_at,
             )
             for node in run.fleet
         ]
@@ -295,6 +309,8 @@ class Simulation:
                 chaos_kills_sent=len(chaos.kills),
                 controller_restarts=self._controller_restarts,
                 log_dir=str(run.log_dir),
+                policy_phase=policy_phase(run.cluster, len(run.fleet)),
+                pauses=[moment.as_json() for moment in run.pauses.moments],
             )
         )
 
@@ -336,6 +352,15 @@ class _ControllerRestart:
             self._start()
             self._note("controller started again (scenario)")
             self._down_since = None
+
+
+def _rollout_began_at(run: _Run) -> float | None:
+    """When (monotonic) the rollout began: the first node left Idle, or every node reported
+    its first status (a paused fleet never leaves Idle), whichever came first."""
+    first = run.observer.first_active_at
+    if first is not None:
+        return first
+    return run.observer.all_reported_at
 
 
 def _settled(views: dict[str, NodeView]) -> bool:
