@@ -1,4 +1,6 @@
-"""`brupop simulate --timeline`: the picture of a run with a failure, one row per node."""
+"""`brupop simulate --timeline`: the picture of a run with a failure and a pause, one row per
+node. (The controller does not halt yet; a halt is drawn like the pause, see test_timeline.py
+in tests/unit/entrypoints/simulate.)"""
 
 from __future__ import annotations
 
@@ -13,13 +15,14 @@ SVG_TEXT = "{http://www.w3.org/2000/svg}text"
 
 
 @pytest.mark.e2e
-def test_a_run_with_a_failure_draws_one_row_per_node_and_marks_the_failure(
+def test_a_run_with_a_failure_and_a_pause_draws_one_row_per_node_and_marks_both(
     tmp_path: Path,
 ) -> None:
     picture = tmp_path / "timeline.svg"
     run = run_simulate(
-        tmp_path, "--nodes", "3", "--fault", "node-02=prepare", "--timeline", str(picture)
-    )
+        tmp_path, "--nodes", "3", "--fault", "node-02=prepare", "--timeline", str(picture),
+        "--pause-at", "1", "--resume-at", "3",
+    )  # fmt: skip
 
     assert run.returncode == 1, explain(run)
     assert f"timeline: {picture}" in run.stdout
@@ -30,3 +33,4 @@ def test_a_run_with_a_failure_draws_one_row_per_node_and_marks_the_failure(
     for legend in ("staging", "drain", "reboot", "monitoring", "updated", "backoff", "failure"):
         assert legend in texts, texts
     assert any(text.startswith("brupop simulate: 3 nodes") and "FAILED" in text for text in texts)
+    assert "fleet paused" in texts and "fleet resumed" in texts, texts

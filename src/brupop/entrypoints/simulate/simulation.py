@@ -33,7 +33,7 @@ from brupop.entrypoints.simulate.options import SimulationOptions
 from brupop.entrypoints.simulate.pause_schedule import PauseSchedule, policy_phase
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
-from brupop.entrypoints.simulate.timeline import halt_marks, simulated_timeline
+from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
 from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 _TICK_SECONDS = 0.05
@@ -272,7 +272,8 @@ class Simulation:
             ended_at=run.started_at + duration,
             to_version=self._options.to_version,
             limit=self._options.max_concurrent,
-            fleet_marks=halt_marks(run.cluster.policies, run.started_on),
+            fleet_marks=pause_marks(run.pauses.moments)
+            + halt_marks(run.cluster.policies, run.started_on),
         )
 
     def _report(self, run: _Run, chaos: ChaosMonkey, duration: float) -> SimulationReport:

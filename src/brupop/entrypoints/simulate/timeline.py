@@ -3,7 +3,8 @@ into the domain's transitions.
 
 The shadows tell when each desired state was asked for and when a failure was counted; the
 reboot inside RebootedIntoUpdate (after the drain) is the agent's own exit, which only the
-supervisor sees. A halt is the update policy's, read at the end of the run.
+supervisor sees. The fleet's moments are the `--pause-at`/`--resume-at` writes and the halt the
+update policy's status records at the end of the run.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from brupop.domain.rollout_timeline import (
 )
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.observer import NodeChange, NodeView
+from brupop.entrypoints.simulate.pause_schedule import PauseMoment
 from brupop.entrypoints.simulate.supervisor import AgentExit, AgentView, ExitCause
 from brupop.ports.errors import NotFoundError
 
@@ -45,6 +47,14 @@ def simulated_timeline(
     transitions += reboot_transitions(transitions, agents, started_at)
     end = ended_at - started_at
     return build_timeline(nodes, transitions, end=end, limit=limit, fleet_marks=fleet_marks)
+
+
+def pause_marks(moments: Sequence[PauseMoment]) -> list[FleetMark]:
+    """`--pause-at` and `--resume-at`, when their write to the policy was done."""
+    return [
+        FleetMark(moment.written_at, "fleet paused" if moment.paused else "fleet resumed")
+        for moment in moments
+    ]
 
 
 class PolicySource(Protocol):

@@ -11,8 +11,9 @@ from brupop.domain.states import UpdateState
 from brupop.domain.update_policy import UpdatePolicySpec
 from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.entrypoints.simulate.observer import NodeChange, NodeView
+from brupop.entrypoints.simulate.pause_schedule import PauseMoment
 from brupop.entrypoints.simulate.supervisor import AgentExit, AgentView, ExitCause
-from brupop.entrypoints.simulate.timeline import halt_marks, simulated_timeline
+from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
 
 START = 100.0  # time.monotonic() when the run began
 IDLE = NodeView(
@@ -128,3 +129,8 @@ def test_a_halt_recorded_in_the_policy_status_is_a_fleet_mark_in_seconds_of_the_
         limit=1, fleet_marks=marks,
     )  # fmt: skip
     assert timeline.fleet_marks == tuple(marks)
+
+
+def test_the_pause_scenarios_writes_are_fleet_marks() -> None:
+    moments = [PauseMoment(True, 1.0, 1.2), PauseMoment(False, 3.0, 3.1)]
+    assert pause_marks(moments) == [FleetMark(1.2, "fleet paused"), FleetMark(3.1, "fleet resumed")]
