@@ -84,6 +84,17 @@ def from_cluster_event(event: ClusterEvent, at: datetime) -> Notification | None
     )
 
 
+_STARTING = "Starting the update to "
+
+
+def started_version(event: ClusterEvent) -> str | None:
+    """The version of an `UpdateStarted` Event (the controller started a node's update)."""
+    if event.subject is not EventSubject.SHADOW or event.reason != "UpdateStarted":
+        return None
+    version = event.message.removeprefix(_STARTING).strip()
+    return version if event.message.startswith(_STARTING) and version else None
+
+
 def drain_blocked(
     node: str, pods: tuple[str, ...], budgets: tuple[str, ...], at: datetime
 ) -> Notification:

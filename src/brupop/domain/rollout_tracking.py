@@ -1,9 +1,10 @@
 """Rollout and fleet tracking for notifications: pure edge detectors over what the controller
 already publishes each pass (hosts per state and per version; paused and halted).
 
-* `RolloutTracker`: a version that no node ran when tracking began, seen on a first node, is a
-  rollout started; every node then running it, all Idle, is the rollout finished (with the
-  counts and the duration).
+* `RolloutTracker`: the controller starting a first node towards a version no node ran (its
+  `UpdateStarted` Event), or else a first node seen running such a version, is a rollout
+  started; every node then running it, all Idle, is the rollout finished (with the counts and
+  the duration).
 * `FleetTracker`: the fleet becoming paused, halted, or neither again (resumed).
 
 The first observation is the baseline and tells nothing: a controller that starts (or a replica
@@ -30,16 +31,26 @@ class RolloutTracker:
         self._target: str | None = None
         self._started_at: datetime | None = None
         self._failures = 0
+        self._versions: dict[str, int] = {}
 
     def count_failure(self) -> None:
         """One node failed during the current rollout (shown in its finish)."""
         if self._target is not None:
             self._failures += 1
 
+    def starting(self, version: str, now: datetime) -> list[Notification]:
+        """The controller started a node's update to `version`."""
+        if self._known is None or version in self._known:
+            return []
+        self._known.add(version)
+        self._target, self._started_at, self._failures = version, now, 0
+        return [self._started(self._versions, now)]
+
     def observe(
         self, states: Mapping[str, int], versions: Mapping[str, int], now: datetime
     ) -> list[Notification]:
         """What changed since the last observation."""
+        self._versions = dict(versions)
         running = {version for version, count in versions.items() if count > 0}
         if self._known is None:
             self._known = running

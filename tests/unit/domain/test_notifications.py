@@ -15,6 +15,7 @@ from brupop.domain.notifications import (
     NotificationKind,
     drain_blocked,
     from_cluster_event,
+    started_version,
 )
 from brupop.domain.rollout_tracking import FleetTracker, RolloutTracker
 from tests.support.webhook_receiver import validate_v1
@@ -154,3 +155,16 @@ def test_a_notification_bounds_its_summary_and_names() -> None:
     assert len(note.pods) == 10
     long = Notification(NotificationKind.FLEET_PAUSED, T0, "x" * 5000)
     assert len(long.summary) == 1000
+
+
+def test_a_rollout_starts_when_the_controller_starts_a_first_node_towards_a_new_version() -> None:
+    tracker = RolloutTracker()
+    tracker.observe({"Idle": 2}, {"1.19.0": 2}, T0)
+    event = ClusterEvent("brs-n", "brupop", "UpdateStarted", "Starting the update to 1.20.0")
+    version = started_version(event)
+    assert version == "1.20.0"
+    started = tracker.starting(version, T0)
+    assert [(n.kind, n.version) for n in started] == [(NotificationKind.ROLLOUT_STARTED, "1.20.0")]
+    assert started[0].counts == {"nodes": 2, "updated": 0}
+    assert tracker.starting("1.20.0", T0) == [], "the second node is the same rollout"
+    assert tracker.observe({"Idle": 2}, {"1.19.0": 1, "1.20.0": 1}, T0) == []

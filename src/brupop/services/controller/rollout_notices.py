@@ -6,8 +6,9 @@ here, where it hangs:
 
 * node updated / node failed: the `UpdateCompleted`, `UpdateFailed` and `UpdateTimedOut` Events
   (`domain.notifications.from_cluster_event`);
-* rollout started / finished: hosts per version and state (`set_hosts`, every pass), through
-  `RolloutTracker`;
+* rollout started: the first `UpdateStarted` Event towards a version no node ran (or, failing
+  that, the first node seen running it); rollout finished: hosts per version and state
+  (`set_hosts`, every pass); both through `RolloutTracker`;
 * fleet paused / halted / resumed: `set_fleet_paused` and `set_fleet`, through `FleetTracker`;
 * drain blocked: the nodes-waiting counts (`set_waiting`): when nodes wait on `drain_blocked`,
   the rows of `brupop status` name them, and their pods and budgets are read through the
@@ -32,6 +33,7 @@ from brupop.domain.notifications import (
     NotificationKind,
     drain_blocked,
     from_cluster_event,
+    started_version,
 )
 from brupop.domain.rollout_tracking import FleetTracker, RolloutTracker
 from brupop.domain.waiting_reason import NodeReport, Reason
@@ -88,6 +90,10 @@ class RolloutNotices:
     # --- the moments ------------------------------------------------------------------------
 
     def _on_event(self, event: ClusterEvent) -> None:
+        version = started_version(event)
+        if version is not None:
+            self._send(self._rollout.starting(version, self._now()))
+            return
         notification = from_cluster_event(event, self._now())
         if notification is None:
             return
