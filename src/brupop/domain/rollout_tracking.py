@@ -7,8 +7,8 @@ already publishes each pass (hosts per state and per version; paused and halted)
   the duration).
 * `FleetTracker`: the fleet becoming paused, halted, or neither again (resumed).
 
-The first observation is the baseline and tells nothing: a controller that starts (or a replica
-that takes over) does not announce what was already true.
+The first observation with reported versions is the baseline and tells nothing: a controller
+that starts (or a replica that takes over) does not announce what was already true.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ class RolloutTracker:
 
     def starting(self, version: str, now: datetime) -> list[Notification]:
         """The controller started a node's update to `version`."""
-        if self._known is None or version in self._known:
+        if version in (self._known or ()):
             return []
+        self._known = self._known or set()
         self._known.add(version)
         self._target, self._started_at, self._failures = version, now, 0
         return [self._started(self._versions, now)]
@@ -53,12 +54,13 @@ class RolloutTracker:
         self._versions = dict(versions)
         running = {version for version, count in versions.items() if count > 0}
         if self._known is None:
-            self._known = running
+            if running:  # no agent has reported yet: no baseline to compare with
+                self._known = running
             return []
         told: list[Notification] = []
-        new = sorted(running - self._known)
+        new = [v for v in sorted(running - self._known) if _newer_than_all(v, self._known)]
+        self._known |= running
         if new:
-            self._known |= running
             self._target, self._started_at, self._failures = _highest(new), now, 0
             told.append(self._started(versions, now))
         total = sum(versions.values())
@@ -125,6 +127,14 @@ class FleetTracker:
         if (was_paused or was_halted) and not (paused or halted):
             told.append(Notification(NotificationKind.FLEET_RESUMED, now, "Rollout resumed"))
         return told
+
+
+def _newer_than_all(version: str, known: set[str]) -> bool:
+    """A node that joins on an older (or a known) version starts no rollout; only a newer one
+    can (compared by semver when they are versions)."""
+    if not is_version(version):
+        return version not in known
+    return all(not is_version(k) or compare_versions(version, k) > 0 for k in known)
 
 
 def _highest(versions: list[str]) -> str:

@@ -168,3 +168,12 @@ def test_a_rollout_starts_when_the_controller_starts_a_first_node_towards_a_new_
     assert started[0].counts == {"nodes": 2, "updated": 0}
     assert tracker.starting("1.20.0", T0) == [], "the second node is the same rollout"
     assert tracker.observe({"Idle": 2}, {"1.19.0": 1, "1.20.0": 1}, T0) == []
+
+
+def test_agents_reporting_for_the_first_time_or_nodes_joining_on_an_old_version_start_nothing() -> (
+    None
+):
+    tracker = RolloutTracker()
+    assert tracker.observe({}, {}, T0) == [], "no agent has reported yet"
+    assert tracker.observe({"Idle": 1}, {"1.19.0": 1}, T0) == []
+    assert tracker.observe({"Idle": 3}, {"1.19.0": 2, "1.18.0": 1}, T0) == []
