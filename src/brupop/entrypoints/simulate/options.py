@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from brupop.domain.versions import compare_versions, is_version
+from brupop.entrypoints.controller.notification_settings import url_problem
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
 from brupop.entrypoints.simulate.output_paths import PathRefused, picture_path, report_path
 from brupop.entrypoints.simulate.policy_file import PolicyFileError, load_policy_file
@@ -55,6 +56,7 @@ class SimulationOptions:
     policy: dict[str, Any] | None = field(default=None, hash=False)  # --policy, checked
     pause_at: float | None = None
     resume_at: float | None = None
+    notify: str | None = None  # --notify URL: the run's notifications go to this webhook
 
     @property
     def max_concurrent_label(self) -> str:
@@ -176,6 +178,13 @@ def _add_scenario_flags(parser: argparse.ArgumentParser) -> None:
         help="clear spec.paused this long after the rollout begins, as brupop resume would",
     )
     scenario.add_argument(
+        "--notify",
+        default=None,
+        metavar="URL",
+        help="send the run's notifications (json format) to this webhook, as the controller's "
+        "NOTIFICATION_WEBHOOK_<n>_URL would",
+    )
+    scenario.add_argument(
         "--settle-seconds",
         default="3",
         help="end once no node has changed state for this long and none is updating",
@@ -225,6 +234,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         settle_seconds=_seconds("--settle-seconds", args.settle_seconds),
         live={"auto": None, "on": True, "off": False}[args.live],
         policy=_policy(args.policy),
+        notify=_webhook(args.notify),
         **_pause_moments(args),
     )
 
@@ -236,6 +246,15 @@ def _policy(raw: str | None) -> dict[str, Any] | None:
         return load_policy_file(Path(raw).expanduser())
     except PolicyFileError as error:
         raise OptionError(f"--policy: {error}") from None
+
+
+def _webhook(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    problem = url_problem(raw.strip())
+    if problem:
+        raise OptionError(f"--notify: {problem}")
+    return raw.strip()
 
 
 def _pause_moments(args: argparse.Namespace) -> dict[str, float | None]:
