@@ -108,6 +108,9 @@ def test_the_apiserver_gets_exactly_the_verbs_its_routes_use(manifest: Rendered)
         | _expand("cluster", "", "pods", "get list watch delete")
         | _expand("cluster", "", "pods/eviction", "create")
         | _expand("cluster", "policy", "poddisruptionbudgets", "get list")
+        | _expand("cluster", "apps", "replicasets", "get")
+        | _expand("cluster", "apps", "statefulsets", "get")
+        | _expand("cluster", "", "replicationcontrollers", "get")
         | {("builtin", "", "system:auth-delegator", "")}
     )
 

@@ -41,6 +41,9 @@ KINDS: dict[tuple[str, str, str], Kind] = {
         Kind("", "v1", "events", "Event", namespaced=True),
         Kind("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, True),
         Kind("coordination.k8s.io", "v1", "leases", "Lease", namespaced=True),
+        Kind("apps", "v1", "replicasets", "ReplicaSet", namespaced=True, has_status=True),
+        Kind("apps", "v1", "statefulsets", "StatefulSet", namespaced=True, has_status=True),
+        Kind("", "v1", "replicationcontrollers", "ReplicationController", True, True),
         Kind(
             "brupop.bottlerocket.aws", "v2", "bottlerocketshadows", "BottlerocketShadow", True, True
         ),
@@ -59,6 +62,11 @@ BUDGETS = KINDS["policy", "v1", "poddisruptionbudgets"]
 EVENTS = KINDS["", "v1", "events"]
 SHADOWS = KINDS["brupop.bottlerocket.aws", "v2", "bottlerocketshadows"]
 POLICIES = KINDS["brupop.bottlerocket.aws", "v1", "bottlerocketupdatepolicies"]
+WORKLOADS = {
+    "ReplicaSet": KINDS["apps", "v1", "replicasets"],
+    "StatefulSet": KINDS["apps", "v1", "statefulsets"],
+    "ReplicationController": KINDS["", "v1", "replicationcontrollers"],
+}
 
 
 class SelectorError(ValueError):

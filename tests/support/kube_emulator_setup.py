@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tests.support.kube_api_rules import BUDGETS, NODES, PODS, Kind
+from tests.support.kube_api_rules import BUDGETS, NODES, PODS, WORKLOADS, Kind
 from tests.support.kube_emulator_auth import TokenAuthority
 
 JSON = dict[str, Any]
@@ -32,6 +32,8 @@ class ClusterSetup:
         uid: str | None = None,
         unschedulable: bool = False,
         annotations: Mapping[str, str] | None = None,
+        ready: bool = True,
+        internal_ip: str | None = None,
     ) -> JSON:
         meta: JSON = {"name": name, "labels": dict(labels or {})}
         if uid:
@@ -39,9 +41,38 @@ class ClusterSetup:
         if annotations:
             meta["annotations"] = dict(annotations)
         spec = {"unschedulable": True} if unschedulable else {}
-        return self.put_object(
-            NODES, {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec}
-        )
+        status: JSON = {"conditions": [_condition("Ready", ready)]}
+        if internal_ip:
+            status["addresses"] = [{"type": "InternalIP", "address": internal_ip}]
+        node = {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec}
+        return self.put_object(NODES, node | {"status": status})
+
+    def set_node_ready(self, name: str, ready: bool) -> JSON:
+        """Set the Node's Ready condition, as its kubelet would."""
+        node = self.stored(NODES, None, name)
+        if node is None:
+            raise KeyError(f"no node {name}")
+        node.setdefault("status", {})["conditions"] = [_condition("Ready", ready)]
+        return self.put_object(NODES, node)
+
+    def set_pod_ready(self, namespace: str, name: str, ready: bool) -> JSON:
+        """Set the Pod's Ready condition, as its kubelet would."""
+        pod = self.stored(PODS, namespace, name)
+        if pod is None:
+            raise KeyError(f"no pod {namespace}/{name}")
+        pod.setdefault("status", {})["conditions"] = [_condition("Ready", ready)]
+        return self.put_object(PODS, pod)
+
+    def put_workload(self, kind: str, namespace: str, name: str, ready_replicas: int) -> JSON:
+        """Create or change a ReplicaSet, StatefulSet or ReplicationController with that many
+        ready replicas, as its controller would report them."""
+        api_version = "v1" if kind == "ReplicationController" else "apps/v1"
+        meta = {"name": name, "namespace": namespace}
+        status: JSON = {"replicas": ready_replicas}
+        if ready_replicas:  # the API leaves readyReplicas out when it is 0
+            status["readyReplicas"] = ready_replicas
+        obj = {"apiVersion": api_version, "kind": kind, "metadata": meta, "spec": {}}
+        return self.put_object(WORKLOADS[kind], obj | {"status": status})
 
     def add_pod(
         self,
@@ -54,6 +85,7 @@ class ClusterSetup:
         phase: str = "Running",
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
+        ready: bool = True,
     ) -> JSON:
         meta: JSON = {"name": name, "namespace": namespace, "labels": dict(labels or {})}
         if annotations:
@@ -66,7 +98,8 @@ class ClusterSetup:
         if service_account:
             spec["serviceAccountName"] = service_account
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
-        return self.put_object(PODS, pod | {"status": {"phase": phase}})
+        status = {"phase": phase, "conditions": [_condition("Ready", ready)]}
+        return self.put_object(PODS, pod | {"status": status})
 
     def add_disruption_budget(
         self,
@@ -101,3 +134,7 @@ class ClusterSetup:
         self, username: str, *, audiences: tuple[str, ...] = ("brupop-apiserver",)
     ) -> str:
         return self.tokens.issue_for_user(username, audiences)
+
+
+def _condition(kind: str, true: bool) -> JSON:
+    return {"type": kind, "status": "True" if true else "False"}

@@ -30,6 +30,8 @@ class Node:
     annotations: Mapping[str, str] = field(default_factory=dict)
     unschedulable: bool = False
     resource_version: str | None = None
+    ready: bool = True  # its Ready condition is True (the health gate's nodeReady check)
+    internal_ip: str | None = None  # its InternalIP address (a probe URL's {node_ip})
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class Pod:
     owners: tuple[OwnerReference, ...] = ()
     service_account: str | None = None
     terminating: bool = False
+    ready: bool = True  # its Ready condition is True (the health gate's DaemonSet check)
 
 
 @dataclass(frozen=True)

@@ -104,17 +104,24 @@ def timed_out_spec(shadow: Shadow, failed_at: datetime) -> ShadowSpec:
 
 
 def plan_rollout(
-    shadows: Iterable[Shadow], now: datetime, policy: RolloutPolicy, *, may_start: bool
+    shadows: Iterable[Shadow],
+    now: datetime,
+    policy: RolloutPolicy,
+    *,
+    may_start: bool,
+    held_back: frozenset[str] = frozenset(),
 ) -> RolloutPlan:
     """Decide one pass over a consistent list of shadows.
 
     Nodes already in a slot move on (or are sent back on a crash or a timeout) whatever the
-    window says; new nodes start only when `may_start` and only into free slots.
+    window or a pause says; new nodes start only when `may_start` (the window is open and the
+    fleet is not paused), only into free slots, and never a shadow named in `held_back` (its
+    node is paused).
     """
     listed = list(shadows)
     changes = [change for shadow in listed if (change := _progress(shadow, now, policy))]
     held = slots_held(listed)
-    ready = ready_to_start(listed, now, policy)
+    ready = [s for s in ready_to_start(listed, now, policy) if s.name not in held_back]
     if may_start:
         free = policy.limit.free_slots(held, wanted=len(ready))
         changes += [SpecChange(s, next_spec(s, now), ChangeKind.START) for s in ready[:free]]

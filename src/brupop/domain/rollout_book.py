@@ -8,6 +8,9 @@ changes, and the count of hosts by state and version. A decision that time alone
 `due(now)` names the shadows to decide again. `plan` then costs the changes and starts it
 returns, not the size of the fleet. `rollout.plan_rollout` stays the full recomputation that
 this must always agree with.
+
+A paused node (`hold_back`: its Node carries the pause label) keeps its decision but leaves the
+ready list, so it never gets a slot; the fleet-wide pause is the caller's `may_start`.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class RolloutBook:
         self._ready_keys: dict[str, _ReadyKey] = {}
         self._deadlines: list[tuple[datetime, str]] = []
         self._recheck: dict[str, datetime] = {}
+        self._held_back: set[str] = set()
         self.states: Counter[str] = Counter()
         self.versions: Counter[str] = Counter()
         self.decided = 0
@@ -59,7 +63,27 @@ class RolloutBook:
         """The shadow is gone."""
         self._forget_counts(name)
         self._shadows.pop(name, None)
+        self._held_back.discard(name)
         self._file(name, None)
+
+    def hold_back(self, name: str, held: bool) -> bool:
+        """Keep `name` from starting (its node is paused) or let it start again; True when
+        that changed anything."""
+        if held == (name in self._held_back):
+            return False
+        _set_member(self._held_back, name, held)
+        decision = self._decisions.get(name)
+        if decision is not None and decision.ready:
+            old_key = self._ready_keys.pop(name, None)
+            if old_key is not None:
+                del self._ready[bisect.bisect_left(self._ready, old_key)]
+            if not held:
+                self._add_ready(name)
+        return True
+
+    def held_back(self) -> frozenset[str]:
+        """The shadows kept from starting by a pause of their own."""
+        return frozenset(self._held_back)
 
     def due(self, now: datetime) -> list[str]:
         """Shadows whose decision time alone may have changed by `now` (each named once)."""
@@ -104,8 +128,15 @@ class RolloutBook:
 
     @property
     def ready_count(self) -> int:
-        """How many nodes wait only for a slot and a window."""
+        """How many nodes wait only for a slot and a window (paused nodes not counted)."""
         return len(self._ready)
+
+    @property
+    def waiting(self) -> int:
+        """How many nodes would start but for a slot, the window or a pause."""
+        decisions = self._decisions
+        paused = sum(1 for n in self._held_back if (d := decisions.get(n)) is not None and d.ready)
+        return len(self._ready) + paused
 
     def ready_names(self) -> list[str]:
         """The ready nodes, in the order they get slots."""
@@ -158,10 +189,13 @@ class RolloutBook:
         self._decisions[name] = decision
         _set_member(self._holders, name, decision.holds_slot)
         _set_member(self._changes, name, decision.change is not None)
-        if decision.ready:
-            key = self._ready_key(self._shadows[name])
-            self._ready_keys[name] = key
-            bisect.insort(self._ready, key)
+        if decision.ready and name not in self._held_back:
+            self._add_ready(name)
+
+    def _add_ready(self, name: str) -> None:
+        key = self._ready_key(self._shadows[name])
+        self._ready_keys[name] = key
+        bisect.insort(self._ready, key)
 
     def _ready_key(self, shadow: Shadow) -> _ReadyKey:
         """As `ordering.update_order`: the controller's node last, fewest crashes, then name

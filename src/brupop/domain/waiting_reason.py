@@ -17,7 +17,10 @@ from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import Shadow, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.domain.transition_timeout import is_timed_out, transition_deadline
+from brupop.domain.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.domain.versions import versions_differ
+
+_NODE_PAUSED = f"{NODE_PAUSED_LABEL}={NODE_PAUSED_VALUE}"
 
 
 class Reason(StrEnum):
@@ -27,6 +30,7 @@ class Reason(StrEnum):
     NO_UPDATE = "no_update"
     OUTSIDE_WINDOW = "outside_window"
     CONCURRENCY_FULL = "concurrency_full"
+    PAUSED = "paused"
     BACKING_OFF = "backing_off"
     READY = "ready"
     STARTING = "starting"
@@ -34,6 +38,11 @@ class Reason(StrEnum):
     DRAIN_BLOCKED = "drain_blocked"
     CRASHED = "crashed"
     TIMED_OUT = "timed_out"
+    # Rollout safety (the update policy); see domain/safety_reasons.py.
+    HALTED = "halted"
+    ALERT_HOLD = "alert_hold"
+    CANARY_SOAK = "canary_soak"
+    GATE_PENDING = "gate_pending"
 
     @property
     def is_waiting(self) -> bool:
@@ -61,6 +70,10 @@ class RolloutView:
     started: frozenset[str] = frozenset()
     drains: Mapping[str, DrainProgress] = field(default_factory=dict)
     timeouts: Mapping[str, TimeoutRecord] = field(default_factory=dict)
+    paused: bool = False
+    """The fleet is paused (`spec.paused` of the update policy)."""
+    held_back: frozenset[str] = frozenset()
+    """Shadows whose Node carries the pause label."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +132,10 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
         return Reason.BACKING_OFF, (
             f"backing off until {_when(until)} (crash count {status.crash_count}){cause}"
         )
+    if view.paused:
+        return Reason.PAUSED, f"fleet paused (spec.paused of the update policy); {offered}"
+    if shadow.name in view.held_back:
+        return Reason.PAUSED, f"node paused (label {_NODE_PAUSED}); {offered}"
     if not view.window_open:
         return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
     limit = view.policy.limit

@@ -47,3 +47,7 @@ class RolloutMetrics(Protocol):
     def set_leader(self, leading: bool) -> None:
         """Whether this replica holds the leader Lease."""
         ...
+
+    def set_fleet_paused(self, paused: bool) -> None:
+        """Whether the update policy pauses the fleet."""
+        ...

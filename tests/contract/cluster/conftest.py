@@ -26,6 +26,7 @@ from brupop.domain.cluster import (
     Pod,
     PodPhase,
 )
+from brupop.domain.evicted_workloads import WorkloadRef
 from brupop.domain.shadow import ShadowSpec
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.lease_store import LeaseStore
@@ -34,6 +35,7 @@ from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
+from brupop.ports.workload_replicas import WorkloadReplicas
 from tests.support.kube_api_rules import EVENTS, PODS, POLICIES
 from tests.support.kube_emulator_server import EmulatorServer
 
@@ -57,6 +59,8 @@ class Ports(Protocol):
     def leases(self) -> LeaseStore: ...
     @property
     def events(self) -> EventRecorder: ...
+    @property
+    def workloads(self) -> WorkloadReplicas: ...
 
 
 class Backend(Protocol):
@@ -66,8 +70,24 @@ class Backend(Protocol):
     cluster: Ports
 
     def add_node(
-        self, name: str, *, labels: Mapping[str, str] | None = None, unschedulable: bool = False
+        self,
+        name: str,
+        *,
+        labels: Mapping[str, str] | None = None,
+        unschedulable: bool = False,
+        ready: bool = True,
+        internal_ip: str | None = None,
     ) -> Node: ...
+
+    def set_node_ready(self, name: str, ready: bool) -> None:
+        """The node's kubelet reports its Ready condition."""
+
+    def set_pod_ready(self, namespace: str, name: str, ready: bool) -> None:
+        """The pod's kubelet reports its Ready condition."""
+
+    def put_workload(self, workload: WorkloadRef, ready_replicas: int, node_name: str) -> None:
+        """The workload exists with `ready_replicas` ready (pods on `node_name` if it needs
+        pods to say so)."""
 
     def add_pod(
         self,
@@ -80,6 +100,7 @@ class Backend(Protocol):
         phase: PodPhase = PodPhase.RUNNING,
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
+        ready: bool = True,
     ) -> Pod: ...
 
     def add_disruption_budget(
@@ -111,9 +132,35 @@ class MemoryBackend:
         self.cluster: Ports = self.memory
 
     def add_node(
-        self, name: str, *, labels: Mapping[str, str] | None = None, unschedulable: bool = False
+        self,
+        name: str,
+        *,
+        labels: Mapping[str, str] | None = None,
+        unschedulable: bool = False,
+        ready: bool = True,
+        internal_ip: str | None = None,
     ) -> Node:
-        return self.memory.add_node(name, labels=labels, unschedulable=unschedulable)
+        return self.memory.add_node(
+            name, labels=labels, unschedulable=unschedulable, ready=ready, internal_ip=internal_ip
+        )
+
+    def set_node_ready(self, name: str, ready: bool) -> None:
+        self.memory.set_node_ready(name, ready)
+
+    def set_pod_ready(self, namespace: str, name: str, ready: bool) -> None:
+        self.memory.set_pod_ready(namespace, name, ready)
+
+    def put_workload(self, workload: WorkloadRef, ready_replicas: int, node_name: str) -> None:
+        # The in-memory cluster counts a workload's ready pods: make that many of them ready.
+        self.memory.workloads.registered.add(workload)
+        owner = OwnerReference(kind=workload.kind, name=workload.name, controller=True)
+        owned = sorted(pod.name for pod in self.memory.pods.store.values() if owner in pod.owners)
+        for index in range(len(owned), ready_replicas):
+            name = f"{workload.name}-{index}"
+            self.memory.add_pod(workload.namespace, name, node_name, owners=[owner])
+            owned.append(name)
+        for index, name in enumerate(owned):
+            self.memory.set_pod_ready(workload.namespace, name, index < ready_replicas)
 
     def add_pod(
         self,
@@ -126,6 +173,7 @@ class MemoryBackend:
         phase: PodPhase = PodPhase.RUNNING,
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
+        ready: bool = True,
     ) -> Pod:
         return self.memory.add_pod(
             namespace,
@@ -136,6 +184,7 @@ class MemoryBackend:
             phase=phase,
             annotations=annotations,
             service_account=service_account,
+            ready=ready,
         )
 
     def add_disruption_budget(
@@ -185,11 +234,27 @@ class KubernetesBackend:
         self.cluster: Ports = self.kubernetes
 
     def add_node(
-        self, name: str, *, labels: Mapping[str, str] | None = None, unschedulable: bool = False
+        self,
+        name: str,
+        *,
+        labels: Mapping[str, str] | None = None,
+        unschedulable: bool = False,
+        ready: bool = True,
+        internal_ip: str | None = None,
     ) -> Node:
-        return node_from_object(
-            self.emulator.add_node(name, labels=labels, unschedulable=unschedulable)
+        node = self.emulator.add_node(
+            name, labels=labels, unschedulable=unschedulable, ready=ready, internal_ip=internal_ip
         )
+        return node_from_object(node)
+
+    def set_node_ready(self, name: str, ready: bool) -> None:
+        self.emulator.set_node_ready(name, ready)
+
+    def set_pod_ready(self, namespace: str, name: str, ready: bool) -> None:
+        self.emulator.set_pod_ready(namespace, name, ready)
+
+    def put_workload(self, workload: WorkloadRef, ready_replicas: int, node_name: str) -> None:
+        self.emulator.put_workload(workload.kind, workload.namespace, workload.name, ready_replicas)
 
     def add_pod(
         self,
@@ -202,6 +267,7 @@ class KubernetesBackend:
         phase: PodPhase = PodPhase.RUNNING,
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
+        ready: bool = True,
     ) -> Pod:
         refs: list[dict[str, Any]] = [
             {
@@ -222,6 +288,7 @@ class KubernetesBackend:
             phase=str(phase),
             annotations=annotations,
             service_account=service_account,
+            ready=ready,
         )
         return pod_from_object(pod)
 

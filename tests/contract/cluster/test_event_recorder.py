@@ -42,3 +42,21 @@ def test_an_event_about_the_policy_is_recorded_as_about_the_policy_even_once_del
     cluster.events.record(deleted)
 
     assert backend.recorded_events() == [deleted]
+
+
+def test_an_event_about_an_update_policy_is_recorded_against_the_policy(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy({"metadata": {"name": "staging"}, "spec": {"paused": True}})
+    ignored = ClusterEvent(
+        "staging",
+        NAMESPACE,
+        "PolicyIgnored",
+        "only the policy named default counts",
+        EventType.WARNING,
+        EventSubject.UPDATE_POLICY,
+    )
+
+    cluster.events.record(ignored)
+
+    assert backend.recorded_events() == [ignored]

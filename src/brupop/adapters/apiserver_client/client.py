@@ -44,7 +44,7 @@ class ApiserverClient:
         base_url: str,
         node_name: str,
         token_path: Path,
-        ca_path: Path | None,
+        ca_path: Path,
         timeout_seconds: float,
         drain_timeout_seconds: float,
         retry: RetryPolicy | None = None,

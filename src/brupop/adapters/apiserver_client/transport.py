@@ -1,7 +1,9 @@
-"""HTTPS calls to the brupop apiserver: CA from a file, a fresh token on every call, bounded time.
+"""HTTPS calls to the brupop apiserver: CA from a file, a fresh token on every call, bounded time
+and size.
 
 Retries (exponential backoff with full jitter) happen only where retrying can help: connection
-errors and timeouts, 429 and 5xx. Any other 4xx is answered to the caller at once.
+errors and timeouts, 429 and 5xx. Any other 4xx is answered to the caller at once, and so is an
+answer too long to be one of the apiserver's.
 """
 
 from __future__ import annotations
@@ -9,16 +11,18 @@ from __future__ import annotations
 import json
 import random
 import ssl
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from http.client import HTTPException
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import urllib3
-
+from brupop.adapters.apiserver_client.connections import (
+    ApiserverConnections,
+    ResponseTooLargeError,
+)
 from brupop.adapters.system import event_lines
 from brupop.ports.errors import (
     PortError,
@@ -31,6 +35,9 @@ NODE_NAME_HEADER = "BrupopNodeName"
 NODE_UID_HEADER = "BrupopNodeUid"
 TOKEN_HEADER = "BrupopK8sAuthToken"
 MAX_CONNECT_SECONDS = 10.0
+# A shadow document is a few KiB, a drain's list of blockers a few more.
+MAX_RESPONSE_BYTES = 1024 * 1024
+USER_AGENT = "brupop-agent"
 
 log = event_lines.get_logger(__name__)
 
@@ -80,20 +87,19 @@ class HttpsTransport:
         base_url: str,
         node_name: str,
         token_path: Path,
-        ca_path: Path | None,
+        ca_path: Path,
         retry: RetryPolicy,
         sleep: Callable[[float], None] = time.sleep,
         draw: Callable[[], float] = random.random,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
-        self._base_url = base_url.rstrip("/")
+        self._connections = ApiserverConnections(base_url, ca_path)
         self._node_name = node_name
         self._token_path = token_path
-        self._ca_path = ca_path
         self._retry = retry
         self._sleep = sleep
         self._draw = draw
-        self._pool: urllib3.PoolManager | None = None
-        self._lock = threading.Lock()
+        self._max_response_bytes = max_response_bytes
 
     def call(
         self,
@@ -106,13 +112,12 @@ class HttpsTransport:
         query: Mapping[str, str] | None = None,
     ) -> Reply:
         """One logical call, retried as the policy allows."""
-        url = self._base_url + path + (f"?{urlencode(query)}" if query else "")
+        target = self._connections.path_prefix + path + (f"?{urlencode(query)}" if query else "")
         data = None if body is None else json.dumps(body).encode()
-        timeout = urllib3.Timeout(connect=min(MAX_CONNECT_SECONDS, read_seconds), read=read_seconds)
         attempt = 0
         while True:
             headers = self._headers(node_uid, with_body=data is not None)
-            problem = self._attempt(method, url, headers, data, timeout)
+            problem = self._attempt(method, target, headers, data, read_seconds)
             if isinstance(problem, Reply):
                 return problem
             if attempt >= self._retry.retries:
@@ -125,20 +130,29 @@ class HttpsTransport:
     def _attempt(
         self,
         method: str,
-        url: str,
+        target: str,
         headers: dict[str, str],
         data: bytes | None,
-        timeout: urllib3.Timeout,
+        read_seconds: float,
     ) -> Reply | PortError:
         try:
-            response = self._connections().request(
-                method, url, body=data, headers=headers, timeout=timeout, retries=False
+            status, body = self._connections.exchange(
+                method,
+                target,
+                headers=headers,
+                body=data,
+                connect_seconds=min(MAX_CONNECT_SECONDS, read_seconds),
+                read_seconds=read_seconds,
+                max_bytes=self._max_response_bytes,
             )
-        except urllib3.exceptions.HTTPError as error:
-            if isinstance(error, urllib3.exceptions.SSLError):
-                self._drop_connections()  # the CA may have been renewed: read it again
-            return UnavailableError(f"cannot reach the apiserver: {error}"[:300])
-        reply = Reply(response.status, response.data)
+        except ResponseTooLargeError as error:
+            raise UnavailableError(f"the apiserver's answer is too long: {error}") from None
+        except ssl.SSLError as error:
+            self._connections.drop_all()  # the CA may have been renewed: read it again
+            return UnavailableError(f"cannot reach the apiserver: {_describe(error)}"[:300])
+        except (OSError, HTTPException) as error:
+            return UnavailableError(f"cannot reach the apiserver: {_describe(error)}"[:300])
+        reply = Reply(status, body)
         if reply.status == 429:
             return TooManyRequestsError(f"apiserver busy: {reply.error_message()}")
         if reply.status >= 500:
@@ -146,7 +160,11 @@ class HttpsTransport:
         return reply
 
     def _headers(self, node_uid: str | None, *, with_body: bool) -> dict[str, str]:
-        headers = {NODE_NAME_HEADER: self._node_name, TOKEN_HEADER: self._token()}
+        headers = {
+            NODE_NAME_HEADER: self._node_name,
+            TOKEN_HEADER: self._token(),
+            "User-Agent": USER_AGENT,
+        }
         if node_uid is not None:
             headers[NODE_UID_HEADER] = node_uid
         if with_body:
@@ -163,21 +181,11 @@ class HttpsTransport:
             raise UnauthorizedError("the token file is empty")
         return token
 
-    def _connections(self) -> urllib3.PoolManager:
-        with self._lock:
-            if self._pool is None:
-                context = ssl.create_default_context()
-                if self._ca_path is not None:
-                    context.load_verify_locations(cafile=str(self._ca_path))
-                self._pool = urllib3.PoolManager(num_pools=1, maxsize=2, ssl_context=context)
-            return self._pool
-
     def close(self) -> None:
         """Close the pooled connections (the next call opens new ones)."""
-        self._drop_connections()
+        self._connections.drop_all()
 
-    def _drop_connections(self) -> None:
-        with self._lock:
-            if self._pool is not None:
-                self._pool.clear()
-            self._pool = None
+
+def _describe(error: BaseException) -> str:
+    """An exchange error in a few words: its own message, else its kind."""
+    return str(error) or type(error).__name__

@@ -21,6 +21,7 @@ from brupop.adapters.kubernetes.pods import KubernetesPodRepository
 from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
 from brupop.adapters.kubernetes.tokens import KubernetesTokenReviewer
 from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRepository
+from brupop.adapters.kubernetes.workloads import KubernetesWorkloadReplicas
 from brupop.ports.errors import UnavailableError
 
 
@@ -63,6 +64,7 @@ class KubernetesCluster:
         self.policies = KubernetesUpdatePolicyRepository(calls, namespace)
         self.nodes = KubernetesNodeRepository(calls)
         self.pods = KubernetesPodRepository(calls)
+        self.workloads = KubernetesWorkloadReplicas(calls)
         self.token_reviewer = KubernetesTokenReviewer(calls)
         self.leases = KubernetesLeaseStore(calls)
         self.events = KubernetesEventRecorder(calls, component=component)

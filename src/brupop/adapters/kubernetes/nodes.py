@@ -18,6 +18,7 @@ from brupop.domain.cluster import Listing, Node, WatchEvent
 def node_from_object(obj: JSON) -> Node:
     """The domain Node of a `v1 Node` object."""
     meta = obj.get("metadata") or {}
+    status = obj.get("status") or {}
     return Node(
         name=str(meta.get("name") or ""),
         uid=str(meta.get("uid") or ""),
@@ -25,7 +26,24 @@ def node_from_object(obj: JSON) -> Node:
         annotations=dict(meta.get("annotations") or {}),
         unschedulable=bool((obj.get("spec") or {}).get("unschedulable")),
         resource_version=meta.get("resourceVersion"),
+        ready=condition_true(status, "Ready"),
+        internal_ip=_internal_ip(status),
     )
+
+
+def condition_true(status: JSON, kind: str) -> bool:
+    """The object's condition `kind` is "True" (absent or Unknown counts as not)."""
+    return any(
+        isinstance(c, dict) and c.get("type") == kind and c.get("status") == "True"
+        for c in status.get("conditions") or []
+    )
+
+
+def _internal_ip(status: JSON) -> str | None:
+    for address in status.get("addresses") or []:
+        if isinstance(address, dict) and address.get("type") == "InternalIP":
+            return str(address.get("address") or "") or None
+    return None
 
 
 def selector_text(labels: Mapping[str, str] | None) -> str | None:

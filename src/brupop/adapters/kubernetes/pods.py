@@ -5,6 +5,7 @@ from __future__ import annotations
 from kubernetes.client import CoreV1Api, PolicyV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
+from brupop.adapters.kubernetes.nodes import condition_true
 from brupop.domain.cluster import OwnerReference, Pod, PodDisruptionBudget, PodPhase
 
 PAGE_SIZE = 500
@@ -15,7 +16,8 @@ def pod_from_object(obj: JSON) -> Pod:
     """The domain Pod of a `v1 Pod` object."""
     meta = obj.get("metadata") or {}
     spec = obj.get("spec") or {}
-    phase = str((obj.get("status") or {}).get("phase") or "")
+    status = obj.get("status") or {}
+    phase = str(status.get("phase") or "")
     return Pod(
         name=str(meta.get("name") or ""),
         namespace=str(meta.get("namespace") or ""),
@@ -34,6 +36,7 @@ def pod_from_object(obj: JSON) -> Pod:
         ),
         service_account=spec.get("serviceAccountName"),
         terminating=bool(meta.get("deletionTimestamp")),
+        ready=condition_true(status, "Ready"),
     )
 
 

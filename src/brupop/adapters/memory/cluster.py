@@ -6,16 +6,18 @@ garbage-collects the node's shadow and pods, as ownerReferences and the kubelet 
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterable, Mapping
 
 from brupop.adapters.memory.leases import InMemoryEventRecorder, InMemoryLeaseStore
 from brupop.adapters.memory.nodes import InMemoryNodeRepository
-from brupop.adapters.memory.pods import InMemoryPodRepository
+from brupop.adapters.memory.pods import InMemoryPodRepository, pod_key
 from brupop.adapters.memory.shadows import InMemoryShadowRepository
 from brupop.adapters.memory.store import Revisions
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
+from brupop.adapters.memory.workloads import InMemoryWorkloadReplicas
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.cluster import Node, OwnerReference, Pod, PodDisruptionBudget, PodPhase
 from brupop.domain.shadow import DEFAULT_NAMESPACE, shadow_name
@@ -37,6 +39,7 @@ class InMemoryCluster:
         self.nodes.on_schedulable = lambda _name: self.pods.schedule_pending()
         self.shadows = InMemoryShadowRepository(self.revisions, namespace)
         self.policies = InMemoryUpdatePolicyRepository(self.revisions, namespace)
+        self.workloads = InMemoryWorkloadReplicas(self.pods.store)
         self.token_reviewer = InMemoryTokenReviewer(self.clock, self.pods.store)
         self.leases = InMemoryLeaseStore(self.revisions)
         self.events = InMemoryEventRecorder()
@@ -51,6 +54,8 @@ class InMemoryCluster:
         uid: str | None = None,
         unschedulable: bool = False,
         annotations: Mapping[str, str] | None = None,
+        ready: bool = True,
+        internal_ip: str | None = None,
     ) -> Node:
         node = Node(
             name=name,
@@ -58,10 +63,22 @@ class InMemoryCluster:
             labels=dict(labels or {}),
             annotations=dict(annotations or {}),
             unschedulable=unschedulable,
+            ready=ready,
+            internal_ip=internal_ip,
         )
         created = self.nodes.store.create(name, node)
         self.pods.schedule_pending()
         return created
+
+    def set_node_ready(self, name: str, ready: bool) -> Node:
+        """Set the Node's Ready condition, as its kubelet would."""
+        return self.nodes.store.update(name, lambda n: dataclasses.replace(n, ready=ready))
+
+    def set_pod_ready(self, namespace: str, name: str, ready: bool) -> Pod:
+        """Set the Pod's Ready condition, as its kubelet would."""
+        return self.pods.store.update(
+            pod_key(namespace, name), lambda p: dataclasses.replace(p, ready=ready)
+        )
 
     def remove_node(self, name: str) -> None:
         """Delete the Node; its shadow and pods go with it."""
@@ -82,6 +99,7 @@ class InMemoryCluster:
         phase: PodPhase = PodPhase.RUNNING,
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
+        ready: bool = True,
     ) -> Pod:
         pod = Pod(
             name=name,
@@ -93,6 +111,7 @@ class InMemoryCluster:
             annotations=dict(annotations or {}),
             owners=tuple(owners),
             service_account=service_account,
+            ready=ready,
         )
         return self.pods.add(pod)
 

@@ -25,7 +25,9 @@ def pod_key(namespace: str, name: str) -> str:
 
 
 def _placed_on(node_name: str) -> Callable[[Pod], Pod]:
-    return lambda pod: dataclasses.replace(pod, node_name=node_name, phase=PodPhase.RUNNING)
+    return lambda pod: dataclasses.replace(
+        pod, node_name=node_name, phase=PodPhase.RUNNING, ready=True
+    )
 
 
 class InMemoryPodRepository:
@@ -135,6 +137,7 @@ class InMemoryPodRepository:
             uid=str(uuid.uuid4()),
             node_name=target,
             phase=PodPhase.RUNNING if target else PodPhase.PENDING,
+            ready=target is not None,
         )
         self.add(replacement)
 

@@ -34,9 +34,11 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.workload_replicas import WorkloadReplicas
 from brupop.services.apiserver.authorization import Authorizer
 from brupop.services.apiserver.drain import Drainer, DrainTimings
 from brupop.services.apiserver.drain_registry import DrainRegistry
+from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.supervisor import RestartPolicy
@@ -65,6 +67,8 @@ class ApiserverCluster(Protocol):
     def pods(self) -> PodRepository: ...
     @property
     def token_reviewer(self) -> TokenReviewer: ...
+    @property
+    def workloads(self) -> WorkloadReplicas: ...
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,13 @@ def build_apiserver_app(
     """
     clock = clock or SystemClock()
     actions = NodeActions(cluster.nodes)
-    drainer = Drainer(actions=actions, pods=cluster.pods, clock=clock, timings=options.drain)
+    drainer = Drainer(
+        actions=actions,
+        pods=cluster.pods,
+        clock=clock,
+        timings=options.drain,
+        recorder=EvictedWorkloadRecorder(cluster.nodes, cluster.workloads),
+    )
     drains = DrainRegistry(drainer.drain, clock, outcome_seconds=options.drain_outcome_seconds)
     feed = ShadowFeed(
         cluster.shadows, watch_seconds=options.feed_watch_seconds, restart=options.feed_restart

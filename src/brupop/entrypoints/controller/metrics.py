@@ -11,9 +11,12 @@ from collections.abc import Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from brupop.domain.health_gate import GateCheck
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
+from brupop.ports.safety_metrics import SafetyMetrics
 
 PHASE_BUCKETS = (5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200)
+GATE_BUCKETS = (5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 86400)
 
 
 class PrometheusRolloutMetrics:
@@ -54,6 +57,32 @@ class PrometheusRolloutMetrics:
             "1 when this replica holds the leader Lease, else 0.",
             registry=self.registry,
         )
+        self._paused = Gauge(
+            "brupop_fleet_paused",
+            "1 while the update policy pauses the rollout, else 0.",
+            registry=self.registry,
+        )
+        self._halted = Gauge(
+            "brupop_fleet_halted",
+            "1 while the rollout is halted by failed nodes, else 0.",
+            registry=self.registry,
+        )
+        self._gate = Histogram(
+            "brupop_health_gate_seconds",
+            "Time one node spent in the post-reboot health gate (passed or failed).",
+            buckets=GATE_BUCKETS,
+            registry=self.registry,
+        )
+        self._gate_failures = Counter(
+            "brupop_health_gate_failures",
+            "Nodes that failed the health gate, by the check that failed.",
+            ["check"],
+            registry=self.registry,
+        )
+        # Every check's series exists from the start at 0, so `increase()` and the dashboard see
+        # the first failure as one rather than as a new series with nothing before it.
+        for check in GateCheck:
+            self._gate_failures.labels(check=check.value)
         self._seen_states: set[str] = set()
         self._seen_versions: set[str] = set()
 
@@ -81,9 +110,23 @@ class PrometheusRolloutMetrics:
     def set_leader(self, leading: bool) -> None:
         self._leader.set(1 if leading else 0)
 
+    def set_fleet(self, *, paused: bool, halted: bool) -> None:
+        self._paused.set(1 if paused else 0)
+        self._halted.set(1 if halted else 0)
+
+    def observe_health_gate(self, seconds: float) -> None:
+        self._gate.observe(max(seconds, 0.0))
+
+    def count_health_gate_failure(self, check: str) -> None:
+        self._gate_failures.labels(check=check).inc()
+
+    def set_fleet_paused(self, paused: bool) -> None:
+        self._paused.set(1 if paused else 0)
+
     def exposition(self) -> bytes:
         """The Prometheus text format of every collector."""
         return generate_latest(self.registry)
 
 
 _: type[RolloutMetrics] = PrometheusRolloutMetrics
+_safety: type[SafetyMetrics] = PrometheusRolloutMetrics

@@ -30,8 +30,10 @@ def node_outcome(
     reason: str,
     chaos_kills: int,
     log_path: Path,
+    run_started_at: float = 0.0,
 ) -> NodeReport:
-    """The node's line in the report; `reason` is kept only for a node left behind."""
+    """The node's line in the report; `reason` is kept only for a node left behind; the
+    observer's moments are given in seconds since `run_started_at` (monotonic)."""
     shadow = _find_shadow(cluster, node.name)
     status = shadow.status if shadow else None
     host = read_host_facts(node.host_dir)
@@ -52,6 +54,12 @@ def node_outcome(
         phase_seconds={key: round(value, 2) for key, value in view.phase_seconds.items()},
         reason="" if status and status.current_version == to_version else reason,
         last_failure=last_failure(log_path),
+        started_at=_since(view.started_at, run_started_at),
+        finished_at=(
+            _since(view.finished_at, run_started_at)
+            if status and status.current_version == to_version
+            else None
+        ),
         agent_exits=[
             {
                 "code": e.code,
@@ -70,3 +78,7 @@ def _find_shadow(cluster: InMemoryCluster, node: str) -> Shadow | None:
         return cluster.shadows.get(shadow_name(node))
     except NotFoundError:
         return None
+
+
+def _since(moment: float | None, origin: float) -> float | None:
+    return None if moment is None else round(moment - origin, 3)

@@ -24,6 +24,16 @@ log = structlog.get_logger(__name__)
 
 _WATCH_SECONDS = 0.5
 _RETRY_SECONDS = 0.2
+MAX_HISTORY = 100_000  # changes kept for the timeline: a 500-node fleet makes a few thousand
+
+
+@dataclass(frozen=True)
+class NodeChange:
+    """One node's view before and after a change, at `at` (time.monotonic())."""
+
+    at: float
+    before: NodeView
+    after: NodeView
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,10 @@ class NodeView:
     times_started: int = 0
     phase_seconds: dict[str, float] = field(default_factory=dict)
     phase_since: float | None = None
+    started_at: float | None = None
+    """When (monotonic) the node first left Idle."""
+    finished_at: float | None = None
+    """When (monotonic) the node last came back to Idle."""
 
     @property
     def active(self) -> bool:
@@ -88,7 +102,9 @@ class FleetObserver:
         self._thread = threading.Thread(target=self._run, name="fleet-observer", daemon=True)
         self.max_active = 0
         self.first_active_at: float | None = None
+        self.all_reported_at: float | None = None
         self.last_change_at = time.monotonic()
+        self._history: list[NodeChange] = []
 
     def start(self) -> None:
         self._thread.start()
@@ -101,6 +117,11 @@ class FleetObserver:
     def views(self) -> dict[str, NodeView]:
         with self._lock:
             return dict(self._views)
+
+    def history(self) -> list[NodeChange]:
+        """Every state change seen so far, oldest first (at most MAX_HISTORY)."""
+        with self._lock:
+            return list(self._history)
 
     def active_count(self) -> int:
         with self._lock:
@@ -141,10 +162,16 @@ class FleetObserver:
                 return
             self._views[shadow.node_name] = after
             self.last_change_at = now
+            if len(self._history) < MAX_HISTORY:
+                self._history.append(NodeChange(now, before, after))
             active = sum(v.active for v in self._views.values())
             self.max_active = max(self.max_active, active)
             if active and self.first_active_at is None:
                 self.first_active_at = now
+            if self.all_reported_at is None and all(
+                v.status_state is not None for v in self._views.values()
+            ):
+                self.all_reported_at = now
         if self.on_change is not None:
             self.on_change(before, after)
 
@@ -168,12 +195,14 @@ def _advance(view: NodeView, shadow: Shadow, now: float) -> NodeView:
     if view.active and view.phase_since is not None and view.spec_state is not None:
         key = str(view.spec_state)
         phases[key] = phases.get(key, 0.0) + (now - view.phase_since)
-    started = view.times_started + (1 if updated.active and not view.active else 0)
+    starts = updated.active and not view.active
     return replace(
         updated,
         phase_seconds=phases,
         phase_since=now if updated.active else None,
-        times_started=started,
+        times_started=view.times_started + (1 if starts else 0),
+        started_at=now if starts and view.started_at is None else view.started_at,
+        finished_at=now if view.active and not updated.active else view.finished_at,
     )
 
 

@@ -33,6 +33,8 @@ class NodeReport:
     reason: str = ""
     last_failure: str = ""
     agent_exits: list[dict[str, object]] = field(default_factory=list)
+    started_at: float | None = None  # seconds since the run started: first left Idle
+    finished_at: float | None = None  # ... last came back to Idle on the target version
 
     def updated_to(self, target: str) -> bool:
         return (
@@ -60,6 +62,8 @@ class SimulationReport:
     chaos_kills_sent: int = 0
     controller_restarts: int = 0
     log_dir: str | None = None
+    policy_phase: str | None = None  # the update policy's status.phase; None: no policy
+    pauses: list[dict[str, object]] = field(default_factory=list)  # --pause-at/--resume-at
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=False)
@@ -85,6 +89,8 @@ class RunFacts:
     chaos_kills_sent: int = 0
     controller_restarts: int = 0
     log_dir: str | None = None
+    policy_phase: str | None = None
+    pauses: list[dict[str, object]] = field(default_factory=list)
 
 
 def judge(facts: RunFacts) -> SimulationReport:
@@ -129,6 +135,8 @@ def judge(facts: RunFacts) -> SimulationReport:
         chaos_kills_sent=facts.chaos_kills_sent,
         controller_restarts=facts.controller_restarts,
         log_dir=facts.log_dir,
+        policy_phase=facts.policy_phase,
+        pauses=facts.pauses,
     )
 
 

@@ -12,11 +12,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.rollout_timeline import Timeline
 from brupop.entrypoints.simulate import components
 from brupop.entrypoints.simulate.agent_env import agent_argv, agent_env, default_apiclient
 from brupop.entrypoints.simulate.agent_logs import count_tracebacks
@@ -28,8 +30,10 @@ from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.node_outcome import node_outcome
 from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
+from brupop.entrypoints.simulate.pause_schedule import PauseSchedule, policy_phase
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
+from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
 from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 _TICK_SECONDS = 0.05
@@ -41,6 +45,7 @@ class Outcome:
 
     report: SimulationReport
     interrupted: bool = False
+    timeline: Timeline | None = None  # only when --timeline asked for a picture
 
 
 @dataclass
@@ -52,7 +57,9 @@ class _Run:
     log_dir: Path
     observer: FleetObserver
     supervisor: AgentSupervisor
-    started_at: float = 0.0
+    pauses: PauseSchedule
+    started_at: float = 0.0  # time.monotonic()
+    started_on: datetime | None = None  # the cluster's clock, which stamps a halt
 
 
 class Simulation:
@@ -66,6 +73,7 @@ class Simulation:
         self._stops: list[Callable[[], None]] = []
         self._controller: components.ControllerHandle | None = None
         self._controller_restarts = 0
+        self._timeline: Timeline | None = None
         self._interrupted = False
         self._timed_out = False
         self._apiserver_url = ""
@@ -85,7 +93,7 @@ class Simulation:
             keep_work_dir = chosen is not None or (not report.ok and self._options.log_dir is None)
             if not keep_work_dir and self._options.log_dir is None:
                 report = replace(report, log_dir=None)  # they go with the work directory
-            return Outcome(report=report, interrupted=self._interrupted)
+            return Outcome(report, self._interrupted, self._timeline)
         finally:
             self._stop_all()
             if keep_work_dir:
@@ -97,12 +105,13 @@ class Simulation:
         run = self._set_up(work_dir, log_dir)
         display = self._display(run)
         run.observer.on_change = display.node_changed
+        run.pauses.note = display.note
         display.note(
             f"{len(run.fleet)} nodes on {self._options.from_version}, "
             f"{self._options.to_version} offered, at most {self._options.max_concurrent_label} "
             f"at once; apiserver {self._apiserver_url}"
         )
-        run.started_at = time.monotonic()
+        run.started_at, run.started_on = time.monotonic(), run.cluster.clock.now()
         run.observer.start()
         run.supervisor.start()
         self._stops.append(run.supervisor.stop)
@@ -116,6 +125,8 @@ class Simulation:
         chaos.stop()
         # Agents stopping at once share this machine's cores: give each its turn.
         run.supervisor.stop(grace_seconds=5.0 + 0.1 * len(run.fleet))
+        if self._options.timeline is not None:
+            self._timeline = self._timeline_of(run, duration)
         return self._report(run, chaos, duration)
 
     # --- setting up -----------------------------------------------------------------------
@@ -127,6 +138,8 @@ class Simulation:
         tls = write_loopback_tls(work_dir / "tls")
         self._work_dir, self._ca_file = work_dir, tls.ca_cert
         fleet = build_fleet(cluster, self._names, work_dir, blocked_drains=options.block_drain)
+        if options.policy is not None:
+            cluster.policies.apply(options.policy)
         apiserver = components.start_apiserver(cluster, tls, options)
         self._apiserver_url = apiserver.url
         self._stops.append(apiserver.stop)
@@ -139,7 +152,13 @@ class Simulation:
             restart_backoff=options.timing["restart-backoff"],
             restart_backoff_max=options.timing["restart-backoff-max"],
         )
-        return _Run(cluster, fleet, log_dir, observer, supervisor)
+        pauses = PauseSchedule(
+            cluster.policies,
+            pause_at=options.pause_at,
+            resume_at=options.resume_at,
+            note=lambda _text: None,  # the display's note is attached once it exists
+        )
+        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses)
 
     def _agent_specs(
         self,
@@ -222,6 +241,7 @@ class Simulation:
             )
             while not self._finished(run, chaos, restart):
                 restart.step(run.observer.first_active_at)
+                run.pauses.step(_rollout_began_at(run), run.started_at)
                 time.sleep(_TICK_SECONDS)
         except KeyboardInterrupt:
             self._interrupted = True
@@ -232,15 +252,29 @@ class Simulation:
         if now - run.started_at >= options.timeout:
             self._timed_out = True
             return True
-        if not (chaos.done and restart.done):
+        if not (chaos.done and restart.done and run.pauses.done):
             return False
         views = run.observer.views()
         if all(view.phase(options.to_version) == "updated" for view in views.values()):
             return True
-        quiet = now - run.observer.last_change_at >= options.settle_seconds
+        last_change = max(run.observer.last_change_at, run.pauses.last_written_at or 0.0)
+        quiet = now - last_change >= options.settle_seconds
         return quiet and _settled(views)
 
     # --- the outcome -----------------------------------------------------------------------
+
+    def _timeline_of(self, run: _Run, duration: float) -> Timeline:
+        return simulated_timeline(
+            self._names,
+            run.observer.history(),
+            run.supervisor.views(),
+            started_at=run.started_at,
+            ended_at=run.started_at + duration,
+            to_version=self._options.to_version,
+            limit=self._options.max_concurrent,
+            fleet_marks=pause_marks(run.pauses.moments)
+            + halt_marks(run.cluster.policies, run.started_on),
+        )
 
     def _report(self, run: _Run, chaos: ChaosMonkey, duration: float) -> SimulationReport:
         options = self._options
@@ -258,6 +292,7 @@ class Simulation:
                 reason=reasons.get(node.name, ""),
                 chaos_kills=sum(kill.node == node.name for kill in chaos.kills),
                 log_path=run.log_dir / f"{node.name}.log",
+                run_started_at=run.started_at,
             )
             for node in run.fleet
         ]
@@ -275,6 +310,8 @@ class Simulation:
                 chaos_kills_sent=len(chaos.kills),
                 controller_restarts=self._controller_restarts,
                 log_dir=str(run.log_dir),
+                policy_phase=policy_phase(run.cluster, len(run.fleet)),
+                pauses=[moment.as_json() for moment in run.pauses.moments],
             )
         )
 
@@ -316,6 +353,15 @@ class _ControllerRestart:
             self._start()
             self._note("controller started again (scenario)")
             self._down_since = None
+
+
+def _rollout_began_at(run: _Run) -> float | None:
+    """When (monotonic) the rollout began: the first node left Idle, or every node reported
+    its first status (a paused fleet never leaves Idle), whichever came first."""
+    first = run.observer.first_active_at
+    if first is not None:
+        return first
+    return run.observer.all_reported_at
 
 
 def _settled(views: dict[str, NodeView]) -> bool:

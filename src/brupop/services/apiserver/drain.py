@@ -19,6 +19,7 @@ from brupop.ports.clock import Clock
 from brupop.ports.errors import DrainFailedError, NotFoundError, PortError, TooManyRequestsError
 from brupop.ports.pod_repository import PodRepository
 from brupop.services.apiserver.drain_plan import DrainPlan, plan_drain, pod_ref
+from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
 from brupop.services.apiserver.eviction_refusals import EvictionRefusals
 from brupop.services.apiserver.node_actions import NodeActions
 
@@ -49,12 +50,19 @@ class Drainer:
     """Cordons a node and empties it of every pod that has to leave, or says why it could not."""
 
     def __init__(
-        self, *, actions: NodeActions, pods: PodRepository, clock: Clock, timings: DrainTimings
+        self,
+        *,
+        actions: NodeActions,
+        pods: PodRepository,
+        clock: Clock,
+        timings: DrainTimings,
+        recorder: EvictedWorkloadRecorder | None = None,
     ) -> None:
         self._actions = actions
         self._pods = pods
         self._clock = clock
         self._timings = timings
+        self._recorder = recorder
 
     def drain(self, node_name: str) -> DrainReport:
         """Cordon and drain `node_name`; DrainFailedError when pods are still there in the end."""
@@ -66,8 +74,13 @@ class Drainer:
         refusal_log = EvictionRefusals(
             node_name, self._clock, summary_interval_seconds=self._timings.refusal_summary_seconds
         )
+        first = True
         while True:
             plan = plan_drain(self._pods.list_on_node(node_name))
+            if first and self._recorder is not None:
+                # Before the first eviction: what the health gate will wait to see again.
+                self._recorder.record(node_name, plan.evict)
+            first = False
             if plan.is_done:
                 log.info("drain.finished", node=node_name, evicted=len(report.evicted))
                 return report

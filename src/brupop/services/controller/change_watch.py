@@ -19,6 +19,7 @@ import structlog
 
 from brupop.domain.cluster import Node
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
+from brupop.domain.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.ports.errors import PortError, WatchExpiredError
 from brupop.services.controller.informer import Informer
 from brupop.services.supervisor import RestartPolicy, Supervisor
@@ -87,11 +88,18 @@ class ChangeWatch:
 
 def node_change_matters(old: Node | None, new: Node | None) -> bool:
     """Which Node changes can change a decision: a Node appearing or going, its opt-in label,
-    its cordon. Heartbeats and other status updates of a large cluster wake nobody."""
+    its pause label, its cordon. Heartbeats and other status updates of a large cluster wake
+    nobody."""
     if old is None or new is None:
         return old is not new
     return _key(old) != _key(new)
 
 
-def _key(node: Node) -> tuple[bool, bool]:
-    return (node.labels.get(OPT_IN_LABEL) == OPT_IN_VALUE, node.unschedulable)
+def node_is_paused(node: Node | None) -> bool:
+    """The Node carries the pause label (`brupop pause --node`): none of its updates starts."""
+    return node is not None and node.labels.get(NODE_PAUSED_LABEL) == NODE_PAUSED_VALUE
+
+
+def _key(node: Node) -> tuple[bool, bool, bool]:
+    opted_in = node.labels.get(OPT_IN_LABEL) == OPT_IN_VALUE
+    return (opted_in, node_is_paused(node), node.unschedulable)

@@ -6,7 +6,8 @@ among the opted-in ones: candidates for the opt-out cleanup). `catch_up` brings 
 to date: a list at start, after a 410, when leadership is gained (a new leader must see the old
 one's last writes before it starts anyone) and every `resync_seconds`; otherwise the watch's
 events (applied here when no follower thread does it). `absorb` then decides again exactly
-the shadows that changed or whose deadline passed.
+the shadows that changed or whose deadline passed, and holds back (or lets go) the shadows
+of Nodes whose pause label changed.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from brupop.domain.cluster import Node
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.rollout_book import RolloutBook
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, Shadow
+from brupop.domain.update_policy import NODE_PAUSED_LABEL
 from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.controller.change_watch import node_change_matters
+from brupop.services.controller.change_watch import node_change_matters, node_is_paused
 from brupop.services.controller.informer import Informer
 from brupop.services.controller.mirror import Mirror
 
@@ -76,10 +78,14 @@ class FleetMirror:
     def absorb(self, now: datetime) -> set[str]:
         """Decide the shadows that changed or whose deadline passed; their names."""
         book = self.book
+        paused_changed: set[str] = set()
         for node_name in self.nodes.take_changes():
-            present = self.nodes.get(node_name) is not None
+            node = self.nodes.get(node_name)
+            paused = node_is_paused(node)
             for name in self._by_node.get(node_name, ()):
-                _set_member(self.orphans, name, not present)
+                _set_member(self.orphans, name, node is None)
+                if book.hold_back(name, paused):
+                    paused_changed.add(name)
         touched = self.shadows.take_changes()
         for name in touched:
             self._unindex(name)
@@ -90,7 +96,7 @@ class FleetMirror:
                 book.record(shadow, now)
                 self._index(shadow)
         touched.update(book.redecide(book.due(now), now))
-        return touched
+        return touched | paused_changed
 
     def written(self, stored: list[Shadow], conflicted: list[str]) -> None:
         """Our own writes, into the mirror at once; shadows that conflicted are read again."""
@@ -115,7 +121,9 @@ class FleetMirror:
 
     def _index(self, shadow: Shadow) -> None:
         self._by_node.setdefault(shadow.node_name, set()).add(shadow.name)
-        _set_member(self.orphans, shadow.name, self.nodes.get(shadow.node_name) is None)
+        node = self.nodes.get(shadow.node_name)
+        _set_member(self.orphans, shadow.name, node is None)
+        self.book.hold_back(shadow.name, node_is_paused(node))
 
     def _unindex(self, name: str) -> None:
         old = self.book.shadow(name)
@@ -137,14 +145,15 @@ def _set_member(members: set[str], name: str, present: bool) -> None:
 
 
 def _slim(node: Node) -> Node:
-    """What a pass reads of a Node (its presence, opt-in and cordon): a 10k-node cluster's
-    labels and annotations would otherwise be most of the controller's memory. The opt-out
-    cleanup reads the whole Node afresh before it changes anything."""
-    opted_in = node.labels.get(OPT_IN_LABEL)
+    """What a pass reads of a Node (its presence, opt-in and pause labels, its cordon): a
+    10k-node cluster's labels and annotations would otherwise be most of the controller's
+    memory. The opt-out cleanup reads the whole Node afresh before it changes anything."""
+    labels = node.labels
+    kept = {k: labels[k] for k in (OPT_IN_LABEL, NODE_PAUSED_LABEL) if k in labels}
     return Node(
         name=node.name,
         uid=node.uid,
-        labels={OPT_IN_LABEL: opted_in} if opted_in is not None else {},
+        labels=kept,
         unschedulable=node.unschedulable,
         resource_version=node.resource_version,
     )

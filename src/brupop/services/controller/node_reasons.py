@@ -3,8 +3,9 @@
 A node's reason is explained again only when something it depends on may have changed: its
 shadow or its decision, its slot (nodes in a slot are few and depend on drains and timeouts),
 its start in this pass or the last one, or, for nodes ready to start, the fleet-wide inputs
-(window open or not, concurrency full or not). The counts by reason are kept alongside for the
-nodes-waiting metric, and one log line is written when a node's reason changes. The full rows
+(window open or not, concurrency full or not, fleet paused or not). The counts by reason are
+kept alongside for the nodes-waiting metric, and one log line is written when a node's reason
+changes. The full rows
 of `brupop status` are built on demand (`waiting_reason.report`).
 """
 
@@ -30,14 +31,14 @@ class NodeReasons:
         self._log = log
         self._reasons: dict[str, Reason] = {}
         self.counts: Counter[Reason] = Counter()
-        self._fleet_key: tuple[bool, bool] | None = None
+        self._fleet_key: tuple[bool, bool, bool] | None = None
         self.explained = 0
         """How many nodes were explained so far (an unchanged pass adds only those in a slot)."""
 
     def fleet_changed(self, view: RolloutView, held: int) -> bool:
         """The fleet-wide inputs of a ready node's reason changed since the last call."""
         maximum = view.policy.limit.maximum
-        key = (view.window_open, maximum is not None and held >= maximum)
+        key = (view.window_open, maximum is not None and held >= maximum, view.paused)
         changed, self._fleet_key = key != self._fleet_key, key
         return changed
 

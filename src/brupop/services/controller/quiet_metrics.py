@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
+from brupop.ports.safety_metrics import SafetyMetrics
 
 
 class QuietMetrics:
@@ -28,5 +29,18 @@ class QuietMetrics:
     def set_leader(self, leading: bool) -> None:
         return None
 
+    def set_fleet(self, *, paused: bool, halted: bool) -> None:
+        return None
+
+    def observe_health_gate(self, seconds: float) -> None:
+        return None
+
+    def count_health_gate_failure(self, check: str) -> None:
+        return None
+
+    def set_fleet_paused(self, paused: bool) -> None:
+        return None
+
 
 _: RolloutMetrics = QuietMetrics()
+_safety: SafetyMetrics = QuietMetrics()

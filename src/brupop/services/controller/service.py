@@ -1,10 +1,12 @@
 """ControllerService: the rollout controller's loop over its ports.
 
-`tick()` is one decision: bring the mirror of shadows and opted-in Nodes up to date, clean up
-opted-out nodes, decide again the shadows that changed (or whose deadline passed), write the
-pass (only while holding the leader Lease), publish metrics and the REASON of the nodes whose
-reason may have changed. `run(stop)` repeats it whenever a shadow or Node changes (watch
-threads feed the mirror), and at least every `tick_seconds`. Constructible in-process, so
+`tick()` is one decision: bring the mirror of shadows and opted-in Nodes (and, given a policy
+repository, of the update policies) up to date, clean up opted-out nodes, decide again the
+shadows that changed (or whose deadline passed), write the pass (only while holding the leader
+Lease), publish metrics, the policy's status and the REASON of the nodes whose reason may have
+changed. A paused policy (or a Node's pause label) keeps nodes from starting. `run(stop)`
+repeats it whenever a shadow, Node or policy changes (watch threads feed the mirrors), and at
+least every `tick_seconds`. Constructible in-process, so
 `brupop simulate` can run, stop and restart it in a thread.
 """
 
@@ -13,11 +15,13 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from datetime import datetime, timedelta
+from typing import Any
 
 import structlog
 
 from brupop.domain.drain_progress import DrainProgress, drain_progress
 from brupop.domain.maintenance_window import WindowGate
+from brupop.domain.policy_status import FleetProgress
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.waiting_reason import NodeReport, RolloutView, TimeoutRecord, report
@@ -29,13 +33,16 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.informer import Informer
 from brupop.services.controller.leader_election import LeaderElector
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
+from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.quiet_metrics import QuietMetrics
 from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
 from brupop.services.controller.write_journal import WriteJournal
@@ -59,6 +66,7 @@ class ControllerService:
         config: ControllerConfig,
         metrics: RolloutMetrics | None = None,
         watch_restart: RestartPolicy | None = None,
+        policies: UpdatePolicyRepository | None = None,
     ) -> None:
         self._shadows, self._nodes, self._pods, self._clock = shadows, nodes, pods, clock
         self._watch_restart = watch_restart
@@ -87,6 +95,9 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
+        self.policy = (
+            PolicyFollower(policies, events, config.namespace) if policies is not None else None
+        )
         self._reasons = NodeReasons(self._log)
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
@@ -116,7 +127,7 @@ class ControllerService:
         self._followed = True
         self._fill_before_following()
         self._watch = ChangeWatch(
-            {"shadows": self.fleet.shadow_informer, "nodes": self.fleet.node_informer},
+            self._informers(),
             self.wake,
             watch_stop,
             watch_seconds=self.config.watch_seconds,
@@ -187,9 +198,19 @@ class ControllerService:
 
     # --- one pass -------------------------------------------------------------------------
 
+    def _informers(self) -> dict[str, Informer[Any]]:
+        """What the change watch follows."""
+        informers: dict[str, Informer[Any]] = {
+            "shadows": self.fleet.shadow_informer,
+            "nodes": self.fleet.node_informer,
+        }
+        if self.policy is not None:
+            informers["policies"] = self.policy.informer
+        return informers
+
     def _fill_before_following(self) -> None:
         """A first list, so the watch threads start from it rather than list again."""
-        for informer in (self.fleet.node_informer, self.fleet.shadow_informer):
+        for informer in self._informers().values():
             try:
                 informer.relist()
             except PortError as error:
@@ -205,6 +226,9 @@ class ControllerService:
             gained_leadership=gained_leadership,
             by_list=self.config.catch_up_by_list and not self._followed,
         )
+        if self.policy is not None:
+            by_list = self.config.catch_up_by_list and not self._followed
+            self.policy.catch_up(followed=self._followed, resync=resync or by_list)
         if resync:
             self._last_resync = now
 
@@ -215,12 +239,13 @@ class ControllerService:
         if self._lags_behind_own_writes():
             return False
         touched = fleet.absorb(now)
+        paused = self.policy is not None and self._follow_policy(leading)
         if leading and fleet.orphans:
             touched |= self._sweep(now)
         drains = self._drains()
         policy, window = self.config.policy, self.config.window
         self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
-        plan = fleet.book.plan(now, may_start=self._gate.is_open)
+        plan = fleet.book.plan(now, may_start=self._gate.is_open and not paused)
         self._phases.observe(self._shadows_named(touched | fleet.book.holders()), drains, now)
         outcome = WriteOutcome()
         if leading:
@@ -238,9 +263,23 @@ class ControllerService:
             started=frozenset(outcome.started),
             drains=drains,
             timeouts=dict(self._timeouts),
+            paused=paused,
+            held_back=fleet.book.held_back(),
         )
         self._publish(view, touched)
+        if leading and self.policy is not None:
+            held = len(fleet.book.holders() | view.started)
+            progress = FleetProgress(fleet.book.states, held, fleet.book.waiting)
+            self.policy.publish_status(progress)
         return outcome.conflicts > 0 and not outcome.stopped_leading
+
+    def _follow_policy(self, leading: bool) -> bool:
+        """Apply the policy changes seen since the last pass; whether the fleet is paused."""
+        assert self.policy is not None
+        self.policy.absorb(leading=leading)
+        paused = self.policy.policy.paused
+        self._metrics.set_fleet_paused(paused)
+        return paused
 
     def _lags_behind_own_writes(self) -> bool:
         """The mirror still shows one of this replica's writes undone (its event is late)."""

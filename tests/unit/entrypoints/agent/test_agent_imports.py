@@ -1,4 +1,5 @@
-"""`brupop agent` stays small by what it imports, not by hiding modules from the interpreter."""
+"""`brupop agent` stays small by what it imports (never the cluster client, the web stack, urllib3,
+structlog or rich), not by hiding modules from the interpreter."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ HEAVY = (
     "prometheus_client",
     "pydantic_settings",
     "rich",
+    "matplotlib",
     "structlog",
+    "urllib3",
 )
 
 # A fresh interpreter goes the way `brupop agent` goes (the command line, then the agent's

@@ -41,6 +41,7 @@ class RecordingMetrics:
     attempts: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
     leading: bool | None = None
+    fleet_paused: bool | None = None
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self.hosts = (dict(states), dict(versions))
@@ -59,6 +60,9 @@ class RecordingMetrics:
 
     def set_leader(self, leading: bool) -> None:
         self.leading = leading
+
+    def set_fleet_paused(self, paused: bool) -> None:
+        self.fleet_paused = paused
 
 
 class Fleet:
@@ -87,7 +91,10 @@ class Fleet:
         timeouts: StateTimeouts | None = None,
         controller_node: str | None = None,
         metrics: RolloutMetrics | None = None,
+        policies: bool = True,
     ) -> ControllerService:
+        """A controller replica; it follows the update policies unless `policies` is False
+        (with no policy object, following them changes nothing)."""
         config = ControllerConfig(
             policy=RolloutPolicy(
                 ConcurrencyLimit(limit), timeouts or StateTimeouts(), controller_node
@@ -105,6 +112,7 @@ class Fleet:
             clock=self.clock,
             config=config,
             metrics=metrics,
+            policies=self.cluster.policies if policies else None,
         )
 
     # --- looking -------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from brupop.domain.rollout import RolloutPlan, plan_rollout
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.transition_timeout import transition_deadline
+from brupop.domain.update_policy import NODE_PAUSED_LABEL
 from brupop.services.controller.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
@@ -164,13 +165,14 @@ class RolloutMachine(RuleBasedStateMachine):
         now, book = self.fleet.clock.now(), controller.fleet.book
         fresh = {s.name: s for s in self.fleet.shadows()}
         assert {n: book.shadow(n) for n in book.names()} == fresh
-        policy = controller.config.policy
-        assert _summary(book.plan(now, may_start=True)) == _summary(
-            plan_rollout(fresh.values(), now, policy, may_start=True)
-        )
+        assert _summary(book.plan(now, may_start=True)) == _summary(self._full_plan(fresh, now))
         rows = Counter(r.reason.value for r in controller.reports() if r.reason.is_waiting)
         waiting = self.metrics[id(controller)].waiting
         assert {k: v for k, v in waiting.items() if v} == dict(rows)
+
+    def _full_plan(self, fresh: dict[str, Shadow], now: datetime) -> RolloutPlan:
+        policy = self.replicas[0].config.policy
+        return plan_rollout(fresh.values(), now, policy, may_start=True)
 
     def _term(self) -> int:
         ns = self.fleet.cluster.namespace
@@ -188,6 +190,45 @@ class RolloutMachineInAWindow(RolloutMachine):
     window = "0-29 * * * * * *"
 
 
+class RolloutMachineWithPauses(RolloutMachine):
+    """The same, with the fleet paused and resumed by the update policy and nodes paused and
+    resumed by their label: a controller pass never starts a paused node, and its book still
+    agrees with the full recomputation that holds the labelled nodes back."""
+
+    @rule(paused=st.booleans())
+    def the_fleet_is_paused_or_resumed(self, paused: bool) -> None:
+        self.fleet.cluster.policies.apply(
+            {"metadata": {"name": "default"}, "spec": {"paused": paused}}
+        )
+
+    @rule(node=node_names, paused=st.booleans())
+    def a_node_is_paused_or_resumed(self, node: str, paused: bool) -> None:
+        self.fleet.cluster.nodes.set_labels(node, {NODE_PAUSED_LABEL: "true" if paused else None})
+
+    @rule(replica=replica_ids)
+    def controller_ticks(self, replica: int) -> None:
+        idle = {s.node_name for s in self.fleet.shadows() if s.spec.state is UpdateState.IDLE}
+        policy = self.fleet.cluster.policies.read().default
+        fleet_paused = policy is not None and policy.spec is not None and policy.spec.paused
+        paused = set(NODES) if fleet_paused else self._labelled_paused()
+        super().controller_ticks(replica)
+        started = {
+            s.node_name
+            for s in self.fleet.shadows()
+            if s.node_name in idle and s.spec.state is UpdateState.STAGED_AND_PERFORMED_UPDATE
+        }
+        assert not started & paused
+
+    def _labelled_paused(self) -> set[str]:
+        nodes = self.fleet.cluster.nodes
+        return {n for n in NODES if nodes.get(n).labels.get(NODE_PAUSED_LABEL) == "true"}
+
+    def _full_plan(self, fresh: dict[str, Shadow], now: datetime) -> RolloutPlan:
+        held_back = frozenset(shadow_name(n) for n in self._labelled_paused())
+        policy = self.replicas[0].config.policy
+        return plan_rollout(fresh.values(), now, policy, may_start=True, held_back=held_back)
+
+
 RolloutMachine.TestCase.settings = settings(
     max_examples=60,
     stateful_step_count=50,
@@ -197,3 +238,5 @@ RolloutMachine.TestCase.settings = settings(
 test_rollout_invariants = RolloutMachine.TestCase
 RolloutMachineInAWindow.TestCase.settings = RolloutMachine.TestCase.settings
 test_rollout_invariants_in_a_window = RolloutMachineInAWindow.TestCase
+RolloutMachineWithPauses.TestCase.settings = RolloutMachine.TestCase.settings
+test_rollout_invariants_with_pauses = RolloutMachineWithPauses.TestCase

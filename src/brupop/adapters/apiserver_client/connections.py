@@ -1,0 +1,156 @@
+"""Keep-alive connections to one apiserver, over the standard library's `http.client`.
+
+The agent runs on every node, so its footprint counts: `http.client` is what urllib3 is built
+on, and using it directly keeps urllib3 (and what it imports) out of the agent, about 1.2 MiB.
+
+TLS trusts the configured CA file and nothing else. The apiserver's certificate is issued by
+brupop's own CA; the system bundle would trust nothing the agent needs and costs about 1.2 MiB
+of OpenSSL memory once loaded.
+"""
+
+from __future__ import annotations
+
+import select
+import ssl
+import threading
+from http.client import HTTPConnection, HTTPSConnection
+from pathlib import Path
+from urllib.parse import urlsplit
+
+MAX_IDLE_CONNECTIONS = 2  # the agent's loop and its long-poll, each with a connection kept open
+
+
+class CaFileError(OSError):
+    """The configured CA file cannot be read or holds no usable certificate."""
+
+
+class ResponseTooLargeError(Exception):
+    """The apiserver's answer is longer than the caller allows."""
+
+
+def trust_only(ca_path: Path) -> ssl.SSLContext:
+    """A client context that verifies the server against the CA in `ca_path` alone, name too."""
+    try:
+        # Given a cafile, create_default_context loads it and leaves the system's CAs out.
+        context = ssl.create_default_context(cafile=str(ca_path))
+    except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        raise CaFileError(f"cannot load the CA file {ca_path}: {reason}") from None
+    return context
+
+
+class ApiserverConnections:
+    """A few reusable connections to the host and port of `base_url` (http or https).
+
+    Each exchange takes a connection for itself, so concurrent callers never share one. A
+    connection goes back to the idle set only after its answer was read to the end.
+    """
+
+    def __init__(
+        self, base_url: str, ca_path: Path, *, max_idle: int = MAX_IDLE_CONNECTIONS
+    ) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {base_url!r}")
+        self._secure = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port or (443 if self._secure else 80)
+        self.path_prefix = parts.path.rstrip("/")
+        self._ca_path = ca_path
+        self._max_idle = max_idle
+        self._context: ssl.SSLContext | None = None
+        self._idle: list[HTTPConnection] = []
+        self._generation = 0
+        self._lock = threading.Lock()
+
+    def exchange(
+        self,
+        method: str,
+        target: str,
+        *,
+        headers: dict[str, str],
+        body: bytes | None,
+        connect_seconds: float,
+        read_seconds: float,
+        max_bytes: int,
+    ) -> tuple[int, bytes]:
+        """Send one request, return its status and body.
+
+        Raises OSError (ssl.SSLError and timeouts included) or http.client.HTTPException when
+        the exchange fails, and ResponseTooLargeError when the body is longer than `max_bytes`.
+        """
+        connection, generation = self._take(connect_seconds)
+        reusable = False
+        try:
+            if connection.sock is not None:
+                connection.sock.settimeout(read_seconds)  # connect and TLS used connect_seconds
+            connection.request(method, target, body=body, headers=headers)
+            response = connection.getresponse()
+            data = response.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                raise ResponseTooLargeError(f"the answer is longer than {max_bytes} bytes")
+            reusable = response.isclosed() and connection.sock is not None
+            return response.status, data
+        finally:
+            if reusable:
+                self._give_back(connection, generation)
+            else:
+                connection.close()
+
+    def drop_all(self) -> None:
+        """Close the idle connections, retire the busy ones, and read the CA file again."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+            self._generation += 1
+            self._context = None
+        for connection in idle:
+            connection.close()
+
+    def _take(self, connect_seconds: float) -> tuple[HTTPConnection, int]:
+        with self._lock:
+            generation = self._generation
+            while self._idle:
+                connection = self._idle.pop()
+                if not _dropped(connection):
+                    return connection, generation
+                connection.close()
+            context = self._tls_context() if self._secure else None
+        connection = self._open(context, connect_seconds)
+        return connection, generation
+
+    def _open(self, context: ssl.SSLContext | None, connect_seconds: float) -> HTTPConnection:
+        connection: HTTPConnection
+        if context is None:
+            connection = HTTPConnection(self._host, self._port, timeout=connect_seconds)
+        else:
+            connection = HTTPSConnection(
+                self._host, self._port, timeout=connect_seconds, context=context
+            )
+        try:
+            connection.connect()  # TCP, then the TLS handshake: both bounded by connect_seconds
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _tls_context(self) -> ssl.SSLContext:
+        if self._context is None:
+            self._context = trust_only(self._ca_path)
+        return self._context
+
+    def _give_back(self, connection: HTTPConnection, generation: int) -> None:
+        with self._lock:
+            if generation == self._generation and len(self._idle) < self._max_idle:
+                self._idle.append(connection)
+                return
+        connection.close()
+
+
+def _dropped(connection: HTTPConnection) -> bool:
+    """Whether an idle connection was closed by the server (or has bytes nobody asked for)."""
+    sock = connection.sock
+    if sock is None:
+        return True
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0))
