@@ -20,6 +20,10 @@ FAILED = b"F"  # worker -> server: converting raised; the payload names the exce
 KINDS = frozenset({READY, REVIEW, ANSWER, NOT_JSON, FAILED})
 
 
+class NotJsonError(ValueError):
+    """The review's body is not JSON (answered with a NOT_JSON frame)."""
+
+
 class FrameError(ValueError):
     """A frame that breaks the protocol: an unknown kind or a payload over the bound."""
 

@@ -9,13 +9,12 @@ answering `/ping` and the agents. Nothing here logs: the apiserver logs what the
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
-from typing import Any, BinaryIO
+from collections.abc import Callable
+from typing import BinaryIO
 
-from brupop.domain.conversion import convert_review
 from brupop.entrypoints.conversion_frames import (
     ANSWER,
     FAILED,
@@ -23,6 +22,7 @@ from brupop.entrypoints.conversion_frames import (
     READY,
     REVIEW,
     FrameError,
+    NotJsonError,
     read_frame,
     write_frame,
 )
@@ -33,9 +33,7 @@ USAGE = "usage: python -m brupop.entrypoints.conversion_worker BODY_LIMIT_BYTES"
 # loop the CPU first: conversions wait, `/ping` and the agents do not.
 NICENESS = 10
 
-
-class NotJsonError(ValueError):
-    """The review's body is not JSON."""
+Answerer = Callable[[bytes], bytes]  # conversion_answer.answer_to, or a test's stand-in
 
 
 def main(argv: list[str]) -> int:
@@ -48,25 +46,29 @@ def main(argv: list[str]) -> int:
     # worker ends (it closes stdin or sends SIGTERM), so the worker ignores it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(NICENESS)
+    # Imported once the priority is lowered: the worker's start (pydantic and the domain) takes
+    # a few hundred milliseconds of CPU, which must not slow the apiserver starting beside it.
+    from brupop.entrypoints.conversion_answer import answer_to
+
     frames_in, frames_out = sys.stdin.buffer, _private_stdout()
     write_frame(frames_out, READY, b"")
     try:
-        return _serve(frames_in, frames_out, limit)
+        return _serve(frames_in, frames_out, limit, answer_to)
     except (FrameError, BrokenPipeError):
         return 2
 
 
-def _serve(frames_in: BinaryIO, frames_out: BinaryIO, limit: int) -> int:
+def _serve(frames_in: BinaryIO, frames_out: BinaryIO, limit: int, answer_to: Answerer) -> int:
     while (frame := read_frame(frames_in, limit)) is not None:
         kind, body = frame
         if kind != REVIEW:
             raise FrameError(f"unexpected frame kind {kind!r}")
         del frame
-        write_frame(frames_out, *_answer_frame(body))
+        write_frame(frames_out, *_answer_frame(answer_to, body))
     return 0
 
 
-def _answer_frame(body: bytes) -> tuple[bytes, bytes]:
+def _answer_frame(answer_to: Answerer, body: bytes) -> tuple[bytes, bytes]:
     try:
         return ANSWER, answer_to(body)
     except NotJsonError as error:
@@ -81,47 +83,6 @@ def _private_stdout() -> BinaryIO:
     frames = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     return frames
-
-
-def answer_to(body: bytes) -> bytes:
-    """The ConversionReview answering the one in `body` (NotJsonError if it is not JSON).
-
-    The review's objects are freed before the answer is written, and the answer's objects as
-    they are written, so the worker's peak stays near the size of one copy of the objects.
-    """
-    try:
-        review = json.loads(body)
-    except (ValueError, RecursionError):
-        raise NotJsonError("the body is not valid JSON") from None
-    answer = convert_review(review)
-    _free_objects(review)
-    return _dump(answer)
-
-
-def _free_objects(review: Any) -> None:
-    request = review.get("request") if isinstance(review, dict) else None
-    objects = request.get("objects") if isinstance(request, dict) else None
-    if isinstance(objects, list):
-        objects.clear()
-
-
-def _dump(answer: dict[str, Any]) -> bytes:
-    """`answer` as compact JSON, its converted objects written (and freed) one by one."""
-    response = dict(answer["response"])
-    objects: list[Any] = response.pop("convertedObjects", [])
-    objects.reverse()
-    written = []
-    while objects:
-        written.append(_compact(objects.pop()))
-    envelope = _compact({key: value for key, value in answer.items() if key != "response"})
-    head = _compact(response)
-    converted = ",".join(written)
-    text = f'{envelope[:-1]},"response":{head[:-1]},"convertedObjects":[{converted}]}}}}'
-    return text.encode()
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from brupop.domain.conversion import convert_review
+from brupop.entrypoints.conversion_answer import answer_to
 from brupop.entrypoints.conversion_frames import (
     ANSWER,
     FAILED,
@@ -21,7 +22,7 @@ from brupop.entrypoints.conversion_frames import (
     read_frame,
     write_frame,
 )
-from brupop.entrypoints.conversion_worker import _serve, answer_to, main
+from brupop.entrypoints.conversion_worker import _serve, main
 
 
 def shadow_v2(name: str) -> dict[str, Any]:
@@ -76,7 +77,9 @@ def test_the_worker_answers_each_review_in_turn_and_ends_with_its_input() -> Non
     review = json.dumps({"request": {"uid": "u", "desiredAPIVersion": "x/v9", "objects": []}})
     answers = io.BytesIO()
 
-    code = _serve(frames((REVIEW, review.encode()), (REVIEW, b"{not json")), answers, 1000)
+    code = _serve(
+        frames((REVIEW, review.encode()), (REVIEW, b"{not json")), answers, 1000, answer_to
+    )
 
     answers.seek(0)
     first, second = read_frame(answers, 1000), read_frame(answers, 1000)
@@ -88,19 +91,16 @@ def test_the_worker_answers_each_review_in_turn_and_ends_with_its_input() -> Non
 
 def test_a_review_over_the_bound_breaks_the_protocol() -> None:
     with pytest.raises(FrameError, match="over the bound"):
-        _serve(frames((REVIEW, b"x" * 101)), io.BytesIO(), 100)
+        _serve(frames((REVIEW, b"x" * 101)), io.BytesIO(), 100, answer_to)
 
 
-def test_a_failure_while_converting_is_a_failure_frame_naming_the_error(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def explode(_review: object) -> dict[str, object]:
+def test_a_failure_while_converting_is_a_failure_frame_naming_the_error() -> None:
+    def out_of_memory(_body: bytes) -> bytes:
         raise MemoryError
 
-    monkeypatch.setattr("brupop.entrypoints.conversion_worker.convert_review", explode)
     answers = io.BytesIO()
 
-    _serve(frames((REVIEW, b"{}")), answers, 100)
+    _serve(frames((REVIEW, b"{}")), answers, 100, out_of_memory)
 
     answers.seek(0)
     assert read_frame(answers, 100) == (FAILED, b"MemoryError")

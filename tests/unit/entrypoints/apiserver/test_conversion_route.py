@@ -13,7 +13,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from brupop.entrypoints.apiserver.conversion import ConversionRoute
 from brupop.entrypoints.apiserver.conversion_process import ConversionFailedError
-from brupop.entrypoints.conversion_worker import answer_to
+from brupop.entrypoints.conversion_answer import answer_to
 
 REVIEW = json.dumps(
     {
