@@ -106,7 +106,12 @@ class Mirror(Generic[T]):
         newer than the list. Returns how many names changed in a way that matters."""
         changed = 0
         listed: set[str] = set()
-        name_of, version_of, entries, keep = self._name_of, self._version_of, self._entries, self._keep
+        name_of, version_of, entries, keep = (
+            self._name_of,
+            self._version_of,
+            self._entries,
+            self._keep,
+        )
         with self._lock:
             for obj in items:
                 name, version = name_of(obj), version_of(obj)
