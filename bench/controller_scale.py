@@ -11,6 +11,10 @@ as the leader, with `time.process_time()` around `ControllerService.tick()`:
 - full resyncs (list every shadow and Node again and repair the mirror from the lists; only
   shadows that changed are decided again), and apart from them, a full recomputation (every
   shadow decided again, which no pass does: it is the cost a resync would have if it did).
+As a control for the per-shadow growth, it also times `decision.decide` alone over the
+shadows the controller holds, and over the same shadows decoded again one after another (the
+memory layout a fresh list from the apiserver gives): the code is the same, only where the
+objects lie in memory differs.
 The `kube-replay` case feeds the real Kubernetes adapters recorded-shape JSON (see
 kube_replay.py): one list of 10,000 shadows, one of 10,000 Nodes, 10,000 watch events.
 """
@@ -34,9 +38,17 @@ from rig import NAMESPACE, emit, machine, mib, own_rss_kib, progress, send_logs_
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.concurrency import ConcurrencyLimit
+from brupop.domain.decision import decide
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
-from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowSpec, ShadowStatus, shadow_name
+from brupop.domain.shadow import (
+    OPT_IN_LABEL,
+    OPT_IN_VALUE,
+    Shadow,
+    ShadowSpec,
+    ShadowStatus,
+    shadow_name,
+)
 from brupop.domain.states import UpdateState
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.fleet_mirror import FleetMirror
@@ -145,6 +157,28 @@ def _agent_reaches_its_spec(cluster: InMemoryCluster, round_: int) -> None:
     cluster.shadows.update_status(shadow.name, status)
 
 
+def _decide_by_layout(controller: ControllerService, now: datetime) -> dict[str, float]:
+    """CPU ms of `decide` over every shadow the controller holds, as held (pieces allocated
+    over the run, between other objects) and as a fresh list decodes them (one after another);
+    the median of 9 rounds each."""
+    book = controller.fleet.book
+    held = [s for n in book.names() if (s := book.shadow(n)) is not None]
+    fresh = [Shadow.model_validate_json(s.model_dump_json()) for s in held]
+    timeouts = controller.config.policy.timeouts
+
+    def over(shadows: list[Shadow]) -> Callable[[], None]:
+        def run() -> None:
+            for shadow in shadows:
+                decide(shadow, now, timeouts)
+
+        return run
+
+    return {
+        "held": round(statistics.median(_cpu_ms(over(held)) for _ in range(9)), 3),
+        "fresh": round(statistics.median(_cpu_ms(over(fresh)) for _ in range(9)), 3),
+    }
+
+
 def one(size: int, phase: str, limit: int, passes: int, log: Path) -> dict[str, Any]:
     """Measure one (size, phase) in this process."""
     send_logs_to(log)
@@ -168,6 +202,7 @@ def one(size: int, phase: str, limit: int, passes: int, log: Path) -> dict[str, 
         resyncs.append(_cpu_ms(controller.tick))
         recomputes.append(_cpu_ms(lambda: book.redecide(book.names(), cluster.clock.now())))
     rss_kib, peak_kib = own_rss_kib()
+    decide_ms = _decide_by_layout(controller, cluster.clock.now())
     result: dict[str, Any] = {
         "shadows": size,
         "phase": phase,
@@ -180,6 +215,8 @@ def one(size: int, phase: str, limit: int, passes: int, log: Path) -> dict[str, 
         "peak_rss_mib": mib(peak_kib),
         "rss_mib_over_empty_process": mib(rss_kib - baseline_kib),
         "cluster_writes_in_unchanged_passes": writes_unchanged,
+        "decide_only_held_cpu_ms": decide_ms["held"],
+        "decide_only_fresh_layout_cpu_ms": decide_ms["fresh"],
     }
     if one_changed:
         result["one_changed_pass_cpu_ms"] = _summary(one_changed)
@@ -279,6 +316,8 @@ def run_case(size: int, phase: str, args: argparse.Namespace) -> dict[str, Any]:
         "full_resync_cpu_ms",
         "full_recompute_cpu_ms",
     )
+    for figure in ("decide_only_held_cpu_ms", "decide_only_fresh_layout_cpu_ms"):
+        middle[f"{figure}_by_process"] = [r[figure] for r in runs]
     for figure in figures:
         if figure in middle:
             middle[f"{figure}_median_by_process"] = [r[figure]["median"] for r in runs]
@@ -295,6 +334,11 @@ def per_shadow_growth(rows: list[dict[str, Any]], phase: str) -> dict[str, Any]:
         ("first_pass", lambda r: r["first_pass_cpu_ms"]),
         ("full_resync", lambda r: r["full_resync_cpu_ms"]["median"]),
         ("full_recompute", lambda r: r["full_recompute_cpu_ms"]["median"]),
+        ("decide_only_held", lambda r: statistics.median(r["decide_only_held_cpu_ms_by_process"])),
+        (
+            "decide_only_fresh_layout",
+            lambda r: statistics.median(r["decide_only_fresh_layout_cpu_ms_by_process"]),
+        ),
     ):
         per = {str(r["shadows"]): round(1000 * pick(r) / r["shadows"], 2) for r in chosen}
         ratio = None
@@ -380,6 +424,7 @@ def main() -> int:
             "kube_replay": replayed,
             "per_shadow_growth": growth,
             "goals": goals(rows, growth),
+            "load_average_1min_at_end": round(os.getloadavg()[0], 2),
         }
     )
     return 0

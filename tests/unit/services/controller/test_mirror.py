@@ -57,3 +57,26 @@ def test_changes_are_collected_until_taken() -> None:
     mirror.put(_node("b", "2"))
     assert mirror.take_changes() == {"a", "b"}
     assert mirror.take_changes() == set()
+
+
+def test_a_list_of_as_many_names_as_held_still_drops_the_ones_it_does_not_show() -> None:
+    mirror = _mirror()
+    mirror.put(_node("a", "1"))
+    mirror.put(_node("b", "2"))
+    mirror.take_changes()
+
+    changed = mirror.reconcile([_node("b", "2"), _node("c", "3")], "10")
+
+    assert sorted(mirror.names()) == ["b", "c"]
+    assert changed == 2
+    assert mirror.take_changes() == {"a", "c"}
+
+
+def test_a_list_showing_every_held_name_at_its_held_version_changes_nothing() -> None:
+    mirror = _mirror()
+    mirror.reconcile([_node("a", "1"), _node("b", "2")], "5")
+    mirror.take_changes()
+
+    assert mirror.reconcile([_node("a", "1"), _node("b", "2")], "6") == 0
+    assert sorted(mirror.names()) == ["a", "b"]
+    assert mirror.take_changes() == set()
