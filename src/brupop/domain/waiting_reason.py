@@ -74,6 +74,16 @@ class RolloutView:
     """The fleet is paused (`spec.paused` of the update policy)."""
     held_back: frozenset[str] = frozenset()
     """Shadows whose Node carries the pause label."""
+    halted: str | None = None
+    """Why the fleet is halted (the halt's message); None when it is not."""
+    blocked: str | None = None
+    """Why the alert gate holds every start; None when it does not."""
+    soak: str | None = None
+    """While the canaries have not soaked: what the other nodes wait for."""
+    canaries: frozenset[str] = frozenset()
+    """Shadows of the canary nodes (they do not wait for the soak)."""
+    gate_holds: Mapping[str, tuple[Reason, str]] = field(default_factory=dict)
+    """Shadows the health gate keeps in MonitoringUpdate, with their reason."""
 
 
 @dataclass(frozen=True)
@@ -132,10 +142,16 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
         return Reason.BACKING_OFF, (
             f"backing off until {_when(until)} (crash count {status.crash_count}){cause}"
         )
+    if view.halted is not None:
+        return Reason.HALTED, f"HALTED: {view.halted}; `brupop resume` to go on; {offered}"
     if view.paused:
         return Reason.PAUSED, f"fleet paused (spec.paused of the update policy); {offered}"
     if shadow.name in view.held_back:
         return Reason.PAUSED, f"node paused (label {_NODE_PAUSED}); {offered}"
+    if view.blocked is not None:
+        return Reason.ALERT_HOLD, f"held by the alert gate: {view.blocked}; {offered}"
+    if view.soak is not None and shadow.name not in view.canaries:
+        return Reason.CANARY_SOAK, f"{view.soak}; {offered}"
     if not view.window_open:
         return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
     limit = view.policy.limit
@@ -162,6 +178,9 @@ def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) ->
             f"the agent reported a failure (crash count {status.crash_count}); "
             "waiting for it to recover the node"
         )
+    gate = view.gate_holds.get(shadow.name)
+    if gate is not None:
+        return gate
     drain = view.drains.get(shadow.name)
     if drain is not None and not drain.done:
         if drain.budgets:

@@ -32,11 +32,13 @@ from brupop.ports.lease_store import LeaseStore
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics
+from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.gate_settling import settle_gates
 from brupop.services.controller.informer import Informer
 from brupop.services.controller.leader_election import LeaderElector
 from brupop.services.controller.node_reasons import NodeReasons
@@ -44,6 +46,7 @@ from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
 from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.quiet_metrics import QuietMetrics
+from brupop.services.controller.rollout_safety import QUIET, GatePorts, RolloutSafety, SafetyPass
 from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
 from brupop.services.controller.write_journal import WriteJournal
 from brupop.services.supervisor import RestartPolicy
@@ -67,6 +70,8 @@ class ControllerService:
         metrics: RolloutMetrics | None = None,
         watch_restart: RestartPolicy | None = None,
         policies: UpdatePolicyRepository | None = None,
+        gates: GatePorts | None = None,
+        safety_metrics: SafetyMetrics | None = None,
     ) -> None:
         self._shadows, self._nodes, self._pods, self._clock = shadows, nodes, pods, clock
         self._watch_restart = watch_restart
@@ -99,6 +104,8 @@ class ControllerService:
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )
         self._reasons = NodeReasons(self._log)
+        self.safety = RolloutSafety(gates, nodes, clock)
+        self._safety_metrics: SafetyMetrics = safety_metrics or QuietMetrics()
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
         self._followed = False
@@ -240,17 +247,26 @@ class ControllerService:
             return False
         touched = fleet.absorb(now)
         paused = self.policy is not None and self._follow_policy(leading)
+        safety = self._assess_safety(now, touched, leading)
         if leading and fleet.orphans:
             touched |= self._sweep(now)
         drains = self._drains()
         policy, window = self.config.policy, self.config.window
         self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
-        plan = fleet.book.plan(now, may_start=self._gate.is_open and not paused)
+        soaking = safety.soak is not None and not safety.soak.done
+        plan = fleet.book.plan(
+            now,
+            may_start=self._gate.is_open and not paused and safety.may_start,
+            withheld=safety.withheld(),
+            only=safety.canaries if soaking else None,
+        )
         self._phases.observe(self._shadows_named(touched | fleet.book.holders()), drains, now)
         outcome = WriteOutcome()
         if leading:
             outcome = self._writer.apply(plan, now, self.elector.is_leader)
             self._timeouts.update(outcome.timed_out)
+            if not outcome.stopped_leading:
+                settle_gates(safety, outcome, self._writer, self._safety_metrics, now)
         if outcome.stored or outcome.conflicted:
             fleet.written(outcome.stored, outcome.conflicted)
             touched |= fleet.absorb(now)
@@ -265,13 +281,43 @@ class ControllerService:
             timeouts=dict(self._timeouts),
             paused=paused,
             held_back=fleet.book.held_back(),
+            halted=safety.halt.message if safety.halt.halted else None,
+            blocked=safety.alerts.reason,
+            soak=safety.soak.message(now) if safety.soak is not None and soaking else None,
+            canaries=safety.canaries or frozenset(),
+            gate_holds=safety.gate_holds(),
         )
         self._publish(view, touched)
+        self._safety_metrics.set_fleet(paused=paused, halted=safety.halt.halted)
         if leading and self.policy is not None:
-            held = len(fleet.book.holders() | view.started)
-            progress = FleetProgress(fleet.book.states, held, fleet.book.waiting)
-            self.policy.publish_status(progress)
+            self._publish_status(view, safety, now)
         return outcome.conflicts > 0 and not outcome.stopped_leading
+
+    def _assess_safety(self, now: datetime, touched: set[str], leading: bool) -> SafetyPass:
+        """The safety rules' facts of this pass (none without a policy object)."""
+        if self.policy is None:
+            return QUIET
+        status, version = self.policy.status_seen()
+        self.safety.halts.follow_status(status, version)
+        return self.safety.assess(
+            now, self.policy.policy, self.fleet.book, touched, leading=leading
+        )
+
+    def _publish_status(self, view: RolloutView, safety: SafetyPass, now: datetime) -> None:
+        assert self.policy is not None
+        book = self.fleet.book
+        progress = FleetProgress(
+            book.states,
+            len(book.holders() | view.started),
+            book.waiting,
+            halt=safety.halt,
+            halted_at=safety.halted_at,
+            blocked=safety.alerts.reason,
+            soak=safety.soak,
+        )
+        written = self.policy.publish_status(progress, now)
+        if written is not None and written.status is not None:
+            self.safety.halts.shown(written.status, written.resource_version)
 
     def _follow_policy(self, leading: bool) -> bool:
         """Apply the policy changes seen since the last pass; whether the fleet is paused."""

@@ -1,0 +1,257 @@
+"""RolloutSafety: the update policy's safety rules, applied once per controller pass.
+
+`assess` gathers what the pass needs: the rollout's target version (the highest offered), the
+alert gate's state (asked at most every `ALERT_READ_SECONDS`), the failures of this rollout
+and the halt they lead to (`HaltKeeper`), the canaries and their soak, and the health gate's
+verdict for each node in MonitoringUpdate. Only nodes in the gate are checked, each once per
+pass, so a pass costs the nodes holding a slot, not the fleet. With no policy object every
+rule is off and `assess` returns at once: the controller behaves as it did before policies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from brupop.domain.alert_gate import AlertGateState
+from brupop.domain.canary import SoakProgress, choose_canaries, soak_progress
+from brupop.domain.effective_policy import EffectivePolicy
+from brupop.domain.fleet_status import highest_version
+from brupop.domain.halt import ERROR_RESET_CHECK, NOT_HALTED, HaltDecision, NodeFailure
+from brupop.domain.health_gate import (
+    GateDecision,
+    GateVerdict,
+    decide_gate,
+    gate_started_at,
+    in_gate,
+)
+from brupop.domain.ordering import update_order
+from brupop.domain.rollout_book import RolloutBook
+from brupop.domain.safety_reasons import gate_hold
+from brupop.domain.shadow import Shadow
+from brupop.domain.states import UpdateState
+from brupop.domain.update_policy import AlertGate, Canary, HealthGate
+from brupop.domain.versions import versions_differ
+from brupop.domain.waiting_reason import Reason
+from brupop.ports.alert_source import AlertSource
+from brupop.ports.clock import Clock
+from brupop.ports.errors import PortError
+from brupop.ports.node_repository import NodeRepository
+from brupop.services.controller.alert_gate_reader import read_alert_gate
+from brupop.services.controller.halt_keeper import HaltKeeper
+from brupop.services.controller.health_checks import HealthChecks
+
+ALERT_READ_SECONDS = 5.0  # Prometheus is asked at most this often, however many passes run
+# An alert gate without a health gate still judges finishing nodes, on the alert alone.
+_ALERT_ONLY_GATE = HealthGate(
+    require_node_ready=False,
+    require_daemon_set_pods_ready=False,
+    require_evicted_workloads_recovered=False,
+)
+
+
+@dataclass(frozen=True)
+class GatePorts:
+    """What the safety rules read outside the shadows: the gate's checks and the alerts."""
+
+    checks: HealthChecks
+    alerts: AlertSource
+
+
+@dataclass(frozen=True)
+class SafetyPass:
+    """The safety facts of one pass."""
+
+    halt: HaltDecision = NOT_HALTED
+    halted_at: datetime | None = None
+    alerts: AlertGateState = field(default_factory=AlertGateState)
+    gates: Mapping[str, tuple[Shadow, GateDecision]] = field(default_factory=dict)
+    canaries: frozenset[str] | None = None  # shadow names; None: every node may start
+    soak: SoakProgress | None = None
+
+    @property
+    def may_start(self) -> bool:
+        """No halt and no alert holds the fleet."""
+        return not self.halt.halted and not self.alerts.holds
+
+    def withheld(self) -> frozenset[str]:
+        """Gated nodes whose way to Idle waits (the gate has not passed)."""
+        return frozenset(n for n, (_, d) in self.gates.items() if d.verdict is not GateVerdict.PASS)
+
+    def failing(self) -> list[tuple[Shadow, GateDecision]]:
+        """The nodes failing their gate in this pass."""
+        return [g for g in self.gates.values() if g[1].verdict is GateVerdict.FAIL]
+
+    def passing(self) -> list[tuple[Shadow, GateDecision]]:
+        """The nodes passing their gate in this pass."""
+        return [g for g in self.gates.values() if g[1].verdict is GateVerdict.PASS]
+
+    def gate_holds(self) -> dict[str, tuple[Reason, str]]:
+        """REASON of the nodes the gate keeps waiting."""
+        return {n: hold for n, (_, d) in self.gates.items() if (hold := gate_hold(d)) is not None}
+
+
+QUIET = SafetyPass()
+
+
+class RolloutSafety:
+    """The halt ledger, the canaries chosen, the alert gate's last answer, across passes."""
+
+    def __init__(self, ports: GatePorts | None, nodes: NodeRepository, clock: Clock) -> None:
+        self._ports, self._nodes, self._clock = ports, nodes, clock
+        self.halts = HaltKeeper()
+        self._alerts = AlertGateState()
+        self._alerts_read: tuple[AlertGate, float] | None = None
+        self._canary_key: tuple[str, Canary] | None = None
+        self._canaries: dict[str, str] = {}  # shadow name -> node name
+        self._finished: dict[str, datetime] = {}  # canary node -> when it finished
+
+    def assess(
+        self,
+        now: datetime,
+        policy: EffectivePolicy,
+        book: RolloutBook,
+        touched: Iterable[str],
+        *,
+        leading: bool,
+    ) -> SafetyPass:
+        """This pass's safety facts; `touched`: the shadows that changed since the last."""
+        gate = policy.health_gate or (_ALERT_ONLY_GATE if policy.alert_gate else None)
+        if not (policy.halts or gate or policy.canary):
+            self.halts.decide(None, None, now)
+            return QUIET
+        target = highest_version(book.targets)
+        alerts = self._read_alerts(policy.alert_gate)
+        if target is not None and policy.halts:
+            self._count_error_resets(book, touched, target, now)
+        gates: dict[str, tuple[Shadow, GateDecision]] = {}
+        if gate is not None and leading and self._ports is not None:
+            with_alerts = alerts if policy.alert_gate is not None else None
+            gates = self._judge_gates(book, gate, with_alerts, now)
+            for shadow, decision in gates.values():
+                if decision.verdict is GateVerdict.FAIL and target is not None:
+                    self._count_gate_failure(target, shadow, decision, now)
+        self.halts.decide(target, policy.halt_after_failures, now)
+        canaries, soak = self._canary_facts(policy.canary, book, touched, target, now)
+        return SafetyPass(self.halts.halt, self.halts.halted_at, alerts, gates, canaries, soak)
+
+    # --- the alert gate --------------------------------------------------------------------
+
+    def _read_alerts(self, gate: AlertGate | None) -> AlertGateState:
+        if gate is None or self._ports is None:
+            self._alerts_read = None
+            return AlertGateState()
+        moment = self._clock.monotonic()
+        last = self._alerts_read
+        if last is None or last[0] != gate or moment - last[1] >= ALERT_READ_SECONDS:
+            self._alerts = read_alert_gate(self._ports.alerts, gate)
+            self._alerts_read = (gate, moment)
+        return self._alerts
+
+    # --- the health gate and the halt --------------------------------------------------------
+
+    def _judge_gates(
+        self,
+        book: RolloutBook,
+        gate: HealthGate,
+        alerts: AlertGateState | None,
+        now: datetime,
+    ) -> dict[str, tuple[Shadow, GateDecision]]:
+        assert self._ports is not None
+        gates = {}
+        for name in sorted(book.holders()):
+            shadow = book.shadow(name)
+            if shadow is None or not in_gate(shadow):
+                continue
+            since = gate_started_at(shadow) or now
+            results = self._ports.checks.run(shadow.node_name, gate, alerts)
+            decision = decide_gate(
+                results, monitoring_since=since, timeout_seconds=gate.timeout_seconds, now=now
+            )
+            gates[name] = (shadow, decision)
+        return gates
+
+    def _count_gate_failure(
+        self, target: str, shadow: Shadow, decision: GateDecision, now: datetime
+    ) -> None:
+        check = decision.check
+        name = check.name if check is not None else "healthGate"
+        detail = check.detail if check is not None else decision.message
+        self.halts.record(target, NodeFailure(shadow.node_name, name, detail, now))
+
+    def _count_error_resets(
+        self, book: RolloutBook, touched: Iterable[str], target: str, now: datetime
+    ) -> None:
+        for name in touched:
+            shadow = book.shadow(name)
+            status = shadow.status if shadow is not None else None
+            if shadow is None or status is None:
+                continue
+            if status.current_state is UpdateState.ERROR_RESET:
+                detail = f"the agent failed on its way to {shadow.spec.state}"
+                failure = NodeFailure(shadow.node_name, ERROR_RESET_CHECK, detail, now)
+                self.halts.record(target, failure)
+
+    # --- canaries ----------------------------------------------------------------------------
+
+    def _canary_facts(
+        self,
+        canary: Canary | None,
+        book: RolloutBook,
+        touched: Iterable[str],
+        target: str | None,
+        now: datetime,
+    ) -> tuple[frozenset[str] | None, SoakProgress | None]:
+        if canary is None or target is None:
+            self._canary_key = None
+            return None, None
+        if self._canary_key != (target, canary):
+            if not self._choose(canary, book, target):
+                # The Nodes' labels cannot be read: no canary known, so nobody else starts.
+                return frozenset(), SoakProgress(0, 0, None, done=False)
+            self._canary_key = (target, canary)
+        failed = self.halts.failed_nodes()
+        for name in touched:
+            node = self._canaries.get(name)
+            shadow = book.shadow(name)
+            if node is None or shadow is None or node in self._finished or node in failed:
+                continue
+            status = shadow.status
+            if (
+                status is not None
+                and status.current_state is UpdateState.IDLE
+                and shadow.spec.state is UpdateState.IDLE
+                and not versions_differ(status.current_version, target)
+            ):
+                self._finished[node] = now
+        chosen = [s for n in self._canaries if (s := book.shadow(n)) is not None]
+        soak = soak_progress(
+            chosen,
+            target_version=target,
+            finished_at=self._finished,
+            soak_seconds=canary.soak_seconds,
+            now=now,
+        )
+        return frozenset(self._canaries), soak
+
+    def _choose(self, canary: Canary, book: RolloutBook, target: str) -> bool:
+        """Pick the canaries of the rollout to `target` among the nodes it still has to update
+        (once per rollout: this reads the whole fleet); False when the Nodes cannot be read."""
+        shadows = [s for n in book.names() if (s := book.shadow(n)) is not None]
+        pending = [
+            s
+            for s in shadows
+            if s.status is not None and versions_differ(s.status.current_version, target)
+        ]
+        labels: dict[str, Mapping[str, str]] = {}
+        if canary.label_selector is not None:
+            try:
+                labels = {node.name: node.labels for node in self._nodes.list().items}
+            except PortError:
+                return False
+        ordered = update_order(pending, book.controller_node)
+        nodes = choose_canaries(ordered, canary, labels)
+        self._canaries = {s.name: s.node_name for s in ordered if s.node_name in nodes}
+        self._finished = {}
+        return True
