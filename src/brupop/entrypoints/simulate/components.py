@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
 from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
@@ -26,6 +27,8 @@ from brupop.entrypoints.simulate.certificates import LOOPBACK_HOST, TlsFiles
 from brupop.entrypoints.simulate.options import SimulationOptions
 from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.health_checks import HealthChecks
+from brupop.services.controller.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
 
 ALWAYS = "* * * * * * *"
@@ -152,6 +155,8 @@ class _Controller:
             config=config,
             metrics=metrics,
             policies=cluster.policies,
+            gates=simulated_gates(cluster, options),
+            safety_metrics=metrics,
         )
         self._server = ControllerHttpServer(
             Surface(metrics.exposition, self.service), LOOPBACK_HOST, 0
@@ -181,6 +186,22 @@ class _Controller:
 
     def reports(self) -> list[NodeReport]:
         return self.service.reports()
+
+
+def simulated_gates(cluster: InMemoryCluster, options: SimulationOptions) -> GatePorts:
+    """The health gate's checks over the in-memory cluster; HTTP probes and Prometheus are
+    stand-ins (no probe target answers; the policy's Prometheus answers with no alert)."""
+    checks = HealthChecks(
+        nodes=cluster.nodes,
+        pods=cluster.pods,
+        workloads=cluster.workloads,
+        prober=InMemoryHttpProber(),
+    )
+    alerts = InMemoryAlertSource()
+    gate = (options.policy or {}).get("spec", {}).get("alertGate") or {}
+    if isinstance(gate.get("prometheusUrl"), str):
+        alerts.serve(gate["prometheusUrl"])
+    return GatePorts(checks, alerts)
 
 
 def new_controller(cluster: InMemoryCluster, options: SimulationOptions) -> ControllerHandle:

@@ -28,9 +28,10 @@ from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.node_outcome import node_outcome
 from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
-from brupop.entrypoints.simulate.pause_schedule import PauseSchedule, policy_phase
+from brupop.entrypoints.simulate.pause_schedule import PauseSchedule, policy_halt, policy_phase
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
+from brupop.entrypoints.simulate.unhealthy import UnhealthyNodes
 from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 _TICK_SECONDS = 0.05
@@ -54,6 +55,7 @@ class _Run:
     observer: FleetObserver
     supervisor: AgentSupervisor
     pauses: PauseSchedule
+    unhealthy: UnhealthyNodes
     started_at: float = 0.0
 
 
@@ -150,7 +152,8 @@ class Simulation:
             resume_at=options.resume_at,
             note=lambda _text: None,  # the display's note is attached once it exists
         )
-        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses)
+        unhealthy = UnhealthyNodes(cluster, fleet, options.unhealthy)
+        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses, unhealthy)
 
     def _agent_specs(
         self,
@@ -234,6 +237,7 @@ class Simulation:
             while not self._finished(run, chaos, restart):
                 restart.step(run.observer.first_active_at)
                 run.pauses.step(_rollout_began_at(run), run.started_at)
+                run.unhealthy.step(run.observer.views())
                 time.sleep(_TICK_SECONDS)
         except KeyboardInterrupt:
             self._interrupted = True
@@ -290,6 +294,7 @@ class Simulation:
                 controller_restarts=self._controller_restarts,
                 log_dir=str(run.log_dir),
                 policy_phase=policy_phase(run.cluster, len(run.fleet)),
+                halt=policy_halt(run.cluster),
                 pauses=[moment.as_json() for moment in run.pauses.moments],
             )
         )
