@@ -28,7 +28,12 @@ from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.node_outcome import node_outcome
 from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
-from brupop.entrypoints.simulate.pause_schedule import PauseSchedule, policy_halt, policy_phase
+from brupop.entrypoints.simulate.pause_schedule import (
+    PauseSchedule,
+    policy_halt,
+    policy_phase,
+    policy_soaking,
+)
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
 from brupop.entrypoints.simulate.unhealthy import UnhealthyNodes
@@ -255,7 +260,7 @@ class Simulation:
             return True
         last_change = max(run.observer.last_change_at, run.pauses.last_written_at or 0.0)
         quiet = now - last_change >= options.settle_seconds
-        return quiet and _settled(views)
+        return quiet and _settled(views) and not policy_soaking(run.cluster)
 
     # --- the outcome -----------------------------------------------------------------------
 
