@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from brupop.domain.alert_gate import AlertGateState
 from brupop.domain.canary import SoakProgress, choose_canaries, soak_progress
@@ -20,9 +20,13 @@ from brupop.domain.effective_policy import EffectivePolicy
 from brupop.domain.fleet_status import highest_version
 from brupop.domain.halt import ERROR_RESET_CHECK, NOT_HALTED, HaltDecision, NodeFailure
 from brupop.domain.health_gate import (
+    CheckOutcome,
+    CheckResult,
+    GateCheck,
     GateDecision,
     GateVerdict,
     decide_gate,
+    enabled_checks,
     gate_started_at,
     in_gate,
 )
@@ -43,6 +47,10 @@ from brupop.services.controller.halt_keeper import HaltKeeper
 from brupop.services.controller.health_checks import HealthChecks
 
 ALERT_READ_SECONDS = 5.0  # Prometheus is asked at most this often, however many passes run
+# HTTP probes can take seconds each, and a pass must write before the leader's Lease needs
+# renewing: past this much checking in one pass, the nodes left wait for the next pass (which
+# starts with them), and no probe is given longer than the budget left.
+GATE_CHECKS_BUDGET_SECONDS = 5.0
 # An alert gate without a health gate still judges finishing nodes, on the alert alone.
 _ALERT_ONLY_GATE = HealthGate(
     require_node_ready=False,
@@ -93,19 +101,41 @@ class SafetyPass:
 
 
 QUIET = SafetyPass()
+_UNCHECKED = "not checked in this pass (the checks of other nodes took its time); next pass"
+
+
+def _capped(gate: HealthGate, seconds: float) -> HealthGate:
+    """`gate` with no probe timeout longer than `seconds` (at least 1 s)."""
+    cap = max(1, int(seconds))
+    if all(probe.timeout_seconds <= cap for probe in gate.http_probes):
+        return gate
+    probes = tuple(
+        probe.model_copy(update={"timeout_seconds": min(probe.timeout_seconds, cap)})
+        for probe in gate.http_probes
+    )
+    return gate.model_copy(update={"http_probes": probes})
 
 
 class RolloutSafety:
     """The halt ledger, the canaries chosen, the alert gate's last answer, across passes."""
 
-    def __init__(self, ports: GatePorts | None, nodes: NodeRepository, clock: Clock) -> None:
+    def __init__(
+        self,
+        ports: GatePorts | None,
+        nodes: NodeRepository,
+        clock: Clock,
+        *,
+        check_budget_seconds: float = GATE_CHECKS_BUDGET_SECONDS,
+    ) -> None:
         self._ports, self._nodes, self._clock = ports, nodes, clock
+        self._budget = check_budget_seconds
         self.halts = HaltKeeper()
         self._alerts = AlertGateState()
         self._alerts_read: tuple[AlertGate, float] | None = None
         self._canary_key: tuple[str, Canary] | None = None
         self._canaries: dict[str, str] = {}  # shadow name -> node name
         self._finished: dict[str, datetime] = {}  # canary node -> when it finished
+        self._unchecked: set[str] = set()  # gated nodes the last pass had no time to check
 
     def assess(
         self,
@@ -159,16 +189,31 @@ class RolloutSafety:
         now: datetime,
     ) -> dict[str, tuple[Shadow, GateDecision]]:
         assert self._ports is not None
-        gates = {}
-        for name in sorted(book.holders()):
-            shadow = book.shadow(name)
-            if shadow is None or not in_gate(shadow):
-                continue
+        gated = [
+            (name, shadow)
+            for name in sorted(book.holders())
+            if (shadow := book.shadow(name)) is not None and in_gate(shadow)
+        ]
+        # Those not checked last time (the budget ran out) go first.
+        gated.sort(key=lambda item: item[0] not in self._unchecked)
+        began = self._clock.monotonic()
+        gates: dict[str, tuple[Shadow, GateDecision]] = {}
+        self._unchecked = set()
+        for name, shadow in gated:
             since = gate_started_at(shadow) or now
-            results = self._ports.checks.run(shadow.node_name, gate, alerts)
-            decision = decide_gate(
-                results, monitoring_since=since, timeout_seconds=gate.timeout_seconds, now=now
-            )
+            left = self._budget - (self._clock.monotonic() - began)
+            if left <= 0:
+                self._unchecked.add(name)
+                first = next(iter(enabled_checks(gate)), (GateCheck.ALERT_GATE, None))
+                waiting = CheckResult(first[0], CheckOutcome.PENDING, _UNCHECKED, first[1])
+                decision = GateDecision(
+                    GateVerdict.WAIT, since + timedelta(seconds=gate.timeout_seconds), waiting
+                )
+            else:
+                results = self._ports.checks.run(shadow.node_name, _capped(gate, left), alerts)
+                decision = decide_gate(
+                    results, monitoring_since=since, timeout_seconds=gate.timeout_seconds, now=now
+                )
             gates[name] = (shadow, decision)
         return gates
 

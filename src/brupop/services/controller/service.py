@@ -104,7 +104,9 @@ class ControllerService:
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )
         self._reasons = NodeReasons(self._log)
-        self.safety = RolloutSafety(gates, nodes, clock)
+        # Gate checks get half the time a leader may go without renewing its Lease.
+        budget = max(1.0, (config.lease_seconds - config.renew_seconds) / 2)
+        self.safety = RolloutSafety(gates, nodes, clock, check_budget_seconds=budget)
         self._safety_metrics: SafetyMetrics = safety_metrics or QuietMetrics()
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()

@@ -8,9 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from brupop.domain.cluster import ClusterEvent
+from brupop.domain.gate_checks import ProbeAnswer
 from brupop.domain.states import UpdateState as S
 from brupop.domain.update_policy_status import PolicyPhase, UpdatePolicyStatus
 from brupop.domain.waiting_reason import Reason
+from brupop.services.controller.rollout_safety import GATE_CHECKS_BUDGET_SECONDS
 from brupop.services.controller.service import ControllerService
 from brupop.services.pausing import FleetPause
 from tests.unit.services.controller.fleet import NEW, Fleet, RecordingMetrics
@@ -25,8 +27,8 @@ def _gated(halt_after: int = 1, **spec: Any) -> dict[str, Any]:
         "spec": {
             "healthGate": {"timeoutSeconds": GATE_SECONDS},
             "haltAfterFailures": halt_after,
-            **spec,
-        },
+        }
+        | spec,
     }
 
 
@@ -205,3 +207,55 @@ def test_deleting_the_policy_releases_a_halt() -> None:
     _run(fleet, controller, 3)
 
     assert "brs-node-01" in _started(fleet)
+
+
+class SlowProber:
+    """Every probe answers 200 after `seconds` on the fleet's clock."""
+
+    def __init__(self, fleet: Fleet, seconds: float) -> None:
+        self._fleet, self._seconds = fleet, seconds
+        self.probed: list[str] = []
+        self.timeouts: list[float] = []
+
+    def probe(self, url: str, timeout_seconds: float) -> ProbeAnswer:
+        self._fleet.clock.advance(self._seconds)
+        self.probed.append(url)
+        self.timeouts.append(timeout_seconds)
+        return ProbeAnswer(status=200)
+
+
+def test_checks_past_the_pass_budget_wait_for_the_next_pass_which_starts_with_them() -> None:
+    fleet = Fleet(3)
+    prober = SlowProber(fleet, GATE_CHECKS_BUDGET_SECONDS * 0.6)
+    fleet.prober = prober  # type: ignore[assignment]
+    probe = {"url": "http://{node_name}:10256/healthz"}
+    gate = {"timeoutSeconds": 600, "requireNodeReady": False, "httpProbes": [probe]}
+    fleet.cluster.policies.apply(_gated(healthGate=gate))
+    controller = fleet.controller(3)
+    for _ in range(3):  # all three reach MonitoringUpdate together
+        controller.tick()
+        fleet.step_all()
+    assert set(fleet.specs().values()) == {S.MONITORING_UPDATE}
+
+    controller.tick()
+    first_pass = list(prober.probed)
+    controller.tick()
+
+    assert first_pass == ["http://node-00:10256/healthz", "http://node-01:10256/healthz"]
+    assert prober.probed[2:] == ["http://node-02:10256/healthz"]
+    assert fleet.specs()["node-02"] is S.IDLE
+
+
+def test_no_probe_is_given_longer_than_the_pass_budget_left() -> None:
+    fleet = Fleet(1)
+    prober = SlowProber(fleet, 0)
+    fleet.prober = prober  # type: ignore[assignment]
+    probe = {"url": "http://{node_name}:10256/healthz", "timeoutSeconds": 60}
+    gate = {"timeoutSeconds": 600, "requireNodeReady": False, "httpProbes": [probe]}
+    fleet.cluster.policies.apply(_gated(healthGate=gate))
+    controller = fleet.controller(1)
+
+    _run(fleet, controller, 5)
+
+    assert prober.timeouts and max(prober.timeouts) <= GATE_CHECKS_BUDGET_SECONDS
+    assert fleet.all_updated()
