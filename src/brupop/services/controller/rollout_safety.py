@@ -79,6 +79,11 @@ class SafetyPass:
     soak: SoakProgress | None = None
 
     @property
+    def soaking(self) -> bool:
+        """Canaries are set and have not soaked yet: only they may start."""
+        return self.soak is not None and not self.soak.done
+
+    @property
     def may_start(self) -> bool:
         """No halt and no alert holds the fleet."""
         return not self.halt.halted and not self.alerts.holds

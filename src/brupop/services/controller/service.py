@@ -19,11 +19,9 @@ from typing import Any
 
 import structlog
 
-from brupop.domain.drain_progress import DrainProgress, drain_progress
+from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import WindowGate
-from brupop.domain.policy_status import FleetProgress
 from brupop.domain.shadow import Shadow
-from brupop.domain.states import UpdateState
 from brupop.domain.waiting_reason import NodeReport, RolloutView, TimeoutRecord, report
 from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
@@ -37,6 +35,7 @@ from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.drain_watch import observe_drains
 from brupop.services.controller.fleet_mirror import FleetMirror
 from brupop.services.controller.gate_settling import settle_gates
 from brupop.services.controller.informer import Informer
@@ -45,8 +44,9 @@ from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
 from brupop.services.controller.policy_follower import PolicyFollower
+from brupop.services.controller.policy_rules import PolicyRules
 from brupop.services.controller.quiet_metrics import QuietMetrics
-from brupop.services.controller.rollout_safety import QUIET, GatePorts, RolloutSafety, SafetyPass
+from brupop.services.controller.rollout_safety import GatePorts, RolloutSafety
 from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
 from brupop.services.controller.write_journal import WriteJournal
 from brupop.services.supervisor import RestartPolicy
@@ -100,19 +100,29 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
-        self.policy = (
+        follower = (
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )
         self._reasons = NodeReasons(self._log)
         # Gate checks get half the time a leader may go without renewing its Lease.
         budget = max(1.0, (config.lease_seconds - config.renew_seconds) / 2)
-        self.safety = RolloutSafety(gates, nodes, clock, check_budget_seconds=budget)
+        safety = RolloutSafety(gates, nodes, clock, check_budget_seconds=budget)
         self._safety_metrics: SafetyMetrics = safety_metrics or QuietMetrics()
+        self._rules = PolicyRules(follower, safety, self._metrics, self._safety_metrics)
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
         self._followed = False
         self._term: int | None = None  # the Lease term the mirror was last listed for
         self._last_resync: float | None = None
+
+    @property
+    def policy(self) -> PolicyFollower | None:
+        """The update policy followed (None: no policy repository, the behaviour before)."""
+        return self._rules.follower
+
+    @policy.setter
+    def policy(self, follower: PolicyFollower | None) -> None:
+        self._rules.follower = follower
 
     # --- the loop ------------------------------------------------------------------------
 
@@ -248,14 +258,13 @@ class ControllerService:
         if self._lags_behind_own_writes():
             return False
         touched = fleet.absorb(now)
-        paused = self.policy is not None and self._follow_policy(leading)
-        safety = self._assess_safety(now, touched, leading)
+        paused, safety = self._rules.assess(now, fleet.book, touched, leading=leading)
         if leading and fleet.orphans:
             touched |= self._sweep(now)
         drains = self._drains()
         policy, window = self.config.policy, self.config.window
         self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
-        soaking = safety.soak is not None and not safety.soak.done
+        soaking = safety.soaking
         plan = fleet.book.plan(
             now,
             may_start=self._gate.is_open and not paused and safety.may_start,
@@ -290,44 +299,9 @@ class ControllerService:
             gate_holds=safety.gate_holds(),
         )
         self._publish(view, touched)
-        self._safety_metrics.set_fleet(paused=paused, halted=safety.halt.halted)
-        if leading and self.policy is not None:
-            self._publish_status(view, safety, now)
+        updating = len(fleet.book.holders() | view.started)
+        self._rules.publish(fleet.book, updating, paused, safety, now, leading=leading)
         return outcome.conflicts > 0 and not outcome.stopped_leading
-
-    def _assess_safety(self, now: datetime, touched: set[str], leading: bool) -> SafetyPass:
-        """The safety rules' facts of this pass (none without a policy object)."""
-        if self.policy is None:
-            return QUIET
-        status, version = self.policy.status_seen()
-        self.safety.halts.follow_status(status, version)
-        return self.safety.assess(
-            now, self.policy.policy, self.fleet.book, touched, leading=leading
-        )
-
-    def _publish_status(self, view: RolloutView, safety: SafetyPass, now: datetime) -> None:
-        assert self.policy is not None
-        book = self.fleet.book
-        progress = FleetProgress(
-            book.states,
-            len(book.holders() | view.started),
-            book.waiting,
-            halt=safety.halt,
-            halted_at=safety.halted_at,
-            blocked=safety.alerts.reason,
-            soak=safety.soak,
-        )
-        written = self.policy.publish_status(progress, now)
-        if written is not None and written.status is not None:
-            self.safety.halts.shown(written.status, written.resource_version)
-
-    def _follow_policy(self, leading: bool) -> bool:
-        """Apply the policy changes seen since the last pass; whether the fleet is paused."""
-        assert self.policy is not None
-        self.policy.absorb(leading=leading)
-        paused = self.policy.policy.paused
-        self._metrics.set_fleet_paused(paused)
-        return paused
 
     def _lags_behind_own_writes(self) -> bool:
         """The mirror still shows one of this replica's writes undone (its event is late)."""
@@ -351,28 +325,9 @@ class ControllerService:
         return [s for n in sorted(names) if (s := book.shadow(n)) is not None]
 
     def _drains(self) -> dict[str, DrainProgress]:
-        """Drain progress of every node being drained (spec RebootedIntoUpdate, cordoned)."""
-        drains: dict[str, DrainProgress] = {}
-        for shadow in self._shadows_named(self.fleet.book.holders()):
-            status = shadow.status
-            node = self.fleet.nodes.get(shadow.node_name)
-            if (
-                status is None
-                or shadow.spec.state is not UpdateState.REBOOTED_INTO_UPDATE
-                or status.current_state is not UpdateState.STAGED_AND_PERFORMED_UPDATE
-                or node is None
-                or not node.unschedulable
-            ):
-                continue
-            try:
-                pods = self._pods.list_on_node(shadow.node_name)
-                namespaces = sorted({pod.namespace for pod in pods})
-                budgets = [b for ns in namespaces for b in self._pods.list_disruption_budgets(ns)]
-            except PortError as error:
-                self._log.debug("drain.unobservable", node=shadow.node_name, error=str(error))
-                continue
-            drains[shadow.name] = drain_progress(pods, budgets)
-        return drains
+        """Drain progress of every node being drained."""
+        holders = self._shadows_named(self.fleet.book.holders())
+        return observe_drains(holders, self.fleet.nodes.get, self._pods, self._log)
 
     def _forget_old_timeouts(self, now: datetime) -> None:
         book = self.fleet.book
@@ -389,7 +344,9 @@ class ControllerService:
         held = len(holders | view.started)
         names = touched | holders | view.started | self._started_before
         if self._reasons.fleet_changed(view, held):
+            # A halt outranks a Node's own pause: the held-back nodes' reasons change with it.
             names.update(book.ready_names())
+            names.update(view.held_back)
         self._reasons.refresh(sorted(names), book.shadow, view, held)
         self._started_before = view.started
         self._view = view
