@@ -60,6 +60,14 @@ class TimeoutRecord:
 
 
 @dataclass(frozen=True)
+class GateFailureRecord:
+    """A node the controller failed on its health gate: what failed, when."""
+
+    message: str
+    at: datetime
+
+
+@dataclass(frozen=True)
 class RolloutView:
     """What a pass knows beyond the shadows themselves."""
 
@@ -84,6 +92,8 @@ class RolloutView:
     """Shadows of the canary nodes (they do not wait for the soak)."""
     gate_holds: Mapping[str, tuple[Reason, str]] = field(default_factory=dict)
     """Shadows the health gate keeps in MonitoringUpdate, with their reason."""
+    gate_failures: Mapping[str, GateFailureRecord] = field(default_factory=dict)
+    """Shadows whose node failed its health gate recently."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +143,11 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
     if holds_slot(shadow):
         return _explain_in_slot(shadow, status, view)
     if not versions_differ(status.current_version, status.target_version):
+        failed = view.gate_failures.get(shadow.name)
+        if failed is not None:
+            return Reason.NO_UPDATE, (
+                f"runs the version offered, but {failed.message} at {_when(failed.at)}"
+            )
         return Reason.NO_UPDATE, "no update offered"
     offered = f"{status.target_version} offered"
     if not is_retry_allowed(status, view.now):
@@ -172,6 +187,11 @@ def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) ->
         return Reason.TIMED_OUT, (
             f"timed out in {record.state} (limit {record.limit_seconds:.0f} s) at "
             f"{_when(record.at)}; waiting for the agent to bring the node back to Idle"
+        )
+    failed = view.gate_failures.get(shadow.name)
+    if failed is not None and spec.state is UpdateState.IDLE:
+        return Reason.UPDATING, (
+            f"{failed.message} at {_when(failed.at)}; waiting for the agent to report Idle"
         )
     if status.current_state is UpdateState.ERROR_RESET:
         return Reason.CRASHED, (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from brupop.domain.waiting_reason import GateFailureRecord
 from brupop.ports.errors import ConflictError, NotFoundError
 from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.services.controller.rollout_safety import SafetyPass
@@ -42,6 +43,7 @@ def settle_gates(
             continue
         outcome.stored.append(stored)
         outcome.written += 1
+        outcome.gate_failed[shadow.name] = GateFailureRecord(decision.message, now)
         began = shadow.spec.state_transition_timestamp or now
         metrics.observe_health_gate((now - began).total_seconds())
         check = decision.check.check.value if decision.check is not None else "healthGate"

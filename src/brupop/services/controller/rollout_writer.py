@@ -20,7 +20,7 @@ from brupop.domain.rollout import ChangeKind, RolloutPlan, SpecChange, timed_out
 from brupop.domain.shadow import CRASH_COUNT_MAX, Shadow, ShadowStatus
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.transition_timeout import is_timed_out, transition_deadline
-from brupop.domain.waiting_reason import TimeoutRecord
+from brupop.domain.waiting_reason import GateFailureRecord, TimeoutRecord
 from brupop.ports.errors import ConflictError, NotFoundError
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.rollout_metrics import RolloutMetrics
@@ -39,6 +39,7 @@ class WriteOutcome:
     stopped_leading: bool = False
     stored: list[Shadow] = field(default_factory=list)
     conflicted: list[str] = field(default_factory=list)
+    gate_failed: dict[str, GateFailureRecord] = field(default_factory=dict)
 
 
 class RolloutWriter:

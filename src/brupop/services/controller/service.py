@@ -22,7 +22,13 @@ import structlog
 from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import WindowGate
 from brupop.domain.shadow import Shadow
-from brupop.domain.waiting_reason import NodeReport, RolloutView, TimeoutRecord, report
+from brupop.domain.waiting_reason import (
+    GateFailureRecord,
+    NodeReport,
+    RolloutView,
+    TimeoutRecord,
+    report,
+)
 from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.ports.event_recorder import EventRecorder
@@ -95,6 +101,7 @@ class ControllerService:
         self._phases = PhaseTimer(self._metrics)
         self._gate = WindowGate(clock.now())
         self._timeouts: dict[str, TimeoutRecord] = {}
+        self._gate_failures: dict[str, GateFailureRecord] = {}
         self._last_tick: float | None = None
         self._started_mono = clock.monotonic()
         self._wake = threading.Event()
@@ -278,6 +285,7 @@ class ControllerService:
             self._timeouts.update(outcome.timed_out)
             if not outcome.stopped_leading:
                 settle_gates(safety, outcome, self._writer, self._safety_metrics, now)
+                self._gate_failures.update(outcome.gate_failed)
         if outcome.stored or outcome.conflicted:
             fleet.written(outcome.stored, outcome.conflicted)
             touched |= fleet.absorb(now)
@@ -297,6 +305,7 @@ class ControllerService:
             soak=safety.soak.message(now) if safety.soak is not None and soaking else None,
             canaries=safety.canaries or frozenset(),
             gate_holds=safety.gate_holds(),
+            gate_failures=dict(self._gate_failures),
         )
         self._publish(view, touched)
         updating = len(fleet.book.holders() | view.started)
@@ -330,10 +339,16 @@ class ControllerService:
         return observe_drains(holders, self.fleet.nodes.get, self._pods, self._log)
 
     def _forget_old_timeouts(self, now: datetime) -> None:
+        """Timeouts and gate failures are recalled in REASON for a day, then forgotten."""
         book = self.fleet.book
         self._timeouts = {
             name: record
             for name, record in self._timeouts.items()
+            if name in book and now - record.at < _TIMEOUT_MEMORY
+        }
+        self._gate_failures = {
+            name: record
+            for name, record in self._gate_failures.items()
             if name in book and now - record.at < _TIMEOUT_MEMORY
         }
 

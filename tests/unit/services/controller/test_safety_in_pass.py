@@ -115,6 +115,8 @@ def test_a_node_still_pending_at_the_gate_timeout_fails_and_halts_the_fleet() ->
     assert (status.halt_reason.node, status.halt_reason.check) == ("node-00", "nodeReady")
     assert status.halted_at is not None and status.failures == 1
     assert _reasons(controller)["node-01"] is Reason.HALTED
+    row = next(r for r in controller.reports() if r.node == "node-00")
+    assert "health gate failed on nodeReady" in row.detail, "its REASON says why"
     assert metrics.fleet_halted is True
     assert metrics.gate_failures == ["nodeReady"]
     assert ("health_gate", "MonitoringUpdate") in metrics.failures
