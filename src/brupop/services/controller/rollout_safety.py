@@ -158,7 +158,10 @@ class RolloutSafety:
             return QUIET
         target = highest_version(book.targets)
         alerts = self._read_alerts(policy.alert_gate)
-        if target is not None and policy.halts:
+        # Only the leader counts failures and decides a halt; a follower shows the halt the
+        # policy's status holds (HaltKeeper.follow_status), so it never keeps one a resume
+        # cleared before it saw it.
+        if target is not None and policy.halts and leading:
             self._count_error_resets(book, touched, target, now)
         gates: dict[str, tuple[Shadow, GateDecision]] = {}
         if gate is not None and leading and self._ports is not None:
@@ -167,7 +170,8 @@ class RolloutSafety:
             for shadow, decision in gates.values():
                 if decision.verdict is GateVerdict.FAIL and target is not None:
                     self._count_gate_failure(target, shadow, decision, now)
-        self.halts.decide(target, policy.halt_after_failures, now)
+        if leading or not policy.halts:
+            self.halts.decide(target, policy.halt_after_failures, now)
         canaries, soak = self._canary_facts(policy.canary, book, touched, target, now)
         return SafetyPass(self.halts.halt, self.halts.halted_at, alerts, gates, canaries, soak)
 

@@ -261,3 +261,29 @@ def test_no_probe_is_given_longer_than_the_pass_budget_left() -> None:
 
     assert prober.timeouts and max(prober.timeouts) <= GATE_CHECKS_BUDGET_SECONDS
     assert fleet.all_updated()
+
+
+def test_a_resume_holds_when_the_replica_that_saw_the_failure_as_follower_takes_over() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.policies.apply(_gated())
+    first, second = fleet.controller(1), fleet.controller(1)
+    first.tick()
+    second.tick()
+    fleet.fail("node-00")
+    second.tick()  # the follower sees the failure before the leader's Halted status
+    first.tick()
+    second.tick()
+    assert _status(fleet).phase is PolicyPhase.HALTED
+
+    FleetPause(fleet.cluster.policies).resume()
+    first.tick()
+    second.tick()
+    first.elector.release()
+    fleet.clock.advance(30)  # past the Lease the follower last saw
+    for _ in range(3):
+        second.tick()
+        fleet.step_all()
+
+    assert second.elector.is_leader()
+    assert _status(fleet).phase is not PolicyPhase.HALTED
+    assert "brs-node-01" in _started(fleet)
