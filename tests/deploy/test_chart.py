@@ -26,6 +26,7 @@ from tests.deploy.rendering import (
     manifest_text,
     without_comment_header,
 )
+from tests.deploy.test_notification_chart import NOTIFICATION_VALUES
 
 
 def test_the_one_file_manifest_is_the_chart_rendered_with_default_values(
@@ -360,6 +361,8 @@ TOGGLES = {
     "network_policy.enabled",
     # The observability kit's values, checked in test_observability_kit.py.
     *OBSERVABILITY_VALUES,
+    # The notification values, checked in test_notification_chart.py.
+    *NOTIFICATION_VALUES,
 }
 
 

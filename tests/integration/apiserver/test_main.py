@@ -57,7 +57,7 @@ def test_a_bad_setting_stops_the_apiserver_with_one_line_naming_it(
 
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert variable in err
+    assert err.startswith(f"brupop apiserver: {variable}: "), err
     assert "Traceback" not in err
 
 

@@ -77,3 +77,33 @@ capabilities:
 seccompProfile:
   type: RuntimeDefault
 {{- end }}
+
+{{/*
+The controller's notification settings (docs/notifications.md): CLUSTER_NAME and, per webhook n
+(from 1), NOTIFICATION_WEBHOOK_<n>_URL (a value, or from a Secret's key), _FORMAT and _EVENTS.
+*/}}
+{{- define "brupop.notificationEnv" -}}
+{{- if .clusterName }}
+- name: CLUSTER_NAME
+  value: {{ .clusterName | quote }}
+{{- end }}
+{{- if gt (len .webhooks) 8 }}
+{{- fail "notifications.webhooks: at most 8 webhooks" }}
+{{- end }}
+{{- range $index, $hook := .webhooks }}
+{{- $n := add1 $index }}
+- name: NOTIFICATION_WEBHOOK_{{ $n }}_URL
+{{- if $hook.urlFromSecret }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ required (printf "notifications.webhooks[%d].urlFromSecret.name is required" $index) $hook.urlFromSecret.name | quote }}
+      key: {{ required (printf "notifications.webhooks[%d].urlFromSecret.key is required" $index) $hook.urlFromSecret.key | quote }}
+{{- else }}
+  value: {{ required (printf "notifications.webhooks[%d]: set url or urlFromSecret" $index) $hook.url | quote }}
+{{- end }}
+- name: NOTIFICATION_WEBHOOK_{{ $n }}_FORMAT
+  value: {{ $hook.format | default "json" | quote }}
+- name: NOTIFICATION_WEBHOOK_{{ $n }}_EVENTS
+  value: {{ join "," ($hook.events | default (list "all")) | quote }}
+{{- end }}
+{{- end }}

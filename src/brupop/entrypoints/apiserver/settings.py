@@ -93,7 +93,7 @@ class ApiserverSettings(BaseSettings):
     @model_validator(mode="after")
     def _webhook_port_is_its_own(self) -> ApiserverSettings:
         if self.webhook_port == self.internal_port:
-            raise ValueError("APISERVER_WEBHOOK_PORT: must differ from APISERVER_INTERNAL_PORT")
+            raise rule_broken("APISERVER_WEBHOOK_PORT", "must differ from APISERVER_INTERNAL_PORT")
         return self
 
     def server_limits(self) -> ServerLimits:

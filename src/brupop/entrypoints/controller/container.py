@@ -13,6 +13,8 @@ from brupop.adapters.system.clock import SystemClock
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.limit_metric import publish_concurrency_limit
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
+from brupop.entrypoints.controller.notification_settings import NotificationSettings
+from brupop.entrypoints.controller.notifying_ports import wire_notifications
 from brupop.entrypoints.controller.settings import ControllerSettings
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
@@ -33,22 +35,38 @@ def choose_cluster(kind: str, namespace: str, clock: Clock) -> Any:
 
 
 def build_service(
-    cluster: Any, clock: Clock, config: ControllerConfig, metrics: PrometheusRolloutMetrics
+    cluster: Any,
+    clock: Clock,
+    config: ControllerConfig,
+    metrics: PrometheusRolloutMetrics,
+    notifications: NotificationSettings | None = None,
 ) -> ControllerService:
-    """The controller service over the chosen cluster's ports."""
-    return ControllerService(
+    """The controller service over the chosen cluster's ports (their Events and metrics also
+    feeding the webhooks, when some are configured)."""
+    wiring = wire_notifications(
+        notifications or NotificationSettings(),
+        events=cluster.events,
+        metrics=metrics,
+        registry=metrics.registry,
+        pods=cluster.pods,
+        clock=clock,
+    )
+    service = ControllerService(
         shadows=cluster.shadows,
         nodes=cluster.nodes,
         pods=cluster.pods,
         leases=cluster.leases,
-        events=cluster.events,
+        events=wiring.events if wiring else cluster.events,
         clock=clock,
         config=config,
-        metrics=metrics,
+        metrics=wiring.metrics if wiring else metrics,
         policies=cluster.policies,
         gates=build_gates(cluster),
-        safety_metrics=metrics,
+        safety_metrics=wiring.metrics if wiring else metrics,
     )
+    if wiring is not None:
+        wiring.notices.read_reports_from(service.reports)
+    return service
 
 
 def build_gates(cluster: Any) -> GatePorts:
@@ -75,6 +93,9 @@ class ControllerContainer(containers.DeclarativeContainer):
 
     settings = providers.Dependency(instance_of=ControllerSettings)
     config = providers.Dependency(instance_of=ControllerConfig)
+    notifications = providers.Dependency(
+        instance_of=NotificationSettings, default=NotificationSettings()
+    )
     clock = providers.Singleton(SystemClock)
     cluster = providers.Singleton(
         choose_cluster,
@@ -84,7 +105,12 @@ class ControllerContainer(containers.DeclarativeContainer):
     )
     metrics = providers.Singleton(build_metrics, config=config)
     service = providers.Singleton(
-        build_service, cluster=cluster, clock=clock, config=config, metrics=metrics
+        build_service,
+        cluster=cluster,
+        clock=clock,
+        config=config,
+        metrics=metrics,
+        notifications=notifications,
     )
     surface = providers.Singleton(build_surface, metrics=metrics, service=service)
     http_server = providers.Singleton(

@@ -7,6 +7,7 @@ another replica takes over at once; the exit code is then 0.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -14,6 +15,7 @@ import threading
 import structlog
 
 from brupop.entrypoints.controller.container import ControllerContainer
+from brupop.entrypoints.controller.notification_settings import load_notification_settings
 from brupop.entrypoints.controller.settings import load_settings
 from brupop.entrypoints.logs import start_logging
 from brupop.entrypoints.settings_error import SettingsError, refuse_start
@@ -27,7 +29,8 @@ SCHEDULER_CRON_EXPRESSION (`sec min hour day-of-month month day-of-week [year]`)
 UPDATE_WINDOW_START/UPDATE_WINDOW_STOP (deprecated), SCHEDULER_TIME_ZONE (UTC),
 CONTROLLER_TICK_SECONDS, CONTROLLER_METRICS_PORT, CONTROLLER_BIND_ADDRESS, TIMEOUT_*_SECONDS,
 LEADER_ELECTION_LEASE_SECONDS, LEADER_ELECTION_RENEW_SECONDS, BRUPOP_NAMESPACE,
-BRUPOP_CLUSTER (kubernetes | memory)."""
+BRUPOP_CLUSTER (kubernetes | memory), CLUSTER_NAME, NOTIFICATION_WEBHOOK_<n>_URL/_FORMAT/_EVENTS
+(see docs/notifications.md)."""
 
 
 def main(argv: list[str]) -> int:
@@ -40,6 +43,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         settings, config = load_settings()
+        notifications = load_notification_settings(os.environ)
     except SettingsError as error:
         return refuse_start("controller", error)
     log = start_logging(
@@ -52,7 +56,7 @@ def main(argv: list[str]) -> int:
     structlog.contextvars.bind_contextvars(component="controller", node=settings.node_name)
     if settings.legacy_window_ignored:
         log.warning("schedule.legacy_window_ignored", used="SCHEDULER_CRON_EXPRESSION")
-    container = ControllerContainer(settings=settings, config=config)
+    container = ControllerContainer(settings=settings, config=config, notifications=notifications)
     try:
         service = container.service()
         server = container.http_server()

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from brupop.domain.health_gate import GateCheck
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.ports.safety_metrics import SafetyMetrics
 
@@ -78,6 +79,10 @@ class PrometheusRolloutMetrics:
             ["check"],
             registry=self.registry,
         )
+        # Every check's series exists from the start at 0, so `increase()` and the dashboard see
+        # the first failure as one rather than as a new series with nothing before it.
+        for check in GateCheck:
+            self._gate_failures.labels(check=check.value)
         self._seen_states: set[str] = set()
         self._seen_versions: set[str] = set()
 

@@ -13,6 +13,7 @@ from typing import IO, Protocol
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
+from brupop.adapters.notifications.webhook import WebhookTarget
 from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
@@ -22,6 +23,8 @@ from brupop.entrypoints.apiserver import ApiserverOptions, build_apiserver_app, 
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.limit_metric import publish_concurrency_limit
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
+from brupop.entrypoints.controller.notification_settings import NotificationSettings
+from brupop.entrypoints.controller.notifying_ports import wire_notifications
 from brupop.entrypoints.logs import configure_logging
 from brupop.entrypoints.simulate.certificates import LOOPBACK_HOST, TlsFiles
 from brupop.entrypoints.simulate.options import SimulationOptions
@@ -35,6 +38,8 @@ ALWAYS = "* * * * * * *"
 _FEED_WATCH_SECONDS = 1.0
 _CONTROLLER_WATCH_SECONDS = 1.0
 _APISERVER_STOP_SECONDS = 5.0
+_NOTIFY_FLUSH_SECONDS = 10.0  # a stopping replica's last notifications may take this long
+SIMULATED_CLUSTER_NAME = "brupop-simulate"
 
 
 class RunningApiserver(Protocol):
@@ -145,19 +150,30 @@ class _Controller:
         )
         metrics = PrometheusRolloutMetrics()
         publish_concurrency_limit(metrics.registry, config.policy.limit)
+        self._notifications = wire_notifications(
+            _notification_settings(options),
+            events=cluster.events,
+            metrics=metrics,
+            registry=metrics.registry,
+            pods=cluster.pods,
+            clock=cluster.clock,
+        )
+        wired = self._notifications
         self.service = ControllerService(
             shadows=cluster.shadows,
             nodes=cluster.nodes,
             pods=cluster.pods,
             leases=cluster.leases,
-            events=cluster.events,
+            events=wired.events if wired else cluster.events,
             clock=cluster.clock,
             config=config,
-            metrics=metrics,
+            metrics=wired.metrics if wired else metrics,
             policies=cluster.policies,
             gates=simulated_gates(cluster, options),
-            safety_metrics=metrics,
+            safety_metrics=wired.metrics if wired else metrics,
         )
+        if wired is not None:
+            wired.notices.read_reports_from(self.service.reports)
         self._server = ControllerHttpServer(
             Surface(metrics.exposition, self.service), LOOPBACK_HOST, 0
         )
@@ -183,6 +199,9 @@ class _Controller:
         if self._serving:
             self._serving = False
             self._server.stop()
+        if self._notifications is not None:
+            # What the run said last (the final node, the rollout finished) still goes out.
+            self._notifications.close(flush_seconds=_NOTIFY_FLUSH_SECONDS)
 
     def reports(self) -> list[NodeReport]:
         return self.service.reports()
@@ -202,6 +221,14 @@ def simulated_gates(cluster: InMemoryCluster, options: SimulationOptions) -> Gat
     if isinstance(gate.get("prometheusUrl"), str):
         alerts.serve(gate["prometheusUrl"])
     return GatePorts(checks, alerts)
+
+
+def _notification_settings(options: SimulationOptions) -> NotificationSettings:
+    """The controller's notification settings for `--notify URL` (none without it)."""
+    if options.notify is None:
+        return NotificationSettings()
+    target = WebhookTarget("notify", options.notify)
+    return NotificationSettings(SIMULATED_CLUSTER_NAME, (target,))
 
 
 def new_controller(cluster: InMemoryCluster, options: SimulationOptions) -> ControllerHandle:

@@ -13,6 +13,7 @@ from types import FrameType
 
 from rich.console import Console
 
+from brupop.adapters.timeline_picture import draw_timeline
 from brupop.entrypoints.simulate.display import print_summary
 from brupop.entrypoints.simulate.options import OptionError, parse_options
 from brupop.entrypoints.simulate.report import SimulationReport
@@ -51,11 +52,36 @@ def main(argv: list[str]) -> int:
     report = outcome.report
     written = options.report is None or _write_report(console, report, options.report)
     print_summary(console, report)
+    if options.timeline is not None and outcome.timeline is not None:
+        try:
+            draw_timeline(
+                outcome.timeline,
+                options.timeline,
+                timeline_title(report),
+                x_label="seconds since the agents were started",
+            )
+        except OSError as error:
+            console.print(f"brupop simulate: the timeline could not be written: {error}")
+            return EXIT_HARNESS_FAILED
+        console.print(f"timeline: {options.timeline}", markup=False)
     if outcome.interrupted:
         return EXIT_INTERRUPTED
     if not written:
         return EXIT_HARNESS_FAILED
     return EXIT_OK if report.ok else EXIT_ROLLOUT_FAILED
+
+
+def timeline_title(report: SimulationReport) -> str:
+    """One line above the picture: the fleet, the versions, the limit and the verdict."""
+    nodes = report.nodes
+    updated = sum(node.updated_to(report.to_version) for node in nodes)
+    limit = report.max_concurrent_allowed
+    return (
+        f"brupop simulate: {len(nodes)} nodes {report.from_version} -> {report.to_version}, "
+        f"at most {'unlimited' if limit is None else limit} at once; "
+        f"{'OK' if report.ok else 'FAILED'}, {updated}/{len(nodes)} updated "
+        f"in {report.duration_seconds:.0f} s"
+    )
 
 
 def _write_report(console: Console, report: SimulationReport, path: Path) -> bool:

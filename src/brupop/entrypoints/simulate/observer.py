@@ -24,6 +24,16 @@ log = structlog.get_logger(__name__)
 
 _WATCH_SECONDS = 0.5
 _RETRY_SECONDS = 0.2
+MAX_HISTORY = 100_000  # changes kept for the timeline: a 500-node fleet makes a few thousand
+
+
+@dataclass(frozen=True)
+class NodeChange:
+    """One node's view before and after a change, at `at` (time.monotonic())."""
+
+    at: float
+    before: NodeView
+    after: NodeView
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,7 @@ class FleetObserver:
         self.first_active_at: float | None = None
         self.all_reported_at: float | None = None
         self.last_change_at = time.monotonic()
+        self._history: list[NodeChange] = []
 
     def start(self) -> None:
         self._thread.start()
@@ -106,6 +117,11 @@ class FleetObserver:
     def views(self) -> dict[str, NodeView]:
         with self._lock:
             return dict(self._views)
+
+    def history(self) -> list[NodeChange]:
+        """Every state change seen so far, oldest first (at most MAX_HISTORY)."""
+        with self._lock:
+            return list(self._history)
 
     def active_count(self) -> int:
         with self._lock:
@@ -146,6 +162,8 @@ class FleetObserver:
                 return
             self._views[shadow.node_name] = after
             self.last_change_at = now
+            if len(self._history) < MAX_HISTORY:
+                self._history.append(NodeChange(now, before, after))
             active = sum(v.active for v in self._views.values())
             self.max_active = max(self.max_active, active)
             if active and self.first_active_at is None:

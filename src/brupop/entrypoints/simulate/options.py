@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from brupop.domain.versions import compare_versions, is_version
+from brupop.entrypoints.controller.notification_settings import url_problem
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
+from brupop.entrypoints.simulate.output_paths import PathRefused, picture_path, report_path
 from brupop.entrypoints.simulate.policy_file import PolicyFileError, load_policy_file
 from brupop.entrypoints.simulate.setting_checks import TimingFlagError, check_timing
 from brupop.entrypoints.simulate.timing import TIMING_FLAGS, Timing
@@ -37,6 +40,7 @@ class SimulationOptions:
     to_version: str = "1.20.0"
     apiclient: Path | None = None  # None: the bundled host emulator
     report: Path | None = None
+    timeline: Path | None = None  # the picture of the run (.svg or .png)
     log_dir: Path | None = None
     work_dir: Path | None = None
     timeout: float = 120.0
@@ -53,6 +57,7 @@ class SimulationOptions:
     policy: dict[str, Any] | None = field(default=None, hash=False)  # --policy, checked
     pause_at: float | None = None
     resume_at: float | None = None
+    notify: str | None = None  # --notify URL: the run's notifications go to this webhook
 
     @property
     def max_concurrent_label(self) -> str:
@@ -101,6 +106,13 @@ def _add_fleet_flags(parser: argparse.ArgumentParser) -> None:
 def _add_output_flags(parser: argparse.ArgumentParser) -> None:
     output = parser.add_argument_group("output")
     output.add_argument("--report", default=None, help="write a JSON report to this path")
+    output.add_argument(
+        "--timeline",
+        default=None,
+        metavar="FILE",
+        help="draw the rollout's timeline (one row per node, nodes in flight below) to FILE, "
+        ".svg or .png",
+    )
     output.add_argument("--log-dir", default=None, help="one log file per agent in this directory")
     output.add_argument(
         "--work-dir",
@@ -175,6 +187,13 @@ def _add_scenario_flags(parser: argparse.ArgumentParser) -> None:
         help="clear spec.paused this long after the rollout begins, as brupop resume would",
     )
     scenario.add_argument(
+        "--notify",
+        default=None,
+        metavar="URL",
+        help="send the run's notifications (json format) to this webhook, as the controller's "
+        "NOTIFICATION_WEBHOOK_<n>_URL would",
+    )
+    scenario.add_argument(
         "--settle-seconds",
         default="3",
         help="end once no node has changed state for this long and none is updating",
@@ -199,7 +218,8 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         from_version=from_version,
         to_version=to_version,
         apiclient=_executable("--apiclient", args.apiclient),
-        report=_report_path(args.report) if args.report else None,
+        report=_output(report_path, args.report),
+        timeline=_output(picture_path, args.timeline),
         log_dir=Path(args.log_dir) if args.log_dir else None,
         work_dir=Path(args.work_dir) if args.work_dir else None,
         timeout=_seconds("--timeout", args.timeout, most=ONE_DAY),
@@ -224,6 +244,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         settle_seconds=_seconds("--settle-seconds", args.settle_seconds),
         live={"auto": None, "on": True, "off": False}[args.live],
         policy=_policy(args.policy),
+        notify=_webhook(args.notify),
         **_pause_moments(args),
     )
 
@@ -235,6 +256,15 @@ def _policy(raw: str | None) -> dict[str, Any] | None:
         return load_policy_file(Path(raw).expanduser())
     except PolicyFileError as error:
         raise OptionError(f"--policy: {error}") from None
+
+
+def _webhook(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    problem = url_problem(raw.strip())
+    if problem:
+        raise OptionError(f"--notify: {problem}")
+    return raw.strip()
 
 
 def _pause_moments(args: argparse.Namespace) -> dict[str, float | None]:
@@ -294,24 +324,14 @@ def _seconds(flag: str, raw: str, *, allow_zero: bool = False, most: float = ONE
     return value
 
 
-def _report_path(raw: str) -> Path:
-    """A file this run can write at its end: checked now, so that a long run's report and
-    summary are not lost to a typo."""
-    path = Path(raw).expanduser()
-    if path.is_dir():
-        raise OptionError(
-            f"--report: {raw} is a directory; give a file name, like {path}/report.json"
-        )
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OptionError(f"--report: {raw} is not writable")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent  # the report's directories are made at the end
-    if not parent.is_dir():
-        raise OptionError(f"--report: {raw} cannot be created: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OptionError(f"--report: {raw} cannot be created: {parent} is not writable")
-    return path
+def _output(check: Callable[[str], Path], raw: str | None) -> Path | None:
+    """An output file's path (--report, --timeline), checked now; none when not asked for."""
+    if not raw:
+        return None
+    try:
+        return check(raw)
+    except PathRefused as error:
+        raise OptionError(str(error)) from None
 
 
 def _version(flag: str, raw: str) -> str:

@@ -12,11 +12,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.rollout_timeline import Timeline
 from brupop.entrypoints.simulate import components
 from brupop.entrypoints.simulate.agent_env import agent_argv, agent_env, default_apiclient
 from brupop.entrypoints.simulate.agent_logs import count_tracebacks
@@ -36,6 +38,7 @@ from brupop.entrypoints.simulate.pause_schedule import (
 )
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
+from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
 from brupop.entrypoints.simulate.unhealthy import UnhealthyNodes
 from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
@@ -48,6 +51,7 @@ class Outcome:
 
     report: SimulationReport
     interrupted: bool = False
+    timeline: Timeline | None = None  # only when --timeline asked for a picture
 
 
 @dataclass
@@ -61,7 +65,8 @@ class _Run:
     supervisor: AgentSupervisor
     pauses: PauseSchedule
     unhealthy: UnhealthyNodes
-    started_at: float = 0.0
+    started_at: float = 0.0  # time.monotonic()
+    started_on: datetime | None = None  # the cluster's clock, which stamps a halt
 
 
 class Simulation:
@@ -75,6 +80,7 @@ class Simulation:
         self._stops: list[Callable[[], None]] = []
         self._controller: components.ControllerHandle | None = None
         self._controller_restarts = 0
+        self._timeline: Timeline | None = None
         self._interrupted = False
         self._timed_out = False
         self._apiserver_url = ""
@@ -94,7 +100,7 @@ class Simulation:
             keep_work_dir = chosen is not None or (not report.ok and self._options.log_dir is None)
             if not keep_work_dir and self._options.log_dir is None:
                 report = replace(report, log_dir=None)  # they go with the work directory
-            return Outcome(report=report, interrupted=self._interrupted)
+            return Outcome(report, self._interrupted, self._timeline)
         finally:
             self._stop_all()
             if keep_work_dir:
@@ -112,7 +118,7 @@ class Simulation:
             f"{self._options.to_version} offered, at most {self._options.max_concurrent_label} "
             f"at once; apiserver {self._apiserver_url}"
         )
-        run.started_at = time.monotonic()
+        run.started_at, run.started_on = time.monotonic(), run.cluster.clock.now()
         run.observer.start()
         run.supervisor.start()
         self._stops.append(run.supervisor.stop)
@@ -126,6 +132,8 @@ class Simulation:
         chaos.stop()
         # Agents stopping at once share this machine's cores: give each its turn.
         run.supervisor.stop(grace_seconds=5.0 + 0.1 * len(run.fleet))
+        if self._options.timeline is not None:
+            self._timeline = self._timeline_of(run, duration)
         return self._report(run, chaos, duration)
 
     # --- setting up -----------------------------------------------------------------------
@@ -263,6 +271,19 @@ class Simulation:
         return quiet and _settled(views) and not policy_soaking(run.cluster)
 
     # --- the outcome -----------------------------------------------------------------------
+
+    def _timeline_of(self, run: _Run, duration: float) -> Timeline:
+        return simulated_timeline(
+            self._names,
+            run.observer.history(),
+            run.supervisor.views(),
+            started_at=run.started_at,
+            ended_at=run.started_at + duration,
+            to_version=self._options.to_version,
+            limit=self._options.max_concurrent,
+            fleet_marks=pause_marks(run.pauses.moments)
+            + halt_marks(run.cluster.policies, run.started_on),
+        )
 
     def _report(self, run: _Run, chaos: ChaosMonkey, duration: float) -> SimulationReport:
         options = self._options

@@ -44,6 +44,7 @@ class AgentExit:
     peak_rss_kib: int
     ran_seconds: float
     cause: ExitCause
+    ended_at: float = 0.0  # time.monotonic() when the harness heard of it
     # The harness sent SIGTERM while the process had no handler for it yet: an interpreter
     # still starting, before any code of the agent's could run.
     sigterm_before_handler: bool = False
@@ -285,6 +286,7 @@ class AgentSupervisor:
                     peak_rss_kib=int(event["maxrss_kib"]),
                     ran_seconds=ran,
                     cause=slot.cause,
+                    ended_at=now,
                     sigterm_before_handler=slot.sigterm_before_handler,
                 )
             )

@@ -1,5 +1,5 @@
-"""`brupop status [--url URL] [--namespace NS] [-o table|json]`: ask a controller for every
-node's row.
+"""`brupop status [--url URL] [--namespace NS] [-o table|json] [--timeline FILE]`: ask a
+controller for every node's row, or draw the rollout's timeline from the shadows and Events.
 
 Without `--url` it goes through the Kubernetes API's service proxy, configured like kubectl (in
 a pod, its service account; else $KUBECONFIG or ~/.kube/config). With no configuration at all
@@ -33,6 +33,7 @@ from brupop.entrypoints.status.reaching import (
     read_url,
 )
 from brupop.entrypoints.status.table import format_table
+from brupop.entrypoints.status.timeline_command import write_cluster_timeline
 from brupop.ports.errors import UnavailableError
 
 LONGEST_TIMEOUT_SECONDS = 3600.0
@@ -63,6 +64,13 @@ def _parser() -> argparse.ArgumentParser:
         type=seconds_up_to(LONGEST_TIMEOUT_SECONDS),
         default=10.0,
         help=f"seconds to wait for the controller (at most {LONGEST_TIMEOUT_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--timeline",
+        metavar="FILE",
+        help="instead of the table, draw the rollout's timeline (one row per node, nodes in "
+        "flight below) from the shadows and their Events to FILE (.svg or .png); needs "
+        "brupop[simulate]",
     )
     return parser
 
@@ -105,6 +113,15 @@ def _add_policy(
 def main(argv: list[str]) -> int:
     """Print the table (or the JSON document); 1 when the controller cannot be reached."""
     args = _parser().parse_args(argv)
+    if args.timeline is not None:
+        return write_cluster_timeline(
+            args.timeline,
+            args.namespace,
+            args.timeout,
+            read_limit=lambda: str(
+                read_status(args.url, args.namespace, args.timeout).get("max_concurrent_update")
+            ),
+        )
     try:
         document = read_status(args.url, args.namespace, args.timeout)
     except StatusUnavailable as error:

@@ -113,8 +113,9 @@ class RolloutWriter:
             log.info(
                 "update.advanced", from_state=shadow.spec.state.value, to_state=spec.state.value
             )
-            if spec.state is UpdateState.IDLE:
-                self._event(shadow, "UpdateCompleted", f"Now running {spec.version}")
+            if spec.state in _ADVANCED:
+                reason, message = _ADVANCED[spec.state]
+                self._event(shadow, reason, message.format(version=spec.version))
         else:
             log.debug("spec.cleared")
 
@@ -209,6 +210,17 @@ class RolloutWriter:
                 type=kind,
             )
         )
+
+
+# One Event per phase, so `kubectl describe brs` and `brupop status --timeline` tell each step.
+_ADVANCED = {
+    UpdateState.REBOOTED_INTO_UPDATE: (
+        "UpdateRebooting",
+        "Staged {version}; draining the node and rebooting into it",
+    ),
+    UpdateState.MONITORING_UPDATE: ("UpdateMonitoring", "Rebooted into {version}; monitoring it"),
+    UpdateState.IDLE: ("UpdateCompleted", "Now running {version}"),
+}
 
 
 def _failed(status: ShadowStatus, now: datetime) -> ShadowStatus:

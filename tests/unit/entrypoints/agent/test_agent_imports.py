@@ -17,6 +17,7 @@ HEAVY = (
     "prometheus_client",
     "pydantic_settings",
     "rich",
+    "matplotlib",
     "structlog",
     "urllib3",
 )

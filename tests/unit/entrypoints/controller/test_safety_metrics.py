@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from brupop.domain.health_gate import GateCheck
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 
 
@@ -52,3 +53,12 @@ def test_health_gate_failures_are_counted_per_check() -> None:
 
     assert samples["brupop_health_gate_failures_total", (("check", "nodeReady"),)] == 2.0
     assert samples["brupop_health_gate_failures_total", (("check", "httpProbe"),)] == 1.0
+
+
+def test_every_health_gate_check_has_a_failure_series_from_the_start() -> None:
+    metrics = PrometheusRolloutMetrics()
+
+    text = metrics.exposition().decode()
+
+    for check in GateCheck:
+        assert f'brupop_health_gate_failures_total{{check="{check.value}"}} 0.0' in text

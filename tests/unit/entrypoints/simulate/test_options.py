@@ -3,6 +3,8 @@ to the flags that feed them, and a bad flag is one line naming it with exit code
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from brupop.entrypoints.simulate.main import main
@@ -71,3 +73,33 @@ def test_the_flags_are_checked_without_the_shells_settings(
     monkeypatch.setenv("MAX_CONCURRENT_UPDATE", "many")
 
     assert parse_options([]).timing["timeout-idle"] == 15.0
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("run.pdf", "must end in .svg or .png"),
+        ("run", "must end in .svg or .png"),
+        ("missing/run.svg", "does not exist"),
+        ("a-directory.svg", "is a directory"),
+    ],
+)
+def test_a_timeline_path_that_cannot_take_a_picture_stops_the_run_before_it_starts(
+    name: str,
+    reason: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = str(tmp_path)
+    (tmp_path / "a-directory.svg").mkdir()
+
+    assert main(["--timeline", f"{base}/{name}"]) == 2
+
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("brupop simulate: --timeline: ") and reason in err
+
+
+def test_a_timeline_path_in_upper_case_is_kept_as_given(tmp_path: Path) -> None:
+    path = f"{tmp_path}/Run.PNG"
+    assert str(parse_options(["--timeline", path]).timeline) == path

@@ -332,3 +332,20 @@ def test_a_node_held_up_by_trouble_is_logged_once_not_every_pass() -> None:
     reasons = [e for e in logs if e["event"] == "node.reason" and e["reason"] == "timed_out"]
     assert len(reasons) == 1
     assert [e["log_level"] for e in logs if e["event"] == "update.timed_out"] == ["warning"]
+
+
+def test_every_phase_of_an_update_is_told_by_an_event_on_its_shadow() -> None:
+    fleet = Fleet(1)
+    controller = fleet.controller(1)
+    for _ in range(20):
+        controller.tick()
+        if fleet.all_updated():
+            break
+        fleet.step_all()
+        fleet.clock.advance(1)
+
+    reasons = [e.reason for e in fleet.cluster.events.recorded if e.shadow_name == "brs-node-00"]
+    assert reasons == ["UpdateStarted", "UpdateRebooting", "UpdateMonitoring", "UpdateCompleted"]
+    messages = [e.message for e in fleet.cluster.events.recorded]
+    assert f"Staged {NEW}; draining the node and rebooting into it" in messages
+    assert f"Rebooted into {NEW}; monitoring it" in messages

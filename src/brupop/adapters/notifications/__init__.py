@@ -1,0 +1,1 @@
+"""Notifiers: webhooks that hear about a rollout."""

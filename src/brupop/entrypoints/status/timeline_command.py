@@ -1,0 +1,102 @@
+"""`brupop status --timeline FILE`: draw the rollout from what the cluster remembers.
+
+The path and the drawing library are checked first (exit 2), then the shadows and Events are
+read through the Kubernetes API (exit 1 when it cannot be reached), with the update policy's
+halt when it has one. The concurrency limit comes from the controller's `/status` when it
+answers; without it the picture has no limit line.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from brupop.adapters.kubernetes.cluster import load_configuration
+from brupop.adapters.timeline_picture import PicturePathError, check_picture_path, draw_timeline
+from brupop.entrypoints.extras import TIMELINE
+from brupop.entrypoints.status.cluster_history import ClusterHistory, read_history
+from brupop.entrypoints.status.cluster_timeline import (
+    ClusterTimeline,
+    cluster_timeline,
+    limit_of,
+    policy_moments,
+)
+from brupop.entrypoints.status.policy_line import PolicyUnreadable, read_policy
+from brupop.entrypoints.status.reaching import StatusUnavailable
+from brupop.ports.errors import PortError
+
+EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
+
+
+def write_cluster_timeline(
+    raw_path: str, namespace: str, timeout: float, read_limit: Callable[[], str]
+) -> int:
+    """Draw the cluster's timeline to `raw_path`; the exit code."""
+    if missing := TIMELINE.missing():
+        return _fail(
+            f"--timeline needs {', '.join(missing)}, from the 'simulate' extra: "
+            f"{TIMELINE.install_hint()}",
+            EXIT_USAGE,
+        )
+    try:
+        path = check_picture_path(raw_path)
+    except PicturePathError as error:
+        return _fail(f"--timeline: {error}", EXIT_USAGE)
+    try:
+        history = _read(namespace, timeout)
+    except PortError as error:
+        return _fail(f"cannot read the shadows and their Events: {error}", EXIT_UNREACHABLE)
+    limit = _limit(read_limit)
+    drawn = cluster_timeline(history, datetime.now(UTC), limit_of(limit))
+    try:
+        draw_timeline(
+            drawn.timeline, path, _title(drawn, namespace, limit), x_label=_x_label(drawn)
+        )
+    except OSError as error:
+        return _fail(f"the timeline could not be written: {error}", EXIT_UNREACHABLE)
+    rows = len(drawn.timeline.rows)
+    print(f"timeline: {path} ({rows} nodes, {len(history.events)} Events)")
+    return EXIT_OK
+
+
+def _read(namespace: str, timeout: float) -> ClusterHistory:
+    """The shadows and Events (PortError when they cannot be read), and the policy's halt."""
+    configuration = load_configuration()
+    history = read_history(configuration, namespace, timeout)
+    try:
+        policy = read_policy(configuration, namespace, timeout)
+    except PolicyUnreadable as error:  # the nodes' rows are still worth drawing
+        print(f"brupop status: {error}", file=sys.stderr)
+        return history
+    return replace(history, fleet=policy_moments(policy))
+
+
+def _limit(read_limit: Callable[[], str]) -> str:
+    """The controller's MAX_CONCURRENT_UPDATE (`unlimited` too), or `unknown`."""
+    try:
+        return read_limit()
+    except StatusUnavailable as error:
+        print(f"brupop status: drawn without the concurrency limit: {error}", file=sys.stderr)
+        return "unknown"
+
+
+def _title(drawn: ClusterTimeline, namespace: str, limit: str) -> str:
+    timeline = drawn.timeline
+    return (
+        f"brupop status: {len(timeline.rows)} nodes in {namespace}; limit {limit}, "
+        f"at most {timeline.most_in_flight} in flight"
+    )
+
+
+def _x_label(drawn: ClusterTimeline) -> str:
+    return (
+        f"seconds since {drawn.start:%Y-%m-%d %H:%M:%S} UTC "
+        "(a cluster does not record when a drain ends: the reboot includes it)"
+    )
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"brupop status: {message}", file=sys.stderr)
+    return code

@@ -1,0 +1,36 @@
+"""`brupop simulate --timeline`: the picture of a run with a failure and a pause, one row per
+node. (The controller does not halt yet; a halt is drawn like the pause, see test_timeline.py
+in tests/unit/entrypoints/simulate.)"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.simulate_run import explain, run_simulate
+
+SVG_TEXT = "{http://www.w3.org/2000/svg}text"
+
+
+@pytest.mark.e2e
+def test_a_run_with_a_failure_and_a_pause_draws_one_row_per_node_and_marks_both(
+    tmp_path: Path,
+) -> None:
+    picture = tmp_path / "timeline.svg"
+    run = run_simulate(
+        tmp_path, "--nodes", "3", "--fault", "node-02=prepare", "--timeline", str(picture),
+        "--pause-at", "1", "--resume-at", "3",
+    )  # fmt: skip
+
+    assert run.returncode == 1, explain(run)
+    assert f"timeline: {picture}" in run.stdout
+    texts = ["".join(e.itertext()) for e in ElementTree.parse(picture).iter(SVG_TEXT)]
+    labels = [text for text in texts if text.startswith("node-")]
+    assert labels == ["node-01", "node-02", "node-03"], texts
+    assert "agent failed in staging (crash count 1)" in texts, texts
+    for legend in ("staging", "drain", "reboot", "monitoring", "updated", "backoff", "failure"):
+        assert legend in texts, texts
+    assert any(text.startswith("brupop simulate: 3 nodes") and "FAILED" in text for text in texts)
+    assert "fleet paused" in texts and "fleet resumed" in texts, texts
