@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from brupop.domain.alert_gate import AlertGateState
-from brupop.domain.canary import SoakProgress, choose_canaries, soak_progress
+from brupop.domain.canary import SoakProgress
 from brupop.domain.effective_policy import EffectivePolicy
 from brupop.domain.fleet_status import highest_version
 from brupop.domain.halt import ERROR_RESET_CHECK, NOT_HALTED, HaltDecision, NodeFailure
@@ -30,19 +30,17 @@ from brupop.domain.health_gate import (
     gate_started_at,
     in_gate,
 )
-from brupop.domain.ordering import update_order
 from brupop.domain.rollout_book import RolloutBook
 from brupop.domain.safety_reasons import gate_hold
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
-from brupop.domain.update_policy import AlertGate, Canary, HealthGate
-from brupop.domain.versions import versions_differ
+from brupop.domain.update_policy import AlertGate, HealthGate
 from brupop.domain.waiting_reason import Reason
 from brupop.ports.alert_source import AlertSource
 from brupop.ports.clock import Clock
-from brupop.ports.errors import PortError
 from brupop.ports.node_repository import NodeRepository
 from brupop.services.controller.alert_gate_reader import read_alert_gate
+from brupop.services.controller.canary_keeper import CanaryKeeper
 from brupop.services.controller.halt_keeper import HaltKeeper
 from brupop.services.controller.health_checks import HealthChecks
 
@@ -137,9 +135,7 @@ class RolloutSafety:
         self.halts = HaltKeeper()
         self._alerts = AlertGateState()
         self._alerts_read: tuple[AlertGate, float] | None = None
-        self._canary_key: tuple[str, Canary] | None = None
-        self._canaries: dict[str, str] = {}  # shadow name -> node name
-        self._finished: dict[str, datetime] = {}  # canary node -> when it finished
+        self.canaries = CanaryKeeper(nodes)
         self._unchecked: set[str] = set()  # gated nodes the last pass had no time to check
 
     def assess(
@@ -172,7 +168,8 @@ class RolloutSafety:
                     self._count_gate_failure(target, shadow, decision, now)
         if leading or not policy.halts:
             self.halts.decide(target, policy.halt_after_failures, now)
-        canaries, soak = self._canary_facts(policy.canary, book, touched, target, now)
+        failed = self.halts.failed_nodes()
+        canaries, soak = self.canaries.facts(policy.canary, book, touched, target, failed, now)
         return SafetyPass(self.halts.halt, self.halts.halted_at, alerts, gates, canaries, soak)
 
     # --- the alert gate --------------------------------------------------------------------
@@ -246,66 +243,3 @@ class RolloutSafety:
                 detail = f"the agent failed on its way to {shadow.spec.state}"
                 failure = NodeFailure(shadow.node_name, ERROR_RESET_CHECK, detail, now)
                 self.halts.record(target, failure)
-
-    # --- canaries ----------------------------------------------------------------------------
-
-    def _canary_facts(
-        self,
-        canary: Canary | None,
-        book: RolloutBook,
-        touched: Iterable[str],
-        target: str | None,
-        now: datetime,
-    ) -> tuple[frozenset[str] | None, SoakProgress | None]:
-        if canary is None or target is None:
-            self._canary_key = None
-            return None, None
-        if self._canary_key != (target, canary):
-            if not self._choose(canary, book, target):
-                # The Nodes' labels cannot be read: no canary known, so nobody else starts.
-                return frozenset(), SoakProgress(0, 0, None, done=False)
-            self._canary_key = (target, canary)
-        failed = self.halts.failed_nodes()
-        for name in touched:
-            node = self._canaries.get(name)
-            shadow = book.shadow(name)
-            if node is None or shadow is None or node in self._finished or node in failed:
-                continue
-            status = shadow.status
-            if (
-                status is not None
-                and status.current_state is UpdateState.IDLE
-                and shadow.spec.state is UpdateState.IDLE
-                and not versions_differ(status.current_version, target)
-            ):
-                self._finished[node] = now
-        chosen = [s for n in self._canaries if (s := book.shadow(n)) is not None]
-        soak = soak_progress(
-            chosen,
-            target_version=target,
-            finished_at=self._finished,
-            soak_seconds=canary.soak_seconds,
-            now=now,
-        )
-        return frozenset(self._canaries), soak
-
-    def _choose(self, canary: Canary, book: RolloutBook, target: str) -> bool:
-        """Pick the canaries of the rollout to `target` among the nodes it still has to update
-        (once per rollout: this reads the whole fleet); False when the Nodes cannot be read."""
-        shadows = [s for n in book.names() if (s := book.shadow(n)) is not None]
-        pending = [
-            s
-            for s in shadows
-            if s.status is not None and versions_differ(s.status.current_version, target)
-        ]
-        labels: dict[str, Mapping[str, str]] = {}
-        if canary.label_selector is not None:
-            try:
-                labels = {node.name: node.labels for node in self._nodes.list().items}
-            except PortError:
-                return False
-        ordered = update_order(pending, book.controller_node)
-        nodes = choose_canaries(ordered, canary, labels)
-        self._canaries = {s.name: s.node_name for s in ordered if s.node_name in nodes}
-        self._finished = {}
-        return True
