@@ -115,7 +115,7 @@ def test_the_apiserver_gets_exactly_the_verbs_its_routes_use(manifest: Rendered)
     )
 
 
-def test_the_controller_gets_shadows_policies_leases_events_and_what_cleanup_and_reasons_need(
+def test_the_controller_gets_shadows_policies_leases_events_and_what_cleanup_reasons_and_gate_need(
     manifest: Rendered,
 ) -> None:
     assert _grants(manifest, "brupop-controller-service-account") == (
@@ -128,6 +128,9 @@ def test_the_controller_gets_shadows_policies_leases_events_and_what_cleanup_and
         | _expand("cluster", "", "nodes", "get list watch patch")
         | _expand("cluster", "", "pods", "list")
         | _expand("cluster", "policy", "poddisruptionbudgets", "list")
+        | _expand("cluster", "apps", "replicasets", "get")
+        | _expand("cluster", "apps", "statefulsets", "get")
+        | _expand("cluster", "", "replicationcontrollers", "get")
     )
 
 

@@ -70,12 +70,29 @@ def _config(endpoints: dict[str, str] | None) -> dict[str, Any]:
     return config
 
 
+# A health gate that node-03 fails (a failure by check), with room for failures before a halt.
+POLICY = """\
+apiVersion: brupop.bottlerocket.aws/v1
+kind: BottlerocketUpdatePolicy
+metadata:
+  name: default
+spec:
+  haltAfterFailures: 5
+  healthGate:
+    timeoutSeconds: 2
+"""
+
+
 def _start_simulate(work_dir: Path, log_path: Path) -> subprocess.Popen[bytes]:
     """A rollout long enough to be scraped: one node at a time, a drain that fails (a failure
-    by reason), and a quiet end while the failed node backs off."""
+    by reason), a node that fails its health gate (a failure by check), and a quiet end while
+    the failed node backs off."""
+    policy = log_path.parent / "policy.yaml"
+    policy.write_text(POLICY, encoding="utf-8")
     command = [
         sys.executable, "-m", "brupop", "simulate", "--nodes", "4", "--max-concurrent", "1",
         "--block-drain", "node-02", "--drain-timeout", "3", "--settle-seconds", "8",
+        "--policy", str(policy), "--unhealthy", "node-03",
         "--timeout", str(RUN_SECONDS), "--live", "off", "--work-dir", str(work_dir),
     ]  # fmt: skip
     with log_path.open("wb") as log:

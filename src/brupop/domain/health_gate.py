@@ -78,7 +78,7 @@ class GateDecision:
             return f"health gate waiting for {self.check.name}{detail}"
         late = ""
         if self.timed_out:
-            late = f" (still pending at the deadline {self.deadline.isoformat()})"
+            late = f" (still pending at the deadline {self.deadline.isoformat(timespec='seconds')})"
         return f"health gate failed on {self.check.name}{detail}{late}"
 
 

@@ -1,23 +1,26 @@
-"""The status the controller writes on the `default` update policy: the rollout's phase, one
-sentence about it, the generation it saw and the nodes by state. Pure: computed from what a
-pass knows, so the controller can compare it with the status already written and write only
-when something changed.
+"""The status the controller writes on the `default` update policy: the one builder of it.
 
-The halt, the failures counted and the canary progress belong to the gates and to `brupop
-resume`; they are carried over from the status already written, untouched.
+Phase and message (`fleet_phase`: Halted, Paused, Blocked, Soaking, Rolling, Idle), the halt
+(when it began, the node and check that tipped it, the failures counted), the canaries'
+progress, the generation seen and the nodes by state. Pure: computed from what a pass knows,
+so the controller can compare it with the status already written and write only on a change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
+from brupop.domain.canary import SoakProgress
 from brupop.domain.effective_policy import EffectivePolicy, PolicySource
+from brupop.domain.fleet_phase import FleetFacts, fleet_phase
+from brupop.domain.halt import NOT_HALTED, HaltDecision
 from brupop.domain.states import UpdateState
 from brupop.domain.update_policy_status import (
     MESSAGE_MAX_LENGTH,
+    CanaryProgress,
     NodeCounts,
-    PolicyPhase,
     UpdatePolicyStatus,
 )
 
@@ -25,15 +28,30 @@ from brupop.domain.update_policy_status import (
 @dataclass(frozen=True)
 class FleetProgress:
     """How the rollout stands after a pass: nodes by reported state, nodes holding a slot,
-    nodes that would start but wait (for a slot, the window or a pause)."""
+    nodes that would start but wait (for a slot, the window, a pause or a safety rule), and
+    the safety rules' facts."""
 
     states: Mapping[str, int]
     updating: int
     waiting: int
+    halt: HaltDecision = NOT_HALTED
+    halted_at: datetime | None = None
+    blocked: str | None = None  # the alert gate's reason for holding every start
+    soak: SoakProgress | None = None  # None: no canaries in the policy
 
     def key(self) -> tuple[object, ...]:
         """A value equal for equal progress (the states mapping may be a live counter)."""
-        return (tuple(sorted(self.states.items())), self.updating, self.waiting)
+        soak = self.soak
+        soak_key = None if soak is None else (soak.canaries, soak.updated, soak.ends_at, soak.done)
+        return (
+            tuple(sorted(self.states.items())),
+            self.updating,
+            self.waiting,
+            self.halt,
+            self.halted_at,
+            self.blocked,
+            soak_key,
+        )
 
 
 def policy_status(
@@ -41,11 +59,20 @@ def policy_status(
     progress: FleetProgress,
     *,
     generation: int | None,
-    previous: UpdatePolicyStatus | None = None,
+    now: datetime,
 ) -> UpdatePolicyStatus:
-    """The status to show for `policy` (the one in force) given `progress`; `generation` is
-    the policy object's `metadata.generation` as read."""
-    phase, message = _phase(policy, progress)
+    """The status to show for `policy` (the one in force) given `progress` at `now`;
+    `generation` is the policy object's `metadata.generation` as read."""
+    facts = FleetFacts(
+        now=now,
+        paused=policy.paused,
+        halt=progress.halt,
+        blocked=progress.blocked,
+        soak=progress.soak,
+        updating=progress.updating,
+        offered=progress.waiting,
+    )
+    phase, message = fleet_phase(facts)
     if policy.problem is not None:
         kept = (
             "the last good policy"
@@ -53,33 +80,23 @@ def policy_status(
             else "the default behaviour"
         )
         message = f"The spec was not applied, {kept} stays in force: {policy.problem}"
-    fields = {
-        "phase": phase,
-        "message": message[:MESSAGE_MAX_LENGTH],
-        "observed_generation": generation,
-        "nodes": _counts(progress.states),
-    }
-    if previous is None:
-        return UpdatePolicyStatus.model_validate(fields)
-    return previous.model_copy(update=fields)
+    halt = progress.halt
+    return UpdatePolicyStatus(
+        phase=phase,
+        message=message[:MESSAGE_MAX_LENGTH],
+        observed_generation=generation,
+        halted_at=(progress.halted_at or now) if halt.halted else None,
+        halt_reason=halt.cause.as_halt_reason() if halt.halted and halt.cause else None,
+        failures=halt.failures,
+        canary=_canary(progress.soak),
+        nodes=_counts(progress.states),
+    )
 
 
-def _phase(policy: EffectivePolicy, progress: FleetProgress) -> tuple[PolicyPhase, str]:
-    updating, waiting = progress.updating, progress.waiting
-    if policy.paused:
-        finishing = (
-            f"{_nodes(updating)} finishing {'its' if updating == 1 else 'their'} update"
-            if updating
-            else "no node is updating"
-        )
-        return PolicyPhase.PAUSED, f"Paused by spec.paused: no node starts, {finishing}."
-    if updating or waiting:
-        return PolicyPhase.ROLLING, f"{_nodes(updating)} updating, {waiting} waiting to start."
-    return PolicyPhase.IDLE, "No node is updating or waiting to start."
-
-
-def _nodes(count: int) -> str:
-    return f"{count} node{'' if count == 1 else 's'}"
+def _canary(soak: SoakProgress | None) -> CanaryProgress | None:
+    if soak is None:
+        return None
+    return CanaryProgress(nodes=soak.canaries, updated=soak.updated, soak_ends_at=soak.ends_at)
 
 
 def _counts(states: Mapping[str, int]) -> NodeCounts:

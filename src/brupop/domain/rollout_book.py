@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 
 from brupop.domain.decision import Decision, decide
@@ -44,6 +44,8 @@ class RolloutBook:
         self._held_back: set[str] = set()
         self.states: Counter[str] = Counter()
         self.versions: Counter[str] = Counter()
+        self.targets: Counter[str] = Counter()
+        """Hosts by the version their agent is offered (the rollout's target is the highest)."""
         self.decided = 0
         """How many decisions were computed so far (what an unchanged pass must not add to)."""
 
@@ -57,6 +59,7 @@ class RolloutBook:
         if shadow.status is not None:
             self.states[shadow.status.current_state.value] += 1
             self.versions[shadow.status.current_version] += 1
+            self.targets[shadow.status.target_version] += 1
         return self._decide(shadow, now, changed=True)
 
     def drop(self, name: str) -> None:
@@ -122,6 +125,11 @@ class RolloutBook:
         return set(self._holders)
 
     @property
+    def controller_node(self) -> str | None:
+        """The node the controller runs on (it updates last)."""
+        return self._policy.controller_node
+
+    @property
     def held(self) -> int:
         """How many slots are held."""
         return len(self._holders)
@@ -142,15 +150,39 @@ class RolloutBook:
         """The ready nodes, in the order they get slots."""
         return [key[2] for key in self._ready]
 
-    def plan(self, now: datetime, *, may_start: bool) -> RolloutPlan:
+    def plan(
+        self,
+        now: datetime,
+        *,
+        may_start: bool,
+        withheld: Collection[str] = (),
+        only: Collection[str] | None = None,
+    ) -> RolloutPlan:
         """This pass's spec changes: every pending change, then starts into free slots.
 
-        `ready` of the plan is left empty: the book keeps the ready nodes (`ready_names`)."""
-        changes = [self._change(name, now) for name in sorted(self._changes)]
+        `withheld` names shadows whose pending change must wait (the health gate holds them);
+        `only`, when given, names the only shadows that may start (the canaries, before they
+        have soaked). `ready` of the plan is left empty: the book keeps the ready nodes
+        (`ready_names`)."""
+        changes = [self._change(n, now) for n in sorted(self._changes) if n not in withheld]
         if may_start and self._ready:
-            free = self._policy.limit.free_slots(self.held, wanted=len(self._ready))
-            changes += [self._start(key[2], now) for key in self._ready[:free]]
+            if only is None:
+                free = self._policy.limit.free_slots(self.held, wanted=len(self._ready))
+                ready = [key[2] for key in self._ready[:free]]
+            else:
+                ready = self._ready_among(only)
+                ready = ready[: self._policy.limit.free_slots(self.held, wanted=len(ready))]
+            changes += [self._start(name, now) for name in ready]
         return RolloutPlan(tuple(changes), self.held, ())
+
+    def is_ready(self, name: str) -> bool:
+        """The shadow waits only for a slot and a window."""
+        return name in self._ready_keys
+
+    def _ready_among(self, names: Collection[str]) -> list[str]:
+        """The ready shadows among `names`, in start order (costs `names`, not the fleet)."""
+        keys = self._ready_keys
+        return [key[2] for key in sorted(keys[n] for n in names if n in keys)]
 
     # --- bookkeeping -----------------------------------------------------------------------
 
@@ -209,6 +241,7 @@ class RolloutBook:
         if old is not None and old.status is not None:
             _decrement(self.states, old.status.current_state.value)
             _decrement(self.versions, old.status.current_version)
+            _decrement(self.targets, old.status.target_version)
 
     def _change(self, name: str, now: datetime) -> SpecChange:
         decision = self._decisions[name]

@@ -60,6 +60,14 @@ class TimeoutRecord:
 
 
 @dataclass(frozen=True)
+class GateFailureRecord:
+    """A node the controller failed on its health gate: what failed, when."""
+
+    message: str
+    at: datetime
+
+
+@dataclass(frozen=True)
 class RolloutView:
     """What a pass knows beyond the shadows themselves."""
 
@@ -74,6 +82,18 @@ class RolloutView:
     """The fleet is paused (`spec.paused` of the update policy)."""
     held_back: frozenset[str] = frozenset()
     """Shadows whose Node carries the pause label."""
+    halted: str | None = None
+    """Why the fleet is halted (the halt's message); None when it is not."""
+    blocked: str | None = None
+    """Why the alert gate holds every start; None when it does not."""
+    soak: str | None = None
+    """While the canaries have not soaked: what the other nodes wait for."""
+    canaries: frozenset[str] = frozenset()
+    """Shadows of the canary nodes (they do not wait for the soak)."""
+    gate_holds: Mapping[str, tuple[Reason, str]] = field(default_factory=dict)
+    """Shadows the health gate keeps in MonitoringUpdate, with their reason."""
+    gate_failures: Mapping[str, GateFailureRecord] = field(default_factory=dict)
+    """Shadows whose node failed its health gate recently."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +143,11 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
     if holds_slot(shadow):
         return _explain_in_slot(shadow, status, view)
     if not versions_differ(status.current_version, status.target_version):
+        failed = view.gate_failures.get(shadow.name)
+        if failed is not None:
+            return Reason.NO_UPDATE, (
+                f"runs the version offered, but {failed.message} at {_when(failed.at)}"
+            )
         return Reason.NO_UPDATE, "no update offered"
     offered = f"{status.target_version} offered"
     if not is_retry_allowed(status, view.now):
@@ -132,10 +157,16 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
         return Reason.BACKING_OFF, (
             f"backing off until {_when(until)} (crash count {status.crash_count}){cause}"
         )
+    if view.halted is not None:
+        return Reason.HALTED, f"HALTED: {view.halted}; `brupop resume` to go on; {offered}"
     if view.paused:
         return Reason.PAUSED, f"fleet paused (spec.paused of the update policy); {offered}"
     if shadow.name in view.held_back:
         return Reason.PAUSED, f"node paused (label {_NODE_PAUSED}); {offered}"
+    if view.blocked is not None:
+        return Reason.ALERT_HOLD, f"held by the alert gate: {view.blocked}; {offered}"
+    if view.soak is not None and shadow.name not in view.canaries:
+        return Reason.CANARY_SOAK, f"{view.soak}; {offered}"
     if not view.window_open:
         return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
     limit = view.policy.limit
@@ -157,11 +188,19 @@ def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) ->
             f"timed out in {record.state} (limit {record.limit_seconds:.0f} s) at "
             f"{_when(record.at)}; waiting for the agent to bring the node back to Idle"
         )
+    failed = view.gate_failures.get(shadow.name)
+    if failed is not None and spec.state is UpdateState.IDLE:
+        return Reason.UPDATING, (
+            f"{failed.message} at {_when(failed.at)}; waiting for the agent to report Idle"
+        )
     if status.current_state is UpdateState.ERROR_RESET:
         return Reason.CRASHED, (
             f"the agent reported a failure (crash count {status.crash_count}); "
             "waiting for it to recover the node"
         )
+    gate = view.gate_holds.get(shadow.name)
+    if gate is not None:
+        return gate
     drain = view.drains.get(shadow.name)
     if drain is not None and not drain.done:
         if drain.budgets:

@@ -10,7 +10,8 @@ from brupop.adapters.notifications.webhook import WebhookTarget
 from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
-from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
+from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
+from brupop.domain.states import UpdateState
 from brupop.entrypoints.controller.container import build_service
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
@@ -59,3 +60,26 @@ def test_without_a_webhook_the_controller_has_no_notification_counters() -> None
     metrics = PrometheusRolloutMetrics()
     build_service(cluster, clock, config, metrics, NotificationSettings()).tick()
     assert b"brupop_notifications" not in metrics.exposition()
+
+
+def test_the_controller_process_sends_a_halt_decided_by_its_pass_to_its_webhook() -> None:
+    cluster, clock, config = _setup()
+    node = cluster.add_node("node-b", labels={OPT_IN_LABEL: OPT_IN_VALUE})
+    cluster.shadows.create(node.name, node.uid)
+    for name in ("node-a", "node-b"):
+        status = ShadowStatus(
+            current_version="1.19.0", target_version="1.20.0", current_state=UpdateState.IDLE
+        )
+        cluster.shadows.update_status(shadow_name(name), status)
+    cluster.policies.apply({"metadata": {"name": "default"}, "spec": {"haltAfterFailures": 1}})
+    metrics = PrometheusRolloutMetrics()
+    with running_receiver() as receiver:
+        settings = NotificationSettings("prod", (WebhookTarget("webhook-1", receiver.url),))
+        service = build_service(cluster, clock, config, metrics, settings)
+        service.tick()
+        started = cluster.shadows.get(shadow_name("node-a"))
+        assert started.status is not None and started.spec.state is not UpdateState.IDLE
+        failed = started.status.model_copy(update={"current_state": UpdateState.ERROR_RESET})
+        cluster.shadows.update_status(started.name, failed)
+        service.tick()
+        assert receiver.wait_for(lambda seen: "fleet_halted" in seen.kinds())

@@ -22,6 +22,7 @@ from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.service import ControllerService
+from brupop.services.pausing import FleetPause
 from tests.contract.kubernetes.conftest import sent
 from tests.fakes.clock import FakeClock
 from tests.support.kube_api_rules import EVENTS, POLICIES
@@ -190,3 +191,36 @@ def test_an_ignored_policy_gets_one_warning_event_about_itself(
     assert events[0]["type"] == "Warning"
     assert events[0]["involvedObject"]["kind"] == "BottlerocketUpdatePolicy"
     assert events[0]["involvedObject"]["name"] == "staging"
+
+
+def test_a_halt_is_written_with_the_version_read_and_a_resume_releases_it(
+    server: EmulatorServer, kube: KubernetesCluster
+) -> None:
+    emulator = server.emulator
+    _apply(emulator, "default", {"haltAfterFailures": 1})
+    controller = _controller(kube, FakeClock(), by_hand=True)
+    controller.tick()
+    crashed = kube.shadows.get("brs-node-0")
+    assert crashed.status is not None
+    kube.shadows.update_status(
+        crashed.name,
+        crashed.status.model_copy(update={"current_state": UpdateState.ERROR_RESET}),
+    )
+
+    controller.tick()
+
+    status = _status(emulator)
+    assert status["phase"] == "Halted"
+    assert status["haltReason"] == {
+        "node": "node-0",
+        "check": "errorReset",
+        "detail": "the agent failed on its way to StagedAndPerformedUpdate",
+    }
+    writes = [r for r in sent(emulator) if r.method == "PATCH" and r.path.endswith("/status")]
+    assert "resourceVersion" in writes[-1].body["metadata"], "written on the version read"
+
+    FleetPause(kube.policies).resume()
+    controller.tick()
+
+    status = _status(emulator)
+    assert status["phase"] != "Halted" and "haltReason" not in status

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from rich.console import Console
 
+from brupop.domain.update_policy_status import HaltReason
 from brupop.entrypoints.simulate.display import print_summary
 from brupop.entrypoints.simulate.report import NodeReport, RunFacts, judge
 
@@ -56,3 +57,31 @@ def test_agents_killed_by_a_sigterm_sent_before_their_handler_are_counted_apart(
 
     assert lines[-1].startswith("OK: 1/1 nodes updated")
     assert any("killed by a SIGTERM sent before their handler: 1" in line for line in lines)
+
+
+def test_a_halted_run_ends_with_a_line_saying_halted_with_the_node_and_the_check() -> None:
+    halt = HaltReason(node="node-02", check="nodeReady", detail="the node is not Ready")
+    report = judge(
+        RunFacts(
+            duration_seconds=9.5,
+            max_concurrent_allowed=1,
+            max_concurrent_observed=1,
+            tracebacks=0,
+            nodes=[_node("node-01"), _node("node-02"), _node("node-03", final_version="1.19.0")],
+            from_version="1.19.0",
+            to_version="1.20.0",
+            halt=halt,
+        )
+    )
+    out = io.StringIO()
+    print_summary(Console(file=out, width=160, no_color=True), report)
+
+    assert not report.ok
+    assert (report.halted, report.halt_reason) == (
+        True,
+        {"node": "node-02", "check": "nodeReady", "detail": "the node is not Ready"},
+    )
+    assert out.getvalue().splitlines()[-1] == (
+        "HALTED (2/3 nodes updated): node node-02 failed nodeReady: the node is not Ready; "
+        "no node starts until `brupop resume`"
+    )

@@ -145,3 +145,34 @@ def test_the_book_plans_what_a_full_recomputation_plans(
         assert incremental.started() == full.started()
         assert incremental.slots_held == full.slots_held
         assert book.ready_names() == [s.name for s in full.ready]
+
+
+def test_a_withheld_change_waits_and_the_others_are_written() -> None:
+    gated = shadow("a", spec=S.MONITORING_UPDATE, state=S.MONITORING_UPDATE, current=NEW)
+    moving = shadow("b", spec=S.REBOOTED_INTO_UPDATE, state=S.REBOOTED_INTO_UPDATE, current=NEW)
+    book = _book(gated, moving)
+
+    plan = book.plan(NOW, may_start=True, withheld={gated.name})
+
+    assert [c.shadow.name for c in plan.changes] == [moving.name]
+    assert [c.shadow.name for c in book.plan(NOW, may_start=True).changes] == sorted(
+        [gated.name, moving.name]
+    )
+
+
+def test_only_the_named_ready_nodes_start_in_start_order_within_the_free_slots() -> None:
+    book = _book(*(shadow(f"node-{i}") for i in range(2, 7)))
+    names = {f"brs-node-{i}" for i in (6, 3, 5)}
+
+    assert book.plan(NOW, may_start=True, only=names).started() == ("brs-node-3", "brs-node-5")
+    assert book.plan(NOW, may_start=True, only=set()).started() == ()
+
+
+def test_the_offered_versions_are_counted_as_shadows_change() -> None:
+    book = _book(shadow("a", target="1.20.10"), shadow("b", target="1.20.9"))
+    assert book.targets == {"1.20.10": 1, "1.20.9": 1}
+
+    book.record(shadow("a", target="1.20.9", rv="2"), NOW)
+    book.drop("brs-b")
+
+    assert book.targets == {"1.20.9": 1}

@@ -6,6 +6,8 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
+from brupop.adapters.http.prober import UrlProber
+from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
@@ -16,6 +18,8 @@ from brupop.entrypoints.controller.notifying_ports import wire_notifications
 from brupop.entrypoints.controller.settings import ControllerSettings
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.health_checks import HealthChecks
+from brupop.services.controller.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
 
 EVENT_COMPONENT = "brupop-controller"
@@ -57,10 +61,20 @@ def build_service(
         config=config,
         metrics=wiring.metrics if wiring else metrics,
         policies=cluster.policies,
+        gates=build_gates(cluster),
+        safety_metrics=wiring.metrics if wiring else metrics,
     )
     if wiring is not None:
         wiring.notices.read_reports_from(service.reports)
     return service
+
+
+def build_gates(cluster: Any) -> GatePorts:
+    """The health gate's checks over the cluster's ports, HTTP probes and Prometheus."""
+    checks = HealthChecks(
+        nodes=cluster.nodes, pods=cluster.pods, workloads=cluster.workloads, prober=UrlProber()
+    )
+    return GatePorts(checks, PrometheusAlertSource())
 
 
 def build_metrics(config: ControllerConfig) -> PrometheusRolloutMetrics:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
 from brupop.adapters.notifications.webhook import WebhookTarget
 from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.maintenance_window import MaintenanceWindow
@@ -29,6 +30,8 @@ from brupop.entrypoints.simulate.certificates import LOOPBACK_HOST, TlsFiles
 from brupop.entrypoints.simulate.options import SimulationOptions
 from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.health_checks import HealthChecks
+from brupop.services.controller.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
 
 ALWAYS = "* * * * * * *"
@@ -166,6 +169,8 @@ class _Controller:
             config=config,
             metrics=wired.metrics if wired else metrics,
             policies=cluster.policies,
+            gates=simulated_gates(cluster, options),
+            safety_metrics=wired.metrics if wired else metrics,
         )
         if wired is not None:
             wired.notices.read_reports_from(self.service.reports)
@@ -200,6 +205,22 @@ class _Controller:
 
     def reports(self) -> list[NodeReport]:
         return self.service.reports()
+
+
+def simulated_gates(cluster: InMemoryCluster, options: SimulationOptions) -> GatePorts:
+    """The health gate's checks over the in-memory cluster; HTTP probes and Prometheus are
+    stand-ins (no probe target answers; the policy's Prometheus answers with no alert)."""
+    checks = HealthChecks(
+        nodes=cluster.nodes,
+        pods=cluster.pods,
+        workloads=cluster.workloads,
+        prober=InMemoryHttpProber(),
+    )
+    alerts = InMemoryAlertSource()
+    gate = (options.policy or {}).get("spec", {}).get("alertGate") or {}
+    if isinstance(gate.get("prometheusUrl"), str):
+        alerts.serve(gate["prometheusUrl"])
+    return GatePorts(checks, alerts)
 
 
 def _notification_settings(options: SimulationOptions) -> NotificationSettings:

@@ -55,6 +55,7 @@ def node_outcome(
         reason="" if status and status.current_version == to_version else reason,
         last_failure=last_failure(log_path),
         started_at=_since(view.started_at, run_started_at),
+        health_gate=_gate_outcome(cluster, shadow_name(node.name)),
         finished_at=(
             _since(view.finished_at, run_started_at)
             if status and status.current_version == to_version
@@ -78,6 +79,15 @@ def _find_shadow(cluster: InMemoryCluster, node: str) -> Shadow | None:
         return cluster.shadows.get(shadow_name(node))
     except NotFoundError:
         return None
+
+
+def _gate_outcome(cluster: InMemoryCluster, shadow: str) -> str | None:
+    """`failed` when the controller failed the node's health gate, `passed` when it let the
+    node go Idle through it, None when no gate judged it (from the Events it recorded)."""
+    reasons = {e.reason for e in cluster.events.recorded if e.shadow_name == shadow}
+    if "HealthGateFailed" in reasons:
+        return "failed"
+    return "passed" if "HealthGatePassed" in reasons else None
 
 
 def _since(moment: float | None, origin: float) -> float | None:

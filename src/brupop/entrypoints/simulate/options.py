@@ -46,6 +46,7 @@ class SimulationOptions:
     timeout: float = 120.0
     timing: Timing = field(default_factory=Timing)
     block_drain: tuple[str, ...] = ()
+    unhealthy: tuple[str, ...] = ()  # after their reboot: NotReady, agent pod never Ready
     faults: tuple[tuple[str, str], ...] = ()  # (node, fault)
     chaos_kills: int = 0
     chaos_seed: int | None = None
@@ -138,6 +139,14 @@ def _add_scenario_flags(parser: argparse.ArgumentParser) -> None:
         help="put a pod on NODE whose PodDisruptionBudget never allows its eviction",
     )
     scenario.add_argument(
+        "--unhealthy",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help="after its reboot NODE stays NotReady and its DaemonSet pod never becomes Ready "
+        "(a health gate in --policy then fails it)",
+    )
+    scenario.add_argument(
         "--fault",
         action="append",
         default=[],
@@ -216,6 +225,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         timeout=_seconds("--timeout", args.timeout, most=ONE_DAY),
         timing=timing,
         block_drain=tuple(_node("--block-drain", name, names) for name in args.block_drain),
+        unhealthy=tuple(_node("--unhealthy", name, names) for name in args.unhealthy),
         faults=tuple(_fault(text, names) for text in args.fault),
         chaos_kills=_integer("--chaos-kills", args.chaos_kills, minimum=0, maximum=100_000),
         chaos_seed=(

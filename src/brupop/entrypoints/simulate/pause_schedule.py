@@ -21,6 +21,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
 from brupop.domain.policy_object import policy_object
 from brupop.domain.update_policy import DEFAULT_POLICY_NAME
+from brupop.domain.update_policy_status import HaltReason, PolicyPhase
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,20 @@ def policy_phase(cluster: InMemoryCluster, nodes: int) -> str | None:
         if (status is not None and status.nodes.idle == nodes) or time.monotonic() >= deadline:
             return status.phase.value if status is not None else None
         time.sleep(0.05)
+
+
+def policy_halt(cluster: InMemoryCluster) -> HaltReason | None:
+    """What halted the fleet, as the controller wrote it on the `default` policy (None: no
+    halt). A halted status without a named cause still counts, as an unknown node."""
+    policy = cluster.policies.read().default
+    status = policy.status if policy is not None else None
+    if status is None or not status.halted:
+        return None
+    return status.halt_reason or HaltReason(node="unknown", check="unknown")
+
+
+def policy_soaking(cluster: InMemoryCluster) -> bool:
+    """The controller says the canaries are soaking: a quiet fleet is not settled yet."""
+    policy = cluster.policies.read().default
+    status = policy.status if policy is not None else None
+    return status is not None and status.phase is PolicyPhase.SOAKING

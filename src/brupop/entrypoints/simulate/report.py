@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from brupop.domain.states import UpdateState
+from brupop.domain.update_policy_status import HaltReason
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class NodeReport:
     agent_exits: list[dict[str, object]] = field(default_factory=list)
     started_at: float | None = None  # seconds since the run started: first left Idle
     finished_at: float | None = None  # ... last came back to Idle on the target version
+    health_gate: str | None = None  # "passed", "failed", or None: never judged by a gate
 
     def updated_to(self, target: str) -> bool:
         return (
@@ -64,6 +66,8 @@ class SimulationReport:
     log_dir: str | None = None
     policy_phase: str | None = None  # the update policy's status.phase; None: no policy
     pauses: list[dict[str, object]] = field(default_factory=list)  # --pause-at/--resume-at
+    halted: bool = False  # the controller halted the fleet (the policy's status says so)
+    halt_reason: dict[str, str] | None = None  # node, check, detail of the failure that did
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=False)
@@ -91,6 +95,7 @@ class RunFacts:
     log_dir: str | None = None
     policy_phase: str | None = None
     pauses: list[dict[str, object]] = field(default_factory=list)
+    halt: HaltReason | None = None
 
 
 def judge(facts: RunFacts) -> SimulationReport:
@@ -111,7 +116,15 @@ def judge(facts: RunFacts) -> SimulationReport:
     if facts.tracebacks:
         failures.append(f"{facts.tracebacks} traceback(s) in agent logs")
     updated = sum(node.updated_to(facts.to_version) for node in facts.nodes)
-    if failures:
+    halt = facts.halt
+    if halt is not None:
+        detail = f": {halt.detail}" if halt.detail else ""
+        failures.insert(0, f"HALTED: node {halt.node} failed {halt.check}{detail}")
+        verdict = (
+            f"HALTED ({updated}/{len(facts.nodes)} nodes updated): node {halt.node} failed "
+            f"{halt.check}{detail[:_LONGEST_IN_VERDICT]}; no node starts until `brupop resume`"
+        )
+    elif failures:
         verdict = f"FAILED ({updated}/{len(facts.nodes)} nodes updated): " + _first(failures)
     else:
         shown = "unlimited" if limit is None else str(limit)
@@ -137,6 +150,8 @@ def judge(facts: RunFacts) -> SimulationReport:
         log_dir=facts.log_dir,
         policy_phase=facts.policy_phase,
         pauses=facts.pauses,
+        halted=halt is not None,
+        halt_reason=halt.model_dump(by_alias=True) if halt is not None else None,
     )
 
 

@@ -30,10 +30,16 @@ from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.node_outcome import node_outcome
 from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
-from brupop.entrypoints.simulate.pause_schedule import PauseSchedule, policy_phase
+from brupop.entrypoints.simulate.pause_schedule import (
+    PauseSchedule,
+    policy_halt,
+    policy_phase,
+    policy_soaking,
+)
 from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
 from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
+from brupop.entrypoints.simulate.unhealthy import UnhealthyNodes
 from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 _TICK_SECONDS = 0.05
@@ -58,6 +64,7 @@ class _Run:
     observer: FleetObserver
     supervisor: AgentSupervisor
     pauses: PauseSchedule
+    unhealthy: UnhealthyNodes
     started_at: float = 0.0  # time.monotonic()
     started_on: datetime | None = None  # the cluster's clock, which stamps a halt
 
@@ -158,7 +165,8 @@ class Simulation:
             resume_at=options.resume_at,
             note=lambda _text: None,  # the display's note is attached once it exists
         )
-        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses)
+        unhealthy = UnhealthyNodes(cluster, fleet, options.unhealthy)
+        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses, unhealthy)
 
     def _agent_specs(
         self,
@@ -242,6 +250,7 @@ class Simulation:
             while not self._finished(run, chaos, restart):
                 restart.step(run.observer.first_active_at)
                 run.pauses.step(_rollout_began_at(run), run.started_at)
+                run.unhealthy.step(run.observer.views())
                 time.sleep(_TICK_SECONDS)
         except KeyboardInterrupt:
             self._interrupted = True
@@ -259,7 +268,7 @@ class Simulation:
             return True
         last_change = max(run.observer.last_change_at, run.pauses.last_written_at or 0.0)
         quiet = now - last_change >= options.settle_seconds
-        return quiet and _settled(views)
+        return quiet and _settled(views) and not policy_soaking(run.cluster)
 
     # --- the outcome -----------------------------------------------------------------------
 
@@ -311,6 +320,7 @@ class Simulation:
                 controller_restarts=self._controller_restarts,
                 log_dir=str(run.log_dir),
                 policy_phase=policy_phase(run.cluster, len(run.fleet)),
+                halt=policy_halt(run.cluster),
                 pauses=[moment.as_json() for moment in run.pauses.moments],
             )
         )

@@ -31,14 +31,21 @@ class NodeReasons:
         self._log = log
         self._reasons: dict[str, Reason] = {}
         self.counts: Counter[Reason] = Counter()
-        self._fleet_key: tuple[bool, bool, bool] | None = None
+        self._fleet_key: tuple[bool, ...] | None = None
         self.explained = 0
         """How many nodes were explained so far (an unchanged pass adds only those in a slot)."""
 
     def fleet_changed(self, view: RolloutView, held: int) -> bool:
         """The fleet-wide inputs of a ready node's reason changed since the last call."""
         maximum = view.policy.limit.maximum
-        key = (view.window_open, maximum is not None and held >= maximum, view.paused)
+        key = (
+            view.window_open,
+            maximum is not None and held >= maximum,
+            view.paused,
+            view.halted is not None,
+            view.blocked is not None,
+            view.soak is not None,
+        )
         changed, self._fleet_key = key != self._fleet_key, key
         return changed
 

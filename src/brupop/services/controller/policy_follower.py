@@ -12,6 +12,7 @@ status subresource only when it differs from the one the object shows.
 from __future__ import annotations
 
 import operator
+from datetime import datetime
 
 import structlog
 
@@ -21,7 +22,7 @@ from brupop.domain.policy_object import UpdatePolicy
 from brupop.domain.policy_status import FleetProgress, policy_status
 from brupop.domain.update_policy import DEFAULT_POLICY_NAME
 from brupop.domain.update_policy_status import UpdatePolicyStatus
-from brupop.ports.errors import PortError
+from brupop.ports.errors import ConflictError, PortError
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.services.controller.informer import Informer
@@ -84,29 +85,39 @@ class PolicyFollower:
             self._notes.clear()  # the leader tells these
         return self.policy.paused != paused_before
 
-    def publish_status(self, progress: FleetProgress) -> None:
-        """Write the status of `default` when it differs from what the object shows (leader
-        only: the caller asks only while leading)."""
+    def status_seen(self) -> tuple[UpdatePolicyStatus | None, str | None]:
+        """The status `default` shows now and its resourceVersion (None, None when absent)."""
         current = self.mirror.get(DEFAULT_POLICY_NAME)
         if current is None:
-            return
+            return None, None
+        return current.status, current.resource_version
+
+    def publish_status(self, progress: FleetProgress, now: datetime) -> UpdatePolicy | None:
+        """Write the status of `default` when it differs from what the object shows (leader
+        only: the caller asks only while leading); the object written, None when nothing was.
+        The write is conditional on the resourceVersion read, so a resume (which clears a halt
+        through the status) is never overwritten unseen: the next pass reads it first."""
+        current = self.mirror.get(DEFAULT_POLICY_NAME)
+        if current is None:
+            return None
         # A quiet pass changes none of the inputs: skip building the status (pydantic) again.
         inputs = (self.policy, progress.key(), current.resource_version, current.generation)
         if inputs == self._published:
-            return
-        wanted = policy_status(
-            self.policy, progress, generation=current.generation, previous=current.status
-        )
+            return None
+        wanted = policy_status(self.policy, progress, generation=current.generation, now=now)
         if wanted == current.status:
             self._published = inputs
-            return
+            return None
         try:
-            written = self._policies.update_status(wanted)
+            written = self._policies.update_status(wanted, current.resource_version)
+        except ConflictError:
+            self._log.debug("policy.status_changed_meanwhile")
+            return None
         except PortError as error:  # NotFoundError too: the deletion's event follows
             emit = self._log.debug if wanted == self._refused else self._log.warning
             emit("policy.status_not_written", error=str(error)[:300])
             self._refused = wanted
-            return
+            return None
         self._refused = None
         self.mirror.put(written)
         self._published = (
@@ -116,6 +127,7 @@ class PolicyFollower:
             written.generation,
         )
         self._log.debug("policy.status_written", phase=wanted.phase.value)
+        return written
 
     def _list(self) -> Listing[UpdatePolicy]:
         """The namespace's policy objects; the ignored ones are known by name only."""

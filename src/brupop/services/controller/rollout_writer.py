@@ -15,11 +15,12 @@ from datetime import datetime
 import structlog
 
 from brupop.domain.cluster import ClusterEvent, EventType
+from brupop.domain.health_gate import in_gate
 from brupop.domain.rollout import ChangeKind, RolloutPlan, SpecChange, timed_out_spec
 from brupop.domain.shadow import CRASH_COUNT_MAX, Shadow, ShadowStatus
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.transition_timeout import is_timed_out, transition_deadline
-from brupop.domain.waiting_reason import TimeoutRecord
+from brupop.domain.waiting_reason import GateFailureRecord, TimeoutRecord
 from brupop.ports.errors import ConflictError, NotFoundError
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.rollout_metrics import RolloutMetrics
@@ -38,6 +39,7 @@ class WriteOutcome:
     stopped_leading: bool = False
     stored: list[Shadow] = field(default_factory=list)
     conflicted: list[str] = field(default_factory=list)
+    gate_failed: dict[str, GateFailureRecord] = field(default_factory=dict)
 
 
 class RolloutWriter:
@@ -139,6 +141,42 @@ class RolloutWriter:
         outcome.written += 1
         limit = self._timeouts.for_state(state) or 0.0
         outcome.timed_out[fresh.name] = TimeoutRecord(state, limit, now)
+
+    def fail_gate(self, listed: Shadow, failure: str, now: datetime) -> Shadow | None:
+        """The node failed its health gate (`failure`: what failed, for the Event): record the
+        failure in its status (one more crash, failed now) and send it back to Idle, stamped
+        with the failure's time like a timeout. There is no rollback: it stays on the new
+        version, and it is already back in service (the agent uncordoned it before reporting
+        MonitoringUpdate). None when the node has left the gate meanwhile."""
+        fresh = self._shadows.get(listed.name)
+        status = fresh.status
+        if status is None or not in_gate(fresh):
+            return None
+        self._journal.remember(fresh.name, fresh.resource_version)
+        stored = self._shadows.update_status(fresh.name, _failed(status, now))
+        stored = self._shadows.replace_spec(
+            fresh.name, timed_out_spec(fresh, now), stored.resource_version
+        )
+        self._metrics.count_failure("health_gate", UpdateState.MONITORING_UPDATE.value)
+        self._log.warning(
+            "update.health_gate_failed",
+            node=fresh.node_name,
+            version=status.current_version,
+            failure=failure,
+        )
+        self._event(
+            fresh,
+            "HealthGateFailed",
+            f"{failure}; the node stays on {status.current_version} (no rollback) and is back "
+            "in service",
+            EventType.WARNING,
+        )
+        return stored
+
+    def note_gate_passed(self, shadow: Shadow, message: str) -> None:
+        """The node passed its health gate and was let go Idle."""
+        self._log.info("update.health_gate_passed", node=shadow.node_name)
+        self._event(shadow, "HealthGatePassed", message)
 
     def _count_timeout(self, shadow: Shadow, now: datetime) -> None:
         state = shadow.spec.state

@@ -19,12 +19,16 @@ from typing import Any
 
 import structlog
 
-from brupop.domain.drain_progress import DrainProgress, drain_progress
+from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import WindowGate
-from brupop.domain.policy_status import FleetProgress
 from brupop.domain.shadow import Shadow
-from brupop.domain.states import UpdateState
-from brupop.domain.waiting_reason import NodeReport, RolloutView, TimeoutRecord, report
+from brupop.domain.waiting_reason import (
+    GateFailureRecord,
+    NodeReport,
+    RolloutView,
+    TimeoutRecord,
+    report,
+)
 from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.ports.event_recorder import EventRecorder
@@ -32,18 +36,23 @@ from brupop.ports.lease_store import LeaseStore
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics
+from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.drain_watch import observe_drains
 from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.gate_settling import settle_gates
 from brupop.services.controller.informer import Informer
 from brupop.services.controller.leader_election import LeaderElector
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
 from brupop.services.controller.policy_follower import PolicyFollower
+from brupop.services.controller.policy_rules import PolicyRules
 from brupop.services.controller.quiet_metrics import QuietMetrics
+from brupop.services.controller.rollout_safety import GatePorts, RolloutSafety
 from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
 from brupop.services.controller.write_journal import WriteJournal
 from brupop.services.supervisor import RestartPolicy
@@ -67,6 +76,8 @@ class ControllerService:
         metrics: RolloutMetrics | None = None,
         watch_restart: RestartPolicy | None = None,
         policies: UpdatePolicyRepository | None = None,
+        gates: GatePorts | None = None,
+        safety_metrics: SafetyMetrics | None = None,
     ) -> None:
         self._shadows, self._nodes, self._pods, self._clock = shadows, nodes, pods, clock
         self._watch_restart = watch_restart
@@ -90,20 +101,35 @@ class ControllerService:
         self._phases = PhaseTimer(self._metrics)
         self._gate = WindowGate(clock.now())
         self._timeouts: dict[str, TimeoutRecord] = {}
+        self._gate_failures: dict[str, GateFailureRecord] = {}
         self._last_tick: float | None = None
         self._started_mono = clock.monotonic()
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
-        self.policy = (
+        follower = (
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )
         self._reasons = NodeReasons(self._log)
+        # Gate checks get half the time a leader may go without renewing its Lease.
+        budget = max(1.0, (config.lease_seconds - config.renew_seconds) / 2)
+        safety = RolloutSafety(gates, nodes, clock, check_budget_seconds=budget)
+        self._safety_metrics: SafetyMetrics = safety_metrics or QuietMetrics()
+        self._rules = PolicyRules(follower, safety, self._metrics, self._safety_metrics)
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
         self._followed = False
         self._term: int | None = None  # the Lease term the mirror was last listed for
         self._last_resync: float | None = None
+
+    @property
+    def policy(self) -> PolicyFollower | None:
+        """The update policy followed (None: no policy repository, the behaviour before)."""
+        return self._rules.follower
+
+    @policy.setter
+    def policy(self, follower: PolicyFollower | None) -> None:
+        self._rules.follower = follower
 
     # --- the loop ------------------------------------------------------------------------
 
@@ -239,18 +265,27 @@ class ControllerService:
         if self._lags_behind_own_writes():
             return False
         touched = fleet.absorb(now)
-        paused = self.policy is not None and self._follow_policy(leading)
+        paused, safety = self._rules.assess(now, fleet.book, touched, leading=leading)
         if leading and fleet.orphans:
             touched |= self._sweep(now)
         drains = self._drains()
         policy, window = self.config.policy, self.config.window
         self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
-        plan = fleet.book.plan(now, may_start=self._gate.is_open and not paused)
+        soaking = safety.soaking
+        plan = fleet.book.plan(
+            now,
+            may_start=self._gate.is_open and not paused and safety.may_start,
+            withheld=safety.withheld(),
+            only=safety.canaries if soaking else None,
+        )
         self._phases.observe(self._shadows_named(touched | fleet.book.holders()), drains, now)
         outcome = WriteOutcome()
         if leading:
             outcome = self._writer.apply(plan, now, self.elector.is_leader)
             self._timeouts.update(outcome.timed_out)
+            if not outcome.stopped_leading:
+                settle_gates(safety, outcome, self._writer, self._safety_metrics, now)
+                self._gate_failures.update(outcome.gate_failed)
         if outcome.stored or outcome.conflicted:
             fleet.written(outcome.stored, outcome.conflicted)
             touched |= fleet.absorb(now)
@@ -265,21 +300,17 @@ class ControllerService:
             timeouts=dict(self._timeouts),
             paused=paused,
             held_back=fleet.book.held_back(),
+            halted=safety.halt.message if safety.halt.halted else None,
+            blocked=safety.alerts.reason,
+            soak=safety.soak.message(now) if safety.soak is not None and soaking else None,
+            canaries=safety.canaries or frozenset(),
+            gate_holds=safety.gate_holds(),
+            gate_failures=dict(self._gate_failures),
         )
         self._publish(view, touched)
-        if leading and self.policy is not None:
-            held = len(fleet.book.holders() | view.started)
-            progress = FleetProgress(fleet.book.states, held, fleet.book.waiting)
-            self.policy.publish_status(progress)
+        updating = len(fleet.book.holders() | view.started)
+        self._rules.publish(fleet.book, updating, paused, safety, now, leading=leading)
         return outcome.conflicts > 0 and not outcome.stopped_leading
-
-    def _follow_policy(self, leading: bool) -> bool:
-        """Apply the policy changes seen since the last pass; whether the fleet is paused."""
-        assert self.policy is not None
-        self.policy.absorb(leading=leading)
-        paused = self.policy.policy.paused
-        self._metrics.set_fleet_paused(paused)
-        return paused
 
     def _lags_behind_own_writes(self) -> bool:
         """The mirror still shows one of this replica's writes undone (its event is late)."""
@@ -303,34 +334,21 @@ class ControllerService:
         return [s for n in sorted(names) if (s := book.shadow(n)) is not None]
 
     def _drains(self) -> dict[str, DrainProgress]:
-        """Drain progress of every node being drained (spec RebootedIntoUpdate, cordoned)."""
-        drains: dict[str, DrainProgress] = {}
-        for shadow in self._shadows_named(self.fleet.book.holders()):
-            status = shadow.status
-            node = self.fleet.nodes.get(shadow.node_name)
-            if (
-                status is None
-                or shadow.spec.state is not UpdateState.REBOOTED_INTO_UPDATE
-                or status.current_state is not UpdateState.STAGED_AND_PERFORMED_UPDATE
-                or node is None
-                or not node.unschedulable
-            ):
-                continue
-            try:
-                pods = self._pods.list_on_node(shadow.node_name)
-                namespaces = sorted({pod.namespace for pod in pods})
-                budgets = [b for ns in namespaces for b in self._pods.list_disruption_budgets(ns)]
-            except PortError as error:
-                self._log.debug("drain.unobservable", node=shadow.node_name, error=str(error))
-                continue
-            drains[shadow.name] = drain_progress(pods, budgets)
-        return drains
+        """Drain progress of every node being drained."""
+        holders = self._shadows_named(self.fleet.book.holders())
+        return observe_drains(holders, self.fleet.nodes.get, self._pods, self._log)
 
     def _forget_old_timeouts(self, now: datetime) -> None:
+        """Timeouts and gate failures are recalled in REASON for a day, then forgotten."""
         book = self.fleet.book
         self._timeouts = {
             name: record
             for name, record in self._timeouts.items()
+            if name in book and now - record.at < _TIMEOUT_MEMORY
+        }
+        self._gate_failures = {
+            name: record
+            for name, record in self._gate_failures.items()
             if name in book and now - record.at < _TIMEOUT_MEMORY
         }
 
@@ -341,7 +359,9 @@ class ControllerService:
         held = len(holders | view.started)
         names = touched | holders | view.started | self._started_before
         if self._reasons.fleet_changed(view, held):
+            # A halt outranks a Node's own pause: the held-back nodes' reasons change with it.
             names.update(book.ready_names())
+            names.update(view.held_back)
         self._reasons.refresh(sorted(names), book.shadow, view, held)
         self._started_before = view.started
         self._view = view

@@ -90,3 +90,10 @@ def test_the_resume_must_come_after_the_pause() -> None:
         parse_options(["--pause-at", "3", "--resume-at", "2"])
     options = parse_options(["--pause-at", "0", "--resume-at", "2.5"])
     assert (options.pause_at, options.resume_at) == (0.0, 2.5)
+
+
+def test_unhealthy_names_nodes_of_the_fleet_and_refuses_others() -> None:
+    options = parse_options(["--nodes", "3", "--unhealthy", "node-02", "--unhealthy", "node-03"])
+    assert options.unhealthy == ("node-02", "node-03")
+    with pytest.raises(OptionError, match="--unhealthy"):
+        parse_options(["--nodes", "3", "--unhealthy", "node-09"])

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
 from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
@@ -23,6 +24,8 @@ from brupop.domain.shadow import (
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.health_checks import HealthChecks
+from brupop.services.controller.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
 from tests.fakes.clock import FakeClock
 
@@ -42,6 +45,9 @@ class RecordingMetrics:
     failures: list[tuple[str, str]] = field(default_factory=list)
     leading: bool | None = None
     fleet_paused: bool | None = None
+    fleet_halted: bool | None = None
+    gate_seconds: list[float] = field(default_factory=list)
+    gate_failures: list[str] = field(default_factory=list)
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self.hosts = (dict(states), dict(versions))
@@ -64,6 +70,15 @@ class RecordingMetrics:
     def set_fleet_paused(self, paused: bool) -> None:
         self.fleet_paused = paused
 
+    def set_fleet(self, *, paused: bool, halted: bool) -> None:
+        self.fleet_paused, self.fleet_halted = paused, halted
+
+    def observe_health_gate(self, seconds: float) -> None:
+        self.gate_seconds.append(seconds)
+
+    def count_health_gate_failure(self, check: str) -> None:
+        self.gate_failures.append(check)
+
 
 class Fleet:
     """Nodes with agents that report status only when told to (`step`, `fail`)."""
@@ -71,6 +86,8 @@ class Fleet:
     def __init__(self, count: int, *, clock: FakeClock | None = None) -> None:
         self.clock = clock or FakeClock(START)
         self.cluster = InMemoryCluster(clock=self.clock)
+        self.prober = InMemoryHttpProber()
+        self.alerts = InMemoryAlertSource()
         self.names = [f"node-{i:02d}" for i in range(count)]
         for name in self.names:
             self.add_node(name)
@@ -90,7 +107,7 @@ class Fleet:
         window: str = "* * * * * * *",
         timeouts: StateTimeouts | None = None,
         controller_node: str | None = None,
-        metrics: RolloutMetrics | None = None,
+        metrics: RecordingMetrics | RolloutMetrics | None = None,
         policies: bool = True,
     ) -> ControllerService:
         """A controller replica; it follows the update policies unless `policies` is False
@@ -113,6 +130,16 @@ class Fleet:
             config=config,
             metrics=metrics,
             policies=self.cluster.policies if policies else None,
+            gates=GatePorts(
+                HealthChecks(
+                    nodes=self.cluster.nodes,
+                    pods=self.cluster.pods,
+                    workloads=self.cluster.workloads,
+                    prober=self.prober,
+                ),
+                self.alerts,
+            ),
+            safety_metrics=metrics if isinstance(metrics, RecordingMetrics) else None,
         )
 
     # --- looking -------------------------------------------------------------------------

@@ -190,13 +190,13 @@ def test_the_status_tells_the_phase_the_generation_and_the_nodes_by_state() -> N
 
     assert paused is not None and rolling is not None and done is not None
     assert (paused.phase, paused.observed_generation) == (PolicyPhase.PAUSED, 1)
-    assert paused.message == "Paused by spec.paused: no node starts, no node is updating."
+    assert paused.message == "Paused: no node starts until `brupop resume`."
     assert paused.nodes == NodeCounts(idle=3)
     assert (rolling.phase, rolling.observed_generation) == (PolicyPhase.ROLLING, 2)
-    assert rolling.message == "1 node updating, 2 waiting to start."
+    assert rolling.message == "Rolling: 1 node updating, 2 waiting."
     assert (done.phase, done.message) == (
         PolicyPhase.IDLE,
-        "No node is updating or waiting to start.",
+        "Idle: every node runs the version it is offered.",
     )
     assert fleet.all_updated()
 

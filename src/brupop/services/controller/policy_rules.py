@@ -1,0 +1,73 @@
+"""PolicyRules: the update policy's part of a controller pass.
+
+Before deciding: apply the policy changes seen since the last pass (the pause), take over or
+release a halt as the policy's status shows it, and assess the safety rules. After: publish the
+fleet's pause and halt metrics and, as leader, the policy's status. Without a policy repository
+(or with no `default` object) the pass is as it was before policies.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from brupop.domain.policy_status import FleetProgress
+from brupop.domain.rollout_book import RolloutBook
+from brupop.ports.rollout_metrics import RolloutMetrics
+from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.services.controller.policy_follower import PolicyFollower
+from brupop.services.controller.rollout_safety import QUIET, RolloutSafety, SafetyPass
+
+
+class PolicyRules:
+    """The pause, the safety rules and the status of the policy in force."""
+
+    def __init__(
+        self,
+        follower: PolicyFollower | None,
+        safety: RolloutSafety,
+        metrics: RolloutMetrics,
+        safety_metrics: SafetyMetrics,
+    ) -> None:
+        self.follower, self.safety = follower, safety
+        self._metrics, self._safety_metrics = metrics, safety_metrics
+
+    def assess(
+        self, now: datetime, book: RolloutBook, touched: set[str], *, leading: bool
+    ) -> tuple[bool, SafetyPass]:
+        """Whether the fleet is paused, and the safety rules' facts of this pass."""
+        follower = self.follower
+        if follower is None:
+            return False, QUIET
+        follower.absorb(leading=leading)
+        paused = follower.policy.paused
+        self._metrics.set_fleet_paused(paused)
+        status, version = follower.status_seen()
+        self.safety.halts.follow_status(status, version)
+        return paused, self.safety.assess(now, follower.policy, book, touched, leading=leading)
+
+    def publish(
+        self,
+        book: RolloutBook,
+        updating: int,
+        paused: bool,
+        safety: SafetyPass,
+        now: datetime,
+        *,
+        leading: bool,
+    ) -> None:
+        """The fleet's metrics, and (leader only) the policy's status."""
+        self._safety_metrics.set_fleet(paused=paused, halted=safety.halt.halted)
+        if not leading or self.follower is None:
+            return
+        progress = FleetProgress(
+            book.states,
+            updating,
+            book.waiting,
+            halt=safety.halt,
+            halted_at=safety.halted_at,
+            blocked=safety.alerts.reason,
+            soak=safety.soak,
+        )
+        written = self.follower.publish_status(progress, now)
+        if written is not None and written.status is not None:
+            self.safety.halts.shown(written.status, written.resource_version)
