@@ -18,7 +18,7 @@ from brupop.domain.alert_gate import FiringAlert
 from brupop.domain.update_policy import AlertGate
 from brupop.ports.alert_source import AlertSource
 from brupop.services.controller.alert_gate_reader import read_alert_gate
-from tests.support.alerting_prometheus import PrometheusServer, wait_for
+from tests.support.alerting_prometheus import AlertingPrometheus, wait_for
 
 ALERT = "BrupopTestAlert"
 NOISE = "BrupopTestNoise"
@@ -54,7 +54,7 @@ class MemoryAlerts:
 
 
 class RealPrometheus:
-    def __init__(self, server: PrometheusServer) -> None:
+    def __init__(self, server: AlertingPrometheus) -> None:
         self.server = server
         self.source: AlertSource = PrometheusAlertSource(timeout_seconds=10)
         self.url = server.url
@@ -70,8 +70,8 @@ class RealPrometheus:
 
 
 @pytest.fixture(scope="module")
-def prometheus() -> Iterator[PrometheusServer]:
-    with PrometheusServer() as server:
+def prometheus() -> Iterator[AlertingPrometheus]:
+    with AlertingPrometheus() as server:
         yield server
 
 
@@ -80,7 +80,7 @@ def alerts(request: pytest.FixtureRequest) -> Iterator[AlertBackend]:
     if request.param == "memory":
         yield MemoryAlerts()
         return
-    server: PrometheusServer = request.getfixturevalue("prometheus")
+    server: AlertingPrometheus = request.getfixturevalue("prometheus")
     backend = RealPrometheus(server)
     backend.resolve()
     _settle_quiet(backend)
