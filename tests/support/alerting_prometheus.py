@@ -4,15 +4,13 @@
 It scrapes a metrics endpoint the test serves (`set_triggers`) every second and evaluates a
 rules file every second: `BrupopTestAlert` fires while `test_alert_trigger` is above 0 (its
 series' labels, such as `severity`, become the alert's), `BrupopTestNoise` while
-`test_noise_trigger` is. Every wait is bounded and polls; nothing sleeps a fixed time.
-"""
+`test_noise_trigger` is."""
 
 from __future__ import annotations
 
 import shutil
 import tempfile
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
@@ -41,15 +39,6 @@ def _config(rules: Path, target: str) -> dict[str, Any]:
         "rule_files": [str(rules)],
         "scrape_configs": [{"job_name": "trigger", "static_configs": [{"targets": [target]}]}],
     }
-
-
-def wait_for(what: str, done: Callable[[], bool], timeout: float = 45.0) -> None:
-    """Poll `done` until it is true; AssertionError naming `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"gave up after {timeout:g} s waiting for {what}")
-        time.sleep(0.2)
 
 
 class AlertingPrometheus:
