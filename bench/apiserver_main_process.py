@@ -33,6 +33,7 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.workload_replicas import WorkloadReplicas
 
 
 class SlowTokenReviewer:
@@ -59,6 +60,7 @@ class Cluster:
     nodes: NodeRepository
     pods: PodRepository
     token_reviewer: TokenReviewer
+    workloads: WorkloadReplicas
 
 
 def free_port() -> int:
@@ -80,7 +82,7 @@ def main() -> int:
     for node in nodes:
         cluster.shadows.create(node.name, node.uid)
     reviewer = SlowTokenReviewer(cluster.token_reviewer, args.review_latency_ms / 1000)
-    ports = Cluster(cluster.shadows, cluster.nodes, cluster.pods, reviewer)
+    ports = Cluster(cluster.shadows, cluster.nodes, cluster.pods, reviewer, cluster.workloads)
     ApiserverContainer.cluster.override(providers.Object(ports))
     tls = write_loopback_tls(args.work / "tls")
     port = free_port()
