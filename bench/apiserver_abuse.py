@@ -16,19 +16,19 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import shutil
 import signal
 import ssl
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from abuse_attacks import ATTACKS
+from ready_file import READY_FILE, start_until_ready
 from rig import emit, machine, mib, percentile, progress, read_process
+from work_dir import measure_in_work_dir
 
 HERE = Path(__file__).resolve().parent
 PROBE_SECONDS = 0.05
@@ -158,13 +158,8 @@ def start_server(
         sys.executable, str(HERE / "apiserver_main_process.py"), "--work", str(work),
         "--nodes", str(args.nodes), "--review-latency-ms", str(args.review_latency_ms),
     ]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    server, ready = start_until_ready(command, work)
     deadline = time.monotonic() + 60
-    while not (work / "ready.json").exists():
-        if server.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the apiserver process did not start")
-        time.sleep(0.05)
-    ready: dict[str, Any] = json.loads((work / "ready.json").read_text())
     context = ssl.create_default_context(cafile=ready["ca"])
     while True:
         try:
@@ -181,7 +176,7 @@ def start_server(
 def run_attack(name: str, work: Path, seconds: float) -> dict[str, Any]:
     command = [
         sys.executable, str(HERE / "abuse_attacks.py"), name,
-        "--ready", str(work / "ready.json"), "--seconds", str(seconds),
+        "--ready", str(work / READY_FILE), "--seconds", str(seconds),
     ]  # fmt: skip
     try:
         attack = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
@@ -292,14 +287,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     args.seconds = min(args.seconds, 60.0)
-    work = Path(tempfile.mkdtemp(prefix="brupop-bench-abuse-"))
-    try:
-        result = measure(args, work)
-    except Exception:
-        progress(f"failed; files kept in {work}")
-        raise
-    shutil.rmtree(work, ignore_errors=True)
-    emit(result)
+    emit(measure_in_work_dir("brupop-bench-abuse-", lambda work: measure(args, work)))
     return 0
 
 

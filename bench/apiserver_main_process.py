@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dependency_injector import providers
+from ready_file import publish_ready
 from rig import NAMESPACE, add_agent_nodes
 
 from brupop.adapters.memory.cluster import InMemoryCluster
@@ -32,6 +33,7 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.workload_replicas import WorkloadReplicas
 
 
 class SlowTokenReviewer:
@@ -58,6 +60,7 @@ class Cluster:
     nodes: NodeRepository
     pods: PodRepository
     token_reviewer: TokenReviewer
+    workloads: WorkloadReplicas
 
 
 def free_port() -> int:
@@ -79,7 +82,7 @@ def main() -> int:
     for node in nodes:
         cluster.shadows.create(node.name, node.uid)
     reviewer = SlowTokenReviewer(cluster.token_reviewer, args.review_latency_ms / 1000)
-    ports = Cluster(cluster.shadows, cluster.nodes, cluster.pods, reviewer)
+    ports = Cluster(cluster.shadows, cluster.nodes, cluster.pods, reviewer, cluster.workloads)
     ApiserverContainer.cluster.override(providers.Object(ports))
     tls = write_loopback_tls(args.work / "tls")
     port = free_port()
@@ -97,15 +100,7 @@ def main() -> int:
     log = (args.work / "apiserver.log").open("ab", buffering=0)
     os.dup2(log.fileno(), 2)
     sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115 - for the process's life
-    ready = {
-        "url": f"https://127.0.0.1:{port}",
-        "port": port,
-        "ca": str(tls.ca_cert),
-        "nodes": [{"name": n.name, "uid": n.uid, "token": n.token_path.read_text()} for n in nodes],
-    }
-    partial = args.work / "ready.json.part"
-    partial.write_text(json.dumps(ready))
-    partial.rename(args.work / "ready.json")
+    publish_ready(args.work, nodes, url=f"https://127.0.0.1:{port}", port=port, ca=str(tls.ca_cert))
     code = apiserver_main([])
     print(json.dumps({"exit_code": code, "token_reviews": reviewer.reviews}))
     return 0

@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+from ready_file import publish_ready
 from rig import NAMESPACE, add_agent_nodes, send_logs_to, start_apiserver
 
 from brupop.adapters.memory.cluster import InMemoryCluster
@@ -48,14 +49,7 @@ def main() -> int:
         stop.set()
 
     signal.signal(signal.SIGTERM, request_stop)
-    ready = {
-        "url": apiserver.url,
-        "ca": str(apiserver.tls.ca_cert),
-        "nodes": [{"name": n.name, "uid": n.uid, "token": n.token_path.read_text()} for n in nodes],
-    }
-    partial = args.work / "ready.json.part"
-    partial.write_text(json.dumps(ready))
-    partial.rename(args.work / "ready.json")
+    publish_ready(args.work, nodes, url=apiserver.url, ca=str(apiserver.tls.ca_cert))
     stop.wait()
     apiserver.stop()
     print(

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from ready_file import READY_FILE, start_until_ready
 from rig import ProcessReading, emit, machine, percentile, progress, read_process
+from work_dir import measure_in_work_dir
 
 HERE = Path(__file__).resolve().parent
 GOAL_REQUESTS_PER_SECOND = 500.0
@@ -32,12 +32,7 @@ def start_server(work: Path, args: argparse.Namespace) -> subprocess.Popen[str]:
         "--nodes", str(args.agents),
         "--token-review-cache-seconds", str(args.token_review_cache_seconds),
     ]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not (work / "ready.json").exists():
-        if server.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the apiserver process did not start")
-        time.sleep(0.05)
+    server, _ = start_until_ready(command, work)
     return server
 
 
@@ -49,7 +44,7 @@ def start_generators(
     for index in range(args.generators):
         count = share + (1 if index < extra else 0)
         command = [
-            sys.executable, str(HERE / "load_agents.py"), "--ready", str(work / "ready.json"),
+            sys.executable, str(HERE / "load_agents.py"), "--ready", str(work / READY_FILE),
             "--first", str(first), "--count", str(count), "--start-at", repr(start_at),
             "--warmup", str(args.warmup), "--duration", str(args.duration),
         ]  # fmt: skip
@@ -177,14 +172,7 @@ def main() -> int:
     )
     parser.add_argument("--token-review-cache-seconds", type=float, default=30.0)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="brupop-bench-apiserver-"))
-    try:
-        result = measure(args, work)
-    except Exception:
-        progress(f"failed; files kept in {work}")
-        raise
-    shutil.rmtree(work, ignore_errors=True)
-    emit(result)
+    emit(measure_in_work_dir("brupop-bench-apiserver-", lambda work: measure(args, work)))
     return 0
 
 

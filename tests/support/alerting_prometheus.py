@@ -1,27 +1,24 @@
-"""A real Prometheus server on loopback for the alert-gate tests.
+"""A real Prometheus server on loopback for the alert-gate tests, run by the shared launcher
+(`tests.support.prometheus_server`).
 
 It scrapes a metrics endpoint the test serves (`set_triggers`) every second and evaluates a
 rules file every second: `BrupopTestAlert` fires while `test_alert_trigger` is above 0 (its
 series' labels, such as `severity`, become the alert's), `BrupopTestNoise` while
-`test_noise_trigger` is. Every wait is bounded and polls; nothing sleeps a fixed time.
-"""
+`test_noise_trigger` is."""
 
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
 import tempfile
-import time
-import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import Any
 
 from tests.support.probe_server import ProbeServer
+from tests.support.prometheus_server import PrometheusServer
 
-START_TIMEOUT_SECONDS = 60.0  # pytest-timeout gives a test 120 s in all
 RULES = """\
 groups:
   - name: brupop-test
@@ -34,43 +31,31 @@ groups:
         expr: test_noise_trigger > 0
         for: 0s
 """
-CONFIG = """\
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files: [{rules}]
-scrape_configs:
-  - job_name: trigger
-    static_configs:
-      - targets: ["{target}"]
-"""
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def _config(rules: Path, target: str) -> dict[str, Any]:
+    return {
+        "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
+        "rule_files": [str(rules)],
+        "scrape_configs": [{"job_name": "trigger", "static_configs": [{"targets": [target]}]}],
+    }
 
 
-def wait_for(what: str, done: Callable[[], bool], timeout: float = 45.0) -> None:
-    """Poll `done` until it is true; AssertionError naming `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"gave up after {timeout:g} s waiting for {what}")
-        time.sleep(0.2)
-
-
-class PrometheusServer:
-    """`with PrometheusServer() as prometheus:` a running server at `prometheus.url`."""
+class AlertingPrometheus:
+    """`with AlertingPrometheus() as prometheus:` a running server at `prometheus.url` whose
+    alerts the test drives with `set_triggers`."""
 
     def __init__(self) -> None:
         self.metrics = ProbeServer()
         self.directory = Path(tempfile.mkdtemp(prefix="brupop-prometheus-"))
-        self.url = f"http://127.0.0.1:{_free_port()}"
-        self._process: subprocess.Popen[bytes] | None = None
-        self._log: BinaryIO | None = None
+        self._stack = ExitStack()
+        self._server: PrometheusServer | None = None
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("AlertingPrometheus is not running: use it in a `with` block")
+        return self._server.url
 
     def set_triggers(self, alert: Mapping[str, float] | None = None, noise: float = 0.0) -> None:
         """Serve `test_alert_trigger{severity=...}` per severity and `test_noise_trigger`."""
@@ -80,46 +65,21 @@ class PrometheusServer:
         lines += ["# TYPE test_noise_trigger gauge", f"test_noise_trigger {noise}", ""]
         self.metrics.answers["/metrics"] = (200, "\n".join(lines).encode())
 
-    def __enter__(self) -> PrometheusServer:
-        prometheus = shutil.which("prometheus")
-        if prometheus is None:
-            raise RuntimeError("prometheus is not installed: run scripts/install-prometheus")
-        self.metrics.__enter__()
-        self.metrics.content_types["/metrics"] = "text/plain; version=0.0.4"
-        self.set_triggers()
-        rules = self.directory / "rules.yml"
-        rules.write_text(RULES)
-        config = self.directory / "prometheus.yml"
-        target = self.metrics.base_url.removeprefix("http://")
-        config.write_text(CONFIG.format(rules=rules, target=target))
-        self._log = (self.directory / "prometheus.log").open("wb")
-        self._process = subprocess.Popen(
-            [
-                prometheus,
-                f"--config.file={config}",
-                f"--storage.tsdb.path={self.directory / 'data'}",
-                f"--web.listen-address={self.url.removeprefix('http://')}",
-                "--log.level=warn",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=self._log,
-        )
+    def __enter__(self) -> AlertingPrometheus:
+        self._stack.callback(shutil.rmtree, self.directory, ignore_errors=True)
         try:
-            wait_for("Prometheus to be ready", self._ready, START_TIMEOUT_SECONDS)
+            self._stack.enter_context(self.metrics)
+            self.metrics.content_types["/metrics"] = "text/plain; version=0.0.4"
+            self.set_triggers()
+            rules = self.directory / "rules.yml"
+            rules.write_text(RULES, encoding="utf-8")
+            target = self.metrics.base_url.removeprefix("http://")
+            server = PrometheusServer(self.directory, _config(rules, target))
+            self._server = self._stack.enter_context(server)
         except BaseException:
-            self.__exit__(None, None, None)
+            self._stack.close()
             raise
         return self
-
-    def _ready(self) -> bool:
-        if self._process is not None and self._process.poll() is not None:
-            log = (self.directory / "prometheus.log").read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"prometheus exited with {self._process.returncode}: {log}")
-        try:
-            with urllib.request.urlopen(self.url + "/-/ready", timeout=2) as answer:
-                return bool(answer.status == 200)
-        except OSError:
-            return False
 
     def __exit__(
         self,
@@ -127,14 +87,4 @@ class PrometheusServer:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        if self._process is not None:
-            self._process.terminate()
-            try:
-                self._process.wait(30)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(10)
-        if self._log is not None:
-            self._log.close()
-        self.metrics.__exit__(None, None, None)
-        shutil.rmtree(self.directory, ignore_errors=True)
+        self._stack.close()

@@ -65,7 +65,11 @@ class PrometheusServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        self._wait_ready()
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.__exit__(None, None, None)  # a server that never got ready is still stopped
+            raise
         return self
 
     def __exit__(

@@ -18,11 +18,14 @@ from brupop.domain.alert_gate import FiringAlert
 from brupop.domain.update_policy import AlertGate
 from brupop.ports.alert_source import AlertSource
 from brupop.services.controller.alert_gate_reader import read_alert_gate
-from tests.support.alerting_prometheus import PrometheusServer, wait_for
+from tests.support.alerting_prometheus import AlertingPrometheus
+from tests.support.polling import wait_until
 
 ALERT = "BrupopTestAlert"
 NOISE = "BrupopTestNoise"
 CLOSED = "http://127.0.0.1:1"
+PROMETHEUS_SECONDS = 45.0  # scrape, rule evaluation and alert state, each every second
+POLL_SECONDS = 0.2  # each poll is an HTTP query to Prometheus
 
 
 class AlertBackend(Protocol):
@@ -54,7 +57,7 @@ class MemoryAlerts:
 
 
 class RealPrometheus:
-    def __init__(self, server: PrometheusServer) -> None:
+    def __init__(self, server: AlertingPrometheus) -> None:
         self.server = server
         self.source: AlertSource = PrometheusAlertSource(timeout_seconds=10)
         self.url = server.url
@@ -70,8 +73,8 @@ class RealPrometheus:
 
 
 @pytest.fixture(scope="module")
-def prometheus() -> Iterator[PrometheusServer]:
-    with PrometheusServer() as server:
+def prometheus() -> Iterator[AlertingPrometheus]:
+    with AlertingPrometheus() as server:
         yield server
 
 
@@ -80,7 +83,7 @@ def alerts(request: pytest.FixtureRequest) -> Iterator[AlertBackend]:
     if request.param == "memory":
         yield MemoryAlerts()
         return
-    server: PrometheusServer = request.getfixturevalue("prometheus")
+    server: AlertingPrometheus = request.getfixturevalue("prometheus")
     backend = RealPrometheus(server)
     backend.resolve()
     _settle_quiet(backend)
@@ -93,8 +96,11 @@ def _gate(url: str, matchers: tuple[str, ...] = (), ignore: tuple[str, ...] = ()
 
 
 def _settle_quiet(backend: AlertBackend) -> None:
-    wait_for(
-        "no alert to fire", lambda: not read_alert_gate(backend.source, _gate(backend.url)).holds
+    wait_until(
+        lambda: not read_alert_gate(backend.source, _gate(backend.url)).holds,
+        "no alert to fire",
+        seconds=PROMETHEUS_SECONDS,
+        interval=POLL_SECONDS,
     )
 
 
@@ -108,10 +114,20 @@ def test_a_firing_alert_holds_and_its_resolution_releases(alerts: AlertBackend) 
     gate = _gate(alerts.url, matchers=('severity="critical"',))
 
     alerts.fire("critical")
-    wait_for("the alert to fire", lambda: read_alert_gate(alerts.source, gate).holds)
+    wait_until(
+        lambda: read_alert_gate(alerts.source, gate).holds,
+        "the alert to fire",
+        seconds=PROMETHEUS_SECONDS,
+        interval=POLL_SECONDS,
+    )
     held = read_alert_gate(alerts.source, gate)
     alerts.resolve()
-    wait_for("the alert to resolve", lambda: not read_alert_gate(alerts.source, gate).holds)
+    wait_until(
+        lambda: not read_alert_gate(alerts.source, gate).holds,
+        "the alert to resolve",
+        seconds=PROMETHEUS_SECONDS,
+        interval=POLL_SECONDS,
+    )
 
     assert [alert.name for alert in held.firing] == [ALERT]
     assert held.firing[0].labels["severity"] == "critical"
@@ -123,7 +139,12 @@ def test_an_alert_the_matchers_do_not_select_does_not_hold(alerts: AlertBackend)
     critical_only = _gate(alerts.url, matchers=('severity=~"crit.*"', 'alertname!=""'))
 
     alerts.fire("warning")
-    wait_for("the warning to fire", lambda: read_alert_gate(alerts.source, everything).holds)
+    wait_until(
+        lambda: read_alert_gate(alerts.source, everything).holds,
+        "the warning to fire",
+        seconds=PROMETHEUS_SECONDS,
+        interval=POLL_SECONDS,
+    )
 
     assert not read_alert_gate(alerts.source, critical_only).holds
 
@@ -132,7 +153,12 @@ def test_an_ignored_alert_name_does_not_hold(alerts: AlertBackend) -> None:
     everything = _gate(alerts.url)
 
     alerts.fire_noise()
-    wait_for("the noise to fire", lambda: read_alert_gate(alerts.source, everything).holds)
+    wait_until(
+        lambda: read_alert_gate(alerts.source, everything).holds,
+        "the noise to fire",
+        seconds=PROMETHEUS_SECONDS,
+        interval=POLL_SECONDS,
+    )
 
     assert not read_alert_gate(alerts.source, _gate(alerts.url, ignore=(NOISE,))).holds
 

@@ -10,7 +10,6 @@ import signal
 import ssl
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from brupop.entrypoints.apiserver.conversion_process import (
 )
 from brupop.services.supervisor import RestartPolicy
 from tests.integration.apiserver.conftest import RigFactory, start_brupop_apiserver
+from tests.support.polling import wait_until
 from tests.support.tls import TestCertificates
 
 FAST_RESTARTS = RestartPolicy(first_seconds=0.05, cap_seconds=0.1, failing_after=3)
@@ -93,13 +93,6 @@ def start_worker(started: list[ConversionWorker], **options: Any) -> ConversionW
     return worker
 
 
-def wait_for(condition: Any, what: str, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
-
-
 def is_running(pid: int) -> bool:
     """The process exists and is no zombie."""
     try:
@@ -144,7 +137,7 @@ def test_a_worker_killed_mid_conversion_is_logged_once_and_replaced_and_the_next
     with structlog.testing.capture_logs() as logs:
         converting = threading.Thread(target=convert_in_background)
         converting.start()
-        wait_for(marker.exists, "the first worker to take the review in")
+        wait_until(marker.exists, "the first worker to take the review in", interval=0.02)
         first = int(marker.read_text())
         os.kill(first, signal.SIGKILL)
         converting.join(30)
@@ -166,7 +159,7 @@ def test_a_conversion_over_its_deadline_is_refused_in_a_few_words_and_its_worker
 ) -> None:
     command = (sys.executable, "-c", NEVER_ANSWERS)
     worker = start_worker(started, command=command, seconds=0.5)
-    wait_for(lambda: worker.pid is not None, "the worker to start")
+    wait_until(lambda: worker.pid is not None, "the worker to start", interval=0.02)
     first = worker.pid
     assert first is not None
 
@@ -174,8 +167,8 @@ def test_a_conversion_over_its_deadline_is_refused_in_a_few_words_and_its_worker
         worker.convert(json.dumps(review(objects=2000)).encode())  # more than a pipe holds
 
     assert (refused.value.status, str(refused.value)) == (503, "the conversion took too long")
-    wait_for(lambda: not is_running(first), "the late worker to be killed")
-    wait_for(lambda: worker.pid not in (None, first), "a new worker")
+    wait_until(lambda: not is_running(first), "the late worker to be killed", interval=0.02)
+    wait_until(lambda: worker.pid not in (None, first), "a new worker", interval=0.02)
     assert [entry["event"] for entry in logs if entry["log_level"] != "debug"] == [
         "conversion.deadline_exceeded"
     ]
@@ -184,7 +177,7 @@ def test_a_conversion_over_its_deadline_is_refused_in_a_few_words_and_its_worker
 
 def test_stopping_leaves_no_worker_process(started: list[ConversionWorker]) -> None:
     worker = start_worker(started)
-    wait_for(lambda: worker.pid is not None, "the worker to start")
+    wait_until(lambda: worker.pid is not None, "the worker to start", interval=0.02)
     pid = worker.pid
     assert pid is not None
 
@@ -211,7 +204,9 @@ def test_sigterm_stops_the_apiserver_and_leaves_no_worker_process(
 ) -> None:
     process, _port = start_brupop_apiserver(certs)
     try:
-        wait_for(lambda: children_of(process.pid), "the apiserver's conversion worker")
+        wait_until(
+            lambda: children_of(process.pid), "the apiserver's conversion worker", interval=0.02
+        )
         workers = children_of(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -225,14 +220,20 @@ def test_sigterm_stops_the_apiserver_and_leaves_no_worker_process(
 def test_a_killed_apiserver_leaves_no_worker_process_either(certs: TestCertificates) -> None:
     process, _port = start_brupop_apiserver(certs)
     try:
-        wait_for(lambda: children_of(process.pid), "the apiserver's conversion worker")
+        wait_until(
+            lambda: children_of(process.pid), "the apiserver's conversion worker", interval=0.02
+        )
         workers = children_of(process.pid)
     finally:
         process.kill()
         process.communicate(timeout=30)
 
     # Its input ends with the apiserver: the worker exits by itself.
-    wait_for(lambda: not any(is_running(pid) for pid in workers), "the orphaned worker to exit")
+    wait_until(
+        lambda: not any(is_running(pid) for pid in workers),
+        "the orphaned worker to exit",
+        interval=0.02,
+    )
 
 
 def test_a_worker_that_cannot_start_makes_the_apiserver_not_ready(make_rig: RigFactory) -> None:
@@ -241,7 +242,11 @@ def test_a_worker_that_cannot_start_makes_the_apiserver_not_ready(make_rig: RigF
     )
     with structlog.testing.capture_logs() as logs:
         rig = make_rig(conversion=cannot_start)
-        wait_for(lambda: rig.parts.conversion.failing, "the worker's supervisor to give up")
+        wait_until(
+            lambda: rig.parts.conversion.failing,
+            "the worker's supervisor to give up",
+            interval=0.02,
+        )
     context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
 
     def fetch(path: str, body: bytes | None = None) -> tuple[int, bytes]:

@@ -22,16 +22,10 @@ from tests.integration.apiserver.conftest import (
     agent_pod,
     start_rig,
 )
+from tests.support.polling import wait_until
 from tests.support.tls import TestCertificates
 
 STATEFUL_SET = (OwnerReference(kind="StatefulSet", name="db", controller=True),)
-
-
-def wait_until(condition: object, seconds: float = 5.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.01)
 
 
 def test_a_budget_that_never_allows_the_eviction_fails_the_drain_naming_the_blocker(
@@ -58,7 +52,7 @@ def test_a_budget_that_allows_the_eviction_after_a_while_ends_in_success(
     rig.cluster.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
     drain = threading.Thread(target=rig.client("n1").cordon_and_drain)
     drain.start()
-    wait_until(lambda: rig.cluster.pods.evictions_refused >= 3)
+    wait_until(lambda: rig.cluster.pods.evictions_refused >= 3, seconds=5)
 
     rig.cluster.add_pod("default", "db-1", "n2", labels={"app": "db"}, owners=STATEFUL_SET)
     drain.join(10)
@@ -76,10 +70,10 @@ def test_a_dropped_connection_mid_drain_then_a_new_request_makes_one_drain(
     drains = rig.parts.drains
 
     send_drain_request_and_hang_up(rig)
-    wait_until(lambda: drains.in_progress() == 1)
+    wait_until(lambda: drains.in_progress() == 1, seconds=5)
     again = threading.Thread(target=rig.client("n1").cordon_and_drain)
     again.start()
-    wait_until(lambda: rig.cluster.pods.evictions_refused >= 3)
+    wait_until(lambda: rig.cluster.pods.evictions_refused >= 3, seconds=5)
     rig.cluster.remove_disruption_budget("default", "db-budget")
     again.join(10)
 
@@ -121,4 +115,4 @@ def send_drain_request_and_hang_up(rig: Rig) -> None:
         context.wrap_socket(raw, server_hostname="localhost") as tls,
     ):
         tls.sendall(request.encode())
-        wait_until(lambda: rig.parts.drains.in_progress() == 1)
+        wait_until(lambda: rig.parts.drains.in_progress() == 1, seconds=5)

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 from brupop.adapters.memory.cluster import InMemoryCluster
@@ -20,16 +18,10 @@ from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.supervisor import RestartPolicy
 from tests.fakes.breakable_watch import with_breakable_shadows
 from tests.integration.apiserver.conftest import FAST_DRAINS, NS, add_agent_nodes, start_rig
+from tests.support.polling import wait_until
 from tests.support.tls import make_certificates
 
 QUICK = RestartPolicy(first_seconds=0.01, cap_seconds=0.05, failing_after=3, healthy_after=0.3)
-
-
-def _wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
 
 
 async def test_a_feed_whose_watch_raises_is_restarted_and_wakes_waiters_once_it_works() -> None:
@@ -40,10 +32,10 @@ async def test_a_feed_whose_watch_raises_is_restarted_and_wakes_waiters_once_it_
     feed = ShadowFeed(cluster.shadows, watch_seconds=0.2, restart=QUICK)
     feed.start()
     try:
-        await asyncio.to_thread(_wait_for, lambda: shadows.watch_calls >= 4)
+        await asyncio.to_thread(wait_until, lambda: shadows.watch_calls >= 4)
         assert feed.failing
         shadows.broken.clear()
-        await asyncio.to_thread(_wait_for, lambda: not feed.failing)
+        await asyncio.to_thread(wait_until, lambda: not feed.failing)
         waiting = asyncio.create_task(feed.wait_for_change("brs-n1", created.resource_version, 30))
         spec = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.2.0")
         moved = await asyncio.to_thread(cluster.shadows.replace_spec, "brs-n1", spec, None)
@@ -76,10 +68,10 @@ def test_readyz_answers_503_while_the_shadow_watch_keeps_failing_and_200_after(
             return error.code, error.read()
 
     try:
-        _wait_for(lambda: shadows.watch_calls >= 4)
+        wait_until(lambda: shadows.watch_calls >= 4)
         assert readyz() == (503, b"not ready: the shadow watch keeps failing\n")
         shadows.broken.clear()
-        _wait_for(lambda: readyz()[0] == 200)
+        wait_until(lambda: readyz()[0] == 200)
         assert readyz() == (200, b"ok\n")
     finally:
         rig.stop()

@@ -29,6 +29,7 @@ from tests.integration.apiserver.conftest import (
     agent_pod,
     start_brupop_apiserver,
 )
+from tests.support.polling import wait_until
 from tests.support.tls import TestCertificates
 
 RESOURCE = "/bottlerocket-node-resource"
@@ -69,13 +70,6 @@ def output(caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) 
         yield Output(caplog, capfd, events)
 
 
-def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.01)
-
-
 def send_raw(rig: Rig, node: str, method: str, target: str) -> ssl.SSLSocket:
     """An agent's request on a socket of its own, which the test can drop at any moment."""
     token = rig.cluster.issue_token(NS, agent_pod(node))
@@ -111,7 +105,7 @@ def drains_blocked_on(rig: Rig, node: str) -> Iterator[None]:
         yield
     finally:
         rig.cluster.remove_disruption_budget("default", "db-budget")
-        wait_until(lambda: rig.parts.drains.in_progress() == 0)
+        wait_until(lambda: rig.parts.drains.in_progress() == 0, seconds=10)
 
 
 def test_stopping_the_apiserver_during_long_polls_logs_no_traceback(
@@ -143,12 +137,12 @@ def test_stopping_the_apiserver_during_long_polls_logs_no_traceback(
     with drains_blocked_on(rig, draining):
         threads = [wait_on(node, poll(node)) for node in pollers]
         threads.append(wait_on(draining, clients[draining].cordon_and_drain))
-        wait_until(lambda: rig.parts.feed.waiting() == len(pollers))
+        wait_until(lambda: rig.parts.feed.waiting() == len(pollers), seconds=10)
         dropped = send_raw(rig, hung_up, "GET", long_poll_target(shadows[hung_up]))
-        wait_until(lambda: rig.parts.feed.waiting() == len(pollers) + 1)
+        wait_until(lambda: rig.parts.feed.waiting() == len(pollers) + 1, seconds=10)
         dropped.close()
         never_reads = send_raw(rig, stalled, "GET", long_poll_target(shadows[stalled]))
-        wait_until(lambda: rig.parts.drains.in_progress() == 1)
+        wait_until(lambda: rig.parts.drains.in_progress() == 1, seconds=10)
 
         rig.server.stop()
         never_reads.close()
@@ -172,10 +166,12 @@ def test_an_agent_hanging_up_mid_wait_ends_the_wait_without_a_log_line(
     method, target = ("GET", long_poll_target(shadow)) if route == RESOURCE else ("POST", DRAIN)
     with drains_blocked_on(rig, "n1"):
         waiting = send_raw(rig, "n1", method, target)
-        wait_until(lambda: rig.parts.feed.waiting() + rig.parts.drains.in_progress() == 1)
+        wait_until(
+            lambda: rig.parts.feed.waiting() + rig.parts.drains.in_progress() == 1, seconds=10
+        )
 
         waiting.close()
-        wait_until(lambda: answered(rig, route, method, "499") == 1)
+        wait_until(lambda: answered(rig, route, method, "499") == 1, seconds=10)
 
         assert rig.parts.feed.waiting() == 0
         assert rig.client("n2").create().name == "brs-n2"  # still serving
@@ -189,7 +185,9 @@ def test_a_connection_whose_tls_handshake_ends_during_the_stop_is_hung_up_quietl
     time.sleep(0.3)  # the server accepts it; no TLS yet, so it is no HTTP connection yet
     stopping = threading.Thread(target=rig.server.stop)
     stopping.start()
-    wait_until(lambda: any(r.getMessage() == "Shutting down" for r in output.caplog.records))
+    wait_until(
+        lambda: any(r.getMessage() == "Shutting down" for r in output.caplog.records), seconds=10
+    )
 
     context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
     # Whether the handshake completes or the server hangs up first is the server's business;

@@ -5,7 +5,6 @@ through the status subresource, and an ignored policy gets a warning Event about
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +27,7 @@ from tests.fakes.clock import FakeClock
 from tests.support.kube_api_rules import EVENTS, POLICIES
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_server import EmulatorServer
+from tests.support.polling import wait_until
 
 NS = "brupop-bottlerocket-aws"
 NODES = [f"node-{i}" for i in range(3)]
@@ -105,13 +105,6 @@ def _status(emulator: KubeEmulator) -> dict[str, Any]:
     return dict(stored.get("status") or {})
 
 
-def _wait_for(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not condition():
-        assert time.monotonic() < deadline, f"not within {WAIT_SECONDS} s: {what}"
-        time.sleep(0.05)
-
-
 def test_a_resume_seen_on_the_watch_starts_nodes_without_waiting_for_a_tick(
     server: EmulatorServer, kube: KubernetesCluster
 ) -> None:
@@ -122,13 +115,28 @@ def test_a_resume_seen_on_the_watch_starts_nodes_without_waiting_for_a_tick(
     thread = threading.Thread(target=controller.run, args=(stop,), daemon=True)
     thread.start()
     try:
-        _wait_for(lambda: _status(emulator).get("phase") == "Paused", "the Paused status")
+        wait_until(
+            lambda: _status(emulator).get("phase") == "Paused",
+            "the Paused status",
+            seconds=WAIT_SECONDS,
+            interval=0.05,
+        )
         assert _outside_idle(kube) == 0
 
         _apply(emulator, "default", {"paused": False})
 
-        _wait_for(lambda: _outside_idle(kube) == 3, "three nodes started after the resume")
-        _wait_for(lambda: _status(emulator).get("phase") == "Rolling", "the Rolling status")
+        wait_until(
+            lambda: _outside_idle(kube) == 3,
+            "three nodes started after the resume",
+            seconds=WAIT_SECONDS,
+            interval=0.05,
+        )
+        wait_until(
+            lambda: _status(emulator).get("phase") == "Rolling",
+            "the Rolling status",
+            seconds=WAIT_SECONDS,
+            interval=0.05,
+        )
         assert _status(emulator)["observedGeneration"] == 2
     finally:
         stop.set()

@@ -12,11 +12,10 @@ import pytest
 
 from brupop.domain.shadow import ShadowSpec
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
-from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.status.main import main
 from brupop.entrypoints.status.table import format_reports
 from brupop.services.controller.service import ControllerService
+from tests.support.controller_surface import serve_controller
 from tests.unit.services.controller.fleet import NEW, OLD, Fleet
 
 
@@ -41,15 +40,8 @@ def fleet() -> Fleet:
 
 @pytest.fixture
 def served(fleet: Fleet) -> Iterator[tuple[str, ControllerService]]:
-    metrics = PrometheusRolloutMetrics()
-    controller = fleet.controller(1, metrics=metrics)
-    controller.tick()
-    server = ControllerHttpServer(Surface(metrics.exposition, controller), "127.0.0.1", 0)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{server.port}", controller
-    finally:
-        server.stop()
+    with serve_controller(fleet) as served:
+        yield served
 
 
 def test_the_table_has_the_kubectl_columns_and_a_reason_for_every_node(

@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
-from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.status.main import main
+from tests.support.controller_surface import serve_controller
 from tests.support.kube_api_rules import POLICIES, status_body
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_proxy import ServiceProxy
 from tests.support.kube_emulator_server import EmulatorServer
-from tests.support.kubeconfig import write_kubeconfig
+from tests.support.kubeconfig import use_kubeconfig
 from tests.unit.services.controller.fleet import Fleet
 
 NS = "brupop-bottlerocket-aws"
@@ -36,23 +35,15 @@ HALTED = {
 def emulator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[KubeEmulator]:
     """The emulator proxying to a controller that has made one pass over two nodes, and a
     kubeconfig for it in $KUBECONFIG."""
-    fleet = Fleet(2)
-    metrics = PrometheusRolloutMetrics()
-    controller = fleet.controller(1, metrics=metrics)
-    controller.tick()
-    http = ControllerHttpServer(Surface(metrics.exposition, controller), "127.0.0.1", 0)
-    http.start()
-    emulator = KubeEmulator()
-    proxy = ServiceProxy(emulator)
-    backend = f"http://127.0.0.1:{http.port}"
-    proxy.add_service(NS, "brupop-controller-server", port_name="main", port=80, backend=backend)
-    try:
+    with serve_controller(Fleet(2)) as (backend, _):
+        emulator = KubeEmulator()
+        proxy = ServiceProxy(emulator)
+        proxy.add_service(
+            NS, "brupop-controller-server", port_name="main", port=80, backend=backend
+        )
         with EmulatorServer(emulator) as server:
-            monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kc", server.url)))
-            monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+            use_kubeconfig(monkeypatch, tmp_path / "kc", server.url)
             yield emulator
-    finally:
-        http.stop()
 
 
 def _apply(emulator: KubeEmulator, spec: dict[str, Any], status: dict[str, Any] | None) -> None:

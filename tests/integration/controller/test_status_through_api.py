@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
-from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.status.main import main
+from tests.support.controller_surface import serve_controller
 from tests.support.kube_api_rules import status_body
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_proxy import ServiceProxy
 from tests.support.kube_emulator_server import EmulatorServer
+from tests.support.kubeconfig import use_kubeconfig
 from tests.unit.services.controller.fleet import Fleet
 
 NS = "brupop-bottlerocket-aws"
@@ -27,16 +27,8 @@ SERVICE = "brupop-controller-server"
 @pytest.fixture
 def controller_url() -> Iterator[str]:
     """A controller's HTTP surface on loopback, after one pass over a two-node fleet."""
-    fleet = Fleet(2)
-    metrics = PrometheusRolloutMetrics()
-    controller = fleet.controller(1, metrics=metrics)
-    controller.tick()
-    server = ControllerHttpServer(Surface(metrics.exposition, controller), "127.0.0.1", 0)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{server.port}"
-    finally:
-        server.stop()
+    with serve_controller(Fleet(2)) as (url, _):
+        yield url
 
 
 @pytest.fixture
@@ -53,19 +45,7 @@ def kubeconfig(
 ) -> Path:
     """A kubeconfig for the emulator in $KUBECONFIG; not in a pod."""
     server, _ = emulated
-    path = tmp_path / "kubeconfig"
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "emulated", "cluster": {"server": server.url}}],
-        "users": [{"name": "admin", "user": {"token": "admin-token"}}],
-        "contexts": [{"name": "laptop", "context": {"cluster": "emulated", "user": "admin"}}],
-        "current-context": "laptop",
-    }
-    path.write_text(json.dumps(config))
-    monkeypatch.setenv("KUBECONFIG", str(path))
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    return path
+    return use_kubeconfig(monkeypatch, tmp_path / "kubeconfig", server.url)
 
 
 def _free_port() -> int:
@@ -145,17 +125,7 @@ def test_an_unreachable_kubernetes_api_is_one_line_naming_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = f"http://127.0.0.1:{_free_port()}"
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "gone", "cluster": {"server": url}}],
-        "users": [{"name": "admin", "user": {"token": "t"}}],
-        "contexts": [{"name": "c", "context": {"cluster": "gone", "user": "admin"}}],
-        "current-context": "c",
-    }
-    (tmp_path / "kubeconfig").write_text(json.dumps(config))
-    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "kubeconfig"))
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    use_kubeconfig(monkeypatch, tmp_path / "kubeconfig", url, token="t")
     assert main(["--timeout", "5"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err

@@ -6,7 +6,6 @@ with chosen times, so the picture's rows and phases can be checked."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -26,13 +25,13 @@ from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState as S
 from brupop.domain.update_policy import UpdatePolicySpec
 from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
-from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
-from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.status.main import main
+from tests.support.controller_surface import serve_controller
 from tests.support.kube_api_rules import EVENTS
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_proxy import ServiceProxy
 from tests.support.kube_emulator_server import EmulatorServer
+from tests.support.kubeconfig import use_kubeconfig
 from tests.unit.services.controller.fleet import Fleet
 
 NS = "brupop-bottlerocket-aws"
@@ -47,31 +46,15 @@ SVG_TEXT = "{http://www.w3.org/2000/svg}text"
 def emulated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[EmulatorServer]:
     """The emulator, and a kubeconfig for it in $KUBECONFIG (not in a pod)."""
     with EmulatorServer(KubeEmulator()) as server:
-        config = {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": "emulated", "cluster": {"server": server.url}}],
-            "users": [{"name": "admin", "user": {"token": "admin-token"}}],
-            "contexts": [{"name": "laptop", "context": {"cluster": "emulated", "user": "admin"}}],
-            "current-context": "laptop",
-        }
-        (tmp_path / "kubeconfig").write_text(json.dumps(config))
-        monkeypatch.setenv("KUBECONFIG", str(tmp_path / "kubeconfig"))
-        monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+        use_kubeconfig(monkeypatch, tmp_path / "kubeconfig", server.url)
         yield server
 
 
 @pytest.fixture
 def controller_url() -> Iterator[str]:
     """A controller's HTTP surface on loopback; its limit is 1."""
-    fleet = Fleet(1)
-    metrics = PrometheusRolloutMetrics()
-    server = ControllerHttpServer(Surface(metrics.exposition, fleet.controller(1)), "127.0.0.1", 0)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{server.port}"
-    finally:
-        server.stop()
+    with serve_controller(Fleet(1), tick=False) as (url, _):
+        yield url
 
 
 def _write_rollout(server: EmulatorServer) -> None:

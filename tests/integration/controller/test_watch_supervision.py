@@ -5,8 +5,6 @@ works again, and the loop goes on ticking meanwhile."""
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
@@ -19,15 +17,9 @@ from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.service import ControllerService
 from brupop.services.supervisor import RestartPolicy
 from tests.fakes.breakable_watch import with_breakable_shadows
+from tests.support.polling import wait_until
 
 QUICK = RestartPolicy(first_seconds=0.01, cap_seconds=0.05, failing_after=3, healthy_after=0.3)
-
-
-def _wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
 
 
 def _controller(cluster: InMemoryCluster) -> ControllerService:
@@ -62,17 +54,17 @@ def test_a_watch_that_keeps_raising_is_restarted_and_makes_the_controller_unread
     thread = threading.Thread(target=controller.run, args=(stop,), daemon=True)
     thread.start()
     try:
-        _wait_for(lambda: shadows.watch_calls >= 4)
+        wait_until(lambda: shadows.watch_calls >= 4)
         assert not controller.is_ready(), "a watch that keeps failing is not ready"
         assert controller.is_healthy(), "the loop itself goes on"
 
         shadows.broken.clear()
-        _wait_for(controller.is_ready)
+        wait_until(controller.is_ready)
         status = ShadowStatus(
             current_version="1.19.0", target_version="1.20.0", current_state=UpdateState.IDLE
         )
         cluster.shadows.update_status(shadow_name("node-00"), status)
-        _wait_for(lambda: cluster.shadows.get("brs-node-00").spec.state is not UpdateState.IDLE)
+        wait_until(lambda: cluster.shadows.get("brs-node-00").spec.state is not UpdateState.IDLE)
     finally:
         stop.set()
         thread.join(10)

@@ -6,7 +6,8 @@ Status goes through the `/status` subresource. Spec writes are JSON merge patche
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import structlog
 from kubernetes.client import CustomObjectsApi
@@ -89,18 +90,8 @@ class KubernetesShadowRepository:
 
     def update_status(self, name: str, status: ShadowStatus) -> Shadow:
         body = {"apiVersion": API_VERSION_V2, "kind": KIND, "status": status_object(status)}
-        patched = self._calls.json(
-            f"update status of shadow {name!r}",
-            self._api.patch_namespaced_custom_object_status,
-            GROUP,
-            VERSION,
-            self.namespace,
-            PLURAL,
-            name,
-            body,
-            _content_type=MERGE_PATCH,
-        )
-        return shadow_from_object(patched)
+        method = self._api.patch_namespaced_custom_object_status
+        return self._merge_patch(f"update status of shadow {name!r}", method, name, body)
 
     def delete(self, name: str) -> None:
         self._calls.json(
@@ -128,9 +119,17 @@ class KubernetesShadowRepository:
         body: JSON = {"apiVersion": API_VERSION_V2, "kind": KIND, "spec": spec_object(spec)}
         if resource_version is not None:
             body["metadata"] = {"resourceVersion": resource_version}
+        method = self._api.patch_namespaced_custom_object
+        return self._merge_patch(f"update spec of shadow {name!r}", method, name, body)
+
+    def _merge_patch(
+        self, action: str, method: Callable[..., Any], name: str, body: JSON
+    ) -> Shadow:
+        """Merge-patch shadow `name` with `body` through `method` (the object or its `/status`)
+        and read back what the apiserver stored."""
         patched = self._calls.json(
-            f"update spec of shadow {name!r}",
-            self._api.patch_namespaced_custom_object,
+            action,
+            method,
             GROUP,
             VERSION,
             self.namespace,

@@ -5,7 +5,8 @@ apiserver refuses (409) when the object changed since."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import structlog
 from kubernetes.client import CustomObjectsApi
@@ -92,15 +93,8 @@ class KubernetesUpdatePolicyRepository:
             "metadata": {"resourceVersion": resource_version},  # the apiserver's 409 guard
             "spec": {"paused": paused},
         }
-        patched = self._calls.json(
-            f"{'pause' if paused else 'unpause'} update policy {DEFAULT_POLICY_NAME!r}",
-            self._api.patch_namespaced_custom_object,
-            *self._source.args,
-            DEFAULT_POLICY_NAME,
-            body,
-            _content_type=MERGE_PATCH,
-        )
-        return policy_from_object(patched)
+        action = f"{'pause' if paused else 'unpause'} update policy {DEFAULT_POLICY_NAME!r}"
+        return self._merge_patch(action, self._api.patch_namespaced_custom_object, body)
 
     def update_status(
         self, status: UpdatePolicyStatus, resource_version: str | None = None
@@ -112,13 +106,14 @@ class KubernetesUpdatePolicyRepository:
         }
         if resource_version is not None:
             body["metadata"] = {"resourceVersion": resource_version}
+        action = f"update status of update policy {DEFAULT_POLICY_NAME!r}"
+        return self._merge_patch(action, self._api.patch_namespaced_custom_object_status, body)
+
+    def _merge_patch(self, action: str, method: Callable[..., Any], body: JSON) -> UpdatePolicy:
+        """Merge-patch the `default` policy with `body` through `method` (the object or its
+        `/status`) and read back what the apiserver stored."""
         patched = self._calls.json(
-            f"update status of update policy {DEFAULT_POLICY_NAME!r}",
-            self._api.patch_namespaced_custom_object_status,
-            *self._source.args,
-            DEFAULT_POLICY_NAME,
-            body,
-            _content_type=MERGE_PATCH,
+            action, method, *self._source.args, DEFAULT_POLICY_NAME, body, _content_type=MERGE_PATCH
         )
         return policy_from_object(patched)
 
