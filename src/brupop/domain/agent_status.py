@@ -48,12 +48,25 @@ def initial_status(seen: Observation) -> ShadowStatus:
 
 
 def status_after_success(
-    previous: ShadowStatus, reached: UpdateState, seen: Observation
+    previous: ShadowStatus,
+    reached: UpdateState,
+    seen: Observation,
+    asked_at: datetime | None = None,
 ) -> ShadowStatus:
-    """The node reached `reached`. The crash record is cleared once an update has been
-    monitored back to Idle, and kept otherwise (the controller's backoff reads it)."""
+    """The node reached `reached`, which the spec stamped `asked_at` asked for. The crash record
+    is cleared once an update has been monitored back to Idle, and kept otherwise (the
+    controller's backoff reads it). An Idle the controller asked for because the update failed
+    in MonitoringUpdate (its health gate, or its timeout) is no finished update: the controller
+    stamps that spec with the failure's own time, so the crash it recorded stays."""
+    failed_in_monitoring = (
+        asked_at is not None
+        and previous.state_transition_failure_timestamp is not None
+        and previous.state_transition_failure_timestamp >= asked_at
+    )
     finished_update = (
-        previous.current_state is UpdateState.MONITORING_UPDATE and reached is UpdateState.IDLE
+        previous.current_state is UpdateState.MONITORING_UPDATE
+        and reached is UpdateState.IDLE
+        and not failed_in_monitoring
     )
     return ShadowStatus(
         current_version=seen.current_version,

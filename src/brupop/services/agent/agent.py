@@ -224,7 +224,10 @@ class NodeAgent:
         if latest is None:
             self._log.info("update.withdrawn", desired_state=str(spec.state), version=spec.version)
             return Next.WAIT_FOR_CHANGE
-        self._report(latest, status_after_success(latest.status or status, spec.state, seen))
+        reached = status_after_success(
+            latest.status or status, spec.state, seen, asked_at=spec.state_transition_timestamp
+        )
+        self._report(latest, reached)
         return Next.WAIT_FOR_CHANGE
 
     def _still_asked_for(self, spec: ShadowSpec) -> Shadow | None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import signal
+from datetime import UTC, datetime
 
 import pytest
 
+from brupop.domain.shadow import ShadowSpec
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import (
     ConflictError,
@@ -177,6 +179,37 @@ def test_crash_count_grows_with_each_failure_and_resets_after_a_monitored_update
     assert rig.store.status.current_state is UpdateState.IDLE
     assert rig.store.status.crash_count == 0
     assert rig.store.status.state_transition_failure_timestamp is None
+
+
+def test_a_crash_the_controller_recorded_in_monitoring_outlives_the_return_to_idle() -> None:
+    # The health gate (or the MonitoringUpdate timeout) failed the update: the controller wrote
+    # one more crash stamped now, and an Idle spec stamped with that same time.
+    rig = _rig_asked_to_reboot()
+    rig.agent.tick()
+    rig.host.current_version = "1.1.0"  # as if rebooted into it
+    rig.store.set_spec(UpdateState.MONITORING_UPDATE, "1.1.0")
+    rig.agent.tick()
+    assert (
+        rig.store.status is not None and rig.store.status.current_state.name == "MONITORING_UPDATE"
+    )
+    failed_at = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
+    rig.store.update_status(
+        rig.store.status.model_copy(
+            update={"crash_count": 1, "state_transition_failure_timestamp": failed_at}
+        )
+    )
+    rig.store.put(
+        spec=ShadowSpec(
+            state=UpdateState.IDLE, state_transition_timestamp=failed_at, version="1.1.0"
+        ),
+        status=rig.store.status,
+    )
+
+    rig.agent.tick()
+
+    assert rig.store.status.current_state is UpdateState.IDLE
+    assert rig.store.status.crash_count == 1
+    assert rig.store.status.state_transition_failure_timestamp == failed_at
 
 
 def test_killed_apiclient_during_a_step_is_logged_as_a_failure_not_success() -> None:
