@@ -51,6 +51,11 @@ FULL_POLICY: dict[str, Any] = {
             "matchers": ['severity="critical"', 'namespace=~"prod-.*"'],
             "ignore": ["Watchdog"],
         },
+        "hooks": {
+            "beforeReboot": ["ceph-noout"],
+            "afterReboot": ["ceph-noout", "change-ticket"],
+            "timeoutSeconds": 900,
+        },
     },
 }
 
@@ -104,6 +109,7 @@ def test_spec_fields_are_the_models_camel_case_aliases_and_none_is_required() ->
         "haltAfterFailures",
         "canary",
         "alertGate",
+        "hooks",
     ]
     assert "required" not in spec
     assert "required" not in _version()["schema"]["openAPIV3Schema"]
@@ -164,6 +170,11 @@ def test_small_policies_fit_the_schema(obj: dict[str, Any]) -> None:
         ("spec.alertGate.matchers", [""]),
         ("spec.alertGate.ignore", ["x"] * 101),
         ("spec.alertGate.ignore", [7]),
+        ("spec.hooks.beforeReboot", [f"h{i}" for i in range(11)]),
+        ("spec.hooks.afterReboot", ["Ceph_Noout"]),
+        ("spec.hooks.afterReboot", ["x" * 50]),
+        ("spec.hooks.timeoutSeconds", 0),
+        ("spec.hooks.timeoutSeconds", 86_401),
         ("status", {"phase": "Stopped"}),
         ("status", {"phase": "Idle", "message": "x" * 1025}),
         ("status", {"observedGeneration": -1}),

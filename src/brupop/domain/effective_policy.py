@@ -13,7 +13,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from brupop.domain.policy_object import UpdatePolicy
-from brupop.domain.update_policy import AlertGate, Canary, HealthGate, UpdatePolicySpec
+from brupop.domain.update_policy import (
+    AlertGate,
+    Canary,
+    HealthGate,
+    RebootHooks,
+    UpdatePolicySpec,
+)
 
 
 class PolicySource(StrEnum):
@@ -34,6 +40,7 @@ class EffectivePolicy:
     halt_after_failures: int | None = None
     canary: Canary | None = None
     alert_gate: AlertGate | None = None
+    hooks: RebootHooks | None = None
     generation: int | None = None
     problem: str | None = None
 
@@ -56,6 +63,7 @@ def policy_from_spec(spec: UpdatePolicySpec, generation: int | None = None) -> E
         halt_after_failures=spec.halt_after_failures,
         canary=spec.canary,
         alert_gate=spec.alert_gate,
+        hooks=spec.hooks,
         generation=generation,
     )
 

@@ -7,6 +7,7 @@ start (halt, pause, alert gate, canary soak) are explained by `waiting_reason.ex
 from __future__ import annotations
 
 from brupop.domain.health_gate import GateDecision, GateVerdict
+from brupop.domain.reboot_hooks import HookDecision
 from brupop.domain.waiting_reason import Reason
 
 
@@ -17,3 +18,11 @@ def gate_hold(decision: GateDecision) -> tuple[Reason, str] | None:
         return None
     until = decision.deadline.isoformat(timespec="seconds")
     return Reason.GATE_PENDING, f"{decision.message} (fails at {until})"
+
+
+def hook_hold(decision: HookDecision) -> tuple[Reason, str] | None:
+    """HOOK_PENDING, naming the hook waited for, while a reboot hook has not answered."""
+    if decision.verdict is not GateVerdict.WAIT:
+        return None
+    until = decision.deadline.isoformat(timespec="seconds")
+    return Reason.HOOK_PENDING, f"{decision.message} (fails at {until})"

@@ -47,6 +47,12 @@ SOAK_SECONDS_MAX = 7 * DAY_SECONDS
 MATCHERS_MAX = 20
 IGNORED_ALERTS_MAX = 100
 ALERT_NAME_MAX_LENGTH = 253
+HOOKS_MAX = 10
+HOOK_TIMEOUT_DEFAULT = 600
+# A hook's answer is the annotation `brupop.bottlerocket.aws/before-reboot.<name>`; the part
+# after the prefix may hold 63 characters, so the longer phase ("before-reboot.", 14) leaves 49.
+HOOK_NAME_MAX_LENGTH = 49
+HOOK_NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
 _WIRE = ConfigDict(
     frozen=True,
@@ -82,6 +88,9 @@ MatcherText = Annotated[
     str, Field(min_length=1, max_length=MATCHER_MAX_LENGTH), AfterValidator(_check_matcher)
 ]
 AlertName = Annotated[str, Field(min_length=1, max_length=ALERT_NAME_MAX_LENGTH)]
+HookName = Annotated[
+    str, Field(min_length=1, max_length=HOOK_NAME_MAX_LENGTH, pattern=HOOK_NAME_PATTERN)
+]
 
 
 class HttpProbe(BaseModel):
@@ -199,6 +208,26 @@ class AlertGate(BaseModel):
         return tuple(parse_alert_matcher(text) for text in self.matchers)
 
 
+class RebootHooks(BaseModel):
+    """Hooks a node waits for around its reboot: each answers with a `done` annotation."""
+
+    model_config = _WIRE
+
+    before_reboot: tuple[HookName, ...] = Field(
+        default=(), max_length=HOOKS_MAX, description="answered before the node may reboot"
+    )
+    after_reboot: tuple[HookName, ...] = Field(
+        default=(), max_length=HOOKS_MAX, description="answered before the health gate passes"
+    )
+    timeout_seconds: int = Field(
+        strict=True,
+        default=HOOK_TIMEOUT_DEFAULT,
+        ge=1,
+        le=DAY_SECONDS,
+        description="how long each phase's hooks may take before the node fails",
+    )
+
+
 class UpdatePolicySpec(BaseModel):
     """What the `default` BottlerocketUpdatePolicy asks of the rollout."""
 
@@ -219,3 +248,6 @@ class UpdatePolicySpec(BaseModel):
     )
     canary: Canary | None = Field(default=None, description="left out: no canaries")
     alert_gate: AlertGate | None = Field(default=None, description="left out: no alert gate")
+    hooks: RebootHooks | None = Field(
+        default=None, description="before- and after-reboot hooks; left out: none"
+    )

@@ -43,6 +43,7 @@ class Reason(StrEnum):
     ALERT_HOLD = "alert_hold"
     CANARY_SOAK = "canary_soak"
     GATE_PENDING = "gate_pending"
+    HOOK_PENDING = "hook_pending"
 
     @property
     def is_waiting(self) -> bool:

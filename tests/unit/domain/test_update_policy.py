@@ -13,6 +13,7 @@ from brupop.domain.update_policy import (
     Canary,
     HealthGate,
     HttpProbe,
+    RebootHooks,
     UpdatePolicySpec,
 )
 
@@ -43,9 +44,22 @@ def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
         health_gate=HealthGate(http_probes=(HttpProbe(url="http://{node_ip}:8080/"),)),
         canary=Canary(count=2, soak_seconds=60),
         alert_gate=AlertGate(prometheus_url="http://prom:9090", matchers=('severity="page"',)),
+        hooks=RebootHooks(before_reboot=("ceph-noout",)),
     )
     wire = spec.model_dump(mode="json")
-    assert list(wire) == ["paused", "healthGate", "haltAfterFailures", "canary", "alertGate"]
+    assert list(wire) == [
+        "paused",
+        "healthGate",
+        "haltAfterFailures",
+        "canary",
+        "alertGate",
+        "hooks",
+    ]
+    assert wire["hooks"] == {
+        "beforeReboot": ["ceph-noout"],
+        "afterReboot": [],
+        "timeoutSeconds": 600,
+    }
     assert list(wire["healthGate"]) == [
         "timeoutSeconds",
         "requireNodeReady",
@@ -116,3 +130,25 @@ def test_a_canary_is_written_without_the_choice_it_did_not_make() -> None:
         "selector": "role=canary",
         "soakSeconds": 0,
     }
+
+
+@pytest.mark.parametrize(
+    "hooks",
+    [
+        {"beforeReboot": [f"hook-{i}" for i in range(11)]},
+        {"afterReboot": ["Not_A_Label"]},
+        {"beforeReboot": ["x" * 50]},
+        {"beforeReboot": ["-leading-dash"]},
+        {"timeoutSeconds": 0},
+        {"timeoutSeconds": 86_401},
+    ],
+)
+def test_reboot_hooks_out_of_bounds_are_refused(hooks: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        UpdatePolicySpec.model_validate({"hooks": hooks})
+
+
+def test_reboot_hooks_default_to_ten_minutes_and_accept_ten_dns_label_names() -> None:
+    names = [f"hook-{i}" for i in range(10)]
+    hooks = UpdatePolicySpec.model_validate({"hooks": {"afterReboot": names}}).hooks
+    assert hooks == RebootHooks(before_reboot=(), after_reboot=tuple(names), timeout_seconds=600)

@@ -4,7 +4,8 @@ A node that passed was let go Idle by the plan (its advance was not withheld): o
 landed, the time it spent in the gate is observed and an Event says it passed. A node that
 failed is written back to Idle as a failure (`RolloutWriter.fail_gate`: crash count, Event
 naming the check) and counted by the failures metric. A write that meets a change made
-meanwhile is left for the next pass, which judges the node again.
+meanwhile is left for the next pass, which judges the node again. A node whose reboot hooks
+did not answer in time fails the same way (`RolloutWriter.fail_hook`).
 """
 
 from __future__ import annotations
@@ -48,3 +49,16 @@ def settle_gates(
         metrics.observe_health_gate((now - began).total_seconds())
         check = decision.check.check.value if decision.check is not None else "healthGate"
         metrics.count_health_gate_failure(check)
+    for shadow, hook in safety.hook_failing():
+        try:
+            stored = writer.fail_hook(shadow, hook.message, now)
+        except (ConflictError, NotFoundError):
+            outcome.conflicts += 1
+            outcome.conflicted.append(shadow.name)
+            continue
+        if stored is None:
+            continue
+        outcome.stored.append(stored)
+        outcome.written += 1
+        outcome.gate_failed[shadow.name] = GateFailureRecord(hook.message, now)
+        metrics.count_health_gate_failure(hook.phase.check)

@@ -30,8 +30,9 @@ from brupop.domain.health_gate import (
     gate_started_at,
     in_gate,
 )
+from brupop.domain.reboot_hooks import HookDecision
 from brupop.domain.rollout_book import RolloutBook
-from brupop.domain.safety_reasons import gate_hold
+from brupop.domain.safety_reasons import gate_hold, hook_hold
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.update_policy import AlertGate, HealthGate
@@ -43,6 +44,7 @@ from brupop.services.controller.alert_gate_reader import read_alert_gate
 from brupop.services.controller.canary_keeper import CanaryKeeper
 from brupop.services.controller.halt_keeper import HaltKeeper
 from brupop.services.controller.health_checks import HealthChecks
+from brupop.services.controller.hook_keeper import HookKeeper
 
 ALERT_READ_SECONDS = 5.0  # Prometheus is asked at most this often, however many passes run
 # HTTP probes can take seconds each, and a pass must write before the leader's Lease needs
@@ -75,6 +77,7 @@ class SafetyPass:
     gates: Mapping[str, tuple[Shadow, GateDecision]] = field(default_factory=dict)
     canaries: frozenset[str] | None = None  # shadow names; None: every node may start
     soak: SoakProgress | None = None
+    hooks: Mapping[str, tuple[Shadow, HookDecision]] = field(default_factory=dict)
 
     @property
     def soaking(self) -> bool:
@@ -87,8 +90,11 @@ class SafetyPass:
         return not self.halt.halted and not self.alerts.holds
 
     def withheld(self) -> frozenset[str]:
-        """Gated nodes whose way to Idle waits (the gate has not passed)."""
-        return frozenset(n for n, (_, d) in self.gates.items() if d.verdict is not GateVerdict.PASS)
+        """Nodes whose next step waits: the gate has not passed, or a reboot hook not answered
+        (before the reboot, the step to RebootedIntoUpdate; after it, the step to Idle)."""
+        gated = (n for n, (_, d) in self.gates.items() if d.verdict is not GateVerdict.PASS)
+        hooked = (n for n, (_, d) in self.hooks.items() if d.verdict is not GateVerdict.PASS)
+        return frozenset((*gated, *hooked))
 
     def failing(self) -> list[tuple[Shadow, GateDecision]]:
         """The nodes failing their gate in this pass."""
@@ -98,9 +104,20 @@ class SafetyPass:
         """The nodes passing their gate in this pass."""
         return [g for g in self.gates.values() if g[1].verdict is GateVerdict.PASS]
 
+    def hook_failing(self) -> list[tuple[Shadow, HookDecision]]:
+        """The nodes whose hooks did not answer in time (and that did not fail their gate)."""
+        return [
+            (shadow, d)
+            for name, (shadow, d) in self.hooks.items()
+            if d.verdict is GateVerdict.FAIL
+            and (name not in self.gates or self.gates[name][1].verdict is not GateVerdict.FAIL)
+        ]
+
     def gate_holds(self) -> dict[str, tuple[Reason, str]]:
-        """REASON of the nodes the gate keeps waiting."""
-        return {n: hold for n, (_, d) in self.gates.items() if (hold := gate_hold(d)) is not None}
+        """REASON of the nodes the gate or a hook keeps waiting (the hook named first)."""
+        holds = {n: h for n, (_, d) in self.gates.items() if (h := gate_hold(d)) is not None}
+        holds |= {n: h for n, (_, d) in self.hooks.items() if (h := hook_hold(d)) is not None}
+        return holds
 
 
 QUIET = SafetyPass()
@@ -136,6 +153,7 @@ class RolloutSafety:
         self._alerts = AlertGateState()
         self._alerts_read: tuple[AlertGate, float] | None = None
         self.canaries = CanaryKeeper(nodes)
+        self._hooks = HookKeeper(nodes)
         self._unchecked: set[str] = set()  # gated nodes the last pass had no time to check
 
     def assess(
@@ -149,7 +167,7 @@ class RolloutSafety:
     ) -> SafetyPass:
         """This pass's safety facts; `touched`: the shadows that changed since the last."""
         gate = policy.health_gate or (_ALERT_ONLY_GATE if policy.alert_gate else None)
-        if not (policy.halts or gate or policy.canary):
+        if not (policy.halts or gate or policy.canary or policy.hooks):
             self.halts.decide(None, None, now)
             return QUIET
         target = highest_version(book.targets)
@@ -166,11 +184,20 @@ class RolloutSafety:
             for shadow, decision in gates.values():
                 if decision.verdict is GateVerdict.FAIL and target is not None:
                     self._count_gate_failure(target, shadow, decision, now)
+        hooks: dict[str, tuple[Shadow, HookDecision]] = {}
+        if policy.hooks is not None and leading:
+            hooks = self._hooks.judge(policy.hooks, book, now)
+            for shadow, hook in hooks.values():
+                if hook.verdict is GateVerdict.FAIL and target is not None:
+                    failure = NodeFailure(shadow.node_name, hook.phase.check, hook.message, now)
+                    self.halts.record(target, failure)
         if leading or not policy.halts:
             self.halts.decide(target, policy.halt_after_failures, now)
         failed = self.halts.failed_nodes()
         canaries, soak = self.canaries.facts(policy.canary, book, touched, target, failed, now)
-        return SafetyPass(self.halts.halt, self.halts.halted_at, alerts, gates, canaries, soak)
+        return SafetyPass(
+            self.halts.halt, self.halts.halted_at, alerts, gates, canaries, soak, hooks
+        )
 
     # --- the alert gate --------------------------------------------------------------------
 

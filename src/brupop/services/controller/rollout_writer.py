@@ -149,24 +149,43 @@ class RolloutWriter:
         version, and it is already back in service (the agent uncordoned it before reporting
         MonitoringUpdate). None when the node has left the gate meanwhile."""
         fresh = self._shadows.get(listed.name)
+        if not in_gate(fresh):
+            return None
+        return self._fail(fresh, failure, now, "health_gate", "HealthGateFailed")
+
+    def fail_hook(self, listed: Shadow, failure: str, now: datetime) -> Shadow | None:
+        """A reboot hook did not answer in time: the node fails as on its gate, and is sent
+        back to Idle, which returns it to service (the agent uncordons a node asked for Idle
+        before its reboot). None when the node has left the state it was judged in."""
+        fresh = self._shadows.get(listed.name)
         status = fresh.status
-        if status is None or not in_gate(fresh):
+        if status is None or fresh.spec.state is not listed.spec.state:
+            return None
+        if status.current_state is not fresh.spec.state:
+            return None
+        return self._fail(fresh, failure, now, "reboot_hook", "RebootHookFailed")
+
+    def _fail(
+        self, fresh: Shadow, failure: str, now: datetime, reason: str, event: str
+    ) -> Shadow | None:
+        status = fresh.status
+        if status is None:
             return None
         self._journal.remember(fresh.name, fresh.resource_version)
         stored = self._shadows.update_status(fresh.name, _failed(status, now))
         stored = self._shadows.replace_spec(
             fresh.name, timed_out_spec(fresh, now), stored.resource_version
         )
-        self._metrics.count_failure("health_gate", UpdateState.MONITORING_UPDATE.value)
+        self._metrics.count_failure(reason, fresh.spec.state.value)
         self._log.warning(
-            "update.health_gate_failed",
+            f"update.{reason}_failed",
             node=fresh.node_name,
             version=status.current_version,
             failure=failure,
         )
         self._event(
             fresh,
-            "HealthGateFailed",
+            event,
             f"{failure}; the node stays on {status.current_version} (no rollback) and is back "
             "in service",
             EventType.WARNING,
