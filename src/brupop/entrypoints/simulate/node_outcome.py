@@ -31,6 +31,7 @@ def node_outcome(
     chaos_kills: int,
     log_path: Path,
     run_started_at: float = 0.0,
+    hook_answers: tuple[str, ...] = (),
 ) -> NodeReport:
     """The node's line in the report; `reason` is kept only for a node left behind; the
     observer's moments are given in seconds since `run_started_at` (monotonic)."""
@@ -56,6 +57,11 @@ def node_outcome(
         last_failure=last_failure(log_path),
         started_at=_since(view.started_at, run_started_at),
         health_gate=_gate_outcome(cluster, shadow_name(node.name)),
+        reboot_hook_failed=any(
+            e.reason == "RebootHookFailed" and e.shadow_name == shadow_name(node.name)
+            for e in cluster.events.recorded
+        ),
+        hook_answers=list(hook_answers),
         finished_at=(
             _since(view.finished_at, run_started_at)
             if status and status.current_version == to_version

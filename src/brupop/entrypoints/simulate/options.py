@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from brupop.domain.reboot_hooks import HookPhase
 from brupop.domain.versions import compare_versions, is_version
 from brupop.entrypoints.controller.notification_settings import url_problem
+from brupop.entrypoints.simulate.hook_responder import MAX_HOOKS, EmulatedHook
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
 from brupop.entrypoints.simulate.output_paths import PathRefused, picture_path, report_path
 from brupop.entrypoints.simulate.policy_file import PolicyFileError, load_policy_file
@@ -58,6 +60,7 @@ class SimulationOptions:
     pause_at: float | None = None
     resume_at: float | None = None
     notify: str | None = None  # --notify URL: the run's notifications go to this webhook
+    hooks: tuple[EmulatedHook, ...] = ()  # --hook NAME[:SECONDS|:never]: emulated responders
 
     @property
     def max_concurrent_label(self) -> str:
@@ -194,6 +197,14 @@ def _add_scenario_flags(parser: argparse.ArgumentParser) -> None:
         "NOTIFICATION_WEBHOOK_<n>_URL would",
     )
     scenario.add_argument(
+        "--hook",
+        action="append",
+        default=[],
+        metavar="NAME[:SECONDS|:never]",
+        help="answer the --policy's reboot hook NAME on every node SECONDS (default 0) after "
+        "the controller asks, or never",
+    )
+    scenario.add_argument(
         "--settle-seconds",
         default="3",
         help="end once no node has changed state for this long and none is updating",
@@ -212,6 +223,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
             f"--to-version: {to_version} must be newer than --from-version {from_version}"
         )
     timing = _timing(args)
+    policy = _policy(args.policy)
     return SimulationOptions(
         nodes=nodes,
         max_concurrent=_max_concurrent(args.max_concurrent),
@@ -243,8 +255,9 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         ),
         settle_seconds=_seconds("--settle-seconds", args.settle_seconds),
         live={"auto": None, "on": True, "off": False}[args.live],
-        policy=_policy(args.policy),
+        policy=policy,
         notify=_webhook(args.notify),
+        hooks=_hooks(args.hook, policy),
         **_pause_moments(args),
     )
 
@@ -256,6 +269,32 @@ def _policy(raw: str | None) -> dict[str, Any] | None:
         return load_policy_file(Path(raw).expanduser())
     except PolicyFileError as error:
         raise OptionError(f"--policy: {error}") from None
+
+
+def _hooks(raw: list[str], policy: dict[str, Any] | None) -> tuple[EmulatedHook, ...]:
+    """Each `--hook NAME[:SECONDS|:never]`; NAME must be one of the policy's hooks."""
+    if len(raw) > MAX_HOOKS:
+        raise OptionError(f"--hook: at most {MAX_HOOKS} hooks")
+    hooks = ((policy or {}).get("spec") or {}).get("hooks") or {}
+    named = {
+        HookPhase.BEFORE_REBOOT: set(hooks.get("beforeReboot") or ()),
+        HookPhase.AFTER_REBOOT: set(hooks.get("afterReboot") or ()),
+    }
+    emulated: list[EmulatedHook] = []
+    for text in raw:
+        name, _, when = text.partition(":")
+        phases = frozenset(phase for phase, names in named.items() if name in names)
+        if not phases:
+            raise OptionError(
+                f"--hook: {name!r} is not a hook of the --policy (spec.hooks.beforeReboot or "
+                "afterReboot)"
+            )
+        if when == "never":
+            emulated.append(EmulatedHook(name, None, phases))
+        else:
+            seconds = _seconds("--hook", when or "0", allow_zero=True, most=ONE_DAY)
+            emulated.append(EmulatedHook(name, seconds, phases))
+    return tuple(emulated)
 
 
 def _webhook(raw: str | None) -> str | None:

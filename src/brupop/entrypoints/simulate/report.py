@@ -37,6 +37,8 @@ class NodeReport:
     started_at: float | None = None  # seconds since the run started: first left Idle
     finished_at: float | None = None  # ... last came back to Idle on the target version
     health_gate: str | None = None  # "passed", "failed", or None: never judged by a gate
+    reboot_hook_failed: bool = False  # a reboot hook did not answer in time
+    hook_answers: list[str] = field(default_factory=list)  # "<phase>.<hook>" --hook answered
 
     def updated_to(self, target: str) -> bool:
         return (

@@ -27,6 +27,7 @@ from brupop.entrypoints.simulate.chaos import ChaosMonkey
 from brupop.entrypoints.simulate.display import LiveView, PlainProgress
 from brupop.entrypoints.simulate.endpoints import Endpoints, write_endpoints
 from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
+from brupop.entrypoints.simulate.hook_responder import HookResponder
 from brupop.entrypoints.simulate.node_outcome import node_outcome
 from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
 from brupop.entrypoints.simulate.options import SimulationOptions
@@ -65,6 +66,7 @@ class _Run:
     supervisor: AgentSupervisor
     pauses: PauseSchedule
     unhealthy: UnhealthyNodes
+    hooks: HookResponder
     started_at: float = 0.0  # time.monotonic()
     started_on: datetime | None = None  # the cluster's clock, which stamps a halt
 
@@ -166,7 +168,8 @@ class Simulation:
             note=lambda _text: None,  # the display's note is attached once it exists
         )
         unhealthy = UnhealthyNodes(cluster, fleet, options.unhealthy)
-        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses, unhealthy)
+        hooks = HookResponder(cluster.nodes, options.hooks)
+        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses, unhealthy, hooks)
 
     def _agent_specs(
         self,
@@ -251,6 +254,7 @@ class Simulation:
                 restart.step(run.observer.first_active_at)
                 run.pauses.step(_rollout_began_at(run), run.started_at)
                 run.unhealthy.step(run.observer.views())
+                run.hooks.step(time.monotonic())
                 time.sleep(_TICK_SECONDS)
         except KeyboardInterrupt:
             self._interrupted = True
@@ -302,6 +306,11 @@ class Simulation:
                 chaos_kills=sum(kill.node == node.name for kill in chaos.kills),
                 log_path=run.log_dir / f"{node.name}.log",
                 run_started_at=run.started_at,
+                hook_answers=tuple(
+                    f"{phase}.{hook}"
+                    for name, phase, hook in run.hooks.answers
+                    if name == node.name
+                ),
             )
             for node in run.fleet
         ]
