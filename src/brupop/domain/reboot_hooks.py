@@ -50,6 +50,11 @@ class HookPhase(StrEnum):
     def words(self) -> str:
         return self.value.replace("-", " ")
 
+    @property
+    def event_reason(self) -> str:
+        """The Event recorded when the controller asks this phase's hooks to act."""
+        return "BeforeRebootHooks" if self is HookPhase.BEFORE_REBOOT else "AfterRebootHooks"
+
 
 def hook_phase(shadow: Shadow) -> HookPhase | None:
     """The hook phase a node stands in: staged and waiting to be asked to reboot, or rebooted
@@ -79,6 +84,7 @@ class HookDecision:
     verdict: GateVerdict
     deadline: datetime
     waiting_for: str | None = None
+    asked: bool = False  # the Node was labelled in this pass (the phase's hooks asked to act)
 
     @property
     def message(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from brupop.domain.cluster import LB_EXCLUSION_LABEL, LB_EXCLUSION_VALUE, WatchEventType
+from brupop.domain.reboot_hooks import HookPhase, hook_cleanup
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import NotFoundError, WatchExpiredError
 from tests.contract.cluster.conftest import Backend, Ports
@@ -79,6 +80,27 @@ def test_annotations_are_added_and_removed(backend: Backend, cluster: Ports) -> 
     }
     cluster.nodes.set_annotations("node-a", {"brupop.bottlerocket.aws/cordoned-by-brupop": None})
     assert cluster.nodes.get("node-a").annotations == {}
+
+
+def test_reboot_hook_marks_are_set_found_by_selector_and_removed_together(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a", labels=OPTED_IN)
+    backend.add_node("node-b", labels=OPTED_IN)
+    phase = HookPhase.BEFORE_REBOOT
+    answers = {phase.done_annotation(h): "done" for h in ("ceph-noout", "change-ticket")}
+
+    cluster.nodes.set_labels("node-a", {phase.label: "true"})
+    cluster.nodes.set_annotations("node-a", answers)
+    asking = cluster.nodes.list({phase.label: "true"})
+
+    assert [n.name for n in asking.items] == ["node-a"]
+    assert cluster.nodes.get("node-a").annotations == answers
+    labels, annotations = hook_cleanup(phase, ("ceph-noout", "change-ticket"))
+    cluster.nodes.set_annotations("node-a", annotations)
+    cluster.nodes.set_labels("node-a", labels)
+    cleaned = cluster.nodes.get("node-a")
+    assert (dict(cleaned.labels), dict(cleaned.annotations)) == (OPTED_IN, {})
 
 
 def test_watch_sees_new_nodes_and_changes_in_order(backend: Backend, cluster: Ports) -> None:

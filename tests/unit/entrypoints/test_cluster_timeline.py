@@ -56,6 +56,30 @@ def test_each_phase_event_starts_its_phase_and_a_failure_is_marked_with_its_mess
     assert second.spans[-1] == Span(Phase.BACKOFF, 120, 150)
 
 
+def test_reboot_hook_events_draw_hook_phases_and_a_hook_failure_is_marked() -> None:
+    events = (
+        ShadowEvent("node-01", "UpdateStarted", "", _at(0)),
+        ShadowEvent("node-01", "BeforeRebootHooks", "", _at(20)),
+        ShadowEvent("node-01", "UpdateRebooting", "", _at(30)),
+        ShadowEvent("node-01", "UpdateMonitoring", "", _at(90)),
+        ShadowEvent("node-01", "AfterRebootHooks", "", _at(95)),
+        ShadowEvent("node-01", "RebootHookFailed", "after reboot hook t did not answer", _at(99)),
+    )
+    shadows = (_shadow("node-01", ShadowSpec(), "1.20.0"),)
+
+    (row,) = cluster_timeline(ClusterHistory(shadows, events), _at(100), limit=1).timeline.rows
+
+    assert [span.phase for span in row.spans] == [
+        Phase.STAGING,
+        Phase.HOOKS_BEFORE,
+        Phase.REBOOT,
+        Phase.MONITORING,
+        Phase.HOOKS_AFTER,
+        Phase.BACKOFF,
+    ]
+    assert row.failures == (FailureMark(99, "after reboot hook t did not answer"),)
+
+
 def test_a_shadow_spec_tells_the_current_phase_when_its_event_has_expired() -> None:
     spec = ShadowSpec(state=S.REBOOTED_INTO_UPDATE, state_transition_timestamp=_at(60),
                       version="1.20.0")  # fmt: skip

@@ -2,7 +2,8 @@
 turned into the domain's transitions.
 
 Each phase of an update is an Event the controller records on the shadow (UpdateStarted,
-UpdateRebooting, UpdateMonitoring, UpdateCompleted; UpdateFailed and UpdateTimedOut for a
+UpdateRebooting, UpdateMonitoring, UpdateCompleted, and BeforeRebootHooks or AfterRebootHooks
+when a reboot hook is asked to act; UpdateFailed, UpdateTimedOut and RebootHookFailed for a
 failure), a shadow's spec says when its current phase began, and the update policy's status
 when the fleet halted. A cluster keeps no record of
 when a drain ended, so the reboot's bar includes the drain here.
@@ -30,11 +31,13 @@ from brupop.entrypoints.status.cluster_history import ClusterHistory, FleetMomen
 
 EVENT_PHASES = {
     "UpdateStarted": Phase.STAGING,
+    "BeforeRebootHooks": Phase.HOOKS_BEFORE,
     "UpdateRebooting": Phase.REBOOT,
     "UpdateMonitoring": Phase.MONITORING,
+    "AfterRebootHooks": Phase.HOOKS_AFTER,
     "UpdateCompleted": Phase.UPDATED,
 }
-FAILURE_EVENTS = frozenset({"UpdateFailed", "UpdateTimedOut"})
+FAILURE_EVENTS = frozenset({"UpdateFailed", "UpdateTimedOut", "RebootHookFailed"})
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ landed, the time it spent in the gate is observed and an Event says it passed. A
 failed is written back to Idle as a failure (`RolloutWriter.fail_gate`: crash count, Event
 naming the check) and counted by the failures metric. A write that meets a change made
 meanwhile is left for the next pass, which judges the node again. A node whose reboot hooks
-did not answer in time fails the same way (`RolloutWriter.fail_hook`).
+did not answer in time fails the same way (`RolloutWriter.fail_hook`); an Event says when a
+phase's hooks were asked to act (the timeline's hook bars).
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ def settle_gates(
         metrics.observe_health_gate((now - began).total_seconds())
         check = decision.check.check.value if decision.check is not None else "healthGate"
         metrics.count_health_gate_failure(check)
+    for shadow, hook in safety.hooks.values():
+        if hook.asked:
+            writer.note_hooks_asked(shadow, hook)
     for shadow, hook in safety.hook_failing():
         try:
             stored = writer.fail_hook(shadow, hook.message, now)

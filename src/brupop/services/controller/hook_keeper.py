@@ -11,6 +11,7 @@ which the shadow keeps); a controller restart before the reboot restarts that ph
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 
 import structlog
@@ -91,6 +92,7 @@ class HookKeeper:
                 if node.labels.get(phase.label) != HOOK_LABEL_VALUE:
                     self._nodes.set_labels(node.name, {phase.label: HOOK_LABEL_VALUE})
                     self._log.info("hooks.asked", node=node.name, phase=phase.value)
+                    return replace(decision, asked=True)
                 return decision
             labels, annotations = hook_cleanup(phase, names)
             self._nodes.set_annotations(node.name, annotations)

@@ -16,6 +16,7 @@ import structlog
 
 from brupop.domain.cluster import ClusterEvent, EventType
 from brupop.domain.health_gate import in_gate
+from brupop.domain.reboot_hooks import HookDecision
 from brupop.domain.rollout import ChangeKind, RolloutPlan, SpecChange, timed_out_spec
 from brupop.domain.shadow import CRASH_COUNT_MAX, Shadow, ShadowStatus
 from brupop.domain.states import StateTimeouts, UpdateState
@@ -191,6 +192,15 @@ class RolloutWriter:
             EventType.WARNING,
         )
         return stored
+
+    def note_hooks_asked(self, shadow: Shadow, decision: HookDecision) -> None:
+        """The controller labelled the Node: the phase's hooks are asked to act."""
+        phase = decision.phase
+        self._event(
+            shadow,
+            phase.event_reason,
+            f"{phase.label}=true set; {decision.message}",
+        )
 
     def note_gate_passed(self, shadow: Shadow, message: str) -> None:
         """The node passed its health gate and was let go Idle."""

@@ -97,6 +97,16 @@ def test_hooks_answering_in_time_let_the_node_update_and_their_marks_are_removed
     assert asked == {(n, p) for n in fleet.names for p in (BEFORE, AFTER)}
     assert [_hook_marks(_node(fleet, n)) for n in fleet.names] == [[], []]
     assert _events(fleet, "RebootHookFailed") == []
+    asked_events = [
+        (e.shadow_name, e.reason)
+        for e in fleet.cluster.events.recorded
+        if e.reason in ("BeforeRebootHooks", "AfterRebootHooks")
+    ]
+    assert sorted(asked_events) == [
+        (f"brs-{n}", reason)
+        for n in fleet.names
+        for reason in ("AfterRebootHooks", "BeforeRebootHooks")
+    ], "one Event per phase asked, for the timeline"
 
 
 def test_after_reboot_hooks_hold_a_monitored_node_until_they_answer() -> None:
