@@ -43,6 +43,10 @@ class HookKeeper:
         self._nodes = nodes
         self._since: dict[_PhaseKey, datetime] = {}
         self._settled: dict[_PhaseKey, HookDecision] = {}  # passed or failed, marks removed
+        # Phases asked and not settled: the Node and its hooks, to remove the marks if the node
+        # leaves the phase another way (its gate failed, the agent failed, the hooks were
+        # removed from the policy), so no hook stays asked for a reboot that is not coming.
+        self._asked: dict[_PhaseKey, tuple[str, tuple[str, ...]]] = {}
         self._log = structlog.get_logger("brupop.controller")
 
     def judge(
@@ -50,6 +54,8 @@ class HookKeeper:
     ) -> dict[str, tuple[Shadow, HookDecision]]:
         """The hook decision of every slot holder in a phase with hooks configured."""
         decisions: dict[str, tuple[Shadow, HookDecision]] = {}
+        if hooks is None and not self._asked:
+            return decisions
         seen: set[_PhaseKey] = set()
         for name in sorted(book.holders()):
             shadow = book.shadow(name)
@@ -89,6 +95,7 @@ class HookKeeper:
                 now=now,
             )
             if decision.verdict is GateVerdict.WAIT:
+                self._asked[key] = (node.name, names)
                 if node.labels.get(phase.label) != HOOK_LABEL_VALUE:
                     self._nodes.set_labels(node.name, {phase.label: HOOK_LABEL_VALUE})
                     self._log.info("hooks.asked", node=node.name, phase=phase.value)
@@ -106,7 +113,20 @@ class HookKeeper:
                 phase, names, {}, since=since, timeout_seconds=timeout_seconds, now=now
             )
         self._settled[key] = decision
+        self._asked.pop(key, None)
         return decision
+
+    def _withdraw(self, node: str, phase: HookPhase, names: tuple[str, ...]) -> None:
+        labels, annotations = hook_cleanup(phase, names)
+        try:
+            self._nodes.set_annotations(node, annotations)
+            self._nodes.set_labels(node, labels)
+        except NotFoundError:
+            return
+        except PortError as error:  # best effort: the label says nothing once the node moved on
+            self._log.warning("hooks.withdraw_failed", node=node, error=str(error))
+            return
+        self._log.info("hooks.withdrawn", node=node, phase=phase.value)
 
     @staticmethod
     def _began(shadow: Shadow, phase: HookPhase, now: datetime) -> datetime:
@@ -115,7 +135,11 @@ class HookKeeper:
         return now
 
     def _forget(self, seen: Iterable[_PhaseKey]) -> None:
-        """Drop the phases no node stands in any more (bounded by the slots held)."""
+        """Drop the phases no node stands in any more (bounded by the slots held), removing the
+        marks of those left unsettled."""
         keep = set(seen)
+        for key in [k for k in self._asked if k not in keep]:
+            node, names = self._asked.pop(key)
+            self._withdraw(node, key[1], names)
         self._since = {k: v for k, v in self._since.items() if k in keep}
         self._settled = {k: v for k, v in self._settled.items() if k in keep}

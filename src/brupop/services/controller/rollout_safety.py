@@ -185,7 +185,7 @@ class RolloutSafety:
                 if decision.verdict is GateVerdict.FAIL and target is not None:
                     self._count_gate_failure(target, shadow, decision, now)
         hooks: dict[str, tuple[Shadow, HookDecision]] = {}
-        if policy.hooks is not None and leading:
+        if leading:  # also with no hooks left: the keeper withdraws what it asked for
             hooks = self._hooks.judge(policy.hooks, book, now)
             for shadow, hook in hooks.values():
                 if hook.verdict is GateVerdict.FAIL and target is not None:

@@ -169,3 +169,19 @@ def test_a_failed_hook_phase_removes_its_label_and_answers() -> None:
     shadow = fleet.shadow("node-00")
     assert shadow.status is not None and shadow.status.current_version == NEW
     assert (shadow.spec.state, shadow.status.current_state) == (S.IDLE, S.IDLE)
+
+
+def test_a_node_failing_its_gate_while_an_after_reboot_hook_waits_loses_the_hook_marks() -> None:
+    fleet = Fleet(1)
+    policy = _hooked([], ["warm-cache"], halt_after=5)
+    policy["spec"]["healthGate"] = {"timeoutSeconds": 5}
+    fleet.cluster.policies.apply(policy)
+    fleet.cluster.set_node_ready("node-00", False)
+    controller = fleet.controller(1)
+
+    _run(fleet, controller, 8)
+    assert _node(fleet, "node-00").labels.get(AFTER.label) == "true"
+    _run(fleet, controller, 10)
+
+    assert [e.shadow_name for e in _events(fleet, "HealthGateFailed")] == ["brs-node-00"]
+    assert _hook_marks(_node(fleet, "node-00")) == [], "no hook stays asked"
