@@ -61,6 +61,8 @@ _EVENT_KINDS: Mapping[str, tuple[NotificationKind, str | None]] = {
     "UpdateCompleted": (NotificationKind.NODE_UPDATED, None),
     "UpdateFailed": (NotificationKind.NODE_FAILED, "agent_error"),
     "UpdateTimedOut": (NotificationKind.NODE_FAILED, "timeout"),
+    "HealthGateFailed": (NotificationKind.NODE_FAILED, "health_gate"),
+    "RebootHookFailed": (NotificationKind.NODE_FAILED, "reboot_hook"),
 }
 _RUNNING = "Now running "
 

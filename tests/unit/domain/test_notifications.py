@@ -38,7 +38,13 @@ def test_a_completed_update_event_is_a_node_updated_notification_with_its_versio
 
 
 @pytest.mark.parametrize(
-    ("reason", "why"), [("UpdateFailed", "agent_error"), ("UpdateTimedOut", "timeout")]
+    ("reason", "why"),
+    [
+        ("UpdateFailed", "agent_error"),
+        ("UpdateTimedOut", "timeout"),
+        ("HealthGateFailed", "health_gate"),
+        ("RebootHookFailed", "reboot_hook"),
+    ],
 )
 def test_a_failure_event_is_a_node_failed_notification_with_its_reason(
     reason: str, why: str

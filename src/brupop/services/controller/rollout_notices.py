@@ -4,7 +4,8 @@ The controller's pass does not know about notifications. The composition root wr
 EventRecorder and its metrics (entrypoints/controller/notifying_ports.py) and hands each call
 here, where it hangs:
 
-* node updated / node failed: the `UpdateCompleted`, `UpdateFailed` and `UpdateTimedOut` Events
+* node updated / node failed: the `UpdateCompleted`, `UpdateFailed`, `UpdateTimedOut`,
+  `HealthGateFailed` and `RebootHookFailed` Events
   (`domain.notifications.from_cluster_event`);
 * rollout started: the first `UpdateStarted` Event towards a version no node ran (or, failing
   that, the first node seen running it); rollout finished: hosts per version and state
