@@ -11,10 +11,10 @@ as the leader, with `time.process_time()` around `ControllerService.tick()`:
 - full resyncs (list every shadow and Node again and repair the mirror from the lists; only
   shadows that changed are decided again), and apart from them, a full recomputation (every
   shadow decided again, which no pass does: it is the cost a resync would have if it did).
-As a control for the per-shadow growth, it also times `decision.decide` alone over the
-shadows the controller holds, and over the same shadows decoded again one after another (the
-memory layout a fresh list from the apiserver gives): the code is the same, only where the
-objects lie in memory differs.
+As a control for the per-shadow growth, it also times `decision.decide` alone over the facts
+the controller's book holds, and over facts taken again from the same shadows decoded one
+after another (the memory layout a fresh list from the apiserver gives): the code is the
+same, only where the objects lie in memory differs.
 The `kube-replay` case feeds the real Kubernetes adapters recorded-shape JSON (see
 kube_replay.py): one list of 10,000 shadows, one of 10,000 Nodes, 10,000 watch events.
 """
@@ -49,6 +49,7 @@ from brupop.domain.shadow import (
     ShadowStatus,
     shadow_name,
 )
+from brupop.domain.shadow_facts import ShadowFacts
 from brupop.domain.states import UpdateState
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.fleet_mirror import FleetMirror
@@ -158,18 +159,22 @@ def _agent_reaches_its_spec(cluster: InMemoryCluster, round_: int) -> None:
 
 
 def _decide_by_layout(controller: ControllerService, now: datetime) -> dict[str, float]:
-    """CPU ms of `decide` over every shadow the controller holds, as held (pieces allocated
-    over the run, between other objects) and as a fresh list decodes them (one after another);
+    """CPU ms of `decide` over every shadow the controller holds, from the facts the book
+    holds (taken when each shadow was recorded, between other objects) and from facts taken
+    again from the same shadows decoded one after another (as a fresh list lays them out);
     the median of 9 rounds each."""
     book = controller.fleet.book
-    held = [s for n in book.names() if (s := book.shadow(n)) is not None]
-    fresh = [Shadow.model_validate_json(s.model_dump_json()) for s in held]
+    held = [f for n in book.names() if (f := book.facts(n)) is not None]
+    models = [s for n in book.names() if (s := book.shadow(n)) is not None]
     timeouts = controller.config.policy.timeouts
+    fresh = [
+        ShadowFacts.of(Shadow.model_validate_json(s.model_dump_json()), timeouts) for s in models
+    ]
 
-    def over(shadows: list[Shadow]) -> Callable[[], None]:
+    def over(facts: list[ShadowFacts]) -> Callable[[], None]:
         def run() -> None:
-            for shadow in shadows:
-                decide(shadow, now, timeouts)
+            for one in facts:
+                decide(one, now)
 
         return run
 

@@ -3,7 +3,8 @@
 `decide` applies the same rules as `rollout.next_spec` and `rollout.plan_rollout` (a reached
 state moves on, a crash goes back to Idle once, a transition past its timeout goes back to Idle,
 an idle node offered a version is ready once its backoff ended, a finished node's spec is
-cleared), but returns a small value instead of a pydantic spec. It also says until when the
+cleared), but returns a small value instead of a pydantic spec, and reads the shadow's `ShadowFacts`
+(taken once per change of the shadow) instead of the pydantic model. It also says until when the
 decision holds (`recheck_at`): the end of a backoff or a transition's deadline, so that a
 decision kept from an earlier pass is recomputed the moment time alone would change it.
 Everything that depends on the whole fleet (slots, window, order) is left to the caller.
@@ -14,12 +15,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
-from brupop.domain.backoff import retry_allowed_at
 from brupop.domain.rollout import ChangeKind
-from brupop.domain.shadow import Shadow, ShadowSpec
-from brupop.domain.states import StateTimeouts, UpdateState
-from brupop.domain.transition_timeout import transition_deadline
-from brupop.domain.versions import versions_differ
+from brupop.domain.shadow import ShadowSpec
+from brupop.domain.shadow_facts import ShadowFacts
+from brupop.domain.states import UpdateState
 
 _IDLE = UpdateState.IDLE
 _STAGED = UpdateState.STAGED_AND_PERFORMED_UPDATE
@@ -59,36 +58,34 @@ class Decision(NamedTuple):
     recheck_at: datetime | None = None
 
 
-def decide(shadow: Shadow, now: datetime, timeouts: StateTimeouts) -> Decision:
-    """The decision for `shadow` at `now`."""
-    status, spec = shadow.status, shadow.spec
-    holds = spec.state is not _IDLE or (status is not None and status.current_state is not _IDLE)
-    if status is None:
-        return _clear(shadow, holds)
-    deadline = transition_deadline(shadow, timeouts)
+def decide(facts: ShadowFacts, now: datetime) -> Decision:
+    """The decision for the shadow `facts` were taken from, at `now`."""
+    holds, spec_state = facts.holds_slot, facts.spec_state
+    current = facts.current_state
+    if current is None:
+        return _clear(facts, holds)
+    deadline = facts.deadline
     if deadline is not None and now > deadline:
-        return Decision(holds, ChangeKind.TIMEOUT, Target(_IDLE, spec.version, stamped=True))
-    current = status.current_state
-    if current != spec.state:
-        if current is _ERROR_RESET and spec.state is not _IDLE:
-            return Decision(holds, ChangeKind.RECOVER, Target(_IDLE, spec.version, stamped=True))
+        return Decision(holds, ChangeKind.TIMEOUT, Target(_IDLE, facts.spec_version, stamped=True))
+    if current != spec_state:
+        if current is _ERROR_RESET and spec_state is not _IDLE:
+            return Decision(holds, ChangeKind.RECOVER, Target(_IDLE, facts.spec_version, True))
         return Decision(holds, recheck_at=deadline)
-    if spec.state is _IDLE:
-        if not versions_differ(status.current_version, status.target_version):
-            return _clear(shadow, holds)
-        allowed_at = retry_allowed_at(status)
+    if spec_state is _IDLE:
+        if not facts.offered:
+            return _clear(facts, holds)
+        allowed_at = facts.allowed_at
         if allowed_at is None or now >= allowed_at:
-            start = Target(_STAGED, status.target_version, stamped=True)
+            start = Target(_STAGED, facts.target_version, stamped=True)
             return Decision(holds, target=start, ready=True)
         return Decision(holds, recheck_at=allowed_at)
     kind = ChangeKind.RECOVER if current is _ERROR_RESET else ChangeKind.ADVANCE
-    return Decision(holds, kind, Target(spec.state.on_success(), spec.version, stamped=True))
+    return Decision(holds, kind, Target(spec_state.on_success(), facts.spec_version, True))
 
 
-def _clear(shadow: Shadow, holds: bool) -> Decision:
+def _clear(facts: ShadowFacts, holds: bool) -> Decision:
     """Nothing left to do: clear the spec unless it is already clear."""
-    spec = shadow.spec
-    if spec.state is _IDLE and spec.version is None and spec.state_transition_timestamp is None:
+    if facts.spec_clear:
         return Decision(holds)
-    kind = ChangeKind.RECOVER if shadow.has_crashed() else ChangeKind.RESET
+    kind = ChangeKind.RECOVER if facts.current_state is _ERROR_RESET else ChangeKind.RESET
     return Decision(holds, kind, CLEARED)
