@@ -1,12 +1,14 @@
 """`brupop simulate --policy ... --unhealthy NODE`: after its reboot NODE stays NotReady, its
 health gate times out, the fleet halts, no node starts after the failure, nothing is left
-cordoned, and the exit code and the last line say why.
+cordoned, and the exit code and the last line say why; its `--timeline` picture has one row
+per node and marks the failure and the halt.
 
 Nothing here depends on how fast this machine is: the moments compared are those the run
 recorded (each node's first departure from Idle and its return, as the observer saw them)."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 
 from tests.e2e.simulate_run import explain, run_simulate
 
+SVG_TEXT = "{http://www.w3.org/2000/svg}text"
 POLICY = """\
 apiVersion: brupop.bottlerocket.aws/v1
 kind: BottlerocketUpdatePolicy
@@ -32,9 +35,10 @@ def test_an_unhealthy_node_fails_its_gate_and_the_fleet_halts_with_nothing_cordo
 ) -> None:
     policy = tmp_path / "policy.yaml"
     policy.write_text(POLICY, encoding="utf-8")
+    picture = tmp_path / "timeline.svg"
     run = run_simulate(
         tmp_path, "--nodes", "4", "--max-concurrent", "1", "--policy", str(policy),
-        "--unhealthy", "node-02", "--timeout", "100",
+        "--unhealthy", "node-02", "--timeout", "100", "--timeline", str(picture),
     )  # fmt: skip
 
     assert run.returncode == 1, explain(run)
@@ -54,3 +58,8 @@ def test_an_unhealthy_node_fails_its_gate_and_the_fleet_halts_with_nothing_cordo
             assert node["started_at"] < failed["finished_at"], f"{name} started after the halt"
     assert run.last_line.startswith("HALTED ("), explain(run)
     assert "node node-02 failed nodeReady" in run.last_line
+
+    texts = ["".join(e.itertext()) for e in ElementTree.parse(picture).iter(SVG_TEXT)]
+    assert [t for t in texts if t.startswith("node-")] == [f"node-0{i}" for i in range(1, 5)]
+    assert any(t.startswith("fleet halted") for t in texts), texts
+    assert "failure" in texts, texts

@@ -1,6 +1,5 @@
 """`brupop simulate --timeline`: the picture of a run with a failure and a pause, one row per
-node. (The controller does not halt yet; a halt is drawn like the pause, see test_timeline.py
-in tests/unit/entrypoints/simulate.)"""
+node. A run that halts is drawn in test_health_gate_halt.py."""
 
 from __future__ import annotations
 

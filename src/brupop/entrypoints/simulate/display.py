@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -145,8 +146,9 @@ def _styled_phase(phase: str) -> str:
     return f"[yellow]{phase}[/]"
 
 
-def print_summary(console: Console, report: SimulationReport) -> None:
-    """The per-node table, why the others did not update, then the verdict as the last line."""
+def print_summary(console: Console, report: SimulationReport, timeline: Path | None = None) -> None:
+    """The per-node table, why the others did not update, where the logs and the timeline
+    picture are, then the verdict as the last line."""
     table = Table(
         title="brupop simulate: summary (time per phase in seconds)",
         title_justify="left",
@@ -184,6 +186,8 @@ def print_summary(console: Console, report: SimulationReport) -> None:
         console.print(f"also failed: {failure}", highlight=False, soft_wrap=True, markup=False)
     if report.log_dir:
         console.print(f"agent logs: {report.log_dir}", highlight=False, soft_wrap=True)
+    if timeline is not None:
+        console.print(f"timeline: {timeline}", highlight=False, soft_wrap=True, markup=False)
     console.print(report.verdict, highlight=False, soft_wrap=True, markup=False)
 
 

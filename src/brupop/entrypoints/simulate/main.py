@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
         signal.signal(signal.SIGTERM, previous)
     report = outcome.report
     written = options.report is None or _write_report(console, report, options.report)
-    print_summary(console, report)
+    drawn, timeline_error = None, None
     if options.timeline is not None and outcome.timeline is not None:
         try:
             draw_timeline(
@@ -60,10 +60,13 @@ def main(argv: list[str]) -> int:
                 timeline_title(report),
                 x_label="seconds since the agents were started",
             )
+            drawn = options.timeline
         except OSError as error:
-            console.print(f"brupop simulate: the timeline could not be written: {error}")
-            return EXIT_HARNESS_FAILED
-        console.print(f"timeline: {options.timeline}", markup=False)
+            timeline_error = error
+    print_summary(console, report, timeline=drawn)
+    if timeline_error is not None:
+        console.print(f"brupop simulate: the timeline could not be written: {timeline_error}")
+        return EXIT_HARNESS_FAILED
     if outcome.interrupted:
         return EXIT_INTERRUPTED
     if not written:
