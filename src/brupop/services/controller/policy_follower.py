@@ -16,8 +16,9 @@ from datetime import datetime
 
 import structlog
 
-from brupop.domain.cluster import ClusterEvent, EventSubject, EventType, Listing
+from brupop.domain.cluster import ClusterEvent, Listing
 from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy, resolve_policy
+from brupop.domain.policy_events import ignored_policy_events, policy_change_event
 from brupop.domain.policy_object import UpdatePolicy
 from brupop.domain.policy_status import FleetProgress, policy_status
 from brupop.domain.update_policy import DEFAULT_POLICY_NAME
@@ -149,41 +150,16 @@ class PolicyFollower:
             generation=new.generation,
             problem=new.problem,
         )
-        if current is None:
-            self._note("PolicyDeleted", "the policy was deleted: back to the default behaviour")
-        elif new.problem is not None and new.problem != old.problem:
-            self._note("PolicyInvalid", f"spec not applied: {new.problem}", EventType.WARNING)
-
-    def _note(self, reason: str, message: str, kind: EventType = EventType.NORMAL) -> None:
-        self._notes.append(
-            ClusterEvent(
-                DEFAULT_POLICY_NAME,
-                self._namespace,
-                reason,
-                message,
-                kind,
-                EventSubject.UPDATE_POLICY,
-            )
-        )
+        event = policy_change_event(old, new, self._namespace)
+        if event is not None:
+            self._notes.append(event)
 
     def _tell(self) -> None:
         """Record the pending Events: the notes of this pass and the ignored objects."""
-        for name in sorted(self._unwarned):
-            self._note_ignored(name)
-            self._warned.add(name)
+        notes = ignored_policy_events(self._unwarned, self._warned, self._namespace)
+        self._warned |= self._unwarned
         self._unwarned.clear()
-        notes, self._notes = self._notes, []
+        notes += self._notes
+        self._notes = []
         for event in notes:
             self._events.record(event)
-
-    def _note_ignored(self, name: str) -> None:
-        self._events.record(
-            ClusterEvent(
-                name,
-                self._namespace,
-                "PolicyIgnored",
-                f"only the policy named {DEFAULT_POLICY_NAME!r} counts: {name!r} is ignored",
-                EventType.WARNING,
-                EventSubject.UPDATE_POLICY,
-            )
-        )
