@@ -11,8 +11,10 @@ phase's hooks were asked to act (the timeline's hook bars).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
+from brupop.domain.shadow import Shadow
 from brupop.domain.waiting_reason import GateFailureRecord
 from brupop.ports.errors import ConflictError, NotFoundError
 from brupop.ports.safety_metrics import SafetyMetrics
@@ -35,17 +37,8 @@ def settle_gates(
             metrics.observe_health_gate((now - began).total_seconds())
             writer.note_gate_passed(shadow, decision.message)
     for shadow, decision in safety.failing():
-        try:
-            stored = writer.fail_gate(shadow, decision.message, now)
-        except (ConflictError, NotFoundError):
-            outcome.conflicts += 1
-            outcome.conflicted.append(shadow.name)
+        if not _write_failure(writer.fail_gate, shadow, decision.message, outcome, now):
             continue
-        if stored is None:
-            continue
-        outcome.stored.append(stored)
-        outcome.written += 1
-        outcome.gate_failed[shadow.name] = GateFailureRecord(decision.message, now)
         began = shadow.spec.state_transition_timestamp or now
         metrics.observe_health_gate((now - began).total_seconds())
         check = decision.check.check.value if decision.check is not None else "healthGate"
@@ -54,15 +47,28 @@ def settle_gates(
         if hook.asked:
             writer.note_hooks_asked(shadow, hook)
     for shadow, hook in safety.hook_failing():
-        try:
-            stored = writer.fail_hook(shadow, hook.message, now)
-        except (ConflictError, NotFoundError):
-            outcome.conflicts += 1
-            outcome.conflicted.append(shadow.name)
-            continue
-        if stored is None:
-            continue
-        outcome.stored.append(stored)
-        outcome.written += 1
-        outcome.gate_failed[shadow.name] = GateFailureRecord(hook.message, now)
-        metrics.count_health_gate_failure(hook.phase.check)
+        if _write_failure(writer.fail_hook, shadow, hook.message, outcome, now):
+            metrics.count_health_gate_failure(hook.phase.check)
+
+
+def _write_failure(
+    fail: Callable[[Shadow, str, datetime], Shadow | None],
+    shadow: Shadow,
+    message: str,
+    outcome: WriteOutcome,
+    now: datetime,
+) -> bool:
+    """Write one failure back to Idle through `fail` and count it in `outcome`; False when
+    nothing was written (a change made meanwhile, left for the next pass, or nothing to do)."""
+    try:
+        stored = fail(shadow, message, now)
+    except (ConflictError, NotFoundError):
+        outcome.conflicts += 1
+        outcome.conflicted.append(shadow.name)
+        return False
+    if stored is None:
+        return False
+    outcome.stored.append(stored)
+    outcome.written += 1
+    outcome.gate_failed[shadow.name] = GateFailureRecord(message, now)
+    return True
