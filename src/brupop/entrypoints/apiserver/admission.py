@@ -51,11 +51,6 @@ class Admission:
         self._open: set[_Doorway | _Tls] = set()
         self.refused = 0
 
-    @property
-    def open_connections(self) -> int:
-        """Connections accepted and not yet closed (before, in or after their handshake)."""
-        return len(self._open)
-
     def protocol(self) -> asyncio.Protocol:
         """The protocol of one accepted TCP connection (the listening server's factory)."""
         return _Doorway(self)
