@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from brupop.domain.shadow import Shadow
 from brupop.domain.versions import compare_versions
 
 
@@ -20,9 +19,3 @@ def highest_version(versions: Iterable[str]) -> str | None:
         if best is None or compare_versions(version, best) > 0:
             best = version
     return best
-
-
-def rollout_target(shadows: Iterable[Shadow]) -> str | None:
-    """The highest version any agent is offered: the rollout the fleet is in (None when no
-    agent has reported yet)."""
-    return highest_version(s.status.target_version for s in shadows if s.status is not None)
