@@ -19,7 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints.simulate.supervisor import AgentExit, AgentSpec, AgentSupervisor
+from brupop.entrypoints.simulate.supervisor import (
+    AgentExit,
+    AgentSpec,
+    AgentSupervisor,
+    ExitCause,
+    exit_cause,
+)
 
 NODE = "node-01"
 WAIT_SECONDS = 30.0
@@ -155,3 +161,18 @@ def test_a_stopped_supervisor_leaves_no_pipe_to_its_runtime_open() -> None:
         gc.collect()
 
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+@pytest.mark.parametrize(
+    ("intended", "code", "recorded"),
+    [
+        (ExitCause.CHAOS_SIGKILL, -signal.SIGKILL, ExitCause.CHAOS_SIGKILL),
+        (ExitCause.CHAOS_SIGKILL, 0, ExitCause.ON_ITS_OWN),  # gone before the kill came
+        (ExitCause.CHAOS_SIGTERM, 0, ExitCause.CHAOS_SIGTERM),  # a handled SIGTERM
+        (ExitCause.ON_ITS_OWN, 0, ExitCause.ON_ITS_OWN),
+    ],
+)
+def test_a_chaos_kill_that_came_after_the_agent_exited_is_not_its_cause(
+    intended: ExitCause, code: int, recorded: ExitCause
+) -> None:
+    assert exit_cause(intended, code) is recorded

@@ -285,7 +285,7 @@ class AgentSupervisor:
                     code=int(event["code"]),
                     peak_rss_kib=int(event["maxrss_kib"]),
                     ran_seconds=ran,
-                    cause=slot.cause,
+                    cause=exit_cause(slot.cause, int(event["code"])),
                     ended_at=now,
                     sigterm_before_handler=slot.sigterm_before_handler,
                 )
@@ -294,6 +294,15 @@ class AgentSupervisor:
             slot.quick_exits = 0 if ran >= _HEALTHY_RUN_SECONDS else slot.quick_exits + 1
             delay = min(self._backoff_max, self._backoff * 2 ** max(0, slot.quick_exits - 1))
             slot.next_start_at = now + delay
+
+
+def exit_cause(intended: ExitCause, code: int) -> ExitCause:
+    """Why an agent ended: what the harness did to it, unless that cannot have ended it. A
+    chaos SIGKILL that reaches a process already gone (it exited on its own, say for its
+    reboot, as the kill was on its way) ends nothing: the exit is the agent's own."""
+    if intended is ExitCause.CHAOS_SIGKILL and code != -signal.SIGKILL:
+        return ExitCause.ON_ITS_OWN
+    return intended
 
 
 def _size(path: Path) -> int:
