@@ -26,8 +26,9 @@ class TimingFlagError(ValueError):
     """A timing flag breaks a bound or a rule of the setting it feeds; the message names it."""
 
 
-class _GivenControllerSettings(ControllerSettings):
-    """The controller's settings from the values given only (not this shell's environment)."""
+class _GivenValuesOnly:
+    """Settings read from the values given only, not from this shell's environment: a flag
+    is checked as its process would check it, whatever the shell happens to export."""
 
     @classmethod
     def settings_customise_sources(
@@ -41,19 +42,12 @@ class _GivenControllerSettings(ControllerSettings):
         return (init_settings,)
 
 
-class _GivenApiserverSettings(ApiserverSettings):
-    """The apiserver's settings from the values given only (not this shell's environment)."""
+class _GivenControllerSettings(_GivenValuesOnly, ControllerSettings):
+    """The controller's settings from the values given only."""
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)
+
+class _GivenApiserverSettings(_GivenValuesOnly, ApiserverSettings):
+    """The apiserver's settings from the values given only."""
 
 
 def check_timing(timing: Timing) -> None:
