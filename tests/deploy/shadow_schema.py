@@ -33,6 +33,8 @@ def openapi_to_json_schema(node: Mapping[str, Any], *, strict: bool) -> dict[str
             {k: v for k, v in node.items() if k != "nullable"}, strict=strict
         )
         return {"anyOf": [{"type": "null"}, inner]}
+    if result.pop("x-kubernetes-int-or-string", False):
+        result["type"] = ["integer", "string"]
     if "items" in node:
         result["items"] = openapi_to_json_schema(node["items"], strict=strict)
     if "properties" in node:

@@ -3,8 +3,9 @@ the last good one, else the environment's behaviour as it was before policy obje
 
 With no object every safety feature is off (nothing paused, no gate, no halt, no canary, no
 alert gate), so the controller behaves exactly as its environment settings alone make it.
-The concurrency limit, maintenance window and state timeouts keep coming from the environment;
-no field of the policy overrides them yet.
+The scheduling rules (`scheduling`) come from the policy when there is one; without one only
+the start order differs from the original (see `scheduling_policy.DEFAULT_SCHEDULING`). The
+state timeouts keep coming from the environment.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from brupop.domain.policy_object import UpdatePolicy
+from brupop.domain.scheduling_policy import DEFAULT_SCHEDULING, SchedulingPolicy
 from brupop.domain.update_policy import (
     AlertGate,
     Canary,
@@ -41,6 +43,7 @@ class EffectivePolicy:
     canary: Canary | None = None
     alert_gate: AlertGate | None = None
     hooks: RebootHooks | None = None
+    scheduling: SchedulingPolicy = DEFAULT_SCHEDULING
     generation: int | None = None
     problem: str | None = None
 
@@ -64,6 +67,7 @@ def policy_from_spec(spec: UpdatePolicySpec, generation: int | None = None) -> E
         canary=spec.canary,
         alert_gate=spec.alert_gate,
         hooks=spec.hooks,
+        scheduling=spec.scheduling,
         generation=generation,
     )
 

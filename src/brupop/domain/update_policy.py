@@ -26,6 +26,20 @@ from pydantic.alias_generators import to_camel
 from brupop.domain.alert_matcher import MATCHER_MAX_LENGTH, AlertMatcher, parse_alert_matcher
 from brupop.domain.label_selector import SELECTOR_MAX_LENGTH, LabelSelector, parse_label_selector
 from brupop.domain.probe_url import URL_MAX_LENGTH, check_http_url, check_probe_template
+from brupop.domain.scheduling_policy import (
+    BLACKOUTS_MAX,
+    BUDGETS_MAX,
+    NODE_AGE_SECONDS_MAX,
+    WINDOWS_MAX,
+    Blackout,
+    Budget,
+    ConcurrencyValue,
+    DrainPolicy,
+    SchedulingPolicy,
+    StartOrder,
+    UpdateWindow,
+    VersionPolicy,
+)
 
 API_VERSION = "brupop.bottlerocket.aws/v1"
 KIND = "BottlerocketUpdatePolicy"
@@ -251,3 +265,48 @@ class UpdatePolicySpec(BaseModel):
     hooks: RebootHooks | None = Field(
         default=None, description="before- and after-reboot hooks; left out: none"
     )
+    # Scheduling (domain/scheduling_policy.py): who may start, when, and in which order.
+    max_concurrent: ConcurrencyValue | None = Field(
+        default=None, description="overrides MAX_CONCURRENT_UPDATE; a count or a percentage"
+    )
+    budgets: tuple[Budget, ...] = Field(default=(), max_length=BUDGETS_MAX)
+    windows: tuple[UpdateWindow, ...] = Field(
+        default=(), max_length=WINDOWS_MAX, description="open when any is; none: the environment's"
+    )
+    blackouts: tuple[Blackout, ...] = Field(default=(), max_length=BLACKOUTS_MAX)
+    finish_by: bool = Field(
+        strict=True,
+        default=True,
+        description="start a node only if its expected update ends inside the window",
+    )
+    version: VersionPolicy | None = Field(default=None, description="left out: any version")
+    min_node_age_seconds: int = Field(
+        strict=True, default=0, ge=0, le=NODE_AGE_SECONDS_MAX, description="younger nodes wait"
+    )
+    blocking_pod_selector: SelectorText | None = Field(
+        default=None, description="a node running a pod this label selector matches waits"
+    )
+    order: StartOrder = Field(default=StartOrder.CHEAPEST_FIRST)
+    capacity_check: bool = Field(
+        strict=True,
+        default=True,
+        description="start a node only if the pods its drain evicts fit on the other nodes",
+    )
+    drain: DrainPolicy | None = Field(default=None, description="left out: the environment's")
+
+    @property
+    def scheduling(self) -> SchedulingPolicy:
+        """The scheduling rules this spec asks for."""
+        return SchedulingPolicy(
+            max_concurrent=self.max_concurrent,
+            budgets=self.budgets,
+            windows=self.windows,
+            blackouts=self.blackouts,
+            finish_by=self.finish_by,
+            version=self.version,
+            min_node_age_seconds=self.min_node_age_seconds,
+            blocking_pod_selector=self.blocking_pod_selector,
+            order=self.order,
+            capacity_check=self.capacity_check,
+            drain=self.drain,
+        )

@@ -8,6 +8,7 @@ never makes an older one fail.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
@@ -17,6 +18,11 @@ from brupop.domain.shadow import Timestamp, parse_timestamp
 MESSAGE_MAX_LENGTH = 1024
 NAME_MAX_LENGTH = 253
 COUNT_MAX = 2**31 - 1
+DURATIONS_KEPT = 20  # the expected update time is learned from the last 20 nodes
+DURATION_MAX_SECONDS = 7 * 86_400
+VERSIONS_SEEN_MAX = 100
+VERSION_MAX_LENGTH = 64
+BUDGET_GROUPS_MAX = 500
 RESUMED_MESSAGE = (
     "Resumed: the halt was cleared; the controller says how the rollout stands on its next pass."
 )
@@ -76,6 +82,28 @@ class NodeCounts(BaseModel):
     error_reset: int = Field(default=0, ge=0, le=COUNT_MAX)
 
 
+class VersionSeen(BaseModel):
+    """When a host first offered `version` (the start of its release age)."""
+
+    model_config = _WIRE
+
+    version: str = Field(max_length=VERSION_MAX_LENGTH)
+    at: Timestamp
+
+    _check_timestamp = field_validator("at", mode="before")(parse_timestamp)
+
+
+class BudgetUse(BaseModel):
+    """How many nodes of one budget's group are outside Idle, against its limit."""
+
+    model_config = _WIRE
+
+    budget: str = Field(max_length=NAME_MAX_LENGTH, description="the budget's groupBy key")
+    group: str = Field(max_length=NAME_MAX_LENGTH, description="the label's value")
+    in_use: int = Field(default=0, ge=0, le=COUNT_MAX)
+    limit: int = Field(default=1, ge=1, le=COUNT_MAX)
+
+
 class UpdatePolicyStatus(BaseModel):
     """What the controller last concluded about the rollout under this policy."""
 
@@ -91,6 +119,21 @@ class UpdatePolicyStatus(BaseModel):
     )
     canary: CanaryProgress | None = None
     nodes: NodeCounts = Field(default_factory=NodeCounts)
+    update_durations: tuple[Annotated[int, Field(ge=0, le=DURATION_MAX_SECONDS)], ...] = Field(
+        default=(),
+        max_length=DURATIONS_KEPT,
+        description="seconds each of the last nodes took to update, newest last",
+    )
+    expected_update_seconds: int | None = Field(
+        default=None,
+        ge=0,
+        le=DURATION_MAX_SECONDS,
+        description="the 90th percentile of updateDurations (finishBy uses it)",
+    )
+    versions_first_seen: tuple[VersionSeen, ...] = Field(
+        default=(), max_length=VERSIONS_SEEN_MAX, description="when a host first offered each"
+    )
+    budgets_in_use: tuple[BudgetUse, ...] = Field(default=(), max_length=BUDGET_GROUPS_MAX)
 
     _check_timestamp = field_validator("halted_at", mode="before")(parse_timestamp)
 

@@ -44,6 +44,16 @@ class Reason(StrEnum):
     CANARY_SOAK = "canary_soak"
     GATE_PENDING = "gate_pending"
     HOOK_PENDING = "hook_pending"
+    # Fleet scheduling (the update policy); see domain/start_holds.py.
+    BLACKOUT = "blackout"
+    FINISH_BY = "finish_by"
+    BUDGET_FULL = "budget_full"
+    PINNED = "pinned"
+    RELEASE_TOO_NEW = "release_too_new"
+    AUTOSCALER = "autoscaler"
+    BLOCKING_POD = "blocking_pod"
+    NODE_TOO_YOUNG = "node_too_young"
+    NO_ROOM = "no_room"
 
     @property
     def is_waiting(self) -> bool:

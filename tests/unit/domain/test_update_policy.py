@@ -54,6 +54,17 @@ def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
         "canary",
         "alertGate",
         "hooks",
+        "maxConcurrent",
+        "budgets",
+        "windows",
+        "blackouts",
+        "finishBy",
+        "version",
+        "minNodeAgeSeconds",
+        "blockingPodSelector",
+        "order",
+        "capacityCheck",
+        "drain",
     ]
     assert wire["hooks"] == {
         "beforeReboot": ["ceph-noout"],

@@ -31,6 +31,8 @@ _KEPT_KEYWORDS = (
 # `additionalProperties: false` is implied: the apiserver prunes or refuses unknown fields).
 _DROPPED_KEYWORDS = ("title", "default", "additionalProperties")
 _STRUCTURE = ("properties", "required", "items", "oneOf")
+# A value that is an integer or a string (a count or a percentage); Kubernetes' own marker.
+_INT_OR_STRING = "x-kubernetes-int-or-string"
 Required = Literal["not-nullable", "declared"]
 
 
@@ -62,6 +64,9 @@ class _Converter:
             return self.convert(_resolve(node, self.definitions, where), where)
         if "anyOf" in node:
             return self._nullable(node, where)
+        if node.get(_INT_OR_STRING) is True:
+            described = {key: node[key] for key in ("description",) if key in node}
+            return {_INT_OR_STRING: True, **described}
         unknown = set(node) - set(_KEPT_KEYWORDS) - set(_DROPPED_KEYWORDS) - set(_STRUCTURE)
         if unknown or node.get("additionalProperties", False) is not False:
             raise CrdSchemaError(f"{where}: no CRD form for {sorted(unknown) or node}")
