@@ -20,9 +20,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from typing import Protocol
 
+from brupop.domain.start_holds import StartHold
+from brupop.domain.waiting_reason import Reason
 from brupop.domain.zoned_window import ZonedWindow
 
 HORIZON = timedelta(days=366)
@@ -42,28 +43,12 @@ class BlackoutPeriod(Protocol):
     def reason(self) -> str: ...
 
 
-class HoldKind(StrEnum):
-    """Which rule holds the starts."""
-
-    OUTSIDE_WINDOW = "outside_window"
-    BLACKOUT = "blackout"
-    FINISH_BY = "finish_by"
-
-
-@dataclass(frozen=True)
-class ScheduleHold:
-    """Why no node starts now: the rule, and the REASON sentence."""
-
-    kind: HoldKind
-    detail: str
-
-
 @dataclass(frozen=True)
 class StartVerdict:
     """The answer for one moment: `hold` is None when a node may start; `next_start` is the
     first moment one may (the moment asked when it may now; None: not within the horizon)."""
 
-    hold: ScheduleHold | None
+    hold: StartHold | None
     next_start: datetime | None
 
     @property
@@ -83,7 +68,7 @@ class StartSchedule:
 
 @dataclass(frozen=True)
 class _Block:
-    kind: HoldKind
+    reason: Reason
     text: str
     resume: datetime | None  # the first moment worth checking again; None: never
 
@@ -97,7 +82,7 @@ def start_verdict(schedule: StartSchedule, now: datetime, expected_seconds: int)
     if block is None:
         return StartVerdict(None, now)
     following = _next_start(schedule, block, expected, horizon)
-    return StartVerdict(ScheduleHold(block.kind, _sentence(block, following)), following)
+    return StartVerdict(StartHold(block.reason, _sentence(block, following)), following)
 
 
 def _next_start(
@@ -120,13 +105,12 @@ def _blocked_at(
     inside = [b for b in schedule.blackouts if b.start <= moment < b.end]
     if inside:
         last = max(inside, key=lambda b: b.end)
-        return _Block(
-            HoldKind.BLACKOUT, f"blackout until {_instant(last.end)}: {last.reason}", last.end
-        )
+        text = f"blackout until {_instant(last.end)}{_because(last)}"
+        return _Block(Reason.BLACKOUT, text, last.end)
     windows = schedule.windows
     if windows and not any(w.is_open(moment) for w in windows):
         return _Block(
-            HoldKind.OUTSIDE_WINDOW,
+            Reason.OUTSIDE_WINDOW,
             "outside the update windows",
             _next_opening(windows, moment, horizon),
         )
@@ -137,15 +121,15 @@ def _blocked_at(
     if closes is not None:
         when = _clock(closes, moment)
         text = f"would not finish before the window closes at {when} ({_took(expected)})"
-        return _Block(HoldKind.FINISH_BY, text, _next_opening(windows, closes, horizon))
+        return _Block(Reason.FINISH_BY, text, _next_opening(windows, closes, horizon))
     ahead = [b for b in schedule.blackouts if moment < b.start < done]
     if ahead:
         first = min(ahead, key=lambda b: b.start)
         text = (
-            f"would not finish before the blackout from {_instant(first.start)}: {first.reason} "
-            f"({_took(expected)})"
+            f"would not finish before the blackout from {_instant(first.start)}"
+            f"{_because(first)} ({_took(expected)})"
         )
-        return _Block(HoldKind.FINISH_BY, text, first.end)
+        return _Block(Reason.FINISH_BY, text, first.end)
     return None
 
 
@@ -175,9 +159,13 @@ def _next_opening(
 def _sentence(block: _Block, following: datetime | None) -> str:
     if following is None:
         return f"{block.text}; no start possible within {HORIZON.days} days"
-    if block.kind is HoldKind.BLACKOUT and following == block.resume:
+    if block.reason is Reason.BLACKOUT and following == block.resume:
         return block.text
     return f"{block.text}; next start at {_instant(following)}"
+
+
+def _because(blackout: BlackoutPeriod) -> str:
+    return f": {blackout.reason}" if blackout.reason else ""
 
 
 def _instant(moment: datetime) -> str:

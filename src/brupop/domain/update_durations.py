@@ -36,7 +36,7 @@ class UpdateDurations:
     seconds: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, values: Iterable[int]) -> UpdateDurations:
+    def of(cls, values: Iterable[float]) -> UpdateDurations:
         """A history from stored values (e.g. a policy status), each clamped, the last kept."""
         kept = tuple(_clamp(v) for v in values)
         return cls(kept[-HISTORY_SIZE:])

@@ -4,8 +4,9 @@ finish-by with a learned duration, and the REASON sentence of each hold."""
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from brupop.domain.start_schedule import HoldKind, StartSchedule, start_verdict
+from brupop.domain.start_schedule import StartSchedule, start_verdict
 from brupop.domain.update_durations import UpdateDurations
+from brupop.domain.waiting_reason import Reason
 from brupop.domain.zoned_window import parse_window
 
 MIN = 60
@@ -39,7 +40,7 @@ def test_several_windows_across_zones_are_open_when_any_is() -> None:
     assert start_verdict(schedule, _utc(1, 5, 17, 30), 900).may_start
     closed = start_verdict(schedule, _utc(1, 5, 12), 900)
     assert closed.hold is not None
-    assert closed.hold.kind is HoldKind.OUTSIDE_WINDOW
+    assert closed.hold.reason is Reason.OUTSIDE_WINDOW
     assert closed.next_start == _utc(1, 5, 17)
     assert closed.hold.detail == "outside the update windows; next start at 2026-01-05T17:00:00Z"
 
@@ -51,7 +52,7 @@ def test_adjacent_windows_in_different_zones_merge_into_one_stretch_for_finish_b
     assert start_verdict(schedule, _utc(1, 5, 2, 50), 22 * MIN).may_start
     late = start_verdict(schedule, _utc(1, 5, 3, 40), 22 * MIN)
     assert late.hold is not None
-    assert late.hold.kind is HoldKind.FINISH_BY
+    assert late.hold.reason is Reason.FINISH_BY
     assert late.hold.detail == (
         "would not finish before the window closes at 04:00 UTC (expected 22 min); "
         "next start at 2026-01-06T02:00:00Z"
@@ -63,7 +64,7 @@ def test_spring_forward_a_window_in_the_skipped_hour_waits_for_the_next_day() ->
     schedule = StartSchedule(windows=(parse_window("* 30-59 2 * * * *", "America/New_York"),))
     verdict = start_verdict(schedule, _utc(3, 8, 5), 10 * MIN)
     assert verdict.hold is not None
-    assert verdict.hold.kind is HoldKind.OUTSIDE_WINDOW
+    assert verdict.hold.reason is Reason.OUTSIDE_WINDOW
     assert verdict.next_start == _utc(3, 9, 6, 30)  # 02:30 EDT on the 9th
 
 
@@ -73,14 +74,14 @@ def test_fall_back_a_window_in_the_repeated_hour_lasts_two_hours_for_finish_by()
     assert start_verdict(schedule, _utc(11, 1, 5), 90 * MIN).may_start  # 01:00 EDT
     ordinary = start_verdict(schedule, _utc(11, 2, 6), 90 * MIN)  # 01:00 EST, a one-hour night
     assert ordinary.hold is not None
-    assert ordinary.hold.kind is HoldKind.FINISH_BY
+    assert ordinary.hold.reason is Reason.FINISH_BY
     assert ordinary.next_start is None  # no later night is long enough either
 
 
 def test_inside_a_blackout_the_reason_names_it_and_its_end() -> None:
     verdict = start_verdict(StartSchedule(blackouts=(HOLIDAY,)), _utc(12, 25, 10), 900)
     assert verdict.hold is not None
-    assert verdict.hold.kind is HoldKind.BLACKOUT
+    assert verdict.hold.reason is Reason.BLACKOUT
     assert verdict.hold.detail == "blackout until 2026-12-27T00:00:00Z: holiday freeze"
     assert verdict.next_start == _utc(12, 27, 0)
 
@@ -90,7 +91,7 @@ def test_a_blackout_starting_mid_rollout_stops_starts_from_its_start() -> None:
     assert start_verdict(schedule, _utc(12, 23, 23, 59), 900).may_start
     at_start = start_verdict(schedule, _utc(12, 24, 0), 900)
     assert at_start.hold is not None
-    assert at_start.hold.kind is HoldKind.BLACKOUT
+    assert at_start.hold.reason is Reason.BLACKOUT
     assert start_verdict(schedule, _utc(12, 27, 0), 900).may_start
 
 
@@ -99,7 +100,7 @@ def test_finish_by_keeps_an_update_from_reaching_into_a_blackout() -> None:
     assert start_verdict(schedule, _utc(12, 23, 23, 38), 22 * MIN).may_start
     verdict = start_verdict(schedule, _utc(12, 23, 23, 50), 22 * MIN)
     assert verdict.hold is not None
-    assert verdict.hold.kind is HoldKind.FINISH_BY
+    assert verdict.hold.reason is Reason.FINISH_BY
     assert verdict.hold.detail == (
         "would not finish before the blackout from 2026-12-24T00:00:00Z: holiday freeze "
         "(expected 22 min); next start at 2026-12-27T00:00:00Z"
@@ -111,7 +112,7 @@ def test_after_a_blackout_the_next_start_waits_for_a_window() -> None:
     schedule = StartSchedule(windows=(window,), blackouts=(HOLIDAY,))
     verdict = start_verdict(schedule, _utc(12, 25, 2), 900)
     assert verdict.hold is not None
-    assert verdict.hold.kind is HoldKind.BLACKOUT
+    assert verdict.hold.reason is Reason.BLACKOUT
     assert verdict.next_start == _utc(12, 27, 2)
     assert verdict.hold.detail == (
         "blackout until 2026-12-27T00:00:00Z: holiday freeze; next start at 2026-12-27T02:00:00Z"
@@ -135,7 +136,7 @@ def test_finish_by_with_a_learned_duration_holds_a_start_near_the_window_end() -
     assert start_verdict(schedule, _utc(1, 5, 3, 38), history.expected_seconds).may_start
     near_end = start_verdict(schedule, _utc(1, 5, 3, 39), history.expected_seconds)
     assert near_end.hold is not None
-    assert near_end.hold.kind is HoldKind.FINISH_BY
+    assert near_end.hold.reason is Reason.FINISH_BY
     assert "expected 22 min" in near_end.hold.detail
     # Before any history the guess of 15 minutes lets the same start go ahead.
     assert start_verdict(schedule, _utc(1, 5, 3, 39), UpdateDurations().expected_seconds).may_start
