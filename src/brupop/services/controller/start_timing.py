@@ -15,16 +15,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from brupop.domain.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.maintenance_window import MaintenanceWindow, WindowKind
 from brupop.domain.scheduling_policy import UpdateWindow
 from brupop.domain.start_holds import StartHold
-from brupop.domain.start_schedule import StartSchedule, start_verdict
+from brupop.domain.start_schedule import StartSchedule, StartVerdict, start_verdict
 from brupop.domain.update_durations import HISTORY_SIZE, UpdateDurations
 from brupop.domain.update_policy_status import UpdatePolicyStatus
 from brupop.domain.zoned_window import ZonedWindow, parse_window
+
+HOLD_REUSE = timedelta(minutes=1)
+"""A hold is reused for at most this long (never past its next start): searching for the next
+start can take milliseconds when no window is long enough, too much for every pass."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class StartTiming:
         self._shown: tuple[int, ...] = ()
         self._pending: tuple[float, ...] = ()
         self.history = UpdateDurations()
+        self._held: tuple[StartSchedule, int, datetime, datetime, StartVerdict] | None = None
 
     def follow_status(self, status: UpdatePolicyStatus | None) -> None:
         """Take the durations the policy status shows (e.g. written before a restart)."""
@@ -90,8 +95,23 @@ class StartTiming:
         elif scheduling.finish_by and window.kind is WindowKind.WINDOWED:
             windows = (ZonedWindow(window.schedule, window.zone),)
         schedule = StartSchedule(windows, scheduling.blackouts, scheduling.finish_by)
-        verdict = start_verdict(schedule, now, self.history.expected_seconds)
+        verdict = self._verdict(schedule, self.history.expected_seconds, now)
         return ScheduleGate(window_open, verdict.hold)
+
+    def _verdict(self, schedule: StartSchedule, expected: int, now: datetime) -> StartVerdict:
+        """The verdict for `now`, reusing a recent hold for the same rules: a hold stands
+        until its next start by definition, only its sentence may age (by `HOLD_REUSE`)."""
+        held = self._held
+        if held is not None and held[:2] == (schedule, expected) and held[2] <= now < held[3]:
+            return held[4]
+        verdict = start_verdict(schedule, now, expected)
+        self._held = None
+        if verdict.hold is not None:
+            until = now + HOLD_REUSE
+            if verdict.next_start is not None:
+                until = min(until, verdict.next_start)
+            self._held = (schedule, expected, now, until, verdict)
+        return verdict
 
     def _windows(self, given: tuple[UpdateWindow, ...]) -> tuple[ZonedWindow, ...]:
         """The policy's windows parsed (once per change of the policy's list)."""

@@ -168,3 +168,44 @@ def test_with_no_policy_object_nothing_is_learned_and_the_environment_window_dec
     controller.tick()
 
     assert fleet.outside_idle() == 1  # no finishBy without a policy object
+
+
+def test_a_failed_update_teaches_no_duration() -> None:
+    fleet = Fleet(1)
+    fleet.cluster.policies.apply(_policy())
+    controller = fleet.controller(1)
+    controller.tick()
+    fleet.step("node-00")  # staged
+    controller.tick()
+    fleet.fail("node-00")  # the reboot step fails
+    _run(fleet, controller, 4, 5)
+
+    shadow = fleet.shadow("node-00")
+    assert shadow.status is not None and shadow.status.current_state.value == "Idle"
+    assert shadow.status.current_version != NEW
+    assert _status(fleet).update_durations == ()
+    assert _status(fleet).expected_update_seconds == 900
+
+
+def test_a_new_leader_counts_on_from_the_durations_the_old_one_wrote() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(_policy())
+    leader, follower = fleet.controller(1), fleet.controller(1)
+    for _ in range(8):
+        leader.tick()
+        follower.tick()
+        fleet.step_all()
+        fleet.clock.advance(1)
+        if len(_status(fleet).update_durations) == 1:
+            break
+    [first] = _status(fleet).update_durations
+
+    fleet.clock.advance(16)  # the leader is gone; its Lease expires
+    for _ in range(10):
+        follower.tick()
+        fleet.step_all()
+        fleet.clock.advance(1)
+
+    assert fleet.all_updated()
+    durations = _status(fleet).update_durations
+    assert len(durations) == 2 and durations[0] == first
