@@ -4,6 +4,9 @@ finish-by with a learned duration, and the REASON sentence of each hold."""
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from brupop.domain.start_schedule import StartSchedule, start_verdict
 from brupop.domain.update_durations import UpdateDurations
 from brupop.domain.waiting_reason import Reason
@@ -155,3 +158,46 @@ def test_a_window_never_long_enough_says_no_start_is_possible() -> None:
     assert verdict.hold is not None
     assert verdict.next_start is None
     assert verdict.hold.detail.endswith("no start possible within 366 days")
+
+
+_CRONS = ("* * 1 * * * *", "* 30-59 2 * * * *", "* * 1-3 * * * *", "* * 22-23 * * * *")
+_ZONES = ("UTC", "America/New_York", "Europe/Paris", "Asia/Tokyo")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    windows=st.lists(st.tuples(st.sampled_from(_CRONS), st.sampled_from(_ZONES)), max_size=2),
+    freeze_hours=st.one_of(st.none(), st.tuples(st.integers(0, 72), st.integers(1, 48))),
+    expected=st.integers(0, 3 * 3600),
+    offset_hours=st.integers(0, 48),
+    finish_by=st.booleans(),
+)
+def test_the_next_start_is_allowed_and_every_moment_before_it_is_held(
+    windows: list[tuple[str, str]],
+    freeze_hours: tuple[int, int] | None,
+    expected: int,
+    offset_hours: int,
+    finish_by: bool,
+) -> None:
+    now = _utc(10, 24, 0) + timedelta(hours=offset_hours)  # Paris falls back on the 25th
+    blackouts = ()
+    if freeze_hours is not None:
+        start = _utc(10, 24, 0) + timedelta(hours=freeze_hours[0])
+        blackouts = (Freeze(start, start + timedelta(hours=freeze_hours[1]), "freeze"),)
+    schedule = StartSchedule(
+        windows=tuple(parse_window(c, z) for c, z in windows),
+        blackouts=blackouts,
+        finish_by=finish_by,
+    )
+    verdict = start_verdict(schedule, now, expected)
+    if verdict.may_start:
+        assert verdict.next_start == now
+        return
+    assert verdict.hold is not None and verdict.hold.detail
+    following = verdict.next_start
+    if following is None:
+        return
+    assert start_verdict(schedule, following, expected).may_start
+    span = following - now
+    for step in range(1, 20):
+        assert not start_verdict(schedule, now + span * step / 20, expected).may_start

@@ -3,6 +3,8 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brupop.domain.cron_schedule import CronSchedule
 from brupop.domain.zoned_window import WindowError, ZonedWindow, parse_window
@@ -107,3 +109,43 @@ def test_first_miss_jumps_over_matching_hours_and_days() -> None:
 def test_a_utc_window_has_no_offset_changes() -> None:
     window = ZonedWindow(CronSchedule.parse("* * 2 * * * *"), UTC)
     assert window.next_open(_utc(1, 1, 3), _utc(12, 31, 0)) == _utc(1, 2, 2)
+
+
+_CRONS = (
+    "* * 1 * * * *",
+    "* 30-59 2 * * * *",
+    "* * 1-3 * * * *",
+    "* 10-20 1 * * * *",
+    "0-29 * 2 * * * *",
+)
+_ZONES = ("UTC", "America/New_York", "Europe/Paris", "Australia/Lord_Howe", "Asia/Tokyo")
+# Moments a few hours before the 2026 daylight saving changes of those zones (both ways).
+_NEAR_CHANGES = (
+    _utc(3, 8, 4),
+    _utc(11, 1, 3),
+    _utc(3, 29, 0),
+    _utc(10, 25, 0),
+    _utc(4, 4, 13),
+    _utc(10, 3, 14),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cron=st.sampled_from(_CRONS),
+    zone=st.sampled_from(_ZONES),
+    base=st.sampled_from(_NEAR_CHANGES),
+    offset=st.integers(min_value=0, max_value=4 * 3600),
+)
+def test_openings_and_closings_agree_with_a_second_by_second_scan(
+    cron: str, zone: str, base: datetime, offset: int
+) -> None:
+    window = parse_window(cron, zone)
+    start = base + timedelta(seconds=offset)
+    limit = start + timedelta(hours=4)
+    seconds = [start + timedelta(seconds=s) for s in range(int((limit - start).total_seconds()))]
+    opened = next((m for m in seconds if window.is_open(m)), None)
+    assert window.next_open(start, limit) == opened
+    if window.is_open(start):
+        closed = next((m for m in seconds if not window.is_open(m)), None)
+        assert window.first_closed(start, limit) == closed
