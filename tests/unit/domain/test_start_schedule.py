@@ -180,7 +180,7 @@ def test_the_next_start_is_allowed_and_every_moment_before_it_is_held(
     finish_by: bool,
 ) -> None:
     now = _utc(10, 24, 0) + timedelta(hours=offset_hours)  # Paris falls back on the 25th
-    blackouts = ()
+    blackouts: tuple[Freeze, ...] = ()
     if freeze_hours is not None:
         start = _utc(10, 24, 0) + timedelta(hours=freeze_hours[0])
         blackouts = (Freeze(start, start + timedelta(hours=freeze_hours[1]), "freeze"),)
