@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 from brupop.domain.capacity import FreeRoom, RoomVerdict, check_room_in, free_room
 from brupop.domain.cluster import Node, Pod, PodDisruptionBudget
@@ -59,7 +60,12 @@ class FleetCensus:
 
     def cost(self, node_name: str) -> int:
         """The drain cost of `node_name` (eviction_cost): 0 for an empty node."""
-        return eviction_cost(self.pods_on(node_name), self.budgets)
+        return self.costs.get(node_name, 0)
+
+    @cached_property
+    def costs(self) -> Mapping[str, int]:
+        """Every node's drain cost, computed once per census (the start order asks for all)."""
+        return {name: eviction_cost(pods, self.budgets) for name, pods in self.pods_by_node.items()}
 
     def room_for(self, node_name: str, also_leaving: Collection[str] = ()) -> RoomVerdict:
         """Whether the pods `node_name`'s drain evicts fit on the other schedulable nodes,
