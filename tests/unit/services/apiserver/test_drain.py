@@ -48,10 +48,10 @@ class RecordingPods:
     def get(self, namespace: str, name: str) -> Pod:
         return self._inner.get(namespace, name)
 
-    def evict(self, namespace: str, name: str) -> None:
+    def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
         self.evicted.append(f"{namespace}/{name}")
         if self._evictions_take_effect:
-            self._inner.evict(namespace, name)
+            self._inner.evict(namespace, name, grace_period_seconds)
 
     def delete(self, namespace: str, name: str) -> None:
         self.deleted.append(f"{namespace}/{name}")
@@ -180,7 +180,7 @@ def test_drain_evicts_at_most_five_pods_at_a_time(
     lock = threading.Lock()
 
     class FiveAtATime(RecordingPods):
-        def evict(self, namespace: str, name: str) -> None:
+        def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
             nonlocal in_flight, most
             with lock:
                 in_flight += 1
@@ -188,7 +188,7 @@ def test_drain_evicts_at_most_five_pods_at_a_time(
             meeting.wait()  # breaks (and fails the drain) unless exactly five meet
             with lock:
                 in_flight -= 1
-            super().evict(namespace, name)
+            super().evict(namespace, name, grace_period_seconds)
 
     make_drainer(cluster, clock, FiveAtATime(cluster.pods)).drain("n1")
 
