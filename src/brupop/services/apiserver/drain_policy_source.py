@@ -82,7 +82,9 @@ class DrainPolicySource:
         self._tell(("read", drain), False, "drain.policy_in_force", **_described(drain))
         return drain
 
-    def _tell(self, outcome: tuple[str, object], warn: bool, message: str, **fields: object) -> None:
+    def _tell(
+        self, outcome: tuple[str, object], warn: bool, message: str, **fields: object
+    ) -> None:
         """Log `message` only when the outcome differs from the last read's."""
         if outcome == self._outcome:
             return

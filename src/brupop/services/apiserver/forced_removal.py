@@ -59,7 +59,10 @@ class ForcedRemoval:
             log.warning("drain.force_failed", node=node_name, pod=pod_ref(pod), error=str(error))
             return False
         log.warning(
-            "drain.pod_forced", node=node_name, pod=pod_ref(pod), after=f"{rules.timeout_seconds:g}s"
+            "drain.pod_forced",
+            node=node_name,
+            pod=pod_ref(pod),
+            after=f"{rules.timeout_seconds:g}s",
         )
         self._events.record(
             ClusterEvent(
