@@ -179,7 +179,11 @@ def test_force_deletes_after_the_timeout_only_the_blocking_pods_of_the_listed_na
     assert min(pods.deleted_at) - started >= 120  # only once the timeout has passed
     assert took >= 120
     assert failure is not None and failure.blockers == ("payments/ledger-0",)
-    assert "apps/db-0" not in failure.blockers
+    assert "deleted without eviction (drain.onTimeout: force): " in str(failure)
+    reasons = [(e.reason, e.message) for e in node_events(cluster)]
+    assert [reason for reason, _ in reasons].count(FORCED_REASON) == 2
+    (not_forced,) = [message for reason, message in reasons if reason == NOT_FORCED_REASON]
+    assert "payments/ledger-0" in not_forced and "not in drain.forceNamespaces" in not_forced
 
 
 def test_force_records_a_node_event_naming_each_forced_pod(
