@@ -194,3 +194,13 @@ class Listing(Generic[T]):
 
     items: tuple[T, ...]
     resource_version: str | None
+
+
+@dataclass(frozen=True)
+class VersionListing:
+    """What a complete list shows of each object, its resourceVersion only (by name), and
+    the resourceVersion of the list: enough to tell which objects a copy holds out of date
+    without reading the objects themselves."""
+
+    versions: dict[str, str | None]
+    resource_version: str | None
