@@ -48,6 +48,7 @@ class RecordingMetrics:
     fleet_halted: bool | None = None
     gate_seconds: list[float] = field(default_factory=list)
     gate_failures: list[str] = field(default_factory=list)
+    budgets: Mapping[tuple[str, str], int] = field(default_factory=dict)
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self.hosts = (dict(states), dict(versions))
@@ -69,6 +70,9 @@ class RecordingMetrics:
 
     def set_fleet_paused(self, paused: bool) -> None:
         self.fleet_paused = paused
+
+    def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
+        self.budgets = dict(in_use)
 
     def set_fleet(self, *, paused: bool, halted: bool) -> None:
         self.fleet_paused, self.fleet_halted = paused, halted
