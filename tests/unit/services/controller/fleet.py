@@ -27,6 +27,7 @@ from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.health_checks import HealthChecks
 from brupop.services.controller.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
+from brupop.services.controller.start_rules import StartPorts
 from tests.fakes.clock import FakeClock
 
 OLD, NEW = "1.19.0", "1.20.0"
@@ -113,6 +114,7 @@ class Fleet:
         controller_node: str | None = None,
         metrics: RecordingMetrics | RolloutMetrics | None = None,
         policies: bool = True,
+        starts: StartPorts | None = None,
     ) -> ControllerService:
         """A controller replica; it follows the update policies unless `policies` is False
         (with no policy object, following them changes nothing)."""
@@ -144,6 +146,7 @@ class Fleet:
                 self.alerts,
             ),
             safety_metrics=metrics if isinstance(metrics, RecordingMetrics) else None,
+            starts=starts,
         )
 
     # --- looking -------------------------------------------------------------------------
