@@ -114,14 +114,15 @@ def test_a_budget_applied_after_the_nodes_were_mirrored_reads_their_labels() -> 
     assert len(_started(fleet)) == 3
 
 
-def test_a_node_moving_to_another_group_is_counted_there() -> None:
+def test_a_node_moving_to_another_group_changes_that_groups_size() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": "75%"}]))
     controller = fleet.controller(limit=5)
     controller.tick()
-    fleet.cluster.nodes.set_labels("node-03", {ZONE: "d"})
+    assert len(_started(fleet)) == 3  # one per group: 75% of 2 rounds down to 1
+    fleet.cluster.nodes.set_labels("node-03", {ZONE: "a"})  # a has 3 nodes now: 2 may update
     controller.tick()
-    assert shadow_name("node-03") in _started(fleet)
+    assert _started(fleet)[3:] == [shadow_name("node-01")]
 
 
 def test_the_policys_max_concurrent_overrides_the_environments_limit() -> None:
