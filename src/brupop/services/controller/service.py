@@ -53,6 +53,7 @@ from brupop.services.controller.leader_election import LeaderElector
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
+from brupop.services.controller.pod_census import PodCensus
 from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.policy_rules import PolicyRules
 from brupop.services.controller.quiet_metrics import QuietMetrics
@@ -113,6 +114,9 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
+        starts = starts or StartPorts()
+        if starts.census is None:  # listed only by a pass that can start a node
+            starts = replace(starts, census=PodCensus(pods, nodes))
         self._starts = StartRules(self.fleet, starts)
         follower = (
             PolicyFollower(policies, events, config.namespace) if policies is not None else None

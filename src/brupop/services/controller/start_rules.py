@@ -1,12 +1,15 @@
 """StartRules: the update policy's start rules and order, put together once per pass.
 
-`rules_in_force` is the one place the rule list is composed (a rule per budget; the other
-scheduling rules add theirs there). The rules are built only when a pass can start a node
-(the book calls the chooser only then), so a pass with nothing to start costs nothing more;
+`rules_in_force` is the one place the rule list is composed (a rule per budget, the capacity
+check last; the other scheduling rules add theirs there). The rules are built only when a pass
+can start a node (the book calls the chooser only then), so a pass with nothing to start costs
+nothing more;
 the holds the chooser met are kept for the REASON column (`holds`). The global limit is the
 policy's `maxConcurrent` when set (a count, or a percentage of the opted-in nodes), else the
 environment's. Budget use for the status and the metric is counted each pass from the nodes
-holding a slot; the group sizes are counted again only when a Node changed.
+holding a slot; the group sizes are counted again only when a Node changed. The cluster
+census (`room_check`) is taken only by a pass that can start a node: it feeds the capacity
+check and, unless another source is given, the cheapest-first order's eviction costs.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from brupop.domain.start_holds import StartCandidate, StartHold, StartRule
 from brupop.domain.start_order import EvictionCosts
 from brupop.domain.start_selection import StartSelection
 from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.pod_census import PodCensus
+from brupop.services.controller.room_check import RoomCheck
 
 
 @dataclass(frozen=True)
@@ -33,16 +38,27 @@ class StartPorts:
     """What the start rules and the order read beyond the shadows and the Nodes."""
 
     costs: EvictionCosts | None = None
-    """Eviction cost by node (cheapest-first); None: every node costs the same."""
+    """Eviction cost by node (cheapest-first); None: the census's, else all cost the same."""
+    census: PodCensus | None = None
+    """The cluster's Nodes, pods and budgets, listed at most once a period (the capacity
+    check, and the costs when `costs` is None); None: no capacity check, no costs."""
 
 
 def rules_in_force(
-    policy: EffectivePolicy, groups: BudgetGroups, holding: Iterable[str], ports: StartPorts
+    policy: EffectivePolicy,
+    groups: BudgetGroups,
+    holding: Iterable[str],
+    ports: StartPorts,
+    room: RoomCheck | None = None,
 ) -> tuple[StartRule, ...]:
     """The start rules of `policy`, fresh for one pass (they count what starts in it);
-    `holding`: the shadows holding a slot."""
+    `holding`: the shadows holding a slot; `room`: the capacity check (the last rule: the
+    costliest to ask)."""
+    holding = tuple(holding)
     rules: list[StartRule] = []
     rules += groups.rules(policy.scheduling.budgets, holding)
+    if room is not None:
+        rules += room.rules(policy, holding)
     return tuple(rules)
 
 
@@ -83,6 +99,7 @@ class StartRules:
     def __init__(self, fleet: FleetMirror, ports: StartPorts | None = None) -> None:
         self._fleet, self._ports = fleet, ports or StartPorts()
         self.groups = BudgetGroups(fleet)
+        self.room = RoomCheck(fleet, self._ports.census)
         self.holds: dict[str, StartHold] = {}
         """The ready shadows a rule held in the last pass that could start one."""
 
@@ -96,10 +113,14 @@ class StartRules:
     def chooser(self, policy: EffectivePolicy, now: datetime) -> Chooser:
         """What the book calls, only when a start is possible, to pick this pass's starts."""
         self.holds = {}
-        costs = self._ports.costs if policy.scheduling.order is StartOrder.CHEAPEST_FIRST else None
+        by_cost = policy.scheduling.order is StartOrder.CHEAPEST_FIRST
 
         def choose(ready: list[str], free: int) -> list[str]:
-            rules = rules_in_force(policy, self.groups, self._fleet.book.holders(), self._ports)
+            census = self.room.take(policy, now, for_order=by_cost and self._ports.costs is None)
+            given = self._ports.costs
+            costs = (given if given is not None else census) if by_cost else None
+            holders = self._fleet.book.holders()
+            rules = rules_in_force(policy, self.groups, holders, self._ports, self.room)
             selection = StartSelection(
                 rules,
                 self._candidate,
