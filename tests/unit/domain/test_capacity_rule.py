@@ -51,7 +51,7 @@ def test_pods_that_fit_nowhere_hold_the_node_with_the_verdicts_sentence() -> Non
 
 
 def test_a_node_with_nothing_to_evict_passes_even_with_no_room_anywhere() -> None:
-    rule = CapacityRule(_census(0, {"a": 3000, "empty": 0}), (), RoomVerdicts(), checks=0)
+    rule = CapacityRule(_census(0, {"a": 3000, "empty": 0}), (), RoomVerdicts(), misses=0)
     assert _hold(rule, "empty") is None
 
 
@@ -74,7 +74,7 @@ def test_a_verdict_is_reused_while_the_census_and_the_leaving_nodes_stay_the_sam
     census, verdicts = _census(2000, {"a": 3000, "b": 1000}), RoomVerdicts()
     first = CapacityRule(census, (), verdicts)
     assert _hold(first, "a") is not None and _hold(first, "b") is None
-    later = CapacityRule(census, (), verdicts, checks=0)  # a later pass with no checks left
+    later = CapacityRule(census, (), verdicts, misses=0)  # a later pass with no checks left
     assert _hold(later, "a") == StartHold(Reason.NO_ROOM, "no room for 1 pod (needs 3 CPU)")
     assert _hold(later, "b") is None
 
@@ -83,20 +83,30 @@ def test_a_new_census_or_other_leaving_nodes_check_again() -> None:
     census, verdicts = _census(2000, {"a": 1000, "b": 1000}), RoomVerdicts()
     assert _hold(CapacityRule(census, (), verdicts), "a") is None
     for rule in (
-        CapacityRule(_census(2000, {"a": 1000, "b": 1000}), (), verdicts, checks=0),
-        CapacityRule(census, ("b",), verdicts, checks=0),
+        CapacityRule(_census(2000, {"a": 1000, "b": 1000}), (), verdicts, misses=0),
+        CapacityRule(census, ("b",), verdicts, misses=0),
     ):
         hold = _hold(rule, "a")
         assert hold is not None and hold.detail.startswith("room not checked yet")
 
 
-def test_a_pass_makes_at_most_its_number_of_new_checks() -> None:
+def test_a_pass_stops_checking_after_its_number_of_checks_that_found_no_room() -> None:
     census = _census(0, {"a": 1000, "b": 1000, "c": 1000})
-    rule = CapacityRule(census, (), RoomVerdicts(), checks=2)
+    rule = CapacityRule(census, (), RoomVerdicts(), misses=2)
     assert [h.detail if (h := _hold(rule, n)) else None for n in ("a", "b", "c")] == [
         "no room for 1 pod (needs 1 CPU)",
         "no room for 1 pod (needs 1 CPU)",
-        "room not checked yet (2 nodes checked in this pass)",
+        "room not checked yet: 2 nodes before it found none in this pass",
+    ]
+
+
+def test_checks_that_found_room_do_not_count_against_the_pass() -> None:
+    census = _census(4000, {"a": 1000, "b": 1000, "c": 5000})
+    rule = CapacityRule(census, (), RoomVerdicts(), misses=1)
+    assert [h.detail if (h := _hold(rule, n)) else None for n in ("a", "b", "c")] == [
+        None,
+        None,
+        "no room for 1 pod (needs 5 CPU)",
     ]
 
 
