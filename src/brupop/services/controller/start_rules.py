@@ -1,15 +1,16 @@
 """StartRules: the update policy's start rules and order, put together once per pass.
 
-`rules_in_force` is the one place the rule list is composed (a rule per budget, the capacity
-check last; the other scheduling rules add theirs there). The rules are built only when a pass
-can start a node (the book calls the chooser only then), so a pass with nothing to start costs
-nothing more;
+`rules_in_force` is the one place the rule list is composed (a rule per budget; the other
+scheduling rules add theirs there). The rules are built only when a pass can start a node
+(the book calls the chooser only then), so a pass with nothing to start costs nothing more;
 the holds the chooser met are kept for the REASON column (`holds`). The global limit is the
 policy's `maxConcurrent` when set (a count, or a percentage of the opted-in nodes), else the
 environment's. Budget use for the status and the metric is counted each pass from the nodes
-holding a slot; the group sizes are counted again only when a Node changed. The cluster
-census (`room_check`) is taken only by a pass that can start a node: it feeds the capacity
-check and, unless another source is given, the cheapest-first order's eviction costs.
+holding a slot; the group sizes are counted again only when a Node changed.
+
+The cluster census (`room_check`) is taken only by a pass that can start a node: it feeds the
+capacity check (the last rule) and, unless `StartPorts.costs` is given, the cheapest-first
+order's eviction costs.
 """
 
 from __future__ import annotations
