@@ -11,6 +11,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
 
@@ -160,7 +161,9 @@ class BudgetMachineWithChanges(BudgetMachine):
         return None  # checked after each start instead (limits change under nodes in flight)
 
 
-BudgetMachine.TestCase.settings = RolloutMachine.TestCase.settings
+# More examples than the plain rollout machine: the policy drawn at the start must also
+# hit the cases where a budget, not the global limit, is the one that binds.
+BudgetMachine.TestCase.settings = settings(RolloutMachine.TestCase.settings, max_examples=150)
 test_budgets_hold_at_every_step = BudgetMachine.TestCase
-BudgetMachineWithChanges.TestCase.settings = RolloutMachine.TestCase.settings
+BudgetMachineWithChanges.TestCase.settings = BudgetMachine.TestCase.settings
 test_no_start_takes_a_budget_over_when_budgets_and_groups_change = BudgetMachineWithChanges.TestCase
