@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import COMPONENT_LABEL, OwnerReference
+from brupop.domain.cluster import COMPONENT_LABEL, OwnerReference, Resources
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 
 AGENT_DAEMONSET = "brupop-agent"
@@ -20,6 +20,8 @@ AGENT_SERVICE_ACCOUNT = "brupop-agent-service-account"
 AGENT_COMPONENT = "agent"
 WORKLOAD_NAMESPACE = "default"
 TOKEN_TTL_SECONDS = 24 * 3600.0
+_MI = 1024**2
+NODE_ALLOCATABLE = Resources(cpu_millis=8000, memory_bytes=16 * 1024 * _MI)
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,8 @@ def build_fleet(
 
 
 def _add_node(cluster: InMemoryCluster, name: str, directory: Path) -> SimulatedNode:
-    cluster.add_node(name, labels={OPT_IN_LABEL: OPT_IN_VALUE, "kubernetes.io/hostname": name})
+    labels = {OPT_IN_LABEL: OPT_IN_VALUE, "kubernetes.io/hostname": name}
+    cluster.add_node(name, labels=labels, allocatable=NODE_ALLOCATABLE)  # the capacity check's
     pod = f"{AGENT_DAEMONSET}-{name}"
     cluster.add_pod(
         cluster.namespace,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from brupop.domain.budget_rule import BudgetUse
 from brupop.domain.effective_policy import ENVIRONMENT_POLICY
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.policy_status import FleetProgress
@@ -70,8 +71,10 @@ class PolicyRules:
         now: datetime,
         *,
         leading: bool,
+        budgets: tuple[BudgetUse, ...] = (),
     ) -> None:
-        """The fleet's metrics, and (leader only) the policy's status."""
+        """The fleet's metrics, and (leader only) the policy's status (`budgets`: the
+        budgets' groups in use)."""
         self._safety_metrics.set_fleet(paused=paused, halted=safety.halt.halted)
         if not leading or self.follower is None:
             return
@@ -84,6 +87,7 @@ class PolicyRules:
             blocked=safety.alerts.reason,
             soak=safety.soak,
             durations=self.timing.history.seconds,
+            budgets=budgets,
         )
         written = self.follower.publish_status(progress, now)
         if written is not None and written.status is not None:
