@@ -9,8 +9,8 @@ from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import Shadow
-from brupop.domain.states import UpdateState as S
 from brupop.domain.start_holds import StartHold
+from brupop.domain.states import UpdateState as S
 from brupop.domain.waiting_reason import Reason, RolloutView, TimeoutRecord, report
 from tests.unit.domain.controller_shadows import NOW, OLD, ago, shadow
 

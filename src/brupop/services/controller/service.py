@@ -53,6 +53,7 @@ from brupop.services.controller.leader_election import LeaderElector
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
+from brupop.services.controller.pod_census import PodCensus
 from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.policy_rules import PolicyRules
 from brupop.services.controller.quiet_metrics import QuietMetrics
@@ -113,7 +114,7 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
-        self._starts = StartRules(self.fleet, starts)
+        self._starts = StartRules(self.fleet, starts or StartPorts(census=PodCensus(pods, nodes)))
         follower = (
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )

@@ -6,7 +6,10 @@ scheduling rules add theirs there). The rules are built only when a pass can sta
 the holds the chooser met are kept for the REASON column (`holds`). The global limit is the
 policy's `maxConcurrent` when set (a count, or a percentage of the opted-in nodes), else the
 environment's. Budget use for the status and the metric is counted each pass from the nodes
-holding a slot; the group sizes are counted again only when a Node changed.
+holding a slot; the group sizes are counted again only when a Node changed. The eviction costs
+of the cheapest-first order come from the pod census (listed at most every 30 s, and only when
+a start is possible); while it cannot be read the order is the book's (controller's node last,
+fewest crashes, name), as with `order: name`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+
+import structlog
 
 from brupop.domain.budget_rule import BudgetRule, BudgetUse, group_sizes
 from brupop.domain.cluster import Node
@@ -25,15 +30,21 @@ from brupop.domain.scheduling_policy import Budget, StartOrder, concurrency_limi
 from brupop.domain.start_holds import StartCandidate, StartHold, StartRule
 from brupop.domain.start_order import EvictionCosts
 from brupop.domain.start_selection import StartSelection
+from brupop.ports.errors import PortError
 from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.pod_census import PodCensus
+
+log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
 class StartPorts:
     """What the start rules and the order read beyond the shadows and the Nodes."""
 
+    census: PodCensus | None = None
+    """The cluster's pods and budgets: eviction costs (and what other rules read of pods)."""
     costs: EvictionCosts | None = None
-    """Eviction cost by node (cheapest-first); None: every node costs the same."""
+    """Eviction costs to use instead of the census's (tests, `brupop simulate`)."""
 
 
 def rules_in_force(
@@ -85,6 +96,7 @@ class StartRules:
         self.groups = BudgetGroups(fleet)
         self.holds: dict[str, StartHold] = {}
         """The ready shadows a rule held in the last pass that could start one."""
+        self._census_failing = False
 
     def limit(self, policy: EffectivePolicy, default: ConcurrencyLimit) -> ConcurrencyLimit:
         """The global limit in force: the policy's `maxConcurrent` of the opted-in nodes."""
@@ -96,7 +108,7 @@ class StartRules:
     def chooser(self, policy: EffectivePolicy, now: datetime) -> Chooser:
         """What the book calls, only when a start is possible, to pick this pass's starts."""
         self.holds = {}
-        costs = self._ports.costs if policy.scheduling.order is StartOrder.CHEAPEST_FIRST else None
+        by_cost = policy.scheduling.order is StartOrder.CHEAPEST_FIRST
 
         def choose(ready: list[str], free: int) -> list[str]:
             rules = rules_in_force(policy, self.groups, self._fleet.book.holders(), self._ports)
@@ -104,7 +116,7 @@ class StartRules:
                 rules,
                 self._candidate,
                 now,
-                costs=costs,
+                costs=self._costs(now) if by_cost else None,
                 controller_node=self._fleet.book.controller_node,
             )
             chosen = selection(ready, free)
@@ -116,6 +128,20 @@ class StartRules:
     def usage(self, policy: EffectivePolicy, holding: Iterable[str]) -> tuple[BudgetUse, ...]:
         """The budgets' groups in use after a pass (`holding`: shadows in a slot or started)."""
         return self.groups.usage(policy.scheduling.budgets, holding)
+
+    def _costs(self, now: datetime) -> EvictionCosts | None:
+        """The eviction costs now; None (every node alike) when the census cannot be read."""
+        if self._ports.costs is not None or self._ports.census is None:
+            return self._ports.costs
+        try:
+            census = self._ports.census.snapshot(now)
+        except PortError as error:
+            if not self._census_failing:
+                log.warning("start_order.costs_unknown", error=str(error)[:300])
+            self._census_failing = True
+            return None
+        self._census_failing = False
+        return census
 
     def _candidate(self, shadow: str) -> StartCandidate:
         facts = self._fleet.book.facts(shadow)

@@ -180,3 +180,27 @@ def test_a_hold_that_goes_leaves_the_waiting_counts_and_the_reasons_alike() -> N
     assert rows["node-01"][0] is Reason.CONCURRENCY_FULL
     assert metrics.waiting["budget_full"] == 0
     assert metrics.waiting["concurrency_full"] == 2
+
+
+def _with_pods(fleet: Fleet, pods: Mapping[str, int]) -> None:
+    for node, count in pods.items():
+        for index in range(count):
+            fleet.cluster.add_pod("default", f"{node}-web-{index}", node, labels={"app": "web"})
+
+
+def test_cheapest_first_reads_the_pods_a_drain_would_evict_from_the_cluster() -> None:
+    fleet = Fleet(4)
+    _with_pods(fleet, {"node-00": 2, "node-01": 1, "node-03": 1})
+    controller = fleet.controller(limit=2, policies=False)
+    controller.tick()
+    assert _started(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
+
+
+def test_a_pod_behind_a_disruption_budget_weighs_double_in_the_order() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.add_pod("default", "db-0", "node-00", labels={"app": "db"})
+    fleet.cluster.add_disruption_budget("default", "db", {"app": "db"}, min_available=1)
+    _with_pods(fleet, {"node-01": 1, "node-02": 2})
+    controller = fleet.controller(limit=1, policies=False)
+    controller.tick()
+    assert _started(fleet) == [shadow_name("node-01")]  # node-00 and node-02 cost 2
