@@ -11,6 +11,7 @@ from brupop.domain.cluster import ClusterEvent
 from brupop.domain.shadow import shadow_name
 from brupop.domain.update_policy_status import BudgetUse, UpdatePolicyStatus
 from brupop.domain.waiting_reason import Reason
+from brupop.ports.errors import PortError
 from brupop.services.controller.service import ControllerService
 from brupop.services.controller.start_rules import StartPorts
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
@@ -204,3 +205,16 @@ def test_a_pod_behind_a_disruption_budget_weighs_double_in_the_order() -> None:
     controller = fleet.controller(limit=1, policies=False)
     controller.tick()
     assert _started(fleet) == [shadow_name("node-01")]  # node-00 and node-02 cost 2
+
+
+def test_while_the_pods_cannot_be_listed_the_order_is_by_name() -> None:
+    fleet = Fleet(3)
+    _with_pods(fleet, {"node-00": 3})
+
+    def unreachable() -> list[Any]:
+        raise PortError("the apiserver cannot be reached")
+
+    fleet.cluster.pods.list_all = unreachable  # type: ignore[method-assign]
+    controller = fleet.controller(limit=1, policies=False)
+    controller.tick()
+    assert _started(fleet) == [shadow_name("node-00")]
