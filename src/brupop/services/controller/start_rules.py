@@ -36,6 +36,12 @@ from brupop.services.controller.pod_census import PodCensus
 
 log = structlog.get_logger(__name__)
 
+TIMELESS_RULES: tuple[type, ...] = (BudgetRule,)
+"""Rules whose holds depend on the candidates, their Nodes and the slots held, never on the
+time. While only these are in force, a pass whose inputs equal the last one's reuses its choice
+instead of trying every ready node again (a fleet held by its budgets at 10k nodes would
+otherwise cost ~25 ms a pass); a rule not listed here is tried on every pass."""
+
 
 @dataclass(frozen=True)
 class StartPorts:
@@ -97,6 +103,7 @@ class StartRules:
         self.holds: dict[str, StartHold] = {}
         """The ready shadows a rule held in the last pass that could start one."""
         self._census_failing = False
+        self._last: _Choice | None = None
 
     def limit(self, policy: EffectivePolicy, default: ConcurrencyLimit) -> ConcurrencyLimit:
         """The global limit in force: the policy's `maxConcurrent` of the opted-in nodes."""
@@ -111,16 +118,25 @@ class StartRules:
         by_cost = policy.scheduling.order is StartOrder.CHEAPEST_FIRST
 
         def choose(ready: list[str], free: int) -> list[str]:
-            rules = rules_in_force(policy, self.groups, self._fleet.book.holders(), self._ports)
+            holders = self._fleet.book.holders()
+            rules = rules_in_force(policy, self.groups, holders, self._ports)
+            costs = self._costs(now) if by_cost else None
+            inputs = (policy, free, frozenset(holders), self._fleet.node_changes)
+            last = self._last
+            if last is not None and last.same(inputs, ready, costs):
+                self.holds = last.holds
+                return list(last.chosen)
             selection = StartSelection(
                 rules,
                 self._candidate,
                 now,
-                costs=self._costs(now) if by_cost else None,
+                costs=costs,
                 controller_node=self._fleet.book.controller_node,
             )
             chosen = selection(ready, free)
             self.holds = selection.holds
+            timeless = all(isinstance(rule, TIMELESS_RULES) for rule in rules)
+            self._last = _Choice(inputs, ready, costs, chosen, self.holds) if timeless else None
             return chosen
 
         return choose
@@ -148,3 +164,19 @@ class StartRules:
         assert facts is not None  # the book lists only the shadows it holds as ready
         node = self._fleet.nodes.get(facts.node_name)
         return StartCandidate(shadow, facts.node_name, facts.target_version, node)
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """A pass's choice and what it was made from."""
+
+    inputs: tuple[object, ...]
+    ready: list[str]
+    costs: EvictionCosts | None
+    chosen: list[str]
+    holds: dict[str, StartHold]
+
+    def same(self, inputs: tuple[object, ...], ready: list[str], costs: object) -> bool:
+        """Made from these very inputs (the same cost source object: a census is replaced,
+        never changed)."""
+        return costs is self.costs and inputs == self.inputs and ready == self.ready

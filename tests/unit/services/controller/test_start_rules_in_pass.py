@@ -218,3 +218,28 @@ def test_while_the_pods_cannot_be_listed_the_order_is_by_name() -> None:
     controller = fleet.controller(limit=1, policies=False)
     controller.tick()
     assert _started(fleet) == [shadow_name("node-00")]
+
+
+class CountingCosts(FakeCosts):
+    """FakeCosts that count how often they are asked."""
+
+    def __init__(self, costs: Mapping[str, int]) -> None:
+        super().__init__(costs)
+        self.asked = 0
+
+    def cost(self, node_name: str) -> int | None:
+        self.asked += 1
+        return super().cost(node_name)
+
+
+def test_a_fleet_held_by_its_budgets_is_not_tried_again_when_nothing_changed() -> None:
+    fleet = _zoned_fleet()
+    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    costs = CountingCosts({})
+    controller = fleet.controller(limit=5, starts=StartPorts(costs=costs))
+    controller.tick()  # starts one node per zone
+    controller.tick()  # the two left are tried: their zones are full
+    asked = costs.asked
+    controller.tick()
+    assert (asked, costs.asked) == (len(ZONES) + 2, len(ZONES) + 2)
+    assert _rows(controller)["node-01"][0] is Reason.BUDGET_FULL
