@@ -43,6 +43,7 @@ class RoomCheck:
         self._fleet, self._source = fleet, census
         self._verdicts = RoomVerdicts()
         self._taken: FleetCensus | str | None = None
+        self._failing = False  # the census failed on the last pass that took it
 
     def take(
         self, policy: EffectivePolicy, now: datetime, *, for_order: bool
@@ -55,9 +56,14 @@ class RoomCheck:
         try:
             self._taken = self._source.snapshot(now)
         except PortError as error:
-            log.warning("room_check.census_failed", reason=str(error))
+            if not self._failing:  # once per failure streak; REASON says it on every pass
+                log.warning("room_check.census_failed", reason=str(error)[:ERROR_MAX_LENGTH])
+            self._failing = True
             self._taken = str(error)[:ERROR_MAX_LENGTH]
             return None
+        if self._failing:
+            log.info("room_check.census_recovered")
+        self._failing = False
         return self._taken
 
     def rules(self, policy: EffectivePolicy, holding: Iterable[str]) -> list[StartRule]:

@@ -393,8 +393,9 @@ class ControllerService:
         names = touched | holders | view.started | self._started_before
         holds, before = view.start_holds, self._holds_before
         # A held node's REASON names its hold: refresh it when the hold appears, changes or goes.
-        names.update(n for n in holds.keys() | before.keys() if holds.get(n) != before.get(n))
-        self._holds_before = dict(holds)
+        if holds is not before:  # the same choice as the last pass keeps its holds' object
+            names.update(n for n in holds.keys() | before.keys() if holds.get(n) != before.get(n))
+        self._holds_before = holds
         if self._reasons.fleet_changed(view, held):
             # A halt outranks a Node's own pause: the held-back nodes' reasons change with it.
             names.update(book.ready_names())

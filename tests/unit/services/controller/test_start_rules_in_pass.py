@@ -11,6 +11,7 @@ from brupop.domain.cluster import ClusterEvent
 from brupop.domain.shadow import shadow_name
 from brupop.domain.update_policy_status import BudgetUse, UpdatePolicyStatus
 from brupop.domain.waiting_reason import Reason
+from brupop.ports.errors import PortError
 from brupop.services.controller.service import ControllerService
 from brupop.services.controller.start_rules import StartPorts
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
@@ -180,3 +181,65 @@ def test_a_hold_that_goes_leaves_the_waiting_counts_and_the_reasons_alike() -> N
     assert rows["node-01"][0] is Reason.CONCURRENCY_FULL
     assert metrics.waiting["budget_full"] == 0
     assert metrics.waiting["concurrency_full"] == 2
+
+
+def _with_pods(fleet: Fleet, pods: Mapping[str, int]) -> None:
+    for node, count in pods.items():
+        for index in range(count):
+            fleet.cluster.add_pod("default", f"{node}-web-{index}", node, labels={"app": "web"})
+
+
+def test_cheapest_first_reads_the_pods_a_drain_would_evict_from_the_cluster() -> None:
+    fleet = Fleet(4)
+    _with_pods(fleet, {"node-00": 2, "node-01": 1, "node-03": 1})
+    controller = fleet.controller(limit=2, policies=False)
+    controller.tick()
+    assert _started(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
+
+
+def test_a_pod_behind_a_disruption_budget_weighs_double_in_the_order() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.add_pod("default", "db-0", "node-00", labels={"app": "db"})
+    fleet.cluster.add_disruption_budget("default", "db", {"app": "db"}, min_available=1)
+    _with_pods(fleet, {"node-01": 1, "node-02": 2})
+    controller = fleet.controller(limit=1, policies=False)
+    controller.tick()
+    assert _started(fleet) == [shadow_name("node-01")]  # node-00 and node-02 cost 2
+
+
+def test_while_the_pods_cannot_be_listed_the_order_is_by_name() -> None:
+    fleet = Fleet(3)
+    _with_pods(fleet, {"node-00": 3})
+
+    def unreachable() -> list[Any]:
+        raise PortError("the apiserver cannot be reached")
+
+    fleet.cluster.pods.list_all = unreachable  # type: ignore[method-assign]
+    controller = fleet.controller(limit=1, policies=False)
+    controller.tick()
+    assert _started(fleet) == [shadow_name("node-00")]
+
+
+class CountingCosts(FakeCosts):
+    """FakeCosts that count how often they are asked."""
+
+    def __init__(self, costs: Mapping[str, int]) -> None:
+        super().__init__(costs)
+        self.asked = 0
+
+    def cost(self, node_name: str) -> int | None:
+        self.asked += 1
+        return super().cost(node_name)
+
+
+def test_a_fleet_held_by_its_budgets_is_not_tried_again_when_nothing_changed() -> None:
+    fleet = _zoned_fleet()
+    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    costs = CountingCosts({})
+    controller = fleet.controller(limit=5, starts=StartPorts(costs=costs))
+    controller.tick()  # starts one node per zone
+    controller.tick()  # the two left are tried: their zones are full
+    asked = costs.asked
+    controller.tick()
+    assert (asked, costs.asked) == (len(ZONES) + 2, len(ZONES) + 2)
+    assert _rows(controller)["node-01"][0] is Reason.BUDGET_FULL
