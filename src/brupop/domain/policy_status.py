@@ -22,6 +22,7 @@ from brupop.domain.update_policy_status import (
     CanaryProgress,
     NodeCounts,
     UpdatePolicyStatus,
+    VersionSeen,
 )
 
 
@@ -38,6 +39,7 @@ class FleetProgress:
     halted_at: datetime | None = None
     blocked: str | None = None  # the alert gate's reason for holding every start
     soak: SoakProgress | None = None  # None: no canaries in the policy
+    versions_seen: tuple[VersionSeen, ...] = ()  # first-seen times of offered versions
 
     def key(self) -> tuple[object, ...]:
         """A value equal for equal progress (the states mapping may be a live counter)."""
@@ -51,6 +53,7 @@ class FleetProgress:
             self.halted_at,
             self.blocked,
             soak_key,
+            self.versions_seen,
         )
 
 
@@ -90,6 +93,7 @@ def policy_status(
         failures=halt.failures,
         canary=_canary(progress.soak),
         nodes=_counts(progress.states),
+        versions_first_seen=progress.versions_seen,
     )
 
 

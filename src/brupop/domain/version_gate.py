@@ -11,21 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from brupop.domain.scheduling_policy import VersionPolicy
 from brupop.domain.start_holds import StartCandidate, StartHold
 from brupop.domain.versions import compare_versions
 from brupop.domain.waiting_reason import Reason
-
-
-class VersionAge(NamedTuple):
-    """When a version was first offered and when the release age lets it start (None: the
-    policy asks for no release age)."""
-
-    version: str
-    first_seen: datetime
-    eligible_at: datetime | None
 
 
 def eligible_at(policy: VersionPolicy | None, first_seen: datetime) -> datetime | None:
@@ -57,12 +48,49 @@ def version_hold(
     return None
 
 
-def version_ages(
-    policy: VersionPolicy | None, first_seen: Mapping[str, datetime]
-) -> list[VersionAge]:
-    """Every recorded version with its eligibility, oldest first seen first."""
+class VersionStanding(NamedTuple):
+    """One recorded version as `brupop status` shows it: when it was first offered, when the
+    release age lets it start (None: no release age), how many nodes are offered it and do
+    not run it yet, and what holds them (None: nothing, by the version)."""
+
+    version: str
+    first_seen: datetime
+    eligible_at: datetime | None
+    nodes: int
+    hold: StartHold | None
+
+    def as_json(self) -> dict[str, Any]:
+        """The entry of the controller's `/status` `versions` list."""
+        hold = self.hold
+        return {
+            "version": self.version,
+            "first_seen": _when(self.first_seen),
+            "eligible_at": _when(self.eligible_at) if self.eligible_at is not None else None,
+            "nodes": self.nodes,
+            "reason": hold.reason.value if hold is not None else None,
+            "waiting": hold.detail if hold is not None else None,
+        }
+
+
+def version_standings(
+    policy: VersionPolicy | None,
+    first_seen: Mapping[str, datetime],
+    offered: Mapping[str, int],
+    now: datetime,
+) -> list[VersionStanding]:
+    """Every recorded version at `now`, oldest first seen first; `offered` counts the nodes
+    offered each version that do not run it yet."""
     ordered = sorted(first_seen.items(), key=lambda item: (item[1], item[0]))
-    return [VersionAge(v, at, eligible_at(policy, at)) for v, at in ordered]
+    return [
+        VersionStanding(
+            version,
+            at,
+            eligible_at(policy, at),
+            offered.get(version, 0),
+            version_hold(policy, first_seen, version, now),
+        )
+        for version, at in ordered
+    ]
 
 
 class VersionGate:

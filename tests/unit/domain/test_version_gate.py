@@ -6,7 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 from brupop.domain.scheduling_policy import VersionPolicy
 from brupop.domain.start_holds import StartCandidate, StartHold, StartRule, choose_starts
-from brupop.domain.version_gate import VersionAge, VersionGate, version_ages, version_hold
+from brupop.domain.version_gate import (
+    VersionGate,
+    VersionStanding,
+    version_hold,
+    version_standings,
+)
 from brupop.domain.waiting_reason import Reason
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -97,14 +102,41 @@ def test_the_gate_is_a_start_rule_that_holds_only_the_pinned_out_candidates() ->
     assert choice.holds == {"brs-b": StartHold(Reason.PINNED, "pinned to 1.20.1")}
 
 
-def test_version_ages_list_each_version_with_its_eligibility_oldest_first() -> None:
+def test_standings_list_each_version_with_its_eligibility_oldest_first() -> None:
     early, late = NOW - timedelta(days=3), NOW - timedelta(hours=1)
-    ages = version_ages(VersionPolicy(min_release_age_hours=48), {"1.21.0": late, "1.20.1": early})
-    assert ages == [
-        VersionAge("1.20.1", early, early + timedelta(hours=48)),
-        VersionAge("1.21.0", late, late + timedelta(hours=48)),
+    policy = VersionPolicy(min_release_age_hours=48)
+    standings = version_standings(policy, {"1.21.0": late, "1.20.1": early}, {"1.21.0": 3}, NOW)
+    eligible = late + timedelta(hours=48)
+    assert standings == [
+        VersionStanding("1.20.1", early, early + timedelta(hours=48), 0, None),
+        VersionStanding(
+            "1.21.0",
+            late,
+            eligible,
+            3,
+            StartHold(
+                Reason.RELEASE_TOO_NEW,
+                "1.21.0 first offered 2026-11-30T11:00:00+00:00; "
+                "eligible at 2026-12-02T11:00:00+00:00",
+            ),
+        ),
     ]
 
 
-def test_version_ages_have_no_eligibility_without_a_release_age() -> None:
-    assert version_ages(None, {"1.21.0": NOW}) == [VersionAge("1.21.0", NOW, None)]
+def test_a_standing_reads_as_the_status_json_entry() -> None:
+    policy = VersionPolicy(pin="1.20.1", min_release_age_hours=1)
+    (standing,) = version_standings(policy, {"1.21.0": NOW}, {"1.21.0": 2}, NOW)
+    assert standing.as_json() == {
+        "version": "1.21.0",
+        "first_seen": "2026-11-30T12:00:00+00:00",
+        "eligible_at": "2026-11-30T13:00:00+00:00",
+        "nodes": 2,
+        "reason": "pinned",
+        "waiting": "pinned to 1.20.1",
+    }
+
+
+def test_standings_have_no_eligibility_nor_hold_without_a_version_section() -> None:
+    assert version_standings(None, {"1.21.0": NOW}, {}, NOW) == [
+        VersionStanding("1.21.0", NOW, None, 0, None)
+    ]

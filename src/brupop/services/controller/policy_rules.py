@@ -8,12 +8,15 @@ fleet's pause and halt metrics and, as leader, the policy's status. Without a po
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 
 from brupop.domain.policy_status import FleetProgress
 from brupop.domain.rollout_book import RolloutBook
+from brupop.domain.version_gate import VersionGate, VersionStanding
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.services.controller.offered_versions import OfferedVersions
 from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.rollout_safety import QUIET, RolloutSafety, SafetyPass
 
@@ -30,6 +33,7 @@ class PolicyRules:
     ) -> None:
         self.follower, self.safety = follower, safety
         self._metrics, self._safety_metrics = metrics, safety_metrics
+        self.versions = OfferedVersions()
 
     def assess(
         self, now: datetime, book: RolloutBook, touched: set[str], *, leading: bool
@@ -43,6 +47,7 @@ class PolicyRules:
         self._metrics.set_fleet_paused(paused)
         status, version = follower.status_seen()
         self.safety.halts.follow_status(status, version)
+        self.versions.follow(status, present=version is not None, offered=book.targets, now=now)
         return paused, self.safety.assess(now, follower.policy, book, touched, leading=leading)
 
     def publish(
@@ -67,7 +72,26 @@ class PolicyRules:
             halted_at=safety.halted_at,
             blocked=safety.alerts.reason,
             soak=safety.soak,
+            versions_seen=self.versions.seen,
         )
         written = self.follower.publish_status(progress, now)
         if written is not None and written.status is not None:
             self.safety.halts.shown(written.status, written.resource_version)
+
+    def version_gate(self) -> VersionGate:
+        """The start rule of the policy's `version` section (pin, release age); it holds
+        nothing without a policy object or without that section."""
+        follower = self.follower
+        policy = follower.policy.scheduling.version if follower is not None else None
+        return self.versions.gate(policy)
+
+    def version_standings(self, book: RolloutBook, now: datetime) -> list[VersionStanding]:
+        """Each recorded version: first seen, eligible at, nodes offered it, what holds them."""
+        follower = self.follower
+        policy = follower.policy.scheduling.version if follower is not None else None
+        offered: Counter[str] = Counter(
+            facts.target_version
+            for name in book.names()
+            if (facts := book.facts(name)) is not None and facts.offered
+        )
+        return self.versions.standings(policy, offered, now)

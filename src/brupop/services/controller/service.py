@@ -22,6 +22,7 @@ import structlog
 from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import WindowGate
 from brupop.domain.shadow import Shadow
+from brupop.domain.version_gate import VersionStanding
 from brupop.domain.waiting_reason import (
     GateFailureRecord,
     NodeReport,
@@ -205,6 +206,14 @@ class ControllerService:
             return []
         book = self.fleet.book
         return report([s for n in book.names() if (s := book.shadow(n)) is not None], view)
+
+    def versions(self) -> list[VersionStanding]:
+        """Each offered version's first-seen time, eligibility and hold, as of the last pass
+        (empty without a policy object: nothing is tracked then)."""
+        view = self._view
+        if view is None:
+            return []
+        return self._rules.version_standings(self.fleet.book, view.now)
 
     def work_done(self) -> tuple[int, int]:
         """(shadows decided, nodes explained) so far: what a pass with nothing new must not
