@@ -12,18 +12,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from brupop.domain.budget_rule import BudgetUse
 from brupop.domain.canary import SoakProgress
 from brupop.domain.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.fleet_phase import FleetFacts, fleet_phase
 from brupop.domain.halt import NOT_HALTED, HaltDecision
 from brupop.domain.states import UpdateState
 from brupop.domain.update_policy_status import (
+    BUDGET_GROUPS_MAX,
     MESSAGE_MAX_LENGTH,
     CanaryProgress,
     NodeCounts,
     UpdatePolicyStatus,
     VersionSeen,
 )
+from brupop.domain.update_policy_status import BudgetUse as BudgetUseStatus
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class FleetProgress:
     blocked: str | None = None  # the alert gate's reason for holding every start
     soak: SoakProgress | None = None  # None: no canaries in the policy
     versions_seen: tuple[VersionSeen, ...] = ()  # first-seen times of offered versions
+    budgets: tuple[BudgetUse, ...] = ()  # every budget's groups, nodes in use and limit
 
     def key(self) -> tuple[object, ...]:
         """A value equal for equal progress (the states mapping may be a live counter)."""
@@ -54,6 +58,7 @@ class FleetProgress:
             self.blocked,
             soak_key,
             self.versions_seen,
+            self.budgets,
         )
 
 
@@ -94,6 +99,7 @@ def policy_status(
         canary=_canary(progress.soak),
         nodes=_counts(progress.states),
         versions_first_seen=progress.versions_seen,
+        budgets_in_use=_budgets(progress.budgets),
     )
 
 
@@ -101,6 +107,14 @@ def _canary(soak: SoakProgress | None) -> CanaryProgress | None:
     if soak is None:
         return None
     return CanaryProgress(nodes=soak.canaries, updated=soak.updated, soak_ends_at=soak.ends_at)
+
+
+def _budgets(budgets: tuple[BudgetUse, ...]) -> tuple[BudgetUseStatus, ...]:
+    """The first BUDGET_GROUPS_MAX groups (the status has a bound; the metric has them all)."""
+    return tuple(
+        BudgetUseStatus(budget=u.budget, group=u.group, in_use=u.in_use, limit=u.limit)
+        for u in budgets[:BUDGET_GROUPS_MAX]
+    )
 
 
 def _counts(states: Mapping[str, int]) -> NodeCounts:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
+from brupop.domain.budget_rule import BudgetUse
 from brupop.domain.policy_status import FleetProgress
 from brupop.domain.rollout_book import RolloutBook
-from brupop.domain.version_gate import VersionGate, VersionStanding
+from brupop.domain.version_gate import VersionStanding
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.services.controller.offered_versions import OfferedVersions
@@ -59,8 +60,10 @@ class PolicyRules:
         now: datetime,
         *,
         leading: bool,
+        budgets: tuple[BudgetUse, ...] = (),
     ) -> None:
-        """The fleet's metrics, and (leader only) the policy's status."""
+        """The fleet's metrics, and (leader only) the policy's status (`budgets`: the
+        budgets' groups in use)."""
         self._safety_metrics.set_fleet(paused=paused, halted=safety.halt.halted)
         if not leading or self.follower is None:
             return
@@ -73,17 +76,11 @@ class PolicyRules:
             blocked=safety.alerts.reason,
             soak=safety.soak,
             versions_seen=self.versions.seen,
+            budgets=budgets,
         )
         written = self.follower.publish_status(progress, now)
         if written is not None and written.status is not None:
             self.safety.halts.shown(written.status, written.resource_version)
-
-    def version_gate(self) -> VersionGate:
-        """The start rule of the policy's `version` section (pin, release age); it holds
-        nothing without a policy object or without that section."""
-        follower = self.follower
-        policy = follower.policy.scheduling.version if follower is not None else None
-        return self.versions.gate(policy)
 
     def version_standings(self, book: RolloutBook, now: datetime) -> list[VersionStanding]:
         """Each recorded version: first seen, eligible at, nodes offered it, what holds them."""

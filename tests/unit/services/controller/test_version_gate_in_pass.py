@@ -1,12 +1,15 @@
-"""The controller and the policy's `version` section: first-seen times of offered versions are
-noted, written in the policy status and read back by a restarted controller or a new leader;
-without a policy object nothing is tracked."""
+"""The controller and the policy's `version` section: a pin holds newer versions, a release age
+holds a version until it was first seen long enough ago; first-seen times are written in the
+policy status and read back by a restarted controller or a new leader; without a policy object
+nothing is tracked."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from brupop.domain.states import UpdateState as S
 from brupop.domain.update_policy_status import VersionSeen
+from brupop.domain.waiting_reason import Reason
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, START, Fleet
 
@@ -89,3 +92,69 @@ def test_deleting_the_policy_object_forgets_the_first_seen_times() -> None:
     controller.tick()
 
     assert controller.versions() == []
+
+
+def _reasons(controller: ControllerService) -> dict[str, tuple[Reason, str]]:
+    return {row.node: (row.reason, row.detail) for row in controller.reports()}
+
+
+def test_a_pin_below_the_offered_version_leaves_every_node_waiting_pinned() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.policies.apply(_policy(version={"pin": "1.19.5"}))
+    controller = fleet.controller(3)
+
+    for _ in range(3):
+        controller.tick()
+        fleet.clock.advance(60)
+
+    assert fleet.outside_idle() == 0
+    reasons = _reasons(controller)
+    assert {reason for reason, _ in reasons.values()} == {Reason.PINNED}
+    assert all(detail.startswith("pinned to 1.19.5") for _, detail in reasons.values())
+
+
+def test_a_pin_equal_to_the_offered_version_lets_nodes_start() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(_policy(version={"pin": NEW}))
+    controller = fleet.controller(2)
+
+    controller.tick()
+
+    assert set(fleet.specs().values()) == {S.STAGED_AND_PERFORMED_UPDATE}
+
+
+def test_a_version_younger_than_the_release_age_starts_once_it_is_old_enough() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(_policy(version={"minReleaseAgeHours": 2}))
+    controller = fleet.controller(1)
+    controller.tick()
+    assert fleet.outside_idle() == 0
+    assert _reasons(controller)["node-00"][0] is Reason.RELEASE_TOO_NEW
+    assert _reasons(controller)["node-00"][1].startswith(
+        f"{NEW} first offered 2026-01-05T10:00:00+00:00; eligible at 2026-01-05T12:00:00+00:00"
+    )
+
+    fleet.clock.advance(2 * 3600 - 1)
+    controller.tick()
+    assert fleet.outside_idle() == 0
+
+    fleet.clock.advance(1)
+    controller.tick()
+    assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
+
+
+def test_a_restarted_controller_counts_the_release_age_from_the_first_sighting() -> None:
+    fleet = Fleet(1)
+    fleet.cluster.policies.apply(_policy(version={"minReleaseAgeHours": 2}))
+    first = fleet.controller(1)
+    first.tick()
+    first.elector.release()
+    fleet.clock.advance(90 * 60)
+
+    restarted = fleet.controller(1)
+    restarted.tick()
+    assert fleet.outside_idle() == 0
+    fleet.clock.advance(30 * 60)
+    restarted.tick()
+
+    assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
