@@ -79,7 +79,8 @@ def version_standings(
     now: datetime,
 ) -> list[VersionStanding]:
     """Every recorded version at `now`, oldest first seen first; `offered` counts the nodes
-    offered each version that do not run it yet."""
+    offered each version that do not run it yet. Only an offered version has a hold: the
+    record may come from an edited status, with a version the pin cannot be compared with."""
     ordered = sorted(first_seen.items(), key=lambda item: (item[1], item[0]))
     return [
         VersionStanding(
@@ -87,7 +88,7 @@ def version_standings(
             at,
             eligible_at(policy, at),
             offered.get(version, 0),
-            version_hold(policy, first_seen, version, now),
+            version_hold(policy, first_seen, version, now) if offered.get(version) else None,
         )
         for version, at in ordered
     ]

@@ -140,3 +140,9 @@ def test_standings_have_no_eligibility_nor_hold_without_a_version_section() -> N
     assert version_standings(None, {"1.21.0": NOW}, {}, NOW) == [
         VersionStanding("1.21.0", NOW, None, 0, None)
     ]
+
+
+def test_a_recorded_version_no_node_is_offered_has_no_hold_even_if_it_is_no_semver() -> None:
+    policy = VersionPolicy(pin="1.20.1", min_release_age_hours=1)
+    (standing,) = version_standings(policy, {"not-a-version": NOW}, {}, NOW)
+    assert standing.hold is None and standing.nodes == 0

@@ -46,7 +46,7 @@ class OfferedVersions:
             seen, self._shown = (), None
         else:
             shown = status.versions_first_seen if status is not None else ()
-            if shown != self._shown:
+            if shown is not self._shown and shown != self._shown:
                 seen = merge_seen(seen, shown, offered)
                 self._shown = shown
             seen = note_offered(seen, offered, now)
