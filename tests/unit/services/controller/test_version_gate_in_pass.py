@@ -158,3 +158,21 @@ def test_a_restarted_controller_counts_the_release_age_from_the_first_sighting()
     restarted.tick()
 
     assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
+
+
+def test_a_pinned_node_names_the_pin_even_when_its_budget_is_full() -> None:
+    fleet = Fleet(3)
+    for name in fleet.names:
+        fleet.cluster.nodes.set_labels(name, {"topology.kubernetes.io/zone": "zone-a"})
+    budget = {"groupBy": "topology.kubernetes.io/zone", "maxConcurrent": 1}
+    fleet.cluster.policies.apply(_policy(budgets=[budget]))
+    controller = fleet.controller(3)
+    controller.tick()
+    assert fleet.outside_idle() == 1
+
+    fleet.cluster.policies.apply(_policy(budgets=[budget], version={"pin": "1.19.5"}))
+    controller.tick()
+
+    reasons = _reasons(controller).values()
+    waiting = [reason for reason, _ in reasons if reason is not Reason.UPDATING]
+    assert waiting == [Reason.PINNED, Reason.PINNED]
