@@ -27,6 +27,7 @@ from brupop.domain.update_policy_status import (
     CanaryProgress,
     NodeCounts,
     UpdatePolicyStatus,
+    VersionSeen,
 )
 from brupop.domain.update_policy_status import BudgetUse as BudgetUseStatus
 
@@ -45,6 +46,7 @@ class FleetProgress:
     blocked: str | None = None  # the alert gate's reason for holding every start
     soak: SoakProgress | None = None  # None: no canaries in the policy
     durations: tuple[int, ...] = ()  # the last update durations (seconds), newest last
+    versions_seen: tuple[VersionSeen, ...] = ()  # first-seen times of offered versions
     budgets: tuple[BudgetUse, ...] = ()  # every budget's groups, nodes in use and limit
 
     def key(self) -> tuple[object, ...]:
@@ -60,6 +62,7 @@ class FleetProgress:
             self.blocked,
             soak_key,
             self.durations,
+            self.versions_seen,
             self.budgets,
         )
 
@@ -102,6 +105,7 @@ def policy_status(
         nodes=_counts(progress.states),
         update_durations=progress.durations,
         expected_update_seconds=expected_update_seconds(progress.durations),
+        versions_first_seen=progress.versions_seen,
         budgets_in_use=_budgets(progress.budgets),
     )
 

@@ -26,6 +26,7 @@ from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy
 from brupop.domain.maintenance_window import WindowGate
 from brupop.domain.shadow import Shadow
 from brupop.domain.start_holds import StartHold
+from brupop.domain.version_gate import VersionStanding
 from brupop.domain.waiting_reason import (
     GateFailureRecord,
     NodeReport,
@@ -114,10 +115,6 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
-        starts = starts or StartPorts()
-        if starts.census is None:  # listed only by a pass that can start a node
-            starts = replace(starts, census=PodCensus(pods, nodes))
-        self._starts = StartRules(self.fleet, starts)
         follower = (
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )
@@ -127,6 +124,11 @@ class ControllerService:
         safety = RolloutSafety(gates, nodes, clock, check_budget_seconds=budget)
         self._safety_metrics: SafetyMetrics = safety_metrics or QuietMetrics()
         self._rules = PolicyRules(follower, safety, self._metrics, self._safety_metrics)
+        # The version gate reads the first-seen times that the policy rules keep.
+        starts = replace(starts or StartPorts(), versions=self._rules.versions)
+        if starts.census is None:  # listed only by a pass that can start a node
+            starts = replace(starts, census=PodCensus(pods, nodes))
+        self._starts = StartRules(self.fleet, starts)
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
         self._holds_before: Mapping[str, StartHold] = {}
@@ -217,6 +219,14 @@ class ControllerService:
             return []
         book = self.fleet.book
         return report([s for n in book.names() if (s := book.shadow(n)) is not None], view)
+
+    def versions(self) -> list[VersionStanding]:
+        """Each offered version's first-seen time, eligibility and hold, as of the last pass
+        (empty without a policy object: nothing is tracked then)."""
+        view = self._view
+        if view is None:
+            return []
+        return self._rules.version_standings(self.fleet.book, view.now)
 
     def work_done(self) -> tuple[int, int]:
         """(shadows decided, nodes explained) so far: what a pass with nothing new must not

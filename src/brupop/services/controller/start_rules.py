@@ -31,6 +31,7 @@ from brupop.domain.start_holds import StartCandidate, StartHold, StartRule
 from brupop.domain.start_order import EvictionCosts
 from brupop.domain.start_selection import StartSelection
 from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.offered_versions import OfferedVersions
 from brupop.services.controller.pod_census import PodCensus
 from brupop.services.controller.room_check import RoomCheck
 
@@ -50,6 +51,8 @@ class StartPorts:
     census: PodCensus | None = None
     """The cluster's Nodes, pods and budgets, listed at most once a period (the capacity
     check, and the costs when `costs` is None); None: no capacity check, no costs."""
+    versions: OfferedVersions | None = None
+    """First-seen times of the offered versions (the version gate); None: no version gate."""
 
 
 def rules_in_force(
@@ -64,6 +67,8 @@ def rules_in_force(
     costliest to ask)."""
     holding = tuple(holding)
     rules: list[StartRule] = []
+    if ports.versions is not None and policy.scheduling.version is not None:
+        rules.append(ports.versions.gate(policy.scheduling.version))  # a pin outlasts budgets
     rules += groups.rules(policy.scheduling.budgets, holding)
     if room is not None:
         rules += room.rules(policy, holding)
