@@ -39,6 +39,7 @@ from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
+from brupop.services.controller.autoscaler_guard import AutoscalerGuard
 from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.drain_watch import observe_drains
@@ -107,6 +108,9 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
+        self._autoscaler = AutoscalerGuard(
+            nodes, self.fleet.nodes, clock, self._log, rescan_seconds=config.resync_seconds
+        )
         follower = (
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )
@@ -289,6 +293,7 @@ class ControllerService:
         if outcome.stored or outcome.conflicted:
             fleet.written(outcome.stored, outcome.conflicted)
             touched |= fleet.absorb(now)
+        self._guard_nodes(leading and not outcome.stopped_leading, outcome.started)
         self._forget_old_timeouts(now)
         view = RolloutView(
             now=now,
@@ -337,6 +342,15 @@ class ControllerService:
         """Drain progress of every node being drained."""
         holders = self._shadows_named(self.fleet.book.holders())
         return observe_drains(holders, self.fleet.nodes.get, self._pods, self._log)
+
+    def _guard_nodes(self, leading: bool, started: set[str]) -> None:
+        """The autoscaler annotations on the nodes holding a slot (from the moment they start),
+        what was there before on the others."""
+        leading = leading and self.elector.is_leader()
+        book = self.fleet.book
+        names = book.holders() | started if leading else set()
+        holding = {s.node_name for n in names if (s := book.shadow(n)) is not None}
+        self._autoscaler.keep(holding, leading=leading)
 
     def _forget_old_timeouts(self, now: datetime) -> None:
         """Timeouts and gate failures are recalled in REASON for a day, then forgotten."""
