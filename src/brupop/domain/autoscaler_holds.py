@@ -111,16 +111,16 @@ class BlockingPodRule:
         """Nothing to count."""
 
 
-def autoscaler_rules(scheduling: SchedulingPolicy, pods: PodsOnNode) -> tuple[StartRule, ...]:
-    """The rules of this module for the policy in force; the pod rule last, as it is the one
-    that reads the cluster."""
-    text = scheduling.blocking_pod_selector
-    selector = parse_label_selector(text) if text else None
-    return (
-        AutoscalerRemovalRule(),
-        NodeAgeRule(scheduling.min_node_age_seconds),
-        BlockingPodRule(pods, selector),
-    )
+def autoscaler_rules(
+    scheduling: SchedulingPolicy, pods: PodsOnNode | None
+) -> tuple[StartRule, ...]:
+    """The rules of this module for the policy in force; the pod rule (left out without
+    `pods`) last, as it is the one that reads the cluster."""
+    rules: list[StartRule] = [AutoscalerRemovalRule(), NodeAgeRule(scheduling.min_node_age_seconds)]
+    if pods is not None:
+        text = scheduling.blocking_pod_selector
+        rules.append(BlockingPodRule(pods, parse_label_selector(text) if text else None))
+    return tuple(rules)
 
 
 def span(seconds: float) -> str:

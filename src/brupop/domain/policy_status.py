@@ -12,17 +12,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from brupop.domain.budget_rule import BudgetUse
 from brupop.domain.canary import SoakProgress
 from brupop.domain.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.fleet_phase import FleetFacts, fleet_phase
 from brupop.domain.halt import NOT_HALTED, HaltDecision
 from brupop.domain.states import UpdateState
 from brupop.domain.update_policy_status import (
+    BUDGET_GROUPS_MAX,
     MESSAGE_MAX_LENGTH,
     CanaryProgress,
     NodeCounts,
     UpdatePolicyStatus,
 )
+from brupop.domain.update_policy_status import BudgetUse as BudgetUseStatus
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class FleetProgress:
     halted_at: datetime | None = None
     blocked: str | None = None  # the alert gate's reason for holding every start
     soak: SoakProgress | None = None  # None: no canaries in the policy
+    budgets: tuple[BudgetUse, ...] = ()  # every budget's groups, nodes in use and limit
 
     def key(self) -> tuple[object, ...]:
         """A value equal for equal progress (the states mapping may be a live counter)."""
@@ -51,6 +55,7 @@ class FleetProgress:
             self.halted_at,
             self.blocked,
             soak_key,
+            self.budgets,
         )
 
 
@@ -90,6 +95,7 @@ def policy_status(
         failures=halt.failures,
         canary=_canary(progress.soak),
         nodes=_counts(progress.states),
+        budgets_in_use=_budgets(progress.budgets),
     )
 
 
@@ -97,6 +103,14 @@ def _canary(soak: SoakProgress | None) -> CanaryProgress | None:
     if soak is None:
         return None
     return CanaryProgress(nodes=soak.canaries, updated=soak.updated, soak_ends_at=soak.ends_at)
+
+
+def _budgets(budgets: tuple[BudgetUse, ...]) -> tuple[BudgetUseStatus, ...]:
+    """The first BUDGET_GROUPS_MAX groups (the status has a bound; the metric has them all)."""
+    return tuple(
+        BudgetUseStatus(budget=u.budget, group=u.group, in_use=u.in_use, limit=u.limit)
+        for u in budgets[:BUDGET_GROUPS_MAX]
+    )
 
 
 def _counts(states: Mapping[str, int]) -> NodeCounts:

@@ -40,10 +40,11 @@ class Informer(Generic[T]):
         """The resourceVersion to watch from (None until a first list)."""
         return self._version
 
-    def relist(self) -> str | None:
-        """List everything and reconcile the mirror with it; the list's resourceVersion."""
+    def relist(self, *, refresh: bool = False) -> str | None:
+        """List everything and reconcile the mirror with it (`refresh`: replacing even the
+        objects it holds at the listed version); the list's resourceVersion."""
         listing = self._lister()
-        self.mirror.reconcile(listing.items, listing.resource_version)
+        self.mirror.reconcile(listing.items, listing.resource_version, refresh=refresh)
         with self._lock:
             self._version = listing.resource_version
             self.relists += 1

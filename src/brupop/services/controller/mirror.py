@@ -100,10 +100,13 @@ class Mirror(Generic[T]):
             del self._entries[name]
             return self._note(name, held[1], None)
 
-    def reconcile(self, items: Iterable[T], list_version: str | None) -> int:
+    def reconcile(
+        self, items: Iterable[T], list_version: str | None, *, refresh: bool = False
+    ) -> int:
         """Bring the mirror in line with a complete list taken at `list_version`: newer items
         replace held ones, held objects the list does not show are dropped unless they are
-        newer than the list. Returns how many names changed in a way that matters."""
+        newer than the list. `refresh`: items of the version held replace it too (what `keep`
+        holds of an object changed). Returns how many names changed in a way that matters."""
         changed = 0
         listed: set[str] = set()
         name_of, version_of, entries, keep = (
@@ -117,7 +120,11 @@ class Mirror(Generic[T]):
                 name, version = name_of(obj), version_of(obj)
                 listed.add(name)
                 held = entries.get(name)
-                if held is None or (version != held[0] and _newer(version, held[0])):
+                if (
+                    held is None
+                    or (version != held[0] and _newer(version, held[0]))
+                    or (refresh and version == held[0])
+                ):
                     obj = keep(obj) if keep is not None else obj
                     entries[name] = (version, obj)
                     changed += self._note(name, None if held is None else held[1], obj)

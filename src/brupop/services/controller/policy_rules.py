@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from brupop.domain.budget_rule import BudgetUse
 from brupop.domain.policy_status import FleetProgress
 from brupop.domain.rollout_book import RolloutBook
 from brupop.ports.rollout_metrics import RolloutMetrics
@@ -54,8 +55,10 @@ class PolicyRules:
         now: datetime,
         *,
         leading: bool,
+        budgets: tuple[BudgetUse, ...] = (),
     ) -> None:
-        """The fleet's metrics, and (leader only) the policy's status."""
+        """The fleet's metrics, and (leader only) the policy's status (`budgets`: the
+        budgets' groups in use)."""
         self._safety_metrics.set_fleet(paused=paused, halted=safety.halt.halted)
         if not leading or self.follower is None:
             return
@@ -67,6 +70,7 @@ class PolicyRules:
             halted_at=safety.halted_at,
             blocked=safety.alerts.reason,
             soak=safety.soak,
+            budgets=budgets,
         )
         written = self.follower.publish_status(progress, now)
         if written is not None and written.status is not None:

@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
 
 from brupop.domain.drain_progress import DrainProgress
+from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy
 from brupop.domain.maintenance_window import WindowGate
 from brupop.domain.shadow import Shadow
+from brupop.domain.start_holds import StartHold
 from brupop.domain.waiting_reason import (
     GateFailureRecord,
     NodeReport,
@@ -47,6 +51,7 @@ from brupop.services.controller.fleet_mirror import FleetMirror
 from brupop.services.controller.gate_settling import settle_gates
 from brupop.services.controller.informer import Informer
 from brupop.services.controller.leader_election import LeaderElector
+from brupop.services.controller.node_pods import NodePods
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
@@ -55,6 +60,7 @@ from brupop.services.controller.policy_rules import PolicyRules
 from brupop.services.controller.quiet_metrics import QuietMetrics
 from brupop.services.controller.rollout_safety import GatePorts, RolloutSafety
 from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
+from brupop.services.controller.start_rules import StartPorts, StartRules
 from brupop.services.controller.write_journal import WriteJournal
 from brupop.services.supervisor import RestartPolicy
 
@@ -79,6 +85,7 @@ class ControllerService:
         policies: UpdatePolicyRepository | None = None,
         gates: GatePorts | None = None,
         safety_metrics: SafetyMetrics | None = None,
+        starts: StartPorts | None = None,
     ) -> None:
         self._shadows, self._nodes, self._pods, self._clock = shadows, nodes, pods, clock
         self._watch_restart = watch_restart
@@ -108,6 +115,10 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
+        ports = starts or StartPorts()
+        if ports.pods is None:  # the blocking-pod rule reads the pods through a short cache
+            ports = replace(ports, pods=NodePods(pods, clock, self._log))
+        self._starts = StartRules(self.fleet, ports)
         self._autoscaler = AutoscalerGuard(
             nodes, self.fleet.nodes, clock, self._log, rescan_seconds=config.resync_seconds
         )
@@ -122,6 +133,7 @@ class ControllerService:
         self._rules = PolicyRules(follower, safety, self._metrics, self._safety_metrics)
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
+        self._holds_before: Mapping[str, StartHold] = {}
         self._followed = False
         self._term: int | None = None  # the Lease term the mirror was last listed for
         self._last_resync: float | None = None
@@ -270,10 +282,17 @@ class ControllerService:
             return False
         touched = fleet.absorb(now)
         paused, safety = self._rules.assess(now, fleet.book, touched, leading=leading)
+        in_force = self._policy_in_force()
+        if fleet.follow_labels(frozenset(b.group_by for b in in_force.scheduling.budgets)):
+            touched |= fleet.absorb(now)
         if leading and fleet.orphans:
             touched |= self._sweep(now)
         drains = self._drains()
-        policy, window = self.config.policy, self.config.window
+        window = self.config.window
+        limit = self._starts.limit(in_force, self.config.policy.limit)
+        policy = self.config.policy
+        if limit != policy.limit:
+            policy = replace(policy, limit=limit)
         self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
         soaking = safety.soaking
         plan = fleet.book.plan(
@@ -281,6 +300,8 @@ class ControllerService:
             may_start=self._gate.is_open and not paused and safety.may_start,
             withheld=safety.withheld(),
             only=safety.canaries if soaking else None,
+            limit=limit,
+            choose=self._starts.chooser(in_force, now),
         )
         self._phases.observe(self._shadows_named(touched | fleet.book.holders()), drains, now)
         outcome = WriteOutcome()
@@ -311,11 +332,20 @@ class ControllerService:
             canaries=safety.canaries or frozenset(),
             gate_holds=safety.gate_holds(),
             gate_failures=dict(self._gate_failures),
+            start_holds=self._starts.holds,
         )
         self._publish(view, touched)
-        updating = len(fleet.book.holders() | view.started)
-        self._rules.publish(fleet.book, updating, paused, safety, now, leading=leading)
+        holding = fleet.book.holders() | view.started
+        budgets = self._starts.usage(in_force, holding)
+        self._metrics.set_budgets_in_use({(u.budget, u.group): u.in_use for u in budgets})
+        self._rules.publish(
+            fleet.book, len(holding), paused, safety, now, leading=leading, budgets=budgets
+        )
         return outcome.conflicts > 0 and not outcome.stopped_leading
+
+    def _policy_in_force(self) -> EffectivePolicy:
+        follower = self.policy
+        return follower.policy if follower is not None else ENVIRONMENT_POLICY
 
     def _lags_behind_own_writes(self) -> bool:
         """The mirror still shows one of this replica's writes undone (its event is late)."""
@@ -372,6 +402,10 @@ class ControllerService:
         holders = book.holders()
         held = len(holders | view.started)
         names = touched | holders | view.started | self._started_before
+        holds, before = view.start_holds, self._holds_before
+        # A held node's REASON names its hold: refresh it when the hold appears, changes or goes.
+        names.update(n for n in holds.keys() | before.keys() if holds.get(n) != before.get(n))
+        self._holds_before = dict(holds)
         if self._reasons.fleet_changed(view, held):
             # A halt outranks a Node's own pause: the held-back nodes' reasons change with it.
             names.update(book.ready_names())
