@@ -91,7 +91,7 @@ def test_a_node_as_old_as_the_minimum_age_starts() -> None:
     assert NodeAgeRule(600).hold(_candidate(node), NOW) is None
 
 
-def test_a_minimum_age_of_zero_holds_even_a_brand_new_node_back_never() -> None:
+def test_a_minimum_age_of_zero_never_holds_a_node() -> None:
     assert NodeAgeRule(0).hold(_candidate(_node(created_at=NOW)), NOW) is None
 
 
