@@ -16,6 +16,7 @@ import operator
 from collections.abc import Callable
 from datetime import datetime
 
+from brupop.domain.autoscaler_annotations import AUTOSCALER_RECORD_ANNOTATION, GUARD_ANNOTATIONS
 from brupop.domain.cluster import Node
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.rollout_book import RolloutBook
@@ -29,6 +30,7 @@ from brupop.services.controller.informer import Informer, VersionCheck
 from brupop.services.controller.mirror import Mirror
 
 OPT_IN_SELECTOR = {OPT_IN_LABEL: OPT_IN_VALUE}
+_AUTOSCALER_KEYS = (*GUARD_ANNOTATIONS, AUTOSCALER_RECORD_ANNOTATION)
 # Read 20,000 times per resync at 10k: attrgetter runs in C, a Python function does not.
 _NAME = operator.attrgetter("name")
 _VERSION = operator.attrgetter("resource_version")
@@ -191,15 +193,20 @@ def _opted_in(nodes: NodeRepository) -> Callable[[str], Node | None]:
 
 def _slim(node: Node, group_labels: frozenset[str] = frozenset()) -> Node:
     """What a pass reads of a Node (its presence, opt-in, pause and budget group labels, its
-    cordon): a 10k-node cluster's labels and annotations would otherwise be most of the
-    controller's memory. The opt-out cleanup reads the whole Node afresh before it changes
-    anything."""
-    labels = node.labels
+    cordon, the autoscaler annotations, its taints, creation and deletion): a 10k-node
+    cluster's labels and annotations would otherwise be most of the controller's memory. The
+    opt-out cleanup reads the whole Node afresh before it changes anything."""
+    labels, annotations = node.labels, node.annotations
     kept = {k: labels[k] for k in (OPT_IN_LABEL, NODE_PAUSED_LABEL, *group_labels) if k in labels}
+    noted = {k: annotations[k] for k in _AUTOSCALER_KEYS if k in annotations}
     return Node(
         name=node.name,
         uid=node.uid,
         labels=kept,
+        annotations=noted,
         unschedulable=node.unschedulable,
         resource_version=node.resource_version,
+        taints=node.taints,
+        created_at=node.created_at,
+        deleting=node.deleting,
     )

@@ -44,6 +44,7 @@ from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
+from brupop.services.controller.autoscaler_guard import AutoscalerGuard
 from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.drain_watch import observe_drains
@@ -51,6 +52,7 @@ from brupop.services.controller.fleet_mirror import FleetMirror
 from brupop.services.controller.gate_settling import settle_gates
 from brupop.services.controller.informer import Informer
 from brupop.services.controller.leader_election import LeaderElector
+from brupop.services.controller.node_pods import NodePods
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
@@ -115,6 +117,9 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
+        self._autoscaler = AutoscalerGuard(
+            nodes, self.fleet.nodes, clock, self._log, rescan_seconds=config.resync_seconds
+        )
         follower = (
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )
@@ -128,6 +133,8 @@ class ControllerService:
         starts = replace(starts or StartPorts(), versions=self._rules.versions)
         if starts.census is None:  # listed only by a pass that can start a node
             starts = replace(starts, census=PodCensus(pods, nodes))
+        if starts.pods is None:  # the blocking-pod rule reads the pods through a short cache
+            starts = replace(starts, pods=NodePods(pods, clock, self._log))
         self._starts = StartRules(self.fleet, starts)
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
@@ -322,6 +329,7 @@ class ControllerService:
         if outcome.stored or outcome.conflicted:
             fleet.written(outcome.stored, outcome.conflicted)
             touched |= fleet.absorb(now)
+        self._guard_nodes(leading and not outcome.stopped_leading, outcome.started)
         self._forget_old_timeouts(now)
         view = RolloutView(
             now=now,
@@ -380,6 +388,15 @@ class ControllerService:
         """Drain progress of every node being drained."""
         holders = self._shadows_named(self.fleet.book.holders())
         return observe_drains(holders, self.fleet.nodes.get, self._pods, self._log)
+
+    def _guard_nodes(self, leading: bool, started: set[str]) -> None:
+        """The autoscaler annotations on the nodes holding a slot (from the moment they start),
+        what was there before on the others."""
+        leading = leading and self.elector.is_leader()
+        book = self.fleet.book
+        names = book.holders() | started if leading else set()
+        holding = {s.node_name for n in names if (s := book.shadow(n)) is not None}
+        self._autoscaler.keep(holding, leading=leading)
 
     def _forget_old_timeouts(self, now: datetime) -> None:
         """Timeouts and gate failures are recalled in REASON for a day, then forgotten."""

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from brupop.domain.autoscaler_holds import PodsOnNode, autoscaler_rules
 from brupop.domain.budget_rule import BudgetRule, BudgetUse, group_sizes
 from brupop.domain.cluster import Node
 from brupop.domain.concurrency import ConcurrencyLimit
@@ -53,6 +54,8 @@ class StartPorts:
     check, and the costs when `costs` is None); None: no capacity check, no costs."""
     versions: OfferedVersions | None = None
     """First-seen times of the offered versions (the version gate); None: no version gate."""
+    pods: PodsOnNode | None = None
+    """The pods of a candidate, for the blocking-pod rule; None: that rule is off."""
 
 
 def rules_in_force(
@@ -70,6 +73,7 @@ def rules_in_force(
     if ports.versions is not None and policy.scheduling.version is not None:
         rules.append(ports.versions.gate(policy.scheduling.version))  # a pin outlasts budgets
     rules += groups.rules(policy.scheduling.budgets, holding)
+    rules += autoscaler_rules(policy.scheduling, ports.pods)
     if room is not None:
         rules += room.rules(policy, holding)
     return tuple(rules)
