@@ -14,7 +14,7 @@ cache of the cluster's pod listings.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from brupop.domain.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION, GUARD_VALUE
@@ -73,7 +73,8 @@ class NodeAgeRule:
         if age >= self.min_age_seconds:
             return None
         detail = f"node is {span(age)} old; starts after {span(self.min_age_seconds)}"
-        return StartHold(Reason.NODE_TOO_YOUNG, detail)
+        grown = node.created_at + timedelta(seconds=self.min_age_seconds)
+        return StartHold(Reason.NODE_TOO_YOUNG, detail, until=grown)
 
     def started(self, candidate: StartCandidate) -> None:
         """Nothing to count."""

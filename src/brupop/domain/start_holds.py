@@ -19,10 +19,12 @@ from brupop.domain.waiting_reason import Reason
 
 class StartHold(NamedTuple):
     """Why one candidate waits: a reason code and the sentence `brupop status` shows
-    (e.g. `pinned to 1.20.1`, `zone us-east-1a at 1/1`)."""
+    (e.g. `pinned to 1.20.1`, `zone us-east-1a at 1/1`), and when the hold lifts by itself
+    (a release age, a node's age), if it does."""
 
     reason: Reason
     detail: str
+    until: datetime | None = None
 
 
 class StartCandidate(NamedTuple):

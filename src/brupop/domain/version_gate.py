@@ -44,6 +44,7 @@ def version_hold(
         return StartHold(
             Reason.RELEASE_TOO_NEW,
             f"{target} first offered {_when(seen)}; eligible at {_when(eligible)}",
+            until=eligible,
         )
     return None
 

@@ -108,7 +108,7 @@ class RolloutView:
     """Shadows the health gate keeps in MonitoringUpdate, with their reason."""
     gate_failures: Mapping[str, GateFailureRecord] = field(default_factory=dict)
     """Shadows whose node failed its health gate recently."""
-    schedule_hold: tuple[Reason, str] | None = None
+    schedule_hold: StartHold | None = None
     """The policy's clock rule (blackout, windows, finishBy) holding every start, and why."""
     start_holds: Mapping[str, StartHold] = field(default_factory=dict)
     """Ready shadows a start rule held in this pass (a budget, a pin, ...), with why."""
@@ -186,7 +186,7 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
     if view.soak is not None and shadow.name not in view.canaries:
         return Reason.CANARY_SOAK, f"{view.soak}; {offered}"
     if view.schedule_hold is not None:
-        return view.schedule_hold[0], f"{view.schedule_hold[1]}; {offered}"
+        return view.schedule_hold.reason, f"{view.schedule_hold.detail}; {offered}"
     if not view.window_open:
         return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
     hold = view.start_holds.get(shadow.name)

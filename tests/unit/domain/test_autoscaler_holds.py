@@ -84,6 +84,7 @@ def test_a_node_younger_than_the_minimum_age_waits_saying_how_old_it_is() -> Non
     hold = NodeAgeRule(600).hold(_candidate(node), NOW)
     assert hold is not None and hold.reason is Reason.NODE_TOO_YOUNG
     assert hold.detail == "node is 3m old; starts after 10m"
+    assert hold.until == NOW + timedelta(minutes=6, seconds=40)  # when the hold lifts
 
 
 def test_a_node_as_old_as_the_minimum_age_starts() -> None:

@@ -71,6 +71,7 @@ def test_a_version_younger_than_the_release_age_waits_until_it_is_old_enough() -
     assert hold == StartHold(
         Reason.RELEASE_TOO_NEW,
         "1.21.0 first offered 2026-11-30T09:00:00+00:00; eligible at 2026-12-01T09:00:00+00:00",
+        until=NOW + timedelta(hours=21),
     )
 
 
@@ -118,6 +119,7 @@ def test_standings_list_each_version_with_its_eligibility_oldest_first() -> None
                 Reason.RELEASE_TOO_NEW,
                 "1.21.0 first offered 2026-11-30T11:00:00+00:00; "
                 "eligible at 2026-12-02T11:00:00+00:00",
+                until=eligible,
             ),
         ),
     ]

@@ -76,6 +76,11 @@ class RoomCheck:
             return [CensusMissing(taken or "no census taken")]
         return [CapacityRule(taken, self._leaving(holding), self._verdicts)]
 
+    def key(self, holding: Iterable[str]) -> tuple[object, tuple[str, ...]]:
+        """What this pass's capacity rule decides from: the census taken (a census is replaced,
+        never changed, so it is compared by identity) and the nodes leaving."""
+        return self._taken, tuple(sorted(self._leaving(holding)))
+
     def _leaving(self, holding: Iterable[str]) -> list[str]:
         book = self._fleet.book
         return [

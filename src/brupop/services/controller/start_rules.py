@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from brupop.domain.autoscaler_holds import PodsOnNode, autoscaler_rules
 from brupop.domain.budget_rule import BudgetRule, BudgetUse, group_sizes
@@ -36,11 +36,12 @@ from brupop.services.controller.offered_versions import OfferedVersions
 from brupop.services.controller.pod_census import PodCensus
 from brupop.services.controller.room_check import RoomCheck
 
-TIMELESS_RULES: tuple[type, ...] = (BudgetRule,)
-"""Rules whose holds depend on the candidates, their Nodes and the slots held, never on the
-time. While only these are in force, a pass whose inputs equal the last one's reuses its choice
-instead of trying every ready node again (a fleet held by its budgets at 10k nodes would
-otherwise cost ~25 ms a pass); a rule not listed here is tried on every pass."""
+CHOICE_REUSE = timedelta(seconds=10)
+"""How long a pass whose inputs (policy, free slots, holders, Node changes, ready list, cost
+source, census and nodes leaving) equal the last one's reuses its choice instead of trying every
+ready node again: a fleet held by its budgets at 10k nodes costs ~25 ms a pass otherwise. A
+hold that lifts at a known moment (a release age, a node's age) ends the reuse then; what the
+inputs do not show (a blocking pod going away) is seen again at most this much later."""
 
 
 @dataclass(frozen=True)
@@ -140,8 +141,9 @@ class StartRules:
             holders = self._fleet.book.holders()
             rules = rules_in_force(policy, self.groups, holders, self._ports, self.room)
             inputs = (policy, free, frozenset(holders), self._fleet.node_changes)
+            room = self.room.key(holders)
             last = self._last
-            if last is not None and last.same(inputs, ready, costs):
+            if last is not None and now < last.expires and last.same(inputs, ready, costs, room):
                 self.holds = last.holds
                 return list(last.chosen)
             selection = StartSelection(
@@ -153,8 +155,9 @@ class StartRules:
             )
             chosen = selection(ready, free)
             self.holds = selection.holds
-            timeless = all(isinstance(rule, TIMELESS_RULES) for rule in rules)
-            self._last = _Choice(inputs, ready, costs, chosen, self.holds) if timeless else None
+            lifts = [hold.until for hold in self.holds.values() if hold.until is not None]
+            expires = min([now + CHOICE_REUSE, *lifts])
+            self._last = _Choice(expires, inputs, ready, costs, room, chosen, self.holds)
             return chosen
 
         return choose
@@ -172,15 +175,29 @@ class StartRules:
 
 @dataclass(frozen=True)
 class _Choice:
-    """A pass's choice and what it was made from."""
+    """A pass's choice, until when it may be reused, and what it was made from."""
 
+    expires: datetime
     inputs: tuple[object, ...]
     ready: list[str]
     costs: EvictionCosts | None
+    room: tuple[object, tuple[str, ...]]
     chosen: list[str]
     holds: dict[str, StartHold]
 
-    def same(self, inputs: tuple[object, ...], ready: list[str], costs: object) -> bool:
-        """Made from these very inputs (the same cost source object: a census is replaced,
-        never changed)."""
-        return costs is self.costs and inputs == self.inputs and ready == self.ready
+    def same(
+        self,
+        inputs: tuple[object, ...],
+        ready: list[str],
+        costs: object,
+        room: tuple[object, tuple[str, ...]],
+    ) -> bool:
+        """Made from these very inputs (the same cost source and census objects: a census is
+        replaced, never changed)."""
+        return (
+            costs is self.costs
+            and room[0] is self.room[0]
+            and room[1] == self.room[1]
+            and inputs == self.inputs
+            and ready == self.ready
+        )

@@ -13,7 +13,7 @@ from brupop.domain.update_policy_status import BudgetUse, UpdatePolicyStatus
 from brupop.domain.waiting_reason import Reason
 from brupop.ports.errors import PortError
 from brupop.services.controller.service import ControllerService
-from brupop.services.controller.start_rules import StartPorts
+from brupop.services.controller.start_rules import CHOICE_REUSE, StartPorts
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 
 NAMESPACE = "brupop-bottlerocket-aws"
@@ -243,3 +243,16 @@ def test_a_fleet_held_by_its_budgets_is_not_tried_again_when_nothing_changed() -
     controller.tick()
     assert (asked, costs.asked) == (len(ZONES) + 2, len(ZONES) + 2)
     assert _rows(controller)["node-01"][0] is Reason.BUDGET_FULL
+
+
+def test_a_reused_choice_is_tried_again_once_it_is_ten_seconds_old() -> None:
+    fleet = _zoned_fleet()
+    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    costs = CountingCosts({})
+    controller = fleet.controller(limit=5, starts=StartPorts(costs=costs))
+    controller.tick()
+    controller.tick()
+    asked = costs.asked
+    fleet.clock.advance(CHOICE_REUSE.total_seconds())
+    controller.tick()
+    assert costs.asked > asked
