@@ -34,16 +34,28 @@ class ClusterSetup:
         annotations: Mapping[str, str] | None = None,
         ready: bool = True,
         internal_ip: str | None = None,
+        taints: Iterable[JSON] = (),
+        allocatable: Mapping[str, str] | None = None,
+        deleting: bool = False,
     ) -> JSON:
+        """A Node; `deleting` sets a deletionTimestamp, as when a finalizer holds a deleted
+        Node (the emulator itself deletes at once)."""
         meta: JSON = {"name": name, "labels": dict(labels or {})}
         if uid:
             meta["uid"] = uid
         if annotations:
             meta["annotations"] = dict(annotations)
-        spec = {"unschedulable": True} if unschedulable else {}
+        if deleting:
+            meta["deletionTimestamp"] = "2026-01-05T10:00:00Z"
+            meta["finalizers"] = ["example.com/hold"]
+        spec: JSON = {"unschedulable": True} if unschedulable else {}
+        if taints:
+            spec["taints"] = [dict(taint) for taint in taints]
         status: JSON = {"conditions": [_condition("Ready", ready)]}
         if internal_ip:
             status["addresses"] = [{"type": "InternalIP", "address": internal_ip}]
+        if allocatable:
+            status["allocatable"] = dict(allocatable)
         node = {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec}
         return self.put_object(NODES, node | {"status": status})
 
@@ -86,13 +98,16 @@ class ClusterSetup:
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
         ready: bool = True,
+        spec_fields: Mapping[str, Any] | None = None,
     ) -> JSON:
+        """A Pod with one container; `spec_fields` adds to (or replaces parts of) its spec."""
         meta: JSON = {"name": name, "namespace": namespace, "labels": dict(labels or {})}
         if annotations:
             meta["annotations"] = dict(annotations)
         if owners:
             meta["ownerReferences"] = list(owners)
         spec: JSON = {"containers": [{"name": "main", "image": "registry.local/app:1"}]}
+        spec.update(spec_fields or {})
         if node_name:
             spec["nodeName"] = node_name
         if service_account:

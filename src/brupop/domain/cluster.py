@@ -11,6 +11,12 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Generic, TypeVar
 
+# Re-exported (`as`): the Node and Pod fields below are of these types.
+from brupop.domain.resources import NO_RESOURCES
+from brupop.domain.resources import Resources as Resources
+from brupop.domain.taints import Taint as Taint
+from brupop.domain.taints import Toleration as Toleration
+
 LB_EXCLUSION_LABEL = "node.kubernetes.io/exclude-from-external-load-balancers"
 LB_EXCLUSION_VALUE = "True"
 COMPONENT_LABEL = "brupop.bottlerocket.aws/component"
@@ -32,6 +38,12 @@ class Node:
     resource_version: str | None = None
     ready: bool = True  # its Ready condition is True (the health gate's nodeReady check)
     internal_ip: str | None = None  # its InternalIP address (a probe URL's {node_ip})
+    taints: tuple[Taint, ...] = ()
+    created_at: datetime | None = None  # metadata.creationTimestamp
+    deleting: bool = False  # metadata.deletionTimestamp is set: the Node is going away
+    # status.allocatable CPU and memory; None when absent or unreadable (the capacity check
+    # then counts the node as having no room).
+    allocatable: Resources | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,12 @@ class Pod:
     service_account: str | None = None
     terminating: bool = False
     ready: bool = True  # its Ready condition is True (the health gate's DaemonSet check)
+    # What the scheduler reserves for it (resources.effective_request); requests_known is
+    # False when a quantity could not be read, and the capacity check then finds no room.
+    requests: Resources = NO_RESOURCES
+    requests_known: bool = True
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    tolerations: tuple[Toleration, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,11 @@ class PodRepository(Protocol):
         """Every pod scheduled on `node_name`, in all namespaces."""
         ...
 
+    def list_all(self) -> list[Pod]:
+        """Every pod in every namespace that has not finished (phase neither Succeeded nor
+        Failed), scheduled or not: what the capacity check and the start order count."""
+        ...
+
     def get(self, namespace: str, name: str) -> Pod:
         """One pod; NotFoundError when it is gone."""
         ...
@@ -29,4 +34,8 @@ class PodRepository(Protocol):
 
     def list_disruption_budgets(self, namespace: str) -> list[PodDisruptionBudget]:
         """The PodDisruptionBudgets of `namespace`, to name a drain's blockers."""
+        ...
+
+    def list_all_disruption_budgets(self) -> list[PodDisruptionBudget]:
+        """The PodDisruptionBudgets of every namespace."""
         ...

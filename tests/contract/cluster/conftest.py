@@ -25,8 +25,12 @@ from brupop.domain.cluster import (
     OwnerReference,
     Pod,
     PodPhase,
+    Resources,
+    Taint,
+    Toleration,
 )
 from brupop.domain.evicted_workloads import WorkloadRef
+from brupop.domain.resources import NO_RESOURCES
 from brupop.domain.shadow import ShadowSpec
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.lease_store import LeaseStore
@@ -77,6 +81,9 @@ class Backend(Protocol):
         unschedulable: bool = False,
         ready: bool = True,
         internal_ip: str | None = None,
+        taints: Sequence[Taint] = (),
+        allocatable: Resources | None = None,
+        deleting: bool = False,
     ) -> Node: ...
 
     def set_node_ready(self, name: str, ready: bool) -> None:
@@ -101,6 +108,9 @@ class Backend(Protocol):
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
         ready: bool = True,
+        requests: Resources = NO_RESOURCES,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
     ) -> Pod: ...
 
     def add_disruption_budget(
@@ -139,9 +149,19 @@ class MemoryBackend:
         unschedulable: bool = False,
         ready: bool = True,
         internal_ip: str | None = None,
+        taints: Sequence[Taint] = (),
+        allocatable: Resources | None = None,
+        deleting: bool = False,
     ) -> Node:
         return self.memory.add_node(
-            name, labels=labels, unschedulable=unschedulable, ready=ready, internal_ip=internal_ip
+            name,
+            labels=labels,
+            unschedulable=unschedulable,
+            ready=ready,
+            internal_ip=internal_ip,
+            taints=taints,
+            allocatable=allocatable,
+            deleting=deleting,
         )
 
     def set_node_ready(self, name: str, ready: bool) -> None:
@@ -174,6 +194,9 @@ class MemoryBackend:
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
         ready: bool = True,
+        requests: Resources = NO_RESOURCES,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
     ) -> Pod:
         return self.memory.add_pod(
             namespace,
@@ -185,6 +208,9 @@ class MemoryBackend:
             annotations=annotations,
             service_account=service_account,
             ready=ready,
+            requests=requests,
+            node_selector=node_selector,
+            tolerations=tolerations,
         )
 
     def add_disruption_budget(
@@ -241,9 +267,19 @@ class KubernetesBackend:
         unschedulable: bool = False,
         ready: bool = True,
         internal_ip: str | None = None,
+        taints: Sequence[Taint] = (),
+        allocatable: Resources | None = None,
+        deleting: bool = False,
     ) -> Node:
         node = self.emulator.add_node(
-            name, labels=labels, unschedulable=unschedulable, ready=ready, internal_ip=internal_ip
+            name,
+            labels=labels,
+            unschedulable=unschedulable,
+            ready=ready,
+            internal_ip=internal_ip,
+            taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in taints],
+            allocatable=_quantities(allocatable) if allocatable else None,
+            deleting=deleting,
         )
         return node_from_object(node)
 
@@ -268,6 +304,9 @@ class KubernetesBackend:
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
         ready: bool = True,
+        requests: Resources = NO_RESOURCES,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
     ) -> Pod:
         refs: list[dict[str, Any]] = [
             {
@@ -289,6 +328,7 @@ class KubernetesBackend:
             annotations=annotations,
             service_account=service_account,
             ready=ready,
+            spec_fields=_scheduling_spec(requests, node_selector, tolerations),
         )
         return pod_from_object(pod)
 
@@ -334,6 +374,28 @@ class KubernetesBackend:
             )
             for obj in self.emulator.objects_of(EVENTS)
         ]
+
+
+def _quantities(amount: Resources) -> dict[str, str]:
+    return {"cpu": f"{amount.cpu_millis}m", "memory": str(amount.memory_bytes)}
+
+
+def _scheduling_spec(
+    requests: Resources, node_selector: Mapping[str, str] | None, tolerations: Sequence[Toleration]
+) -> dict[str, Any]:
+    """The spec fields a Pod with these requests, selector and tolerations has."""
+    container: dict[str, Any] = {"name": "main", "image": "registry.local/app:1"}
+    if not requests.is_zero:
+        container["resources"] = {"requests": _quantities(requests)}
+    spec: dict[str, Any] = {"containers": [container]}
+    if node_selector:
+        spec["nodeSelector"] = dict(node_selector)
+    if tolerations:
+        spec["tolerations"] = [
+            {"key": t.key, "operator": t.operator, "value": t.value, "effect": t.effect}
+            for t in tolerations
+        ]
+    return spec
 
 
 @pytest.fixture(params=["memory", "kubernetes"])

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from brupop.domain.cluster import LB_EXCLUSION_LABEL, LB_EXCLUSION_VALUE, WatchEventType
+from brupop.domain.cluster import (
+    LB_EXCLUSION_LABEL,
+    LB_EXCLUSION_VALUE,
+    Resources,
+    Taint,
+    WatchEventType,
+)
 from brupop.domain.reboot_hooks import HookPhase, hook_cleanup
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import NotFoundError, WatchExpiredError
@@ -23,6 +29,26 @@ def test_get_reads_name_uid_labels_and_cordon_state(backend: Backend, cluster: P
     assert node.labels == OPTED_IN
     assert node.unschedulable is True
     assert node.resource_version
+
+
+def test_node_scheduling_fields_are_read_as_the_capacity_check_needs_them(
+    backend: Backend, cluster: Ports
+) -> None:
+    taints = (
+        Taint("dedicated", "db", "NoSchedule"),
+        Taint("ToBeDeletedByClusterAutoscaler", "", "NoSchedule"),
+    )
+    room = Resources(cpu_millis=3920, memory_bytes=15 * 1024**3)
+    backend.add_node("node-a", taints=taints, allocatable=room, deleting=True)
+    backend.add_node("node-b")
+
+    node, plain = cluster.nodes.get("node-a"), cluster.nodes.get("node-b")
+
+    assert node.taints == taints
+    assert node.allocatable == room
+    assert node.deleting is True
+    assert node.created_at is not None and node.created_at.tzinfo is not None
+    assert (plain.taints, plain.allocatable, plain.deleting) == ((), None, False)
 
 
 def test_missing_node_is_not_found_for_every_operation(cluster: Ports) -> None:

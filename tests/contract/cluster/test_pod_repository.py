@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from brupop.domain.cluster import OwnerReference, PodPhase
+from brupop.adapters.kubernetes.pods import PAGE_SIZE
+from brupop.domain.cluster import OwnerReference, PodPhase, Resources, Toleration
 from brupop.ports.errors import NotFoundError, TooManyRequestsError
 from tests.contract.cluster.conftest import Backend, Ports
 
@@ -119,3 +120,73 @@ def test_disruption_budgets_are_listed_per_namespace(backend: Backend, cluster: 
     assert (budget.namespace, budget.name) == ("default", "db-budget")
     assert budget.selector == {"app": "db"}
     assert (budget.min_available, budget.max_unavailable) == (1, None)
+
+
+def test_pod_scheduling_fields_are_read_as_the_capacity_check_needs_them(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    tolerations = (
+        Toleration("dedicated", "Equal", "db", "NoSchedule"),
+        Toleration("", "Exists", "", ""),
+    )
+    backend.add_pod(
+        "default",
+        "db-0",
+        "node-a",
+        requests=Resources(cpu_millis=1500, memory_bytes=512 * 1024**2),
+        node_selector={"disk": "ssd"},
+        tolerations=tolerations,
+    )
+    backend.add_pod("default", "idle", "node-a")
+
+    pod = cluster.pods.get("default", "db-0")
+    idle = cluster.pods.get("default", "idle")
+
+    assert pod.requests == Resources(cpu_millis=1500, memory_bytes=512 * 1024**2)
+    assert pod.requests_known
+    assert pod.node_selector == {"disk": "ssd"}
+    assert pod.tolerations == tolerations
+    assert (idle.requests, idle.node_selector, idle.tolerations) == (Resources(), {}, ())
+
+
+def test_list_all_returns_every_unfinished_pod_of_every_node_and_namespace(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    backend.add_node("node-b")
+    backend.add_pod("default", "web-1", "node-a")
+    backend.add_pod("kube-system", "agent-b", "node-b", owners=[DAEMONSET])
+    backend.add_pod("default", "starting", "node-b", phase=PodPhase.PENDING)
+    backend.add_pod("jobs", "done", "node-a", phase=PodPhase.SUCCEEDED)
+    backend.add_pod("jobs", "crashed", "node-b", phase=PodPhase.FAILED)
+
+    everything = cluster.pods.list_all()
+
+    assert sorted((p.namespace, p.name, p.node_name) for p in everything) == [
+        ("default", "starting", "node-b"),
+        ("default", "web-1", "node-a"),
+        ("kube-system", "agent-b", "node-b"),
+    ]
+
+
+def test_list_all_reads_past_one_page(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a")
+    for index in range(PAGE_SIZE + 3):
+        backend.add_pod("default", f"web-{index:04}", "node-a")
+
+    everything = cluster.pods.list_all()
+
+    assert len({pod.name for pod in everything}) == PAGE_SIZE + 3
+
+
+def test_disruption_budgets_of_every_namespace_are_listed(backend: Backend, cluster: Ports) -> None:
+    backend.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
+    backend.add_disruption_budget("other", "web-budget", {"app": "web"}, min_available=2)
+
+    budgets = cluster.pods.list_all_disruption_budgets()
+
+    assert sorted((b.namespace, b.name, b.min_available) for b in budgets) == [
+        ("default", "db-budget", 1),
+        ("other", "web-budget", 2),
+    ]

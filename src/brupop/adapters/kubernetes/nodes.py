@@ -12,6 +12,7 @@ from kubernetes.client import CoreV1Api
 
 from brupop.adapters.kubernetes import watching
 from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
+from brupop.adapters.kubernetes.scheduling_fields import allocatable_of, taints_of, timestamp_of
 from brupop.domain.cluster import Listing, Node, WatchEvent
 
 
@@ -19,15 +20,20 @@ def node_from_object(obj: JSON) -> Node:
     """The domain Node of a `v1 Node` object."""
     meta = obj.get("metadata") or {}
     status = obj.get("status") or {}
+    spec = obj.get("spec") or {}
     return Node(
         name=str(meta.get("name") or ""),
         uid=str(meta.get("uid") or ""),
         labels=dict(meta.get("labels") or {}),
         annotations=dict(meta.get("annotations") or {}),
-        unschedulable=bool((obj.get("spec") or {}).get("unschedulable")),
+        unschedulable=bool(spec.get("unschedulable")),
         resource_version=meta.get("resourceVersion"),
         ready=condition_true(status, "Ready"),
         internal_ip=_internal_ip(status),
+        taints=taints_of(spec),
+        created_at=timestamp_of(meta, "creationTimestamp"),
+        deleting=bool(meta.get("deletionTimestamp")),
+        allocatable=allocatable_of(status),
     )
 
 

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from kubernetes.client import CoreV1Api, PolicyV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
 from brupop.adapters.kubernetes.nodes import condition_true
+from brupop.adapters.kubernetes.scheduling_fields import (
+    node_selector_of,
+    requests_of,
+    tolerations_of,
+)
 from brupop.domain.cluster import OwnerReference, Pod, PodDisruptionBudget, PodPhase
+from brupop.domain.resources import NO_RESOURCES
 
 PAGE_SIZE = 500
+# Finished pods hold no resources and a drain only deletes them: the API leaves them out.
+UNFINISHED_PODS = "status.phase!=Succeeded,status.phase!=Failed"
+T = TypeVar("T")
 _PHASES = frozenset(phase.value for phase in PodPhase)
 
 
@@ -18,6 +30,7 @@ def pod_from_object(obj: JSON) -> Pod:
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
     phase = str(status.get("phase") or "")
+    requests = requests_of(spec)
     return Pod(
         name=str(meta.get("name") or ""),
         namespace=str(meta.get("namespace") or ""),
@@ -37,6 +50,10 @@ def pod_from_object(obj: JSON) -> Pod:
         service_account=spec.get("serviceAccountName"),
         terminating=bool(meta.get("deletionTimestamp")),
         ready=condition_true(status, "Ready"),
+        requests=requests if requests is not None else NO_RESOURCES,
+        requests_known=requests is not None,
+        node_selector=node_selector_of(spec),
+        tolerations=tolerations_of(spec),
     )
 
 
@@ -66,20 +83,41 @@ class KubernetesPodRepository:
         self._policy = PolicyV1Api(calls.api_client)
 
     def list_on_node(self, node_name: str) -> list[Pod]:
-        pods: list[Pod] = []
+        return self._paged(
+            f"list pods on node {node_name!r}",
+            self._core.list_pod_for_all_namespaces,
+            pod_from_object,
+            field_selector=f"spec.nodeName={node_name}",
+        )
+
+    def list_all(self) -> list[Pod]:
+        return self._paged(
+            "list pods",
+            self._core.list_pod_for_all_namespaces,
+            pod_from_object,
+            field_selector=UNFINISHED_PODS,
+        )
+
+    def list_all_disruption_budgets(self) -> list[PodDisruptionBudget]:
+        return self._paged(
+            "list PodDisruptionBudgets",
+            self._policy.list_pod_disruption_budget_for_all_namespaces,
+            budget_from_object,
+        )
+
+    def _paged(
+        self, action: str, method: Callable[..., Any], decode: Callable[[JSON], T], **params: Any
+    ) -> list[T]:
+        found: list[T] = []
         token: str | None = None
         while True:
             page = self._calls.json(
-                f"list pods on node {node_name!r}",
-                self._core.list_pod_for_all_namespaces,
-                field_selector=f"spec.nodeName={node_name}",
-                limit=PAGE_SIZE,
-                **({"_continue": token} if token else {}),
+                action, method, limit=PAGE_SIZE, **params, **({"_continue": token} if token else {})
             )
-            pods.extend(pod_from_object(item) for item in page.get("items") or [])
+            found.extend(decode(item) for item in page.get("items") or [])
             token = (page.get("metadata") or {}).get("continue")
             if not token:
-                return pods
+                return found
 
     def get(self, namespace: str, name: str) -> Pod:
         obj = self._calls.json(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 
 from brupop.adapters.memory.leases import InMemoryEventRecorder, InMemoryLeaseStore
 from brupop.adapters.memory.nodes import InMemoryNodeRepository
@@ -19,7 +20,17 @@ from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
 from brupop.adapters.memory.workloads import InMemoryWorkloadReplicas
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.cluster import Node, OwnerReference, Pod, PodDisruptionBudget, PodPhase
+from brupop.domain.cluster import (
+    Node,
+    OwnerReference,
+    Pod,
+    PodDisruptionBudget,
+    PodPhase,
+    Resources,
+    Taint,
+    Toleration,
+)
+from brupop.domain.resources import NO_RESOURCES
 from brupop.domain.shadow import DEFAULT_NAMESPACE, shadow_name
 from brupop.ports.clock import Clock
 
@@ -56,7 +67,12 @@ class InMemoryCluster:
         annotations: Mapping[str, str] | None = None,
         ready: bool = True,
         internal_ip: str | None = None,
+        taints: Iterable[Taint] = (),
+        allocatable: Resources | None = None,
+        created_at: datetime | None = None,
+        deleting: bool = False,
     ) -> Node:
+        """A new Node; created now (by the cluster's clock) unless `created_at` says when."""
         node = Node(
             name=name,
             uid=uid or str(uuid.uuid4()),
@@ -65,6 +81,10 @@ class InMemoryCluster:
             unschedulable=unschedulable,
             ready=ready,
             internal_ip=internal_ip,
+            taints=tuple(taints),
+            allocatable=allocatable,
+            created_at=created_at or self.clock.now(),
+            deleting=deleting,
         )
         created = self.nodes.store.create(name, node)
         self.pods.schedule_pending()
@@ -73,6 +93,15 @@ class InMemoryCluster:
     def set_node_ready(self, name: str, ready: bool) -> Node:
         """Set the Node's Ready condition, as its kubelet would."""
         return self.nodes.store.update(name, lambda n: dataclasses.replace(n, ready=ready))
+
+    def set_node_taints(self, name: str, taints: Iterable[Taint]) -> Node:
+        """Replace the Node's taints, as an autoscaler or an administrator would."""
+        changed = tuple(taints)
+        return self.nodes.store.update(name, lambda n: dataclasses.replace(n, taints=changed))
+
+    def set_node_deleting(self, name: str) -> Node:
+        """Mark the Node as being deleted (a finalizer still holds it)."""
+        return self.nodes.store.update(name, lambda n: dataclasses.replace(n, deleting=True))
 
     def set_pod_ready(self, namespace: str, name: str, ready: bool) -> Pod:
         """Set the Pod's Ready condition, as its kubelet would."""
@@ -100,6 +129,9 @@ class InMemoryCluster:
         annotations: Mapping[str, str] | None = None,
         service_account: str | None = None,
         ready: bool = True,
+        requests: Resources = NO_RESOURCES,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Iterable[Toleration] = (),
     ) -> Pod:
         pod = Pod(
             name=name,
@@ -112,6 +144,9 @@ class InMemoryCluster:
             owners=tuple(owners),
             service_account=service_account,
             ready=ready,
+            requests=requests,
+            node_selector=dict(node_selector or {}),
+            tolerations=tuple(tolerations),
         )
         return self.pods.add(pod)
 

@@ -15,6 +15,7 @@ from brupop.adapters.memory.store import Revisions, VersionedStore
 from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, PodPhase
 from brupop.ports.errors import NotFoundError, TooManyRequestsError, UnavailableError
 
+FINISHED_PHASES = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
 RECREATED_OWNER_KINDS = frozenset(
     {"ReplicaSet", "StatefulSet", "Deployment", "ReplicationController"}
 )
@@ -49,6 +50,10 @@ class InMemoryPodRepository:
         self._check_available()
         return list(self.store.list(lambda p: p.node_name == node_name).items)
 
+    def list_all(self) -> list[Pod]:
+        self._check_available()
+        return list(self.store.list(lambda p: p.phase not in FINISHED_PHASES).items)
+
     def get(self, namespace: str, name: str) -> Pod:
         self._check_available()
         return self.store.get(pod_key(namespace, name))
@@ -76,6 +81,11 @@ class InMemoryPodRepository:
         self._check_available()
         with self.store.lock:
             return [b for b in self.budgets.values() if b.namespace == namespace]
+
+    def list_all_disruption_budgets(self) -> list[PodDisruptionBudget]:
+        self._check_available()
+        with self.store.lock:
+            return list(self.budgets.values())
 
     # --- setup and scheduling ----------------------------------------------------------
 

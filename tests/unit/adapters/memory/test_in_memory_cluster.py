@@ -1,11 +1,12 @@
 """The in-memory cluster behaves like the Kubernetes parts brupop relies on."""
 
 import threading
+from datetime import timedelta
 
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import OwnerReference, WatchEventType
+from brupop.domain.cluster import OwnerReference, Taint, WatchEventType
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import (
@@ -116,3 +117,27 @@ def test_removing_a_node_collects_its_shadow_and_pods() -> None:
     with pytest.raises(NotFoundError):
         cluster.shadows.get("brs-n1")
     assert cluster.pods.list_on_node("n1") == []
+
+
+def test_a_node_is_created_at_the_clusters_clock_time_unless_told_otherwise() -> None:
+    clock = FakeClock()
+    cluster = InMemoryCluster(clock=clock)
+    clock.advance(60)
+
+    fresh = cluster.add_node("n1")
+    old = cluster.add_node("n2", created_at=clock.now() - timedelta(days=3))
+
+    assert fresh.created_at == clock.now()
+    assert old.created_at == clock.now() - timedelta(days=3)
+
+
+def test_an_autoscaler_can_taint_a_node_and_mark_it_deleting() -> None:
+    cluster = InMemoryCluster()
+    cluster.add_node("n1")
+
+    cluster.set_node_taints("n1", [Taint("ToBeDeletedByClusterAutoscaler", "1", "NoSchedule")])
+    cluster.set_node_deleting("n1")
+
+    node = cluster.nodes.get("n1")
+    assert node.taints == (Taint("ToBeDeletedByClusterAutoscaler", "1", "NoSchedule"),)
+    assert node.deleting

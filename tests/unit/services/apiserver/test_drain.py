@@ -60,6 +60,12 @@ class RecordingPods:
     def list_disruption_budgets(self, namespace: str) -> list:  # type: ignore[type-arg]
         return self._inner.list_disruption_budgets(namespace)
 
+    def list_all(self) -> list[Pod]:
+        return self._inner.list_all()
+
+    def list_all_disruption_budgets(self) -> list:  # type: ignore[type-arg]
+        return self._inner.list_all_disruption_budgets()
+
 
 def make_drainer(
     cluster: InMemoryCluster, clock: FakeClock, pods: PodRepository | None = None
