@@ -74,6 +74,10 @@ def test_a_zone_budget_of_one_keeps_one_node_per_zone_outside_idle_and_all_finis
     assert all(node["final_version"] == "1.20.0" and node["finished_at"] for node in nodes)
     assert all(len(node["active_intervals"]) >= 1 for node in nodes), nodes
     assert _same_zone_overlaps(run) == []
+    for node in nodes:  # a node the budget held (which ones depends on timing) names its zone
+        held = [r["detail"] for r in node["wait_reasons"] if r["reason"] == "budget_full"]
+        zone = node["labels"][ZONE_LABEL]
+        assert all(f"zone {zone} at 1/1" in detail for detail in held), node
     assert run.report["max_concurrent_observed"] <= 3
     assert run.last_line.startswith("OK: 9/9 nodes updated"), explain(run)
 
