@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from brupop.domain.reboot_hooks import HookPhase
+from brupop.domain.scheduling_policy import concurrency_limit
 from brupop.domain.versions import compare_versions, is_version
 from brupop.entrypoints.controller.notification_settings import url_problem
 from brupop.entrypoints.simulate.fleet_shape import (
@@ -72,8 +73,18 @@ class SimulationOptions:
     shape: FleetShape = field(default_factory=FleetShape)  # --zones, --pods-per-node, ...
 
     @property
+    def limit_in_force(self) -> int | None:
+        """The global limit the controller applies: the --policy's `maxConcurrent` (a count,
+        or a percentage of the fleet) over --max-concurrent, as the controller reads them."""
+        value = ((self.policy or {}).get("spec") or {}).get("maxConcurrent")
+        if isinstance(value, int | str):  # the policy file was checked: a count or "N%"
+            return concurrency_limit(value, self.nodes)
+        return self.max_concurrent
+
+    @property
     def max_concurrent_label(self) -> str:
-        return UNLIMITED if self.max_concurrent is None else str(self.max_concurrent)
+        limit = self.limit_in_force
+        return UNLIMITED if limit is None else str(limit)
 
     def node_names(self) -> list[str]:
         """node-01 ... node-NN, zero-padded so they sort as numbers."""

@@ -299,7 +299,7 @@ class Simulation:
             started_at=run.started_at,
             ended_at=run.started_at + duration,
             to_version=self._options.to_version,
-            limit=self._options.max_concurrent,
+            limit=self._options.limit_in_force,
             fleet_marks=pause_marks(run.pauses.moments)
             + halt_marks(run.cluster.policies, run.started_on),
         )
@@ -336,7 +336,7 @@ class Simulation:
         return judge(
             RunFacts(
                 duration_seconds=duration,
-                max_concurrent_allowed=options.max_concurrent,
+                max_concurrent_allowed=options.limit_in_force,
                 max_concurrent_observed=run.observer.max_active,
                 tracebacks=count_tracebacks(run.log_dir / f"{n}.log" for n in self._names),
                 nodes=nodes,
