@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from brupop.domain.cluster import Node, Pod, PodPhase
 from brupop.domain.resources import NO_RESOURCES, Resources
@@ -37,6 +38,7 @@ class RoomVerdict:
     reason: str
     unplaced: tuple[Pod, ...] = ()
     needs: Resources = NO_RESOURCES  # what the unplaced pods request together
+    # (the reason names only the resources they lacked: `needs 2.5 CPU` when memory was there)
 
 
 def free_room(
@@ -90,17 +92,24 @@ def check_room_in(
         if not (node.unschedulable or node.deleting or node.name in gone)
     ]
     free = {node.name: room.get(node.name) for node in hosts}
-    unplaced: list[Pod] = []
+    unplaced: list[tuple[Pod, _Shortage]] = []
     for pod in sorted(evicted, key=_largest_first):
-        placed = _first_fit(pod, hosts, free) if pod.requests_known else None
-        if placed is None:
-            unplaced.append(pod)
+        placed = _first_fit(pod, hosts, free) if pod.requests_known else _Shortage(False, False)
+        if isinstance(placed, _Shortage):
+            unplaced.append((pod, placed))
         else:
             name, room_there = placed
             free[name] = room_there - pod.requests
     if not unplaced:
         return RoomVerdict(True, f"room for {_pods(len(evicted))} on other nodes")
-    return _no_room(tuple(unplaced), hosts, free)
+    return _no_room(unplaced, hosts, free)
+
+
+class _Shortage(NamedTuple):
+    """Why a pod found no host: some host that would take it lacked CPU, or memory."""
+
+    cpu: bool
+    memory: bool
 
 
 def _largest_first(pod: Pod) -> tuple[int, int, str, str]:
@@ -109,39 +118,52 @@ def _largest_first(pod: Pod) -> tuple[int, int, str, str]:
 
 def _first_fit(
     pod: Pod, hosts: Sequence[Node], free: Mapping[str, Resources | None]
-) -> tuple[str, Resources] | None:
-    """The first host (by name) with room that the pod may land on, and its free room."""
+) -> tuple[str, Resources] | _Shortage:
+    """The first host (by name) the pod may land on with room for it, and that host's free
+    room; else which resources the hosts it may land on lacked."""
+    cpu_short = memory_short = False
     for node in hosts:
         room = free[node.name]
-        if room is None or not room.covers(pod.requests):
+        if room is None:
             continue
         if any(node.labels.get(key) != value for key, value in pod.node_selector.items()):
             continue
         if blocking_taints(node.taints, pod.tolerations):
             continue
-        return node.name, room
-    return None
+        if room.covers(pod.requests):
+            return node.name, room
+        cpu_short |= room.cpu_millis < pod.requests.cpu_millis
+        memory_short |= room.memory_bytes < pod.requests.memory_bytes
+    return _Shortage(cpu_short, memory_short)
 
 
 def _no_room(
-    unplaced: tuple[Pod, ...], hosts: Sequence[Node], free: Mapping[str, Resources | None]
+    unplaced: Sequence[tuple[Pod, _Shortage]],
+    hosts: Sequence[Node],
+    free: Mapping[str, Resources | None],
 ) -> RoomVerdict:
+    pods = tuple(pod for pod, _ in unplaced)
     needs = NO_RESOURCES
-    for pod in unplaced:
+    short = NO_RESOURCES  # the requests of the resources each pod lacked
+    for pod, shortage in unplaced:
         needs = needs + pod.requests
-    unreadable = [pod for pod in unplaced if not pod.requests_known]
+        short = short + Resources(
+            pod.requests.cpu_millis if shortage.cpu else 0,
+            pod.requests.memory_bytes if shortage.memory else 0,
+        )
+    unreadable = [pod for pod in pods if not pod.requests_known]
     if unreadable:
         detail = f"pod {unreadable[0].namespace}/{unreadable[0].name} has an unreadable request"
     elif not hosts:
         detail = "no other schedulable node"
     elif all(free[node.name] is None for node in hosts):
         detail = "no other node with known allocatable CPU and memory"
-    elif needs.is_zero:
+    elif short.is_zero:
         detail = "no other node accepts them: nodeSelector or taints"
     else:
-        detail = f"needs {needs.describe()}"
-    reason = f"no room for {_pods(len(unplaced))} ({detail})"
-    return RoomVerdict(False, reason, unplaced, needs)
+        detail = f"needs {short.describe()}"
+    reason = f"no room for {_pods(len(pods))} ({detail})"
+    return RoomVerdict(False, reason, pods, needs)
 
 
 def _pods(count: int) -> str:

@@ -92,6 +92,19 @@ def test_pod_listing_eviction_and_deletion(kube: KubernetesCluster, emulator: Ku
     ]
 
 
+def test_cluster_wide_pods_and_budgets_are_listed_in_pages_without_finished_pods(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    kube.pods.list_all()
+    kube.pods.list_all_disruption_budgets()
+
+    unfinished = "status.phase!=Succeeded,status.phase!=Failed"
+    assert sent(emulator) == [
+        Sent("GET", "/api/v1/pods", {"fieldSelector": unfinished, "limit": "500"}, JSON, None),
+        Sent("GET", "/apis/policy/v1/poddisruptionbudgets", {"limit": "500"}, JSON, None),
+    ]
+
+
 def test_pods_on_a_node_are_read_page_by_page(
     kube: KubernetesCluster, emulator: KubeEmulator
 ) -> None:

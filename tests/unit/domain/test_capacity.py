@@ -52,12 +52,13 @@ def test_too_much_cpu_names_how_many_pods_and_how_much_cpu() -> None:
 
 
 def test_memory_is_said_in_gi_or_mi() -> None:
-    nodes = [_node("n2", Resources(8000, GI))]
+    nodes = [_node("n2", Resources(150, GI))]
 
     assert _check([_pod("big", 0, 3 * GI // 2)], nodes) == (
         False,
         "no room for 1 pod (needs 1.5 Gi memory)",
     )
+    # a takes the node; b then lacks both CPU and memory
     assert _check([_pod("a", 100, GI), _pod("b", 100, 512 * MI)], nodes) == (
         False,
         "no room for 1 pod (needs 0.1 CPU, 512 Mi memory)",
@@ -127,16 +128,17 @@ def test_a_node_selector_keeps_a_pod_to_matching_nodes() -> None:
     assert _check([pod], [ssd])[0]
     assert _check([pod], [_node("hdd", labels={"disk": "hdd"}), _node("plain")]) == (
         False,
-        "no room for 1 pod (needs 0.1 CPU)",
+        "no room for 1 pod (no other node accepts them: nodeSelector or taints)",
     )
 
 
-def test_a_pod_without_requests_that_no_node_accepts_says_why() -> None:
-    pod = _pod("db", node_selector={"disk": "ssd"})
+def test_the_reason_names_only_the_resources_the_pods_lacked() -> None:
+    nodes = [_node("n2", Resources(1000, 16 * GI))]
+    kept_off = _pod("db", 500, GI, node_selector={"disk": "ssd"})
 
-    assert _check([pod], [_node("plain")]) == (
+    assert _check([_pod("web", 1500, GI), kept_off], nodes) == (
         False,
-        "no room for 1 pod (no other node accepts them: nodeSelector or taints)",
+        "no room for 2 pods (needs 1.5 CPU)",
     )
 
 

@@ -10,6 +10,7 @@ from kubernetes.client import CoreV1Api, PolicyV1Api
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
 from brupop.adapters.kubernetes.nodes import condition_true
 from brupop.adapters.kubernetes.scheduling_fields import (
+    interned,
     node_selector_of,
     requests_of,
     tolerations_of,
@@ -39,13 +40,15 @@ def pod_from_object(obj: JSON) -> Pod:
         phase=PodPhase(phase) if phase in _PHASES else PodPhase.UNKNOWN,
         labels=dict(meta.get("labels") or {}),
         annotations=dict(meta.get("annotations") or {}),
-        owners=tuple(
-            OwnerReference(
-                kind=str(ref.get("kind") or ""),
-                name=str(ref.get("name") or ""),
-                controller=bool(ref.get("controller")),
+        owners=interned(
+            tuple(
+                OwnerReference(
+                    kind=str(ref.get("kind") or ""),
+                    name=str(ref.get("name") or ""),
+                    controller=bool(ref.get("controller")),
+                )
+                for ref in meta.get("ownerReferences") or []
             )
-            for ref in meta.get("ownerReferences") or []
         ),
         service_account=spec.get("serviceAccountName"),
         terminating=bool(meta.get("deletionTimestamp")),

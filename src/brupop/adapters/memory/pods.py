@@ -153,7 +153,9 @@ class InMemoryPodRepository:
 
     def _pick_node(self, exclude: str | None) -> str | None:
         candidates = [
-            n.name for n in self._nodes.values() if not n.unschedulable and n.name != exclude
+            n.name
+            for n in self._nodes.values()
+            if not (n.unschedulable or n.deleting) and n.name != exclude
         ]
         if not candidates:
             return None

@@ -6,6 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
+from brupop.adapters.kubernetes import scheduling_fields
 from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.adapters.kubernetes.pods import pod_from_object
 from brupop.domain.cluster import Resources, Taint, Toleration
@@ -115,3 +118,31 @@ def test_missing_or_unreadable_allocatable_and_creation_time_are_unknown() -> No
         assert node.allocatable is None
         assert node.created_at is None
         assert not node.deleting
+
+
+def test_pods_with_equal_tolerations_requests_and_owners_share_one_copy() -> None:
+    spec = {
+        "containers": [_container("250m", "64Mi")],
+        "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
+    }
+    meta = {"ownerReferences": [{"kind": "ReplicaSet", "name": "web-5d9", "controller": True}]}
+    first, second = (
+        pod_from_object({"metadata": {"name": name, **meta}, "spec": spec})
+        for name in ("web-1", "web-2")
+    )
+
+    assert first.tolerations is second.tolerations
+    assert first.requests is second.requests
+    assert first.owners is second.owners
+
+
+def test_the_shared_copies_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scheduling_fields, "_interned", {})
+    monkeypatch.setattr(scheduling_fields, "MAX_INTERNED", 2)
+
+    for cpu in range(5):
+        scheduling_fields.interned(Resources(cpu, 0))
+
+    assert len(scheduling_fields._interned) == 2
+    late = Resources(4, 0)
+    assert scheduling_fields.interned(late) is late

@@ -141,3 +141,17 @@ def test_an_autoscaler_can_taint_a_node_and_mark_it_deleting() -> None:
     node = cluster.nodes.get("n1")
     assert node.taints == (Taint("ToBeDeletedByClusterAutoscaler", "1", "NoSchedule"),)
     assert node.deleting
+
+
+def test_an_evicted_pods_replacement_never_lands_on_a_node_being_deleted() -> None:
+    cluster = InMemoryCluster()
+    cluster.add_node("a", unschedulable=True)
+    cluster.add_node("b", deleting=True)  # emptier than c, so it would be picked first
+    cluster.add_node("c")
+    cluster.add_pod("default", "busy", "c")
+    cluster.add_pod("default", "web-1", "a", owners=RS)
+
+    cluster.pods.evict("default", "web-1")
+
+    assert cluster.pods.list_on_node("b") == []
+    assert len(cluster.pods.list_on_node("c")) == 2

@@ -1,0 +1,75 @@
+"""FleetCensus: one moment's Nodes, pods and PodDisruptionBudgets, read together, and what the
+start order and the capacity check ask of them (a node's drain cost, whether its pods fit).
+
+Built once per census (see services/controller/pod_census.py) and read by every start
+decision until the next one: the per-node room is computed once, not per candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+
+from brupop.domain.capacity import FreeRoom, RoomVerdict, check_room_in, free_room
+from brupop.domain.cluster import Node, Pod, PodDisruptionBudget
+from brupop.domain.eviction_cost import budgets_by_namespace, evicted_by_drain, eviction_cost
+
+
+@dataclass(frozen=True)
+class FleetCensus:
+    """Nodes, the unfinished pods on each, and the budgets by namespace, as of `taken_at`."""
+
+    taken_at: datetime
+    nodes: tuple[Node, ...]
+    pods_by_node: Mapping[str, tuple[Pod, ...]]
+    budgets: Mapping[str, Sequence[PodDisruptionBudget]]
+    room: FreeRoom
+
+    @classmethod
+    def of(
+        cls,
+        taken_at: datetime,
+        nodes: Iterable[Node],
+        pods: Iterable[Pod],
+        budgets: Iterable[PodDisruptionBudget],
+    ) -> FleetCensus:
+        """The census of these lists (pods not yet scheduled on a node are left out)."""
+        fleet = tuple(sorted(nodes, key=lambda n: n.name))
+        by_node: dict[str, list[Pod]] = {}
+        for pod in pods:
+            if pod.node_name:
+                by_node.setdefault(pod.node_name, []).append(pod)
+        pods_by_node = {name: tuple(found) for name, found in by_node.items()}
+        return cls(
+            taken_at=taken_at,
+            nodes=fleet,
+            pods_by_node=pods_by_node,
+            budgets=budgets_by_namespace(budgets),
+            room=free_room(fleet, pods_by_node),
+        )
+
+    def pods_on(self, node_name: str) -> tuple[Pod, ...]:
+        """The unfinished pods on `node_name` (none for a node the census does not know)."""
+        return self.pods_by_node.get(node_name, ())
+
+    def evicted(self, node_name: str) -> tuple[Pod, ...]:
+        """The pods a drain of `node_name` would evict."""
+        return evicted_by_drain(self.pods_on(node_name))
+
+    def cost(self, node_name: str) -> int:
+        """The drain cost of `node_name` (eviction_cost): 0 for an empty node."""
+        return self.costs.get(node_name, 0)
+
+    @cached_property
+    def costs(self) -> Mapping[str, int]:
+        """Every node's drain cost, computed once per census (the start order asks for all)."""
+        return {name: eviction_cost(pods, self.budgets) for name, pods in self.pods_by_node.items()}
+
+    def room_for(self, node_name: str, also_leaving: Collection[str] = ()) -> RoomVerdict:
+        """Whether the pods `node_name`'s drain evicts fit on the other schedulable nodes,
+        not counting `also_leaving` (nodes starting in the same pass) as room."""
+        return check_room_in(
+            self.evicted(node_name), self.nodes, self.room, node_name, also_leaving=also_leaving
+        )
