@@ -121,12 +121,13 @@ def test_a_node_running_a_do_not_disrupt_pod_is_not_started_and_its_reason_names
 
 @pytest.mark.e2e
 def test_cheapest_first_starts_the_empty_nodes_before_the_loaded_ones(tmp_path: Path) -> None:
-    # Paused until every agent has reported, so all four are candidates of the same pass
-    # (otherwise the first to report would start first, whatever the order).
+    # Paused until 4 s after every agent has reported (time for its first update check), so
+    # all four are candidates of the same pass: otherwise the first to report would start
+    # first, whatever the order.
     policy = _policy(tmp_path, "  paused: true\n")
     run = run_simulate(
         tmp_path, "--nodes", "4", "--max-concurrent", "1", "--policy", policy,
-        "--pods-per-node", "node-01=4,node-02=4,default=0", "--resume-at", "2",
+        "--pods-per-node", "node-01=4,node-02=4,default=0", "--resume-at", "4",
         "--timeout", "100",
     )  # fmt: skip
 
