@@ -8,15 +8,17 @@ as the leader, with `time.process_time()` around `ControllerService.tick()`:
 - passes with nothing changed (the steady state: a tick with no event);
 - passes after one agent's report that calls for a spec write (mid-rollout only), the write
   included;
-- full resyncs (list every shadow and Node again and repair the mirror from the lists; only
-  shadows that changed are decided again), and apart from them, a full recomputation (every
-  shadow decided again, which no pass does: it is the cost a resync would have if it did).
+- full resyncs (list the resourceVersions of every shadow and Node, compare them with the
+  mirror's and read again what differs; only shadows that changed are decided again), and
+  apart from them, a full recomputation (every shadow decided again, which no pass does: it
+  is the cost a resync would have if it did).
 As a control for the per-shadow growth, it also times `decision.decide` alone over the facts
 the controller's book holds, and over facts taken again from the same shadows decoded one
 after another (the memory layout a fresh list from the apiserver gives): the code is the
 same, only where the objects lie in memory differs.
 The `kube-replay` case feeds the real Kubernetes adapters recorded-shape JSON (see
-kube_replay.py): one list of 10,000 shadows, one of 10,000 Nodes, 10,000 watch events.
+kube_replay.py): one list of 10,000 shadows, one of 10,000 Nodes, a resync of each by
+versions, 10,000 watch events.
 """
 
 from __future__ import annotations
@@ -254,9 +256,16 @@ def replay(size: int, page_size: int | None = None) -> dict[str, Any]:
     before_kib, _ = own_rss_kib()
     Path(f"/proc/{os.getpid()}/clear_refs").write_text("5")  # peak RSS counts from here
     first_list = _cpu_ms(fleet.shadow_informer.relist)  # includes one-time set-up costs
-    list_shadows = _cpu_ms(fleet.shadow_informer.relist)
+
+    def list_again() -> None:  # a full list into the filled mirror, as a resync did before
+        listing = shadows.list()
+        fleet.shadows.reconcile(listing.items, listing.resource_version)
+
+    list_shadows = _cpu_ms(list_again)
     list_nodes = _cpu_ms(fleet.node_informer.relist)
     pages = calls.pages
+    resync_shadows = _cpu_ms(fleet.shadow_informer.relist)  # the mirror is filled: by versions
+    resync_nodes = _cpu_ms(fleet.node_informer.relist)
     calls.watch_bodies["watch shadows"] = events
     applied = [0]
 
@@ -278,6 +287,8 @@ def replay(size: int, page_size: int | None = None) -> dict[str, Any]:
         "first_list_shadows_into_mirror_cpu_ms": round(first_list, 1),
         "list_shadows_into_mirror_cpu_ms": round(list_shadows, 1),
         "list_nodes_into_mirror_cpu_ms": round(list_nodes, 1),
+        "resync_shadows_by_versions_cpu_ms": round(resync_shadows, 1),
+        "resync_nodes_by_versions_cpu_ms": round(resync_nodes, 1),
         "watch_events_applied": applied[0],
         "watch_event_cpu_us": round(1000 * watch / max(applied[0], 1), 1),
         "rss_mib_before_lists": mib(before_kib),
@@ -326,6 +337,7 @@ def run_case(size: int, phase: str, args: argparse.Namespace) -> dict[str, Any]:
     for figure in figures:
         if figure in middle:
             middle[f"{figure}_median_by_process"] = [r[figure]["median"] for r in runs]
+            middle[f"{figure}_min_by_process"] = [r[figure]["min"] for r in runs]
     middle["first_pass_cpu_ms_by_process"] = [r["first_pass_cpu_ms"] for r in runs]
     return middle
 
@@ -345,12 +357,20 @@ def per_shadow_growth(rows: list[dict[str, Any]], phase: str) -> dict[str, Any]:
             lambda r: statistics.median(r["decide_only_fresh_layout_cpu_ms_by_process"]),
         ),
     ):
-        per = {str(r["shadows"]): round(1000 * pick(r) / r["shadows"], 2) for r in chosen}
-        ratio = None
-        if len(chosen) > 1:
-            ratio = round(per[str(chosen[-1]["shadows"])] / per[str(chosen[0]["shadows"])], 2)
-        result[figure] = {"us_per_shadow": per, "largest_over_smallest": ratio}
+        per = {str(r["shadows"]): round(1000 * pick(r) / r["shadows"], 3) for r in chosen}
+        result[figure] = {"us_per_shadow": per, "largest_over_smallest": _ratio(per, chosen)}
+    for figure in ("full_resync", "full_recompute"):  # the least of every process's samples
+        key = f"{figure}_cpu_ms_min_by_process"
+        per = {str(r["shadows"]): round(1000 * min(r[key]) / r["shadows"], 3) for r in chosen}
+        result[figure]["us_per_shadow_min"] = per
+        result[figure]["largest_over_smallest_min"] = _ratio(per, chosen)
     return result
+
+
+def _ratio(per: dict[str, float], chosen: list[dict[str, Any]]) -> float | None:
+    if len(chosen) < 2:
+        return None
+    return round(per[str(chosen[-1]["shadows"])] / per[str(chosen[0]["shadows"])], 2)
 
 
 def goals(rows: list[dict[str, Any]], growth: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from brupop.domain.cluster import NODE_EVENT_NAMESPACE
 from brupop.entrypoints.crd.definition import CRD_NAME as SHADOW_CRD
 from brupop.entrypoints.crd.definition import custom_resource_definition
 from brupop.entrypoints.crd.policy_definition import CRD_NAME as POLICY_CRD
@@ -124,8 +125,14 @@ def _resources(workload: tuple[str, str]) -> Check:
 
 
 def _all_namespaced_in(namespace: str) -> Check:
+    """Every namespaced object moves with the value, except the grant to record Events about
+    Nodes, which the Kubernetes API keeps in `default`."""
+
     def check(rendered: Rendered) -> bool:
-        namespaces = {doc["metadata"].get("namespace") for doc in rendered} - {None}
+        namespaces = {doc["metadata"].get("namespace") for doc in rendered} - {
+            None,
+            NODE_EVENT_NAMESPACE,
+        }
         subjects = {subject["namespace"] for doc in rendered for subject in doc.get("subjects", [])}
         (created,) = rendered.of_kind("Namespace")
         return namespaces == subjects == {created["metadata"]["name"]} == {namespace}

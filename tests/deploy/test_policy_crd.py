@@ -252,6 +252,8 @@ def test_the_schema_refuses_what_the_apiserver_can_refuse_and_so_do_the_models(
         ("spec.budgets.0.maxConcurrent", "5 %"),
         ("spec.budgets.0.groupBy", "not a key"),
         ("spec.windows.0.cron", "* * 25 * * * *"),
+        ("spec.windows.0.cron", "0 0 2 * * * *"),
+        ("spec.windows.0.cron", "@daily"),
         ("spec.windows.0.timeZone", "Mars/Olympus_Mons"),
         ("spec.blackouts.0.end", "2026-12-19T00:00:00Z"),
         ("spec.version.pin", "latest"),

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from brupop.domain.cluster import COMPONENT_LABEL
+from brupop.domain.cluster import COMPONENT_LABEL, NODE_EVENT_NAMESPACE
 from brupop.services.apiserver.authorization import (
     AGENT_AUDIENCE,
     AGENT_COMPONENT,
@@ -72,11 +72,21 @@ def _expand(scope: str, group: str, resource: str, verbs: str) -> set[Grant]:
     return {(scope, group, resource, verb) for verb in verbs.split()}
 
 
-def test_every_namespaced_object_is_in_brupops_namespace(manifest: Rendered) -> None:
+def test_every_namespaced_object_is_in_brupops_namespace_but_the_node_events_grant(
+    manifest: Rendered,
+) -> None:
     (namespace,) = manifest.of_kind("Namespace")
     assert namespace["metadata"]["name"] == NAMESPACE
-    namespaces = {doc["metadata"].get("namespace") for doc in manifest} - {None}
-    assert namespaces == {NAMESPACE}
+    elsewhere = {
+        (doc["kind"], doc["metadata"]["name"], doc["metadata"]["namespace"])
+        for doc in manifest
+        if doc["metadata"].get("namespace") not in (None, NAMESPACE)
+    }
+    # Events about Nodes can only be created in `default` (the Kubernetes API's rule).
+    assert elsewhere == {
+        ("Role", "brupop-apiserver-node-events", NODE_EVENT_NAMESPACE),
+        ("RoleBinding", "brupop-apiserver-node-events", NODE_EVENT_NAMESPACE),
+    }
 
 
 def test_each_component_runs_under_its_own_service_account(manifest: Rendered) -> None:
@@ -104,6 +114,8 @@ def test_the_apiserver_gets_exactly_the_verbs_its_routes_use(manifest: Rendered)
     assert _grants(manifest, "brupop-apiserver-service-account") == (
         _expand(NAMESPACE, SHADOWS, "bottlerocketshadows", "create get list watch patch update")
         | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "get patch update")
+        | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies", "get")
+        | _expand(NODE_EVENT_NAMESPACE, "", "events", "create")
         | _expand("cluster", "", "nodes", "get list watch patch")
         | _expand("cluster", "", "pods", "get list watch delete")
         | _expand("cluster", "", "pods/eviction", "create")

@@ -145,13 +145,20 @@ class EventSubject(StrEnum):
 
     SHADOW = "BottlerocketShadow"
     UPDATE_POLICY = "BottlerocketUpdatePolicy"
+    NODE = "Node"
+
+
+# Events about a cluster-scoped object (a Node) must live in `default`, as the kubelet's do:
+# the Kubernetes API refuses them in any other namespace.
+NODE_EVENT_NAMESPACE = "default"
 
 
 @dataclass(frozen=True)
 class ClusterEvent:
     """A notable moment in a node's update, recorded against its shadow; or, with
     `subject=UPDATE_POLICY`, in the fleet's, recorded against the policy object named
-    `shadow_name` (which may be gone, as after a deletion)."""
+    `shadow_name` (which may be gone, as after a deletion); or, with `subject=NODE`, against
+    the Node named `shadow_name` (in NODE_EVENT_NAMESPACE), as a forced drain's are."""
 
     shadow_name: str
     namespace: str
@@ -186,4 +193,14 @@ class Listing(Generic[T]):
     """A consistent list of objects and the resourceVersion a watch can resume from."""
 
     items: tuple[T, ...]
+    resource_version: str | None
+
+
+@dataclass(frozen=True)
+class VersionListing:
+    """What a complete list shows of each object, its resourceVersion only (by name), and
+    the resourceVersion of the list: enough to tell which objects a copy holds out of date
+    without reading the objects themselves."""
+
+    versions: dict[str, str | None]
     resource_version: str | None

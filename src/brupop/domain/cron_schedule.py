@@ -123,6 +123,30 @@ class CronSchedule:
             day, floor = self._next_candidate_day(day), time(0, 0, 0)
         return None
 
+    def first_miss(self, start: datetime, limit: datetime) -> datetime | None:
+        """The first whole second in [`start`, `limit`) whose wall-clock fields the schedule
+        does not match, None when it matches them all. Both are read as wall-clock times as
+        they are (no time zone conversion), so the caller passes times of one UTC offset.
+
+        Jumps over whole minutes, hours and days that match, so a window of hours costs a
+        few steps rather than one per second.
+        """
+        moment = start.replace(microsecond=0)
+        every_second, every_minute = len(self.seconds) == 60, len(self.minutes) == 60
+        every_hour = len(self.hours) == 24
+        while moment < limit:
+            if not self.includes(moment):
+                return moment
+            if not every_second:
+                moment += timedelta(seconds=1)
+            elif not every_minute:
+                moment = moment.replace(second=0) + timedelta(minutes=1)
+            elif not every_hour:
+                moment = moment.replace(minute=0, second=0) + timedelta(hours=1)
+            else:
+                moment = datetime.combine(moment.date() + timedelta(days=1), time(), moment.tzinfo)
+        return None
+
     def _day_matches(self, day: date) -> bool:
         return (
             day.year in self.years

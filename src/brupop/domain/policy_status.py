@@ -2,8 +2,10 @@
 
 Phase and message (`fleet_phase`: Halted, Paused, Blocked, Soaking, Rolling, Idle), the halt
 (when it began, the node and check that tipped it, the failures counted), the canaries'
-progress, the generation seen and the nodes by state. Pure: computed from what a pass knows,
-so the controller can compare it with the status already written and write only on a change.
+progress, the generation seen, the nodes by state, and the update durations finishBy learns
+from (kept here so they survive a restart) with the expectation drawn from them. Pure:
+computed from what a pass knows, so the controller can compare it with the status already
+written and write only on a change.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from brupop.domain.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.fleet_phase import FleetFacts, fleet_phase
 from brupop.domain.halt import NOT_HALTED, HaltDecision
 from brupop.domain.states import UpdateState
+from brupop.domain.update_durations import expected_update_seconds
 from brupop.domain.update_policy_status import (
     MESSAGE_MAX_LENGTH,
     CanaryProgress,
@@ -38,6 +41,7 @@ class FleetProgress:
     halted_at: datetime | None = None
     blocked: str | None = None  # the alert gate's reason for holding every start
     soak: SoakProgress | None = None  # None: no canaries in the policy
+    durations: tuple[int, ...] = ()  # the last update durations (seconds), newest last
 
     def key(self) -> tuple[object, ...]:
         """A value equal for equal progress (the states mapping may be a live counter)."""
@@ -51,6 +55,7 @@ class FleetProgress:
             self.halted_at,
             self.blocked,
             soak_key,
+            self.durations,
         )
 
 
@@ -90,6 +95,8 @@ def policy_status(
         failures=halt.failures,
         canary=_canary(progress.soak),
         nodes=_counts(progress.states),
+        update_durations=progress.durations,
+        expected_update_seconds=expected_update_seconds(progress.durations),
     )
 
 

@@ -116,9 +116,16 @@ def _check_key(key: str) -> str:
 
 def _check_cron(expression: str) -> str:
     try:
-        CronSchedule.parse(expression)
+        schedule = CronSchedule.parse(expression)
     except CronError as error:
         raise ValueError(str(error)) from None
+    if len(schedule.seconds) != 60:
+        # A policy window is open while it matches; one matching second a day is a one-shot
+        # trigger (the environment's schedule knows those), not a window.
+        raise ValueError(
+            f"{expression!r} matches single seconds; a window's seconds field must be `*` "
+            "(e.g. `* * 2-4 * * * *` for 02:00-04:59)"
+        )
     return expression
 
 

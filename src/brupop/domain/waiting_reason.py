@@ -105,6 +105,8 @@ class RolloutView:
     """Shadows the health gate keeps in MonitoringUpdate, with their reason."""
     gate_failures: Mapping[str, GateFailureRecord] = field(default_factory=dict)
     """Shadows whose node failed its health gate recently."""
+    schedule_hold: tuple[Reason, str] | None = None
+    """The policy's clock rule (blackout, windows, finishBy) holding every start, and why."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,8 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
         return Reason.ALERT_HOLD, f"held by the alert gate: {view.blocked}; {offered}"
     if view.soak is not None and shadow.name not in view.canaries:
         return Reason.CANARY_SOAK, f"{view.soak}; {offered}"
+    if view.schedule_hold is not None:
+        return view.schedule_hold[0], f"{view.schedule_hold[1]}; {offered}"
     if not view.window_open:
         return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
     limit = view.policy.limit

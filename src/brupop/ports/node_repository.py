@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Protocol
 
-from brupop.domain.cluster import Listing, Node, WatchEvent
+from brupop.domain.cluster import Listing, Node, VersionListing, WatchEvent
 
 
 class NodeRepository(Protocol):
@@ -17,6 +17,10 @@ class NodeRepository(Protocol):
 
     def list(self, label_selector: Mapping[str, str] | None = None) -> Listing[Node]:
         """Nodes carrying every label in `label_selector` (all when None)."""
+        ...
+
+    def list_versions(self, label_selector: Mapping[str, str] | None = None) -> VersionListing:
+        """The name and resourceVersion of every Node `list` would give."""
         ...
 
     def watch(

@@ -23,13 +23,15 @@ class PodRepository(Protocol):
         """One pod; NotFoundError when it is gone."""
         ...
 
-    def evict(self, namespace: str, name: str) -> None:
-        """Ask to evict the pod (policy/v1). TooManyRequestsError when a budget refuses,
-        NotFoundError when it is already gone."""
+    def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
+        """Ask to evict the pod (policy/v1), giving it `grace_period_seconds` to stop (None:
+        the pod's own terminationGracePeriodSeconds). TooManyRequestsError when a budget
+        refuses, NotFoundError when it is already gone."""
         ...
 
     def delete(self, namespace: str, name: str) -> None:
-        """Delete the pod outright (for pods that already finished)."""
+        """Delete the pod outright, without eviction (pods that already finished, or a drain's
+        forced pods); NotFoundError when it is already gone."""
         ...
 
     def list_disruption_budgets(self, namespace: str) -> list[PodDisruptionBudget]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from brupop.domain.cluster import Listing, WatchEvent
+from brupop.domain.cluster import Listing, VersionListing, WatchEvent
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 
 
@@ -18,6 +18,11 @@ class ShadowRepository(Protocol):
 
     def list(self) -> Listing[Shadow]:
         """All shadows and the resourceVersion to watch from."""
+        ...
+
+    def list_versions(self) -> VersionListing:
+        """The name and resourceVersion of every shadow `list` would give (the same
+        snapshot rules), and the resourceVersion to watch from."""
         ...
 
     def watch(

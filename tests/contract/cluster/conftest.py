@@ -133,6 +133,9 @@ class Backend(Protocol):
 
     def recorded_events(self) -> list[ClusterEvent]: ...
 
+    def eviction_grace_periods(self) -> dict[str, int | None]:
+        """`namespace/name` -> the grace period each eviction asked for (None: the pod's own)."""
+
 
 class MemoryBackend:
     name = "memory"
@@ -248,6 +251,9 @@ class MemoryBackend:
 
     def recorded_events(self) -> list[ClusterEvent]:
         return list(self.memory.events.recorded)
+
+    def eviction_grace_periods(self) -> dict[str, int | None]:
+        return dict(self.memory.pods.eviction_grace_periods)
 
 
 class KubernetesBackend:
@@ -375,6 +381,9 @@ class KubernetesBackend:
             for obj in self.emulator.objects_of(EVENTS)
         ]
 
+    def eviction_grace_periods(self) -> dict[str, int | None]:
+        return _grace_periods(self.emulator.requests)
+
 
 def _quantities(amount: Resources) -> dict[str, str]:
     return {"cpu": f"{amount.cpu_millis}m", "memory": str(amount.memory_bytes)}
@@ -414,3 +423,14 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
 @pytest.fixture
 def cluster(backend: Backend) -> Ports:
     return backend.cluster
+
+
+def _grace_periods(requests: Sequence[Any]) -> dict[str, int | None]:
+    """From the eviction requests the emulator received: the grace period each asked for."""
+    found: dict[str, int | None] = {}
+    for request in requests:
+        if request.resource is None or request.subresource != "eviction":
+            continue
+        options = (request.data or {}).get("deleteOptions") or {}
+        found[f"{request.namespace}/{request.name}"] = options.get("gracePeriodSeconds")
+    return found

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brupop.domain.cluster import ClusterEvent, EventSubject, EventType
+from brupop.domain.cluster import NODE_EVENT_NAMESPACE, ClusterEvent, EventSubject, EventType
 from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports
 
 STARTED = ClusterEvent("brs-node-a", NAMESPACE, "UpdateStarted", "Updating to 1.20.0")
@@ -60,3 +60,21 @@ def test_an_event_about_an_update_policy_is_recorded_against_the_policy(
     cluster.events.record(ignored)
 
     assert backend.recorded_events() == [ignored]
+
+
+def test_an_event_about_a_node_is_recorded_against_the_node_in_the_default_namespace(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    forced = ClusterEvent(
+        "node-a",
+        NODE_EVENT_NAMESPACE,
+        "DrainForcedPodDeletion",
+        "Deleted pod apps/db-0 without eviction",
+        EventType.WARNING,
+        EventSubject.NODE,
+    )
+
+    cluster.events.record(forced)
+
+    assert backend.recorded_events() == [forced]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -16,6 +16,9 @@ from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import WatchExpiredError
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.services.controller import informer as informer_module
 from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.fleet_mirror import FleetMirror
 from brupop.services.controller.informer import Informer
@@ -32,6 +35,40 @@ STAGED = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.20
 
 def _mirror(cluster: Ports) -> FleetMirror:
     return FleetMirror(cluster.shadows, cluster.nodes, RolloutPolicy(ConcurrencyLimit(1)))
+
+
+class CountedReads:
+    """One of the cluster's repositories, its full lists and its reads by name counted."""
+
+    def __init__(self, repository: object) -> None:
+        self._repository = repository
+        self.lists = 0
+        self.reads = 0
+
+    def list(self, *selector: Any) -> Any:
+        self.lists += 1
+        return getattr(self._repository, "list")(*selector)  # noqa: B009 (a name mypy knows)
+
+    def get(self, name: str) -> Any:
+        self.reads += 1
+        return getattr(self._repository, "get")(name)  # noqa: B009
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._repository, name)
+
+
+def _counted(cluster: Ports) -> tuple[FleetMirror, CountedReads, CountedReads]:
+    shadows, nodes = CountedReads(cluster.shadows), CountedReads(cluster.nodes)
+    fleet = FleetMirror(
+        cast(ShadowRepository, shadows),
+        cast(NodeRepository, nodes),
+        RolloutPolicy(ConcurrencyLimit(1)),
+    )
+    return fleet, shadows, nodes
+
+
+def _resync(fleet: FleetMirror) -> None:
+    fleet.catch_up(followed=True, resync=True, gained_leadership=False)
 
 
 def _follow_for(informer: Informer[Any], seconds: float = QUICK) -> None:
@@ -191,3 +228,64 @@ def test_a_restart_rebuilds_the_same_mirror(backend: Backend, cluster: Ports) ->
         before.shadows.values(), key=lambda s: s.name
     )
     assert sorted(after.nodes.names()) == ["node-a", "node-b"]
+
+
+def _two_opted_in_nodes_with_shadows(backend: Backend, cluster: Ports) -> list[str]:
+    names = []
+    for name in ("node-a", "node-b"):
+        node = backend.add_node(name, labels=OPTED_IN)
+        names.append(
+            cluster.shadows.update_status(cluster.shadows.create(name, node.uid).name, IDLE).name
+        )
+    return names
+
+
+def test_a_resync_of_an_unchanged_fleet_lists_versions_and_reads_no_object(
+    backend: Backend, cluster: Ports
+) -> None:
+    _two_opted_in_nodes_with_shadows(backend, cluster)
+    fleet, shadows, nodes = _counted(cluster)
+    _resync(fleet)  # the first fill: one list of each
+    held = sorted(fleet.shadows.values(), key=lambda s: s.name)
+
+    _resync(fleet)
+    _resync(fleet)
+
+    assert (shadows.lists, shadows.reads, nodes.lists, nodes.reads) == (1, 0, 1, 0)
+    assert sorted(fleet.shadows.values(), key=lambda s: s.name) == held
+    assert fleet.shadow_informer.relists == 3
+
+
+def test_a_resync_reads_again_only_the_objects_whose_events_were_missed(
+    backend: Backend, cluster: Ports
+) -> None:
+    changed, deleted = _two_opted_in_nodes_with_shadows(backend, cluster)
+    backend.add_node("node-c")
+    fleet, shadows, nodes = _counted(cluster)
+    _resync(fleet)
+    updated = cluster.shadows.replace_spec(changed, STAGED, None)  # no event of these applied
+    cluster.shadows.delete(deleted)
+    cluster.nodes.set_labels("node-c", OPTED_IN)
+
+    _resync(fleet)
+
+    assert (shadows.lists, shadows.reads, nodes.lists, nodes.reads) == (1, 1, 1, 1)
+    held = fleet.shadows.get(changed)
+    assert held is not None and held.resource_version == updated.resource_version
+    assert fleet.shadows.names() == [changed]
+    assert sorted(fleet.nodes.names()) == ["node-a", "node-b", "node-c"]
+
+
+def test_a_resync_with_more_missed_changes_than_reads_allowed_lists_them_all(
+    backend: Backend, cluster: Ports, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = _two_opted_in_nodes_with_shadows(backend, cluster)
+    fleet, shadows, _ = _counted(cluster)
+    _resync(fleet)
+    monkeypatch.setattr(informer_module, "MAX_READS_PER_CHECK", 1)
+    written = [cluster.shadows.replace_spec(name, STAGED, None) for name in names]
+
+    _resync(fleet)
+
+    assert (shadows.lists, shadows.reads) == (2, 0)
+    assert sorted(fleet.shadows.values(), key=lambda s: s.name) == written

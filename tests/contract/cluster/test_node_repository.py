@@ -150,3 +150,25 @@ def test_watch_from_a_forgotten_version_expires(backend: Backend, cluster: Ports
     backend.forget_history()
     with pytest.raises(WatchExpiredError):
         list(cluster.nodes.watch(old, 0.3))
+
+
+def test_list_versions_by_label_names_every_node_the_list_gives_at_its_version(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a", labels=OPTED_IN)
+    backend.add_node("node-b", labels=OPTED_IN)
+    backend.add_node("node-c")
+    backend.add_node("node-d", labels={**OPTED_IN, "zone": "a"})
+    cluster.nodes.set_unschedulable("node-a", True)
+    cluster.nodes.set_labels("node-b", {OPT_IN_LABEL: None})
+    cluster.nodes.set_labels("node-c", OPTED_IN)
+
+    versions = cluster.nodes.list_versions(OPTED_IN)
+
+    listed = cluster.nodes.list(OPTED_IN)
+    assert versions.versions == {n.name: n.resource_version for n in listed.items}
+    assert sorted(versions.versions) == ["node-a", "node-c", "node-d"]
+    assert versions.resource_version
+    assert list(cluster.nodes.list_versions({**OPTED_IN, "zone": "a"}).versions) == ["node-d"]
+    everything = cluster.nodes.list_versions().versions
+    assert sorted(everything) == ["node-a", "node-b", "node-c", "node-d"]

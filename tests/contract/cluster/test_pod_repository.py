@@ -101,6 +101,20 @@ def test_eviction_a_budget_allows_goes_through(backend: Backend, cluster: Ports)
     assert [p.name for p in cluster.pods.list_on_node("node-a")] == ["db-1"]
 
 
+def test_an_eviction_carries_the_grace_period_it_was_given(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    backend.add_pod("default", "web-1", "node-a")
+    backend.add_pod("default", "web-2", "node-a")
+
+    cluster.pods.evict("default", "web-1", grace_period_seconds=7)
+    cluster.pods.evict("default", "web-2")
+
+    assert backend.eviction_grace_periods() == {"default/web-1": 7, "default/web-2": None}
+    assert cluster.pods.list_on_node("node-a") == []
+
+
 def test_delete_removes_the_pod(backend: Backend, cluster: Ports) -> None:
     backend.add_node("node-a")
     backend.add_pod("default", "job-1", "node-a", phase=PodPhase.FAILED)

@@ -195,3 +195,18 @@ def test_watch_from_a_forgotten_version_expires_and_a_relist_recovers(
     cluster.shadows.update_status("brs-node-a", REPORTED)
     events = list(cluster.shadows.watch(relisted.resource_version, QUICK))
     assert [(e.type, e.object.name) for e in events] == [(WatchEventType.MODIFIED, "brs-node-a")]
+
+
+def test_list_versions_names_every_shadow_the_list_gives_at_its_version(cluster: Ports) -> None:
+    first = cluster.shadows.create("node-a", "uid-a")
+    second = cluster.shadows.create("node-b", "uid-b")
+    cluster.shadows.update_status(first.name, REPORTED)
+    cluster.shadows.delete(second.name)
+    cluster.shadows.create("node-c", "uid-c")
+
+    listed = cluster.shadows.list()
+    versions = cluster.shadows.list_versions()
+
+    assert versions.versions == {s.name: s.resource_version for s in listed.items}
+    assert sorted(versions.versions) == ["brs-node-a", "brs-node-c"]
+    assert versions.resource_version

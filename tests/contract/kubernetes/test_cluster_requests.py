@@ -6,7 +6,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.domain.cluster import ClusterEvent, EventSubject, EventType, Lease
+from brupop.domain.cluster import (
+    NODE_EVENT_NAMESPACE,
+    ClusterEvent,
+    EventSubject,
+    EventType,
+    Lease,
+)
 from brupop.domain.update_policy import UpdatePolicySpec
 from tests.contract.kubernetes.conftest import NAMESPACE, Sent, sent
 from tests.support.kube_api_rules import KINDS
@@ -103,6 +109,22 @@ def test_cluster_wide_pods_and_budgets_are_listed_in_pages_without_finished_pods
         Sent("GET", "/api/v1/pods", {"fieldSelector": unfinished, "limit": "500"}, JSON, None),
         Sent("GET", "/apis/policy/v1/poddisruptionbudgets", {"limit": "500"}, JSON, None),
     ]
+
+
+def test_an_eviction_with_a_grace_period_sends_it_as_delete_options(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    emulator.add_node("node-a")
+    emulator.add_pod("default", "web-1", "node-a")
+
+    kube.pods.evict("default", "web-1", grace_period_seconds=30)
+
+    (eviction,) = sent(emulator)
+    assert (eviction.method, eviction.path) == (
+        "POST",
+        "/api/v1/namespaces/default/pods/web-1/eviction",
+    )
+    assert eviction.body["deleteOptions"] == {"gracePeriodSeconds": 30}
 
 
 def test_pods_on_a_node_are_read_page_by_page(
@@ -291,4 +313,32 @@ def test_an_event_about_the_policy_names_the_policy_so_describe_brp_finds_it(
         "name": "default",
         "namespace": NAMESPACE,
         "uid": policy.uid,
+    }
+
+
+def test_an_event_about_a_node_goes_to_the_default_namespace_naming_the_node_and_its_uid(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    node = emulator.add_node("node-a")
+
+    kube.events.record(
+        ClusterEvent(
+            "node-a",
+            NODE_EVENT_NAMESPACE,
+            "DrainForcedPodDeletion",
+            "Deleted pod apps/db-0 without eviction",
+            EventType.WARNING,
+            EventSubject.NODE,
+        )
+    )
+
+    lookup, post = sent(emulator)[-2:]
+    assert (lookup.method, lookup.path) == ("GET", "/api/v1/nodes/node-a")
+    assert (post.method, post.path) == ("POST", "/api/v1/namespaces/default/events")
+    assert post.body["metadata"]["namespace"] == "default"
+    assert post.body["involvedObject"] == {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "name": "node-a",
+        "uid": node["metadata"]["uid"],
     }

@@ -10,10 +10,11 @@ import time
 
 import pytest
 
-from brupop.domain.cluster import OwnerReference
+from brupop.domain.cluster import EventSubject, OwnerReference
 from brupop.entrypoints.apiserver import ApiserverOptions
 from brupop.ports.errors import DrainFailedError
 from brupop.services.apiserver.drain import DrainTimings
+from brupop.services.apiserver.forced_removal import FORCED_REASON
 from tests.integration.apiserver.conftest import (
     FAST_DRAINS,
     NS,
@@ -42,6 +43,26 @@ def test_a_budget_that_never_allows_the_eviction_fails_the_drain_naming_the_bloc
     assert failure.value.blockers == ("default/db-0",)
     assert "PodDisruptionBudget default/db-budget" in str(failure.value)
     assert any(pod.name == "db-0" for pod in rig.cluster.pods.list_on_node("n1"))
+
+
+def test_the_apiserver_drains_by_the_default_policy_of_its_namespace(rig: Rig) -> None:
+    rig.cluster.add_pod("default", "web-0", "n1")
+    rig.cluster.add_pod("default", "db-0", "n1", labels={"app": "db"}, owners=STATEFUL_SET)
+    rig.cluster.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
+    drain = {"gracePeriodSeconds": 4, "onTimeout": "force", "forceNamespaces": ["default"]}
+    rig.cluster.policies.apply({"metadata": {"name": "default"}, "spec": {"drain": drain}})
+
+    rig.client("n1").cordon_and_drain()  # the budget holds db-0 until the timeout forces it
+
+    assert {pod.name for pod in rig.cluster.pods.list_on_node("n1")} == {agent_pod("n1")}
+    assert rig.cluster.pods.eviction_grace_periods["default/web-0"] == 4
+    (forced,) = rig.cluster.events.recorded
+    assert (forced.subject, forced.shadow_name, forced.reason) == (
+        EventSubject.NODE,
+        "n1",
+        FORCED_REASON,
+    )
+    assert "default/db-0" in forced.message
 
 
 def test_a_budget_that_allows_the_eviction_after_a_while_ends_in_success(

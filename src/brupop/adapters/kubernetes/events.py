@@ -1,5 +1,6 @@
 """KubernetesEventRecorder: `v1 Event`s about a shadow, so `kubectl describe brs` tells its story,
-or about the update policy, so `kubectl describe brp` tells the fleet's.
+about the update policy, so `kubectl describe brp` tells the fleet's, or about a Node, so
+`kubectl describe node` shows what a drain forced.
 
 `kubectl describe` finds Events by the involved object's kind, name, namespace and uid, so
 the recorder looks the object's uid up first. Recording is best effort: a failure
@@ -23,6 +24,7 @@ from brupop.ports.errors import PortError
 
 log = structlog.get_logger(__name__)
 MESSAGE_LIMIT = 1024  # the apiserver refuses longer Event messages
+_NODE_API_VERSION = "v1"
 # Per subject: the involved object's apiVersion, and the (version, plural) to look its uid up.
 _SUBJECTS = {
     EventSubject.SHADOW: (API_VERSION_V2, shadow_objects.VERSION, shadow_objects.PLURAL),
@@ -64,12 +66,14 @@ class KubernetesEventRecorder:
     def event_object(self, event: ClusterEvent, now: datetime) -> JSON:
         """The `v1 Event` posted for `event` at `now`."""
         stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        node = event.subject is EventSubject.NODE
         involved: JSON = {
-            "apiVersion": _SUBJECTS[event.subject][0],
+            "apiVersion": _NODE_API_VERSION if node else _SUBJECTS[event.subject][0],
             "kind": str(event.subject),
             "name": event.shadow_name,
-            "namespace": event.namespace,
         }
+        if not node:  # a Node has no namespace
+            involved["namespace"] = event.namespace
         uid = self._uid(event.subject, event.namespace, event.shadow_name)
         if uid:
             involved["uid"] = uid
@@ -95,17 +99,20 @@ class KubernetesEventRecorder:
 
     def _uid(self, subject: EventSubject, namespace: str, name: str) -> str | None:
         """Looked up for every Event (they are few), so a recreated object gets its new uid."""
-        _, version, plural = _SUBJECTS[subject]
         try:
-            obj = self._calls.json(
-                f"get {subject} {name!r}",
-                self._custom.get_namespaced_custom_object,
-                API_GROUP,
-                version,
-                namespace,
-                plural,
-                name,
-            )
+            if subject is EventSubject.NODE:
+                obj = self._calls.json(f"get node {name!r}", self._core.read_node, name)
+            else:
+                _, version, plural = _SUBJECTS[subject]
+                obj = self._calls.json(
+                    f"get {subject} {name!r}",
+                    self._custom.get_namespaced_custom_object,
+                    API_GROUP,
+                    version,
+                    namespace,
+                    plural,
+                    name,
+                )
         except PortError:
             return None  # still worth recording: `kubectl get events` shows it
         return str((obj.get("metadata") or {}).get("uid") or "") or None

@@ -13,7 +13,7 @@ from kubernetes.client import CoreV1Api
 from brupop.adapters.kubernetes import watching
 from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
 from brupop.adapters.kubernetes.scheduling_fields import allocatable_of, taints_of, timestamp_of
-from brupop.domain.cluster import Listing, Node, WatchEvent
+from brupop.domain.cluster import Listing, Node, VersionListing, WatchEvent
 
 
 def node_from_object(obj: JSON) -> Node:
@@ -77,6 +77,14 @@ class KubernetesNodeRepository:
         )
         items, version = watching.list_items(self._calls, source, watching.LIST_PAGE_SIZE)
         return Listing(items=tuple(node for node, _ in items), resource_version=version or None)
+
+    def list_versions(self, label_selector: Mapping[str, str] | None = None) -> VersionListing:
+        selector = selector_text(label_selector)
+        params = (("label_selector", selector),) if selector else ()
+        source = watching.WatchSource(
+            "list nodes", self._api.list_node, node_from_object, (), params
+        )
+        return watching.list_versions(self._calls, source, watching.LIST_PAGE_SIZE)
 
     def watch(
         self,

@@ -128,12 +128,14 @@ class KubernetesPodRepository:
         )
         return pod_from_object(obj)
 
-    def evict(self, namespace: str, name: str) -> None:
-        body = {
+    def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
+        body: JSON = {
             "apiVersion": "policy/v1",
             "kind": "Eviction",
             "metadata": {"name": name, "namespace": namespace},
         }
+        if grace_period_seconds is not None:
+            body["deleteOptions"] = {"gracePeriodSeconds": grace_period_seconds}
         self._calls.json(
             f"evict pod {namespace}/{name}",
             self._core.create_namespaced_pod_eviction,

@@ -23,7 +23,7 @@ from brupop.adapters.kubernetes.shadow_objects import (
     spec_object,
     status_object,
 )
-from brupop.domain.cluster import Listing, WatchEvent
+from brupop.domain.cluster import Listing, VersionListing, WatchEvent
 from brupop.domain.shadow import API_VERSION_V2, KIND, Shadow, ShadowSpec, ShadowStatus
 from brupop.ports.errors import ConflictError, InvalidObjectError
 
@@ -54,6 +54,12 @@ class KubernetesShadowRepository:
         )
         items, version = watching.list_items(self._calls, source, watching.LIST_PAGE_SIZE)
         return Listing(items=tuple(item for item, _ in items), resource_version=version or None)
+
+    def list_versions(self) -> VersionListing:
+        source = watching.WatchSource(
+            "list shadows", self._source.list_method, _readable_or_none, self._source.args
+        )
+        return watching.list_versions(self._calls, source, watching.LIST_PAGE_SIZE)
 
     def watch(
         self, resource_version: str | None, timeout_seconds: float

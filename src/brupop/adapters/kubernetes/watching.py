@@ -11,7 +11,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 import structlog
@@ -19,7 +19,7 @@ import urllib3.exceptions
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls, lines
 from brupop.adapters.kubernetes.errors import error_for_status
-from brupop.domain.cluster import WatchEvent, WatchEventType
+from brupop.domain.cluster import VersionListing, WatchEvent, WatchEventType
 from brupop.ports.errors import UnavailableError
 
 T = TypeVar("T")
@@ -63,6 +63,15 @@ def list_items(
         if not page_size or not token:
             return items, str(meta.get("resourceVersion") or "")
         params["_continue"] = str(token)
+
+
+def list_versions(
+    calls: ApiCalls, source: WatchSource[Any], page_size: int | None = None
+) -> VersionListing:
+    """The name and resourceVersion of every item, read like `list_items` but without
+    decoding the objects into the domain's (a resync of an unchanged fleet needs no more)."""
+    items, version = list_items(calls, replace(source, decode=_name_of), page_size)
+    return VersionListing(dict(items), version or None)
 
 
 def watch(
@@ -140,3 +149,9 @@ def _version_of(obj: Any) -> str | None:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     version = meta.get("resourceVersion") if isinstance(meta, dict) else None
     return str(version) if version else None
+
+
+def _name_of(obj: JSON) -> str | None:
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return str(name) if name else None

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 
 from brupop.adapters.memory.store import Revisions, VersionedStore
-from brupop.domain.cluster import Listing, Node, WatchEvent, WatchEventType
+from brupop.domain.cluster import Listing, Node, VersionListing, WatchEvent, WatchEventType
 
 
 class InMemoryNodeRepository:
@@ -18,6 +18,7 @@ class InMemoryNodeRepository:
             "node",
             with_version=lambda n, rv: dataclasses.replace(n, resource_version=rv),
             version_of=lambda n: n.resource_version,
+            labels_of=lambda n: n.labels,
         )
         self.on_schedulable: Callable[[str], None] = lambda _name: None
 
@@ -25,17 +26,23 @@ class InMemoryNodeRepository:
         return self.store.get(name)
 
     def list(self, label_selector: Mapping[str, str] | None = None) -> Listing[Node]:
-        wanted = tuple((label_selector or {}).items())
+        return self.store.list(_selected_by(label_selector))
 
-        def matches(node: Node) -> bool:
-            # A plain loop: a generator per Node costs more than the match at 10k Nodes.
-            labels = node.labels
-            for key, value in wanted:  # noqa: SIM110
-                if labels.get(key) != value:
-                    return False
-            return True
-
-        return self.store.list(matches)
+    def list_versions(self, label_selector: Mapping[str, str] | None = None) -> VersionListing:
+        if not label_selector:
+            return self.store.list_versions()
+        first, *more = label_selector.items()
+        with self.store.lock:
+            listing = self.store.list_versions(first)
+            if not more:
+                return listing
+            matches = _selected_by(label_selector)
+            versions = {
+                name: version
+                for name, version in listing.versions.items()
+                if (node := self.store.find(name)) is not None and matches(node)
+            }
+            return VersionListing(versions, listing.resource_version)
 
     def watch(
         self,
@@ -86,3 +93,18 @@ def _merged(current: Mapping[str, str], change: Mapping[str, str | None]) -> dic
         else:
             merged[key] = value
     return merged
+
+
+def _selected_by(label_selector: Mapping[str, str] | None) -> Callable[[Node], bool]:
+    """Whether a Node carries every label of `label_selector`."""
+    wanted = tuple((label_selector or {}).items())
+
+    def matches(node: Node) -> bool:
+        # A plain loop: a generator per Node costs more than the match at 10k Nodes.
+        labels = node.labels
+        for key, value in wanted:  # noqa: SIM110
+            if labels.get(key) != value:
+                return False
+        return True
+
+    return matches

@@ -19,6 +19,7 @@ FINISHED_PHASES = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
 RECREATED_OWNER_KINDS = frozenset(
     {"ReplicaSet", "StatefulSet", "Deployment", "ReplicationController"}
 )
+GRACE_PERIODS_KEPT = 10_000
 
 
 def pod_key(namespace: str, name: str) -> str:
@@ -41,6 +42,8 @@ class InMemoryPodRepository:
         )
         self.budgets: dict[str, PodDisruptionBudget] = {}
         self.evictions_refused = 0
+        # `namespace/name` -> the grace period its last eviction asked for (None: the pod's own).
+        self.eviction_grace_periods: dict[str, int | None] = {}
         self.unavailable = False
         self._suffix = itertools.count(1)
 
@@ -58,10 +61,11 @@ class InMemoryPodRepository:
         self._check_available()
         return self.store.get(pod_key(namespace, name))
 
-    def evict(self, namespace: str, name: str) -> None:
+    def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
         self._check_available()
         with self.store.lock:
             pod = self.store.get(pod_key(namespace, name))
+            self._remember_grace_period(pod_key(namespace, name), grace_period_seconds)
             blocker = self._blocking_budget(pod)
             if blocker is not None:
                 self.evictions_refused += 1
@@ -118,6 +122,13 @@ class InMemoryPodRepository:
                 self.store.delete(pod_key(pod.namespace, pod.name))
 
     # --- internals -----------------------------------------------------------------------
+
+    def _remember_grace_period(self, key: str, seconds: int | None) -> None:
+        # Bounded: a long simulation evicts ever new replacement pods.
+        self.eviction_grace_periods.pop(key, None)
+        self.eviction_grace_periods[key] = seconds
+        while len(self.eviction_grace_periods) > GRACE_PERIODS_KEPT:
+            del self.eviction_grace_periods[next(iter(self.eviction_grace_periods))]
 
     def _check_available(self) -> None:
         if self.unavailable:

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterator
 
 from brupop.adapters.memory.store import Revisions, VersionedStore
-from brupop.domain.cluster import Listing, WatchEvent
+from brupop.domain.cluster import Listing, VersionListing, WatchEvent
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus, shadow_name
 
 
@@ -27,6 +27,9 @@ class InMemoryShadowRepository:
 
     def list(self) -> Listing[Shadow]:
         return self.store.list()
+
+    def list_versions(self) -> VersionListing:
+        return self.store.list_versions()
 
     def watch(
         self, resource_version: str | None, timeout_seconds: float

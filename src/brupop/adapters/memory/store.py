@@ -10,10 +10,11 @@ import builtins
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
-from brupop.domain.cluster import Listing, WatchEvent, WatchEventType
+from brupop.adapters.memory.label_index import LabelIndex
+from brupop.domain.cluster import Listing, VersionListing, WatchEvent, WatchEventType
 from brupop.ports.errors import AlreadyExistsError, ConflictError, NotFoundError, WatchExpiredError
 
 T = TypeVar("T")
@@ -46,12 +47,18 @@ class VersionedStore(Generic[T]):
         with_version: Callable[[T, str], T],
         version_of: Callable[[T], str | None],
         history: int = 2000,
+        labels_of: Callable[[T], Mapping[str, str]] | None = None,
     ) -> None:
         self._revisions = revisions
         self._kind = kind
         self._with_version = with_version
         self._version_of = version_of
         self._objects: dict[str, T] = {}
+        # Each object's resourceVersion (the same string object it carries), kept apart so a
+        # list of versions is one copy of this dict, without reading 10,000 objects.
+        self._versions: dict[str, str | None] = {}
+        self._labels_of = labels_of  # when given, names and versions are indexed by label
+        self._by_label = LabelIndex()
         self._history: deque[tuple[int, WatchEvent[T]]] = deque(maxlen=history)
         self._forgotten_before = 0
 
@@ -74,6 +81,13 @@ class VersionedStore(Generic[T]):
         with self.lock:
             items = tuple(obj for obj in self._objects.values() if keep(obj))
             return Listing(items=items, resource_version=str(self._revisions.last))
+
+    def list_versions(self, label: tuple[str, str] | None = None) -> VersionListing:
+        """Names and resourceVersions of every object, or of those carrying `label` (with
+        `labels_of` given): a copy of a dict kept on each write, no object read."""
+        with self.lock:
+            versions = dict(self._versions) if label is None else self._by_label.versions(label)
+            return VersionListing(versions, str(self._revisions.last))
 
     def values(self) -> builtins.list[T]:
         with self.lock:
@@ -104,6 +118,8 @@ class VersionedStore(Generic[T]):
         with self.lock:
             obj = self.get(key)
             del self._objects[key]
+            del self._versions[key]
+            self._relabel(key, obj, None)
             revision = self._revisions.next()
             gone = self._with_version(obj, str(revision))
             self._remember(revision, WatchEvent(WatchEventType.DELETED, gone, str(revision)))
@@ -112,9 +128,21 @@ class VersionedStore(Generic[T]):
     def _store(self, key: str, obj: T, kind: WatchEventType) -> T:
         revision = self._revisions.next()
         stored = self._with_version(obj, str(revision))
+        old = self._objects.get(key)
         self._objects[key] = stored
+        self._versions[key] = self._version_of(stored)
+        self._relabel(key, old, stored)
         self._remember(revision, WatchEvent(kind, stored, str(revision)))
         return stored
+
+    def _relabel(self, key: str, old: T | None, new: T | None) -> None:
+        labels_of = self._labels_of
+        if labels_of is None:
+            return
+        if old is not None:
+            self._by_label.dropped(key, labels_of(old))
+        if new is not None:
+            self._by_label.held(key, labels_of(new), self._version_of(new))
 
     def _remember(self, revision: int, event: WatchEvent[T]) -> None:
         if len(self._history) == self._history.maxlen:

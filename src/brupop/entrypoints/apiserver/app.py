@@ -30,15 +30,19 @@ from brupop.entrypoints.apiserver.listeners import WebhookPortMiddleware
 from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
 from brupop.entrypoints.apiserver.requests import MAX_BODY_BYTES
 from brupop.ports.clock import Clock
+from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
 from brupop.services.apiserver.authorization import Authorizer
 from brupop.services.apiserver.drain import Drainer, DrainTimings
+from brupop.services.apiserver.drain_policy_source import DEFAULT_CACHE_SECONDS, DrainPolicySource
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
+from brupop.services.apiserver.forced_removal import ForcedRemoval
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.supervisor import RestartPolicy
@@ -69,6 +73,10 @@ class ApiserverCluster(Protocol):
     def token_reviewer(self) -> TokenReviewer: ...
     @property
     def workloads(self) -> WorkloadReplicas: ...
+    @property
+    def policies(self) -> UpdatePolicyRepository: ...
+    @property
+    def events(self) -> EventRecorder: ...
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,7 @@ class ApiserverOptions:
     token_refusal_cache_seconds: float = 5.0
     longest_wait_seconds: float = 60.0
     drain_outcome_seconds: float = 60.0
+    drain_policy_cache_seconds: float = DEFAULT_CACHE_SECONDS  # how old a policy a drain may use
     feed_watch_seconds: float = 10.0
     feed_restart: RestartPolicy = field(default_factory=RestartPolicy)
     threads: int = 32
@@ -134,6 +143,10 @@ def build_apiserver_app(
         clock=clock,
         timings=options.drain,
         recorder=EvictedWorkloadRecorder(cluster.nodes, cluster.workloads),
+        policy=DrainPolicySource(
+            cluster.policies, clock, cache_seconds=options.drain_policy_cache_seconds
+        ),
+        forced=ForcedRemoval(cluster.pods, cluster.events),
     )
     drains = DrainRegistry(drainer.drain, clock, outcome_seconds=options.drain_outcome_seconds)
     feed = ShadowFeed(

@@ -2,8 +2,10 @@
 
 Every wait is bounded: evictions a PodDisruptionBudget refuses are retried at an interval until
 the drain timeout, evicted pods get the pod-deletion timeout to disappear. A drain never reports
-success while a pod that had to leave is still on the node; a failure names the pods left and
-the budgets that hold them.
+success while a pod that had to leave is still on the node, except for the pods the update
+policy's `drain.onTimeout: force` deleted at the timeout; a failure names the pods left and the
+budgets that hold them. The policy's `drain` section, read as the drain starts, sets the timeout
+and the grace period evictions ask for (see DrainRules).
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ from dataclasses import dataclass, field
 import structlog
 
 from brupop.domain.cluster import Pod
+from brupop.domain.drain_rules import DrainRules, drain_rules
 from brupop.ports.clock import Clock
 from brupop.ports.errors import DrainFailedError, NotFoundError, PortError, TooManyRequestsError
 from brupop.ports.pod_repository import PodRepository
 from brupop.services.apiserver.drain_plan import DrainPlan, plan_drain, pod_ref
+from brupop.services.apiserver.drain_policy_source import DrainPolicySource
 from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
 from brupop.services.apiserver.eviction_refusals import EvictionRefusals
+from brupop.services.apiserver.forced_removal import ForcedRemoval
 from brupop.services.apiserver.node_actions import NodeActions
 
 log = structlog.get_logger(__name__)
@@ -30,7 +35,7 @@ log = structlog.get_logger(__name__)
 class DrainTimings:
     """How long a drain may take and how often it retries (the original's values by default)."""
 
-    timeout_seconds: float = 900.0
+    timeout_seconds: float = 900.0  # the policy's drain.timeoutSeconds replaces it
     retry_interval_seconds: float = 5.0
     deletion_timeout_seconds: float = 300.0
     concurrent_evictions: int = 5
@@ -44,6 +49,7 @@ class DrainReport:
     node_name: str
     evicted: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    forced: list[str] = field(default_factory=list)
 
 
 class Drainer:
@@ -57,18 +63,23 @@ class Drainer:
         clock: Clock,
         timings: DrainTimings,
         recorder: EvictedWorkloadRecorder | None = None,
+        policy: DrainPolicySource | None = None,
+        forced: ForcedRemoval | None = None,
     ) -> None:
         self._actions = actions
         self._pods = pods
         self._clock = clock
         self._timings = timings
         self._recorder = recorder
+        self._policy = policy
+        self._forced = forced
 
     def drain(self, node_name: str) -> DrainReport:
         """Cordon and drain `node_name`; DrainFailedError when pods are still there in the end."""
-        deadline = self._clock.monotonic() + self._timings.timeout_seconds
+        rules = self._rules()
+        deadline = self._clock.monotonic() + rules.timeout_seconds
         self._actions.cordon(node_name)
-        log.info("drain.started", node=node_name)
+        log.info("drain.started", node=node_name, **_described(rules))
         report = DrainReport(node_name)
         refusals: dict[str, str] = {}
         refusal_log = EvictionRefusals(
@@ -85,8 +96,8 @@ class Drainer:
                 log.info("drain.finished", node=node_name, evicted=len(report.evicted))
                 return report
             if self._clock.monotonic() >= deadline:
-                raise self._gave_up(node_name, plan.remaining, refusals)
-            refused = self._remove_once(plan, report, refusal_log)
+                return self._timed_out(node_name, plan, rules, refusals, report)
+            refused = self._remove_once(plan, rules, report, refusal_log)
             refusals.update(refused)
             refusal_log.summarize_if_due(refused)
             removed = [p for p in plan.evict + plan.delete if pod_ref(p) not in refused]
@@ -97,14 +108,46 @@ class Drainer:
                 )
                 self._clock.sleep(max(pause, 0.0))
 
+    def _rules(self) -> DrainRules:
+        """The policy's drain section (read now, or cached) over the environment's timeout."""
+        policy = self._policy.current() if self._policy is not None else None
+        return drain_rules(policy, self._timings.timeout_seconds)
+
+    def _timed_out(
+        self,
+        node_name: str,
+        plan: DrainPlan,
+        rules: DrainRules,
+        refusals: dict[str, str],
+        report: DrainReport,
+    ) -> DrainReport:
+        """At the timeout: force what the rules allow, then finish or give up on the rest."""
+        left = list(plan.remaining)
+        if rules.forcing and self._forced is not None:
+            forced, left = self._forced.force(node_name, left, rules)
+            report.forced.extend(forced)
+        if left:
+            raise self._gave_up(node_name, left, refusals, rules, forced=report.forced)
+        log.info(
+            "drain.finished", node=node_name, evicted=len(report.evicted), forced=report.forced
+        )
+        return report
+
     def _remove_once(
-        self, plan: DrainPlan, report: DrainReport, refusal_log: EvictionRefusals
+        self,
+        plan: DrainPlan,
+        rules: DrainRules,
+        report: DrainReport,
+        refusal_log: EvictionRefusals,
     ) -> dict[str, str]:
         """Evict or delete each pod once, at most N at a time; return the refusals by pod."""
         jobs = [(pod, True) for pod in plan.evict] + [(pod, False) for pod in plan.delete]
         workers = max(1, min(self._timings.concurrent_evictions, len(jobs)))
+        grace = rules.grace_period_seconds
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evict") as pool:
-            outcomes = list(pool.map(lambda job: self._remove(job[0], job[1], refusal_log), jobs))
+            outcomes = list(
+                pool.map(lambda job: self._remove(job[0], job[1], grace, refusal_log), jobs)
+            )
         refused: dict[str, str] = {}
         for (pod, evicting), reason in zip(jobs, outcomes, strict=True):
             if reason is not None:
@@ -113,11 +156,13 @@ class Drainer:
                 (report.evicted if evicting else report.deleted).append(pod_ref(pod))
         return refused
 
-    def _remove(self, pod: Pod, evicting: bool, refusal_log: EvictionRefusals) -> str | None:
+    def _remove(
+        self, pod: Pod, evicting: bool, grace: int | None, refusal_log: EvictionRefusals
+    ) -> str | None:
         """Evict (or delete) one pod; None when it is gone or going, else why not."""
         try:
             if evicting:
-                self._pods.evict(pod.namespace, pod.name)
+                self._pods.evict(pod.namespace, pod.name, grace_period_seconds=grace)
             else:
                 self._pods.delete(pod.namespace, pod.name)
         except NotFoundError:
@@ -163,7 +208,13 @@ class Drainer:
         return current.uid != pod.uid or current.node_name != node_name
 
     def _gave_up(
-        self, node_name: str, pods: Iterable[Pod], refusals: dict[str, str]
+        self,
+        node_name: str,
+        pods: Iterable[Pod],
+        refusals: dict[str, str],
+        rules: DrainRules,
+        *,
+        forced: Sequence[str] = (),
     ) -> DrainFailedError:
         left = list(pods)
         budgets = self._budget_names(left)
@@ -173,11 +224,13 @@ class Drainer:
             if pod_ref(pod) in budgets:
                 reason = f"blocked by PodDisruptionBudget {budgets[pod_ref(pod)]}"
             described.append(f"{pod_ref(pod)} ({reason})")
-        seconds = self._timings.timeout_seconds
+        seconds = rules.timeout_seconds
         message = (
             f"drain of node {node_name} gave up after {seconds:g}s; pods still on the node: "
             + ", ".join(described)
         )
+        if forced:
+            message += "; deleted without eviction (drain.onTimeout: force): " + ", ".join(forced)
         log.warning("drain.failed", node=node_name, pods=[pod_ref(pod) for pod in left])
         return DrainFailedError(message, blockers=tuple(pod_ref(pod) for pod in left))
 
@@ -194,3 +247,16 @@ class Drainer:
                 if chosen:
                     names[pod_ref(pod)] = ", ".join(chosen)
         return names
+
+
+def _described(rules: DrainRules) -> dict[str, object]:
+    """The drain.started fields that say which rules apply (nothing extra for the default)."""
+    if not rules.from_policy:
+        return {}
+    described: dict[str, object] = {"timeout_seconds": rules.timeout_seconds}
+    if rules.grace_period_seconds is not None:
+        described["grace_period_seconds"] = rules.grace_period_seconds
+    described["on_timeout"] = str(rules.on_timeout)
+    if rules.forcing:
+        described["force_namespaces"] = sorted(rules.force_namespaces)
+    return described

@@ -13,6 +13,7 @@ of Nodes whose pause label changed.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from datetime import datetime
 
 from brupop.domain.cluster import Node
@@ -24,7 +25,7 @@ from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.controller.change_watch import node_change_matters, node_is_paused
-from brupop.services.controller.informer import Informer
+from brupop.services.controller.informer import Informer, VersionCheck
 from brupop.services.controller.mirror import Mirror
 
 OPT_IN_SELECTOR = {OPT_IN_LABEL: OPT_IN_VALUE}
@@ -47,12 +48,14 @@ class FleetMirror:
             lambda: shadows.list(),
             lambda version, seconds: shadows.watch(version, seconds),
             self.shadows,
+            VersionCheck(lambda: shadows.list_versions(), lambda name: shadows.get(name)),
         )
         self.node_informer = Informer(
             "nodes",
             lambda: nodes.list(OPT_IN_SELECTOR),
             lambda version, seconds: nodes.watch(version, seconds, OPT_IN_SELECTOR),
             self.nodes,
+            VersionCheck(lambda: nodes.list_versions(OPT_IN_SELECTOR), _opted_in(nodes)),
         )
         self.book = RolloutBook(policy)
         self.orphans: set[str] = set()
@@ -142,6 +145,16 @@ def _set_member(members: set[str], name: str, present: bool) -> None:
         members.add(name)
     else:
         members.discard(name)
+
+
+def _opted_in(nodes: NodeRepository) -> Callable[[str], Node | None]:
+    """A read of one Node that sees it only while it is opted in (as the selector lists)."""
+
+    def read(name: str) -> Node | None:
+        node = nodes.get(name)
+        return node if node.labels.get(OPT_IN_LABEL) == OPT_IN_VALUE else None
+
+    return read
 
 
 def _slim(node: Node) -> Node:

@@ -3,10 +3,10 @@
 A node's reason is explained again only when something it depends on may have changed: its
 shadow or its decision, its slot (nodes in a slot are few and depend on drains and timeouts),
 its start in this pass or the last one, or, for nodes ready to start, the fleet-wide inputs
-(window open or not, concurrency full or not, fleet paused or not). The counts by reason are
-kept alongside for the nodes-waiting metric, and one log line is written when a node's reason
-changes. The full rows
-of `brupop status` are built on demand (`waiting_reason.report`).
+(window open or not, the policy's clock hold, concurrency full or not, fleet paused or not).
+The counts by reason are kept alongside for the nodes-waiting metric, and one log line is
+written when a node's reason changes. The full rows of `brupop status` are built on demand
+(`waiting_reason.report`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class NodeReasons:
         self._log = log
         self._reasons: dict[str, Reason] = {}
         self.counts: Counter[Reason] = Counter()
-        self._fleet_key: tuple[bool, ...] | None = None
+        self._fleet_key: tuple[object, ...] | None = None
         self.explained = 0
         """How many nodes were explained so far (an unchanged pass adds only those in a slot)."""
 
@@ -40,6 +40,7 @@ class NodeReasons:
         maximum = view.policy.limit.maximum
         key = (
             view.window_open,
+            view.schedule_hold,
             maximum is not None and held >= maximum,
             view.paused,
             view.halted is not None,

@@ -5,6 +5,10 @@ Drain runs from the spec asking for RebootedIntoUpdate until no pod that must le
 the cordoned node; reboot from there until the agent reports RebootedIntoUpdate. The whole
 update runs from the start until the agent reports MonitoringUpdate. Each duration is recorded
 once; what the controller did not see (e.g. before a restart) is not recorded at all.
+
+A completed update, from the start until the agent reports Idle again on the version it was
+started to (having passed MonitoringUpdate), is also kept for `take_completed`: the durations
+finishBy learns from.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from datetime import datetime, timedelta
 from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
+from brupop.domain.versions import versions_differ
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 
 _STAGED = UpdateState.STAGED_AND_PERFORMED_UPDATE
@@ -29,6 +34,12 @@ class PhaseTimer:
         self._started: dict[str, datetime] = {}
         self._drained: dict[str, datetime] = {}
         self._recorded: dict[str, set[UpdatePhase]] = {}
+        self._completed: list[float] = []
+
+    def take_completed(self) -> list[float]:
+        """The whole update durations (seconds) completed since the last call."""
+        completed, self._completed = self._completed, []
+        return completed
 
     def observe(
         self, shadows: Iterable[Shadow], drains: Mapping[str, DrainProgress], now: datetime
@@ -43,6 +54,13 @@ class PhaseTimer:
             return
         stamped = spec.state_transition_timestamp
         if spec.state is UpdateState.IDLE and status.current_state is UpdateState.IDLE:
+            started = self._started.get(name)
+            monitored = UpdatePhase.UPDATE in self._recorded.get(name, ())
+            arrived = spec.version is not None and not versions_differ(
+                status.current_version, spec.version
+            )
+            if started is not None and monitored and arrived:
+                self._completed.append(max(0.0, (now - started).total_seconds()))
             self._forget(name)
             return
         if spec.state is _STAGED and stamped is not None:

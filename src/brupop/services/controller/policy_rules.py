@@ -1,21 +1,26 @@
 """PolicyRules: the update policy's part of a controller pass.
 
 Before deciding: apply the policy changes seen since the last pass (the pause), take over or
-release a halt as the policy's status shows it, and assess the safety rules. After: publish the
-fleet's pause and halt metrics and, as leader, the policy's status. Without a policy repository
-(or with no `default` object) the pass is as it was before policies.
-"""
+release a halt as the policy's status shows it, read back the learned update durations, and
+assess the safety rules and the clock's rules (windows, blackouts, finishBy: `schedule`).
+After: publish the fleet's pause and halt metrics and, as leader, the policy's status (with
+the update durations measured). Without a policy repository (or with no `default` object) the
+pass is as it was before policies."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
+from brupop.domain.effective_policy import ENVIRONMENT_POLICY
+from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.policy_status import FleetProgress
 from brupop.domain.rollout_book import RolloutBook
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.rollout_safety import QUIET, RolloutSafety, SafetyPass
+from brupop.services.controller.start_timing import ScheduleGate, StartTiming
 
 
 class PolicyRules:
@@ -30,6 +35,7 @@ class PolicyRules:
     ) -> None:
         self.follower, self.safety = follower, safety
         self._metrics, self._safety_metrics = metrics, safety_metrics
+        self.timing = StartTiming()
 
     def assess(
         self, now: datetime, book: RolloutBook, touched: set[str], *, leading: bool
@@ -43,7 +49,17 @@ class PolicyRules:
         self._metrics.set_fleet_paused(paused)
         status, version = follower.status_seen()
         self.safety.halts.follow_status(status, version)
+        self.timing.follow_status(status)
         return paused, self.safety.assess(now, follower.policy, book, touched, leading=leading)
+
+    def schedule(self, window: MaintenanceWindow, window_open: bool, now: datetime) -> ScheduleGate:
+        """What the clock allows in this pass (`window_open`: the environment window's gate)."""
+        policy = self.follower.policy if self.follower is not None else ENVIRONMENT_POLICY
+        return self.timing.gate(policy, window, window_open=window_open, now=now)
+
+    def measured(self, durations: Iterable[float], *, leading: bool) -> None:
+        """Updates completed in this pass (their whole durations, seconds)."""
+        self.timing.measured(durations, leading=leading)
 
     def publish(
         self,
@@ -67,7 +83,9 @@ class PolicyRules:
             halted_at=safety.halted_at,
             blocked=safety.alerts.reason,
             soak=safety.soak,
+            durations=self.timing.history.seconds,
         )
         written = self.follower.publish_status(progress, now)
         if written is not None and written.status is not None:
             self.safety.halts.shown(written.status, written.resource_version)
+            self.timing.written(written.status)

@@ -271,14 +271,16 @@ class ControllerService:
         drains = self._drains()
         policy, window = self.config.policy, self.config.window
         self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
+        clock_says = self._rules.schedule(window, self._gate.is_open, now)
         soaking = safety.soaking
         plan = fleet.book.plan(
             now,
-            may_start=self._gate.is_open and not paused and safety.may_start,
+            may_start=clock_says.may_start and not paused and safety.may_start,
             withheld=safety.withheld(),
             only=safety.canaries if soaking else None,
         )
         self._phases.observe(self._shadows_named(touched | fleet.book.holders()), drains, now)
+        self._rules.measured(self._phases.take_completed(), leading=leading)
         outcome = WriteOutcome()
         if leading:
             outcome = self._writer.apply(plan, now, self.elector.is_leader)
@@ -294,7 +296,8 @@ class ControllerService:
             now=now,
             policy=policy,
             window=window,
-            window_open=self._gate.is_open,
+            window_open=clock_says.window_open,
+            schedule_hold=clock_says.hold,
             started=frozenset(outcome.started),
             drains=drains,
             timeouts=dict(self._timeouts),

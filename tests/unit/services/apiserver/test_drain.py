@@ -9,7 +9,13 @@ import pytest
 import structlog
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import MIRROR_POD_ANNOTATION, OwnerReference, Pod, PodPhase
+from brupop.domain.cluster import (
+    MIRROR_POD_ANNOTATION,
+    OwnerReference,
+    Pod,
+    PodDisruptionBudget,
+    PodPhase,
+)
 from brupop.ports.errors import DrainFailedError
 from brupop.ports.pod_repository import PodRepository
 from brupop.services.apiserver.drain import Drainer, DrainTimings
@@ -48,22 +54,22 @@ class RecordingPods:
     def get(self, namespace: str, name: str) -> Pod:
         return self._inner.get(namespace, name)
 
-    def evict(self, namespace: str, name: str) -> None:
+    def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
         self.evicted.append(f"{namespace}/{name}")
         if self._evictions_take_effect:
-            self._inner.evict(namespace, name)
+            self._inner.evict(namespace, name, grace_period_seconds)
 
     def delete(self, namespace: str, name: str) -> None:
         self.deleted.append(f"{namespace}/{name}")
         self._inner.delete(namespace, name)
 
-    def list_disruption_budgets(self, namespace: str) -> list:  # type: ignore[type-arg]
+    def list_disruption_budgets(self, namespace: str) -> list[PodDisruptionBudget]:
         return self._inner.list_disruption_budgets(namespace)
 
     def list_all(self) -> list[Pod]:
         return self._inner.list_all()
 
-    def list_all_disruption_budgets(self) -> list:  # type: ignore[type-arg]
+    def list_all_disruption_budgets(self) -> list[PodDisruptionBudget]:
         return self._inner.list_all_disruption_budgets()
 
 
@@ -186,7 +192,7 @@ def test_drain_evicts_at_most_five_pods_at_a_time(
     lock = threading.Lock()
 
     class FiveAtATime(RecordingPods):
-        def evict(self, namespace: str, name: str) -> None:
+        def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
             nonlocal in_flight, most
             with lock:
                 in_flight += 1
@@ -194,7 +200,7 @@ def test_drain_evicts_at_most_five_pods_at_a_time(
             meeting.wait()  # breaks (and fails the drain) unless exactly five meet
             with lock:
                 in_flight -= 1
-            super().evict(namespace, name)
+            super().evict(namespace, name, grace_period_seconds)
 
     make_drainer(cluster, clock, FiveAtATime(cluster.pods)).drain("n1")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brupop.domain.cluster import Node, WatchEvent, WatchEventType
+from brupop.domain.cluster import Node, VersionListing, WatchEvent, WatchEventType
 from brupop.services.controller.mirror import Mirror
 
 
@@ -78,5 +78,38 @@ def test_a_list_showing_every_held_name_at_its_held_version_changes_nothing() ->
     mirror.take_changes()
 
     assert mirror.reconcile([_node("a", "1"), _node("b", "2")], "6") == 0
+    assert sorted(mirror.names()) == ["a", "b"]
+    assert mirror.take_changes() == set()
+
+
+def test_a_list_of_versions_drops_what_it_does_not_show_and_names_what_to_read_again() -> None:
+    mirror = _mirror()
+    for name, version in (("same", "5"), ("ours-newer", "20"), ("gone", "6"), ("changed", "7")):
+        mirror.put(_node(name, version))
+    listing = VersionListing(
+        {"same": "5", "ours-newer": "19", "changed": "8", "new": "9"}, resource_version="15"
+    )
+
+    assert sorted(mirror.reconcile_versions(listing)) == ["changed", "new"]
+    assert sorted(mirror.names()) == ["changed", "ours-newer", "same"]
+
+
+def test_an_object_newer_than_a_list_of_versions_is_kept_though_missing_from_it() -> None:
+    mirror = _mirror()
+    mirror.put(_node("a", "5"))
+    mirror.put(_node("b", "20"))  # created after the list was taken
+
+    assert mirror.reconcile_versions(VersionListing({"a": "5"}, resource_version="15")) == []
+    assert sorted(mirror.names()) == ["a", "b"]
+
+
+def test_a_list_of_versions_that_agrees_with_the_mirror_changes_nothing() -> None:
+    mirror = _mirror()
+    mirror.put(_node("a", "5"))
+    mirror.put(_node("b", "6"))
+
+    mirror.take_changes()
+
+    assert mirror.reconcile_versions(VersionListing({"b": "6", "a": "5"}, "9")) == []
     assert sorted(mirror.names()) == ["a", "b"]
     assert mirror.take_changes() == set()
