@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from brupop.domain.budget_rule import BudgetUse
 from brupop.domain.canary import SoakProgress
 from brupop.domain.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.fleet_phase import FleetFacts, fleet_phase
@@ -21,11 +22,14 @@ from brupop.domain.halt import NOT_HALTED, HaltDecision
 from brupop.domain.states import UpdateState
 from brupop.domain.update_durations import expected_update_seconds
 from brupop.domain.update_policy_status import (
+    BUDGET_GROUPS_MAX,
     MESSAGE_MAX_LENGTH,
     CanaryProgress,
     NodeCounts,
     UpdatePolicyStatus,
+    VersionSeen,
 )
+from brupop.domain.update_policy_status import BudgetUse as BudgetUseStatus
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class FleetProgress:
     blocked: str | None = None  # the alert gate's reason for holding every start
     soak: SoakProgress | None = None  # None: no canaries in the policy
     durations: tuple[int, ...] = ()  # the last update durations (seconds), newest last
+    versions_seen: tuple[VersionSeen, ...] = ()  # first-seen times of offered versions
+    budgets: tuple[BudgetUse, ...] = ()  # every budget's groups, nodes in use and limit
 
     def key(self) -> tuple[object, ...]:
         """A value equal for equal progress (the states mapping may be a live counter)."""
@@ -56,6 +62,8 @@ class FleetProgress:
             self.blocked,
             soak_key,
             self.durations,
+            self.versions_seen,
+            self.budgets,
         )
 
 
@@ -97,6 +105,8 @@ def policy_status(
         nodes=_counts(progress.states),
         update_durations=progress.durations,
         expected_update_seconds=expected_update_seconds(progress.durations),
+        versions_first_seen=progress.versions_seen,
+        budgets_in_use=_budgets(progress.budgets),
     )
 
 
@@ -104,6 +114,14 @@ def _canary(soak: SoakProgress | None) -> CanaryProgress | None:
     if soak is None:
         return None
     return CanaryProgress(nodes=soak.canaries, updated=soak.updated, soak_ends_at=soak.ends_at)
+
+
+def _budgets(budgets: tuple[BudgetUse, ...]) -> tuple[BudgetUseStatus, ...]:
+    """The first BUDGET_GROUPS_MAX groups (the status has a bound; the metric has them all)."""
+    return tuple(
+        BudgetUseStatus(budget=u.budget, group=u.group, in_use=u.in_use, limit=u.limit)
+        for u in budgets[:BUDGET_GROUPS_MAX]
+    )
 
 
 def _counts(states: Mapping[str, int]) -> NodeCounts:

@@ -10,7 +10,7 @@ consistent list of shadows: it never lets more nodes hold a slot than the limit 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -22,6 +22,10 @@ from brupop.domain.shadow import Shadow, ShadowSpec
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.transition_timeout import is_timed_out
 from brupop.domain.versions import versions_differ
+
+Chooser = Callable[[list[str], int], list[str]]
+"""Picks the starts among the ready shadows' names (in start order) and the free slots
+(`start_selection.StartSelection` is one); what `plan_rollout` and `RolloutBook.plan` call."""
 
 
 class ChangeKind(StrEnum):
@@ -110,13 +114,15 @@ def plan_rollout(
     *,
     may_start: bool,
     held_back: frozenset[str] = frozenset(),
+    choose: Chooser | None = None,
 ) -> RolloutPlan:
     """Decide one pass over a consistent list of shadows.
 
     Nodes already in a slot move on (or are sent back on a crash or a timeout) whatever the
     window or a pause says; new nodes start only when `may_start` (the window is open and the
     fleet is not paused), only into free slots, and never a shadow named in `held_back` (its
-    node is paused).
+    node is paused). `choose`, when given, picks the starts among the ready names and the
+    free slots (as `RolloutBook.plan` does with it).
     """
     listed = list(shadows)
     changes = [change for shadow in listed if (change := _progress(shadow, now, policy))]
@@ -124,7 +130,11 @@ def plan_rollout(
     ready = [s for s in ready_to_start(listed, now, policy) if s.name not in held_back]
     if may_start:
         free = policy.limit.free_slots(held, wanted=len(ready))
-        changes += [SpecChange(s, next_spec(s, now), ChangeKind.START) for s in ready[:free]]
+        chosen = ready[:free]
+        if choose is not None and free:
+            by_name = {s.name: s for s in ready}
+            chosen = [by_name[n] for n in choose([s.name for s in ready], free)]
+        changes += [SpecChange(s, next_spec(s, now), ChangeKind.START) for s in chosen]
     return RolloutPlan(tuple(changes), held, tuple(ready))
 
 

@@ -22,8 +22,9 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from datetime import datetime
 
+from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.decision import Decision, decide
-from brupop.domain.rollout import ChangeKind, RolloutPlan, RolloutPolicy, SpecChange
+from brupop.domain.rollout import ChangeKind, Chooser, RolloutPlan, RolloutPolicy, SpecChange
 from brupop.domain.shadow import Shadow
 from brupop.domain.shadow_facts import ShadowFacts
 
@@ -169,22 +170,28 @@ class RolloutBook:
         may_start: bool,
         withheld: Collection[str] = (),
         only: Collection[str] | None = None,
+        limit: ConcurrencyLimit | None = None,
+        choose: Chooser | None = None,
     ) -> RolloutPlan:
         """This pass's spec changes: every pending change, then starts into free slots.
 
         `withheld` names shadows whose pending change must wait (the health gate holds them);
         `only`, when given, names the only shadows that may start (the canaries, before they
-        have soaked). `ready` of the plan is left empty: the book keeps the ready nodes
-        (`ready_names`)."""
+        have soaked). `limit` replaces the policy's global limit (the update policy's
+        `maxConcurrent`); `choose` picks the starts among the ready names and free slots (the
+        start rules and order: `start_selection`), else the first ready ones start. `ready`
+        of the plan is left empty: the book keeps the ready nodes (`ready_names`)."""
         changes = [self._change(n, now) for n in sorted(self._changes) if n not in withheld]
         if may_start and self._ready:
-            if only is None:
-                free = self._policy.limit.free_slots(self.held, wanted=len(self._ready))
-                ready = [key[2] for key in self._ready[:free]]
+            slots = limit or self._policy.limit
+            if only is None:  # the ready names are listed only when a start is possible
+                free = slots.free_slots(self.held, wanted=len(self._ready))
+                ready = [key[2] for key in (self._ready if choose and free else self._ready[:free])]
             else:
                 ready = self._ready_among(only)
-                ready = ready[: self._policy.limit.free_slots(self.held, wanted=len(ready))]
-            changes += [self._start(name, now) for name in ready]
+                free = slots.free_slots(self.held, wanted=len(ready))
+            chosen = choose(ready, free) if choose is not None and free else ready[:free]
+            changes += [self._start(name, now) for name in chosen]
         return RolloutPlan(tuple(changes), self.held, ())
 
     def is_ready(self, name: str) -> bool:

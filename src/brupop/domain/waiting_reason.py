@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brupop.domain.backoff import is_retry_allowed, retry_allowed_at
 from brupop.domain.concurrency import holds_slot
@@ -19,6 +19,9 @@ from brupop.domain.states import UpdateState
 from brupop.domain.transition_timeout import is_timed_out, transition_deadline
 from brupop.domain.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.domain.versions import versions_differ
+
+if TYPE_CHECKING:  # start_holds reads Reason from here
+    from brupop.domain.start_holds import StartHold
 
 _NODE_PAUSED = f"{NODE_PAUSED_LABEL}={NODE_PAUSED_VALUE}"
 
@@ -107,6 +110,8 @@ class RolloutView:
     """Shadows whose node failed its health gate recently."""
     schedule_hold: tuple[Reason, str] | None = None
     """The policy's clock rule (blackout, windows, finishBy) holding every start, and why."""
+    start_holds: Mapping[str, StartHold] = field(default_factory=dict)
+    """Ready shadows a start rule held in this pass (a budget, a pin, ...), with why."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +189,9 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
         return view.schedule_hold[0], f"{view.schedule_hold[1]}; {offered}"
     if not view.window_open:
         return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
+    hold = view.start_holds.get(shadow.name)
+    if hold is not None:
+        return hold.reason, f"{hold.detail}; {offered}"
     limit = view.policy.limit
     if limit.maximum is not None and held >= limit.maximum:
         return Reason.CONCURRENCY_FULL, (

@@ -51,3 +51,7 @@ class RolloutMetrics(Protocol):
     def set_fleet_paused(self, paused: bool) -> None:
         """Whether the update policy pauses the fleet."""
         ...
+
+    def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
+        """Nodes outside Idle per (budget's groupBy key, group); groups not given are gone."""
+        ...

@@ -9,7 +9,12 @@ import pytest
 
 from brupop.domain.cluster import WatchEventType
 from brupop.domain.update_policy import Canary, HealthGate, UpdatePolicySpec
-from brupop.domain.update_policy_status import HaltReason, PolicyPhase, UpdatePolicyStatus
+from brupop.domain.update_policy_status import (
+    HaltReason,
+    PolicyPhase,
+    UpdatePolicyStatus,
+    VersionSeen,
+)
 from brupop.ports.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -101,6 +106,23 @@ def test_the_status_is_written_read_back_and_cleared_field_by_field(
     assert cluster.policies.update_status(resumed).status == resumed
     default = cluster.policies.read().default
     assert default is not None and default.status == resumed
+
+
+def test_the_first_seen_versions_are_written_read_back_and_replaced_as_a_list(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.apply_policy(_policy())
+    first = VersionSeen(version="1.20.0", at=datetime(2026, 11, 30, 9, 0, tzinfo=UTC))
+    second = VersionSeen(version="1.21.0-rc.1", at=datetime(2026, 11, 30, 10, 0, tzinfo=UTC))
+    both = HALTED.model_copy(update={"versions_first_seen": (first, second)})
+
+    assert cluster.policies.update_status(both).status == both
+    only_second = HALTED.model_copy(update={"versions_first_seen": (second,)})
+    cluster.policies.update_status(only_second)
+
+    default = cluster.policies.read().default
+    assert default is not None and default.status is not None
+    assert default.status.versions_first_seen == (second,)
 
 
 def test_a_spec_change_bumps_the_generation_and_keeps_the_status(

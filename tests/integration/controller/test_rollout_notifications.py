@@ -15,6 +15,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookTarget
 from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.maintenance_window import MaintenanceWindow
+from brupop.domain.resources import Resources
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
@@ -153,6 +154,8 @@ def test_a_node_that_times_out_sends_node_failed_with_its_reason() -> None:
 def test_a_drain_held_by_a_budget_sends_drain_blocked_naming_the_pod_and_the_budget() -> None:
     clock = FakeClock()
     cluster = _cluster(clock, 1)
+    # room for db-0 elsewhere (the policy's capacity check lets node-00 start)
+    cluster.add_node("spare", allocatable=Resources(2000, 4 << 30))
     cluster.add_pod("shop", "db-0", "node-00", labels={"app": "db"})
     cluster.add_disruption_budget("shop", "db-pdb", {"app": "db"}, max_unavailable=0)
     with running_receiver() as receiver, _replica(cluster, clock, receiver.url) as replica:

@@ -9,6 +9,7 @@ from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import Shadow
+from brupop.domain.start_holds import StartHold
 from brupop.domain.states import UpdateState as S
 from brupop.domain.waiting_reason import Reason, RolloutView, TimeoutRecord, report
 from tests.unit.domain.controller_shadows import NOW, OLD, ago, shadow
@@ -168,3 +169,28 @@ def test_rows_carry_the_kubectl_columns_and_serialise_for_scripts() -> None:
         "detail": rows[1].detail,
         "waiting": False,
     }
+
+
+ZONE_HOLD = StartHold(Reason.BUDGET_FULL, "zone us-east-1a at 1/1")
+
+
+def test_a_node_held_by_a_start_rule_names_the_hold_and_the_version_offered() -> None:
+    view = _view(policy=RolloutPolicy(ConcurrencyLimit(3)), start_holds={"brs-n": ZONE_HOLD})
+    assert _only(shadow("n"), view) == (
+        Reason.BUDGET_FULL,
+        "zone us-east-1a at 1/1; 1.20.0 offered",
+    )
+
+
+def test_a_start_hold_is_named_before_a_full_concurrency() -> None:
+    busy = shadow("busy", spec=S.STAGED_AND_PERFORMED_UPDATE, state=S.IDLE, stamped=ago(1))
+    view = _view(start_holds={"brs-n": ZONE_HOLD})
+    assert _only(shadow("n"), view, busy)[0] is Reason.BUDGET_FULL
+
+
+def test_a_closed_window_is_named_before_a_start_hold() -> None:
+    now = NOW + timedelta(hours=4)
+    view = _view(
+        now=now, window=MONDAY_MORNINGS, window_open=False, start_holds={"brs-n": ZONE_HOLD}
+    )
+    assert _only(shadow("n"), view)[0] is Reason.OUTSIDE_WINDOW

@@ -31,7 +31,8 @@ class Surface:
 
 
 def status_document(controller: ControllerService) -> dict[str, Any]:
-    """The `/status` body: this replica, the policy in force and one row per node."""
+    """The `/status` body: this replica, the policy in force, one row per node and the offered
+    versions' first-seen times and eligibility (`versions`)."""
     config = controller.config
     window = config.window
     return {
@@ -44,6 +45,7 @@ def status_document(controller: ControllerService) -> dict[str, Any]:
             "time_zone": str(window.zone),
         },
         "nodes": [row.as_json() for row in controller.reports()],
+        "versions": [standing.as_json() for standing in controller.versions()],
     }
 
 

@@ -83,6 +83,13 @@ class PrometheusRolloutMetrics:
         # the first failure as one rather than as a new series with nothing before it.
         for check in GateCheck:
             self._gate_failures.labels(check=check.value)
+        self._budgets = Gauge(
+            "brupop_budget_in_use",
+            "Nodes outside Idle per budget (its groupBy label key) and group (the label's value).",
+            ["budget", "group"],
+            registry=self.registry,
+        )
+        self._budgets_set: dict[tuple[str, str], int] = {}
         self._seen_states: set[str] = set()
         self._seen_versions: set[str] = set()
 
@@ -122,6 +129,15 @@ class PrometheusRolloutMetrics:
 
     def set_fleet_paused(self, paused: bool) -> None:
         self._paused.set(1 if paused else 0)
+
+    def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
+        if in_use == self._budgets_set:
+            return
+        for gone in self._budgets_set.keys() - in_use.keys():
+            self._budgets.remove(*gone)
+        for (budget, group), count in in_use.items():
+            self._budgets.labels(budget=budget, group=group).set(count)
+        self._budgets_set = dict(in_use)
 
     def exposition(self) -> bytes:
         """The Prometheus text format of every collector."""

@@ -66,6 +66,9 @@ class NotifyingMetrics:
         self._inner.set_leader(leading)
         self._notices.leader(leading)
 
+    def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
+        self._inner.set_budgets_in_use(in_use)
+
     def set_fleet_paused(self, paused: bool) -> None:
         self._inner.set_fleet_paused(paused)
         self._notices.fleet(paused=paused)

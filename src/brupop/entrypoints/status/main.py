@@ -34,6 +34,7 @@ from brupop.entrypoints.status.reaching import (
 )
 from brupop.entrypoints.status.table import format_table
 from brupop.entrypoints.status.timeline_command import write_cluster_timeline
+from brupop.entrypoints.status.version_lines import version_lines
 from brupop.ports.errors import UnavailableError
 
 LONGEST_TIMEOUT_SECONDS = 3600.0
@@ -133,5 +134,7 @@ def main(argv: list[str]) -> int:
     policy = document.get("policy")
     if isinstance(policy, dict):
         print(policy_line(policy))
+    for line in version_lines(document.get("versions")):
+        print(line)
     print(format_table(document.get("nodes", [])))
     return 0

@@ -16,6 +16,7 @@ import operator
 from collections.abc import Callable
 from datetime import datetime
 
+from brupop.domain.autoscaler_annotations import AUTOSCALER_RECORD_ANNOTATION, GUARD_ANNOTATIONS
 from brupop.domain.cluster import Node
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.rollout_book import RolloutBook
@@ -29,6 +30,7 @@ from brupop.services.controller.informer import Informer, VersionCheck
 from brupop.services.controller.mirror import Mirror
 
 OPT_IN_SELECTOR = {OPT_IN_LABEL: OPT_IN_VALUE}
+_AUTOSCALER_KEYS = (*GUARD_ANNOTATIONS, AUTOSCALER_RECORD_ANNOTATION)
 # Read 20,000 times per resync at 10k: attrgetter runs in C, a Python function does not.
 _NAME = operator.attrgetter("name")
 _VERSION = operator.attrgetter("resource_version")
@@ -42,7 +44,11 @@ class FleetMirror:
     ) -> None:
         self._repository = shadows
         self.shadows: Mirror[Shadow] = Mirror(_NAME, _VERSION)
-        self.nodes: Mirror[Node] = Mirror(_NAME, _VERSION, matters=node_change_matters, keep=_slim)
+        self.group_labels: frozenset[str] = frozenset()
+        """Label keys the budgets group nodes by: kept in the mirror, and their changes matter."""
+        self.nodes: Mirror[Node] = Mirror(
+            _NAME, _VERSION, matters=self._node_matters, keep=self._slim
+        )
         self.shadow_informer = Informer(
             "shadows",
             lambda: shadows.list(),
@@ -60,6 +66,8 @@ class FleetMirror:
         self.book = RolloutBook(policy)
         self.orphans: set[str] = set()
         self._by_node: dict[str, set[str]] = {}
+        self.node_changes = 0
+        """Node changes that mattered so far (what budget group sizes are cached against)."""
 
     def catch_up(
         self, *, followed: bool, resync: bool, gained_leadership: bool, by_list: bool = False
@@ -82,7 +90,9 @@ class FleetMirror:
         """Decide the shadows that changed or whose deadline passed; their names."""
         book = self.book
         paused_changed: set[str] = set()
-        for node_name in self.nodes.take_changes():
+        changed_nodes = self.nodes.take_changes()
+        self.node_changes += len(changed_nodes)
+        for node_name in changed_nodes:
             node = self.nodes.get(node_name)
             paused = node_is_paused(node)
             for name in self._by_node.get(node_name, ()):
@@ -100,6 +110,21 @@ class FleetMirror:
                 self._index(shadow)
         touched.update(book.redecide(book.due(now), now))
         return touched | paused_changed
+
+    def follow_labels(self, keys: frozenset[str]) -> bool:
+        """Keep the Node labels `keys` (the budgets' groupBy keys) from now on; when a key is
+        new, list the Nodes again so the mirror holds it at once. True when it listed."""
+        if keys == self.group_labels:
+            return False
+        before, self.group_labels = self.group_labels, keys
+        if keys <= before or not self.nodes.filled:
+            return False
+        try:
+            self.node_informer.relist(refresh=True)
+        except PortError:
+            self.group_labels = before  # listed again on the next pass
+            raise
+        return True
 
     def written(self, stored: list[Shadow], conflicted: list[str]) -> None:
         """Our own writes, into the mirror at once; shadows that conflicted are read again."""
@@ -139,6 +164,15 @@ class FleetMirror:
             if not names:
                 del self._by_node[old.node_name]
 
+    def _node_matters(self, old: Node | None, new: Node | None) -> bool:
+        if node_change_matters(old, new):
+            return True
+        assert old is not None and new is not None  # a Node appearing or going matters above
+        return any(old.labels.get(k) != new.labels.get(k) for k in self.group_labels)
+
+    def _slim(self, node: Node) -> Node:
+        return _slim(node, self.group_labels)
+
 
 def _set_member(members: set[str], name: str, present: bool) -> None:
     if present:
@@ -157,16 +191,22 @@ def _opted_in(nodes: NodeRepository) -> Callable[[str], Node | None]:
     return read
 
 
-def _slim(node: Node) -> Node:
-    """What a pass reads of a Node (its presence, opt-in and pause labels, its cordon): a
-    10k-node cluster's labels and annotations would otherwise be most of the controller's
-    memory. The opt-out cleanup reads the whole Node afresh before it changes anything."""
-    labels = node.labels
-    kept = {k: labels[k] for k in (OPT_IN_LABEL, NODE_PAUSED_LABEL) if k in labels}
+def _slim(node: Node, group_labels: frozenset[str] = frozenset()) -> Node:
+    """What a pass reads of a Node (its presence, opt-in, pause and budget group labels, its
+    cordon, the autoscaler annotations, its taints, creation and deletion): a 10k-node
+    cluster's labels and annotations would otherwise be most of the controller's memory. The
+    opt-out cleanup reads the whole Node afresh before it changes anything."""
+    labels, annotations = node.labels, node.annotations
+    kept = {k: labels[k] for k in (OPT_IN_LABEL, NODE_PAUSED_LABEL, *group_labels) if k in labels}
+    noted = {k: annotations[k] for k in _AUTOSCALER_KEYS if k in annotations}
     return Node(
         name=node.name,
         uid=node.uid,
         labels=kept,
+        annotations=noted,
         unschedulable=node.unschedulable,
         resource_version=node.resource_version,
+        taints=node.taints,
+        created_at=node.created_at,
+        deleting=node.deleting,
     )

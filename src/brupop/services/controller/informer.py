@@ -64,12 +64,14 @@ class Informer(Generic[T]):
         """The resourceVersion to watch from (None until a first list)."""
         return self._version
 
-    def relist(self) -> str | None:
+    def relist(self, *, refresh: bool = False) -> str | None:
         """List everything and reconcile the mirror with it; the list's resourceVersion. A
         filled mirror with a version check is compared by versions first, and only the
-        objects that differ are read (all of them by one list when there are many)."""
+        objects that differ are read (all of them by one list when there are many).
+        `refresh`: one full list replacing even the objects held at the listed version (what
+        the mirror keeps of an object changed, e.g. a budget's new label key)."""
         check = self._check
-        if check is not None and self.mirror.filled:
+        if check is not None and self.mirror.filled and not refresh:
             versions = check.list_versions()
             stale = self.mirror.reconcile_versions(versions)
             if len(stale) <= MAX_READS_PER_CHECK:
@@ -77,7 +79,7 @@ class Informer(Generic[T]):
                     self._read_again(check, name, versions.resource_version)
                 return self._listed(versions.resource_version)
         listing = self._lister()
-        self.mirror.reconcile(listing.items, listing.resource_version)
+        self.mirror.reconcile(listing.items, listing.resource_version, refresh=refresh)
         return self._listed(listing.resource_version)
 
     def _read_again(self, check: VersionCheck[T], name: str, list_version: str | None) -> None:

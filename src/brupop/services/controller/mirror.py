@@ -112,10 +112,13 @@ class Mirror(Generic[T]):
             self._drop_unlisted(versions.keys(), listing.resource_version)
             return stale
 
-    def reconcile(self, items: Iterable[T], list_version: str | None) -> int:
+    def reconcile(
+        self, items: Iterable[T], list_version: str | None, *, refresh: bool = False
+    ) -> int:
         """Bring the mirror in line with a complete list taken at `list_version`: newer items
         replace held ones, held objects the list does not show are dropped unless they are
-        newer than the list. Returns how many names changed in a way that matters."""
+        newer than the list. `refresh`: items of the version held replace it too (what `keep`
+        holds of an object changed). Returns how many names changed in a way that matters."""
         changed = 0
         listed: set[str] = set()
         name_of, version_of, versions = self._name_of, self._version_of, self._versions
@@ -123,7 +126,11 @@ class Mirror(Generic[T]):
             for obj in items:
                 name, version = name_of(obj), version_of(obj)
                 listed.add(name)
-                if name not in versions or _newer(version, versions[name]):
+                if (
+                    name not in versions
+                    or _newer(version, versions[name])
+                    or (refresh and version == versions[name])
+                ):
                     changed += self._hold(name, version, obj)
             if len(versions) != len(listed):  # else every held name was listed: nothing to drop
                 changed += self._drop_unlisted(listed, list_version)

@@ -9,15 +9,19 @@ pass is as it was before policies."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
 
+from brupop.domain.budget_rule import BudgetUse
 from brupop.domain.effective_policy import ENVIRONMENT_POLICY
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.policy_status import FleetProgress
 from brupop.domain.rollout_book import RolloutBook
+from brupop.domain.version_gate import VersionStanding
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.services.controller.offered_versions import OfferedVersions
 from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.rollout_safety import QUIET, RolloutSafety, SafetyPass
 from brupop.services.controller.start_timing import ScheduleGate, StartTiming
@@ -36,6 +40,7 @@ class PolicyRules:
         self.follower, self.safety = follower, safety
         self._metrics, self._safety_metrics = metrics, safety_metrics
         self.timing = StartTiming()
+        self.versions = OfferedVersions()
 
     def assess(
         self, now: datetime, book: RolloutBook, touched: set[str], *, leading: bool
@@ -50,6 +55,7 @@ class PolicyRules:
         status, version = follower.status_seen()
         self.safety.halts.follow_status(status, version)
         self.timing.follow_status(status)
+        self.versions.follow(status, present=version is not None, offered=book.targets, now=now)
         return paused, self.safety.assess(now, follower.policy, book, touched, leading=leading)
 
     def schedule(self, window: MaintenanceWindow, window_open: bool, now: datetime) -> ScheduleGate:
@@ -70,8 +76,10 @@ class PolicyRules:
         now: datetime,
         *,
         leading: bool,
+        budgets: tuple[BudgetUse, ...] = (),
     ) -> None:
-        """The fleet's metrics, and (leader only) the policy's status."""
+        """The fleet's metrics, and (leader only) the policy's status (`budgets`: the
+        budgets' groups in use)."""
         self._safety_metrics.set_fleet(paused=paused, halted=safety.halt.halted)
         if not leading or self.follower is None:
             return
@@ -84,8 +92,21 @@ class PolicyRules:
             blocked=safety.alerts.reason,
             soak=safety.soak,
             durations=self.timing.history.seconds,
+            versions_seen=self.versions.seen,
+            budgets=budgets,
         )
         written = self.follower.publish_status(progress, now)
         if written is not None and written.status is not None:
             self.safety.halts.shown(written.status, written.resource_version)
             self.timing.written(written.status)
+
+    def version_standings(self, book: RolloutBook, now: datetime) -> list[VersionStanding]:
+        """Each recorded version: first seen, eligible at, nodes offered it, what holds them."""
+        follower = self.follower
+        policy = follower.policy.scheduling.version if follower is not None else None
+        offered: Counter[str] = Counter(
+            facts.target_version
+            for name in book.names()
+            if (facts := book.facts(name)) is not None and facts.offered
+        )
+        return self.versions.standings(policy, offered, now)

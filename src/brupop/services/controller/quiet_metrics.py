@@ -41,6 +41,9 @@ class QuietMetrics:
     def set_fleet_paused(self, paused: bool) -> None:
         return None
 
+    def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
+        return None
+
 
 _: RolloutMetrics = QuietMetrics()
 _safety: SafetyMetrics = QuietMetrics()

@@ -14,14 +14,19 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
 
 from brupop.domain.drain_progress import DrainProgress
+from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy
 from brupop.domain.maintenance_window import WindowGate
 from brupop.domain.shadow import Shadow
+from brupop.domain.start_holds import StartHold
+from brupop.domain.version_gate import VersionStanding
 from brupop.domain.waiting_reason import (
     GateFailureRecord,
     NodeReport,
@@ -39,6 +44,7 @@ from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
+from brupop.services.controller.autoscaler_guard import AutoscalerGuard
 from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.drain_watch import observe_drains
@@ -46,14 +52,17 @@ from brupop.services.controller.fleet_mirror import FleetMirror
 from brupop.services.controller.gate_settling import settle_gates
 from brupop.services.controller.informer import Informer
 from brupop.services.controller.leader_election import LeaderElector
+from brupop.services.controller.node_pods import NodePods
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.phase_timing import PhaseTimer
+from brupop.services.controller.pod_census import PodCensus
 from brupop.services.controller.policy_follower import PolicyFollower
 from brupop.services.controller.policy_rules import PolicyRules
 from brupop.services.controller.quiet_metrics import QuietMetrics
 from brupop.services.controller.rollout_safety import GatePorts, RolloutSafety
 from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
+from brupop.services.controller.start_rules import StartPorts, StartRules
 from brupop.services.controller.write_journal import WriteJournal
 from brupop.services.supervisor import RestartPolicy
 
@@ -78,6 +87,7 @@ class ControllerService:
         policies: UpdatePolicyRepository | None = None,
         gates: GatePorts | None = None,
         safety_metrics: SafetyMetrics | None = None,
+        starts: StartPorts | None = None,
     ) -> None:
         self._shadows, self._nodes, self._pods, self._clock = shadows, nodes, pods, clock
         self._watch_restart = watch_restart
@@ -107,6 +117,9 @@ class ControllerService:
         self._wake = threading.Event()
         self._log = structlog.get_logger(__name__).bind(identity=config.identity)
         self.fleet = FleetMirror(shadows, nodes, config.policy)
+        self._autoscaler = AutoscalerGuard(
+            nodes, self.fleet.nodes, clock, self._log, rescan_seconds=config.resync_seconds
+        )
         follower = (
             PolicyFollower(policies, events, config.namespace) if policies is not None else None
         )
@@ -116,8 +129,16 @@ class ControllerService:
         safety = RolloutSafety(gates, nodes, clock, check_budget_seconds=budget)
         self._safety_metrics: SafetyMetrics = safety_metrics or QuietMetrics()
         self._rules = PolicyRules(follower, safety, self._metrics, self._safety_metrics)
+        # The version gate reads the first-seen times that the policy rules keep.
+        starts = replace(starts or StartPorts(), versions=self._rules.versions)
+        if starts.census is None:  # listed only by a pass that can start a node
+            starts = replace(starts, census=PodCensus(pods, nodes))
+        if starts.pods is None:  # the blocking-pod rule reads the pods through a short cache
+            starts = replace(starts, pods=NodePods(pods, clock, self._log))
+        self._starts = StartRules(self.fleet, starts)
         self._view: RolloutView | None = None
         self._started_before: frozenset[str] = frozenset()
+        self._holds_before: Mapping[str, StartHold] = {}
         self._followed = False
         self._term: int | None = None  # the Lease term the mirror was last listed for
         self._last_resync: float | None = None
@@ -206,6 +227,14 @@ class ControllerService:
         book = self.fleet.book
         return report([s for n in book.names() if (s := book.shadow(n)) is not None], view)
 
+    def versions(self) -> list[VersionStanding]:
+        """Each offered version's first-seen time, eligibility and hold, as of the last pass
+        (empty without a policy object: nothing is tracked then)."""
+        view = self._view
+        if view is None:
+            return []
+        return self._rules.version_standings(self.fleet.book, view.now)
+
     def work_done(self) -> tuple[int, int]:
         """(shadows decided, nodes explained) so far: what a pass with nothing new must not
         add to, beyond the nodes in a slot."""
@@ -266,10 +295,17 @@ class ControllerService:
             return False
         touched = fleet.absorb(now)
         paused, safety = self._rules.assess(now, fleet.book, touched, leading=leading)
+        in_force = self._policy_in_force()
+        if fleet.follow_labels(frozenset(b.group_by for b in in_force.scheduling.budgets)):
+            touched |= fleet.absorb(now)
         if leading and fleet.orphans:
             touched |= self._sweep(now)
         drains = self._drains()
-        policy, window = self.config.policy, self.config.window
+        window = self.config.window
+        limit = self._starts.limit(in_force, self.config.policy.limit)
+        policy = self.config.policy
+        if limit != policy.limit:
+            policy = replace(policy, limit=limit)
         self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
         clock_says = self._rules.schedule(window, self._gate.is_open, now)
         soaking = safety.soaking
@@ -278,6 +314,8 @@ class ControllerService:
             may_start=clock_says.may_start and not paused and safety.may_start,
             withheld=safety.withheld(),
             only=safety.canaries if soaking else None,
+            limit=limit,
+            choose=self._starts.chooser(in_force, now),
         )
         self._phases.observe(self._shadows_named(touched | fleet.book.holders()), drains, now)
         self._rules.measured(self._phases.take_completed(), leading=leading)
@@ -291,6 +329,7 @@ class ControllerService:
         if outcome.stored or outcome.conflicted:
             fleet.written(outcome.stored, outcome.conflicted)
             touched |= fleet.absorb(now)
+        self._guard_nodes(leading and not outcome.stopped_leading, outcome.started)
         self._forget_old_timeouts(now)
         view = RolloutView(
             now=now,
@@ -309,11 +348,20 @@ class ControllerService:
             canaries=safety.canaries or frozenset(),
             gate_holds=safety.gate_holds(),
             gate_failures=dict(self._gate_failures),
+            start_holds=self._starts.holds,
         )
         self._publish(view, touched)
-        updating = len(fleet.book.holders() | view.started)
-        self._rules.publish(fleet.book, updating, paused, safety, now, leading=leading)
+        holding = fleet.book.holders() | view.started
+        budgets = self._starts.usage(in_force, holding)
+        self._metrics.set_budgets_in_use({(u.budget, u.group): u.in_use for u in budgets})
+        self._rules.publish(
+            fleet.book, len(holding), paused, safety, now, leading=leading, budgets=budgets
+        )
         return outcome.conflicts > 0 and not outcome.stopped_leading
+
+    def _policy_in_force(self) -> EffectivePolicy:
+        follower = self.policy
+        return follower.policy if follower is not None else ENVIRONMENT_POLICY
 
     def _lags_behind_own_writes(self) -> bool:
         """The mirror still shows one of this replica's writes undone (its event is late)."""
@@ -341,6 +389,15 @@ class ControllerService:
         holders = self._shadows_named(self.fleet.book.holders())
         return observe_drains(holders, self.fleet.nodes.get, self._pods, self._log)
 
+    def _guard_nodes(self, leading: bool, started: set[str]) -> None:
+        """The autoscaler annotations on the nodes holding a slot (from the moment they start),
+        what was there before on the others."""
+        leading = leading and self.elector.is_leader()
+        book = self.fleet.book
+        names = book.holders() | started if leading else set()
+        holding = {s.node_name for n in names if (s := book.shadow(n)) is not None}
+        self._autoscaler.keep(holding, leading=leading)
+
     def _forget_old_timeouts(self, now: datetime) -> None:
         """Timeouts and gate failures are recalled in REASON for a day, then forgotten."""
         book = self.fleet.book
@@ -361,6 +418,11 @@ class ControllerService:
         holders = book.holders()
         held = len(holders | view.started)
         names = touched | holders | view.started | self._started_before
+        holds, before = view.start_holds, self._holds_before
+        # A held node's REASON names its hold: refresh it when the hold appears, changes or goes.
+        if holds is not before:  # the same choice as the last pass keeps its holds' object
+            names.update(n for n in holds.keys() | before.keys() if holds.get(n) != before.get(n))
+        self._holds_before = holds
         if self._reasons.fleet_changed(view, held):
             # A halt outranks a Node's own pause: the held-back nodes' reasons change with it.
             names.update(book.ready_names())

@@ -27,6 +27,7 @@ from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.health_checks import HealthChecks
 from brupop.services.controller.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
+from brupop.services.controller.start_rules import StartPorts
 from tests.fakes.clock import FakeClock
 
 OLD, NEW = "1.19.0", "1.20.0"
@@ -48,6 +49,7 @@ class RecordingMetrics:
     fleet_halted: bool | None = None
     gate_seconds: list[float] = field(default_factory=list)
     gate_failures: list[str] = field(default_factory=list)
+    budgets: Mapping[tuple[str, str], int] = field(default_factory=dict)
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self.hosts = (dict(states), dict(versions))
@@ -69,6 +71,9 @@ class RecordingMetrics:
 
     def set_fleet_paused(self, paused: bool) -> None:
         self.fleet_paused = paused
+
+    def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
+        self.budgets = dict(in_use)
 
     def set_fleet(self, *, paused: bool, halted: bool) -> None:
         self.fleet_paused, self.fleet_halted = paused, halted
@@ -109,6 +114,7 @@ class Fleet:
         controller_node: str | None = None,
         metrics: RecordingMetrics | RolloutMetrics | None = None,
         policies: bool = True,
+        starts: StartPorts | None = None,
     ) -> ControllerService:
         """A controller replica; it follows the update policies unless `policies` is False
         (with no policy object, following them changes nothing)."""
@@ -140,6 +146,7 @@ class Fleet:
                 self.alerts,
             ),
             safety_metrics=metrics if isinstance(metrics, RecordingMetrics) else None,
+            starts=starts,
         )
 
     # --- looking -------------------------------------------------------------------------

@@ -113,3 +113,35 @@ def test_a_list_of_versions_that_agrees_with_the_mirror_changes_nothing() -> Non
     assert mirror.reconcile_versions(VersionListing({"b": "6", "a": "5"}, "9")) == []
     assert sorted(mirror.names()) == ["a", "b"]
     assert mirror.take_changes() == set()
+
+
+def test_a_refreshing_list_replaces_objects_held_at_the_listed_version_but_not_newer_ones() -> None:
+    held_labels: list[str] = []
+    mirror: Mirror[Node] = Mirror(
+        lambda n: n.name,
+        lambda n: n.resource_version,
+        keep=lambda n: Node(
+            n.name,
+            n.uid,
+            {k: v for k, v in n.labels.items() if k in held_labels},
+            resource_version=n.resource_version,
+        ),
+    )
+    zoned = {"zone": "a"}
+    mirror.reconcile([Node("a", "uid-a", zoned, resource_version="5")], "5")
+    mirror.put(Node("b", "uid-b", zoned, resource_version="9"))
+    held_labels.append("zone")
+
+    mirror.reconcile(
+        [
+            Node("a", "uid-a", zoned, resource_version="5"),
+            Node("b", "uid-b", {}, resource_version="8"),
+        ],
+        "8",
+        refresh=True,
+    )
+
+    assert (mirror.get("a"), mirror.get("b")) == (
+        Node("a", "uid-a", zoned, resource_version="5"),
+        Node("b", "uid-b", {}, resource_version="9"),
+    )

@@ -1,0 +1,178 @@
+"""The controller and the policy's `version` section: a pin holds newer versions, a release age
+holds a version until it was first seen long enough ago; first-seen times are written in the
+policy status and read back by a restarted controller or a new leader; without a policy object
+nothing is tracked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from brupop.domain.states import UpdateState as S
+from brupop.domain.update_policy_status import VersionSeen
+from brupop.domain.waiting_reason import Reason
+from brupop.services.controller.service import ControllerService
+from tests.unit.services.controller.fleet import NEW, START, Fleet
+
+NAMESPACE = "brupop-bottlerocket-aws"
+
+
+def _policy(**spec: Any) -> dict[str, Any]:
+    return {"metadata": {"name": "default"}, "spec": spec}
+
+
+def _written(fleet: Fleet) -> tuple[VersionSeen, ...]:
+    status = fleet.cluster.policies.store.get(f"{NAMESPACE}/default").status
+    assert status is not None
+    return status.versions_first_seen
+
+
+def _first_seen(controller: ControllerService) -> dict[str, str]:
+    return {entry["version"]: entry["first_seen"] for entry in _json(controller)}
+
+
+def _json(controller: ControllerService) -> list[dict[str, Any]]:
+    return [standing.as_json() for standing in controller.versions()]
+
+
+def test_the_leader_writes_when_each_offered_version_was_first_seen() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(_policy(paused=True))
+    fleet.controller(1).tick()
+
+    assert _written(fleet) == (VersionSeen(version=NEW, at=START),)
+
+
+def test_a_restarted_controller_keeps_the_first_seen_time_from_the_status() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(_policy(paused=True))
+    first = fleet.controller(1)
+    first.tick()
+    first.elector.release()
+    fleet.clock.advance(3600)
+
+    restarted = fleet.controller(1)
+    restarted.tick()
+
+    assert restarted.elector.is_leader()
+    assert _first_seen(restarted) == {NEW: "2026-01-05T10:00:00+00:00"}
+    assert _written(fleet) == (VersionSeen(version=NEW, at=START),)
+
+
+def test_a_version_offered_later_is_first_seen_when_it_appears() -> None:
+    fleet = Fleet(1)
+    fleet.cluster.policies.apply(_policy(paused=True))
+    controller = fleet.controller(1)
+    controller.tick()
+    fleet.clock.advance(600)
+    fleet.add_node("late", target="1.21.0")
+
+    controller.tick()
+
+    assert _first_seen(controller) == {
+        NEW: "2026-01-05T10:00:00+00:00",
+        "1.21.0": "2026-01-05T10:10:00+00:00",
+    }
+
+
+def test_without_a_policy_object_no_version_is_tracked() -> None:
+    fleet = Fleet(2)
+    controller = fleet.controller(1)
+    controller.tick()
+
+    assert controller.versions() == []
+
+
+def test_deleting_the_policy_object_forgets_the_first_seen_times() -> None:
+    fleet = Fleet(1)
+    fleet.cluster.policies.apply(_policy(paused=True))
+    controller = fleet.controller(1)
+    controller.tick()
+    fleet.cluster.policies.store.delete(f"{NAMESPACE}/default")
+
+    controller.tick()
+
+    assert controller.versions() == []
+
+
+def _reasons(controller: ControllerService) -> dict[str, tuple[Reason, str]]:
+    return {row.node: (row.reason, row.detail) for row in controller.reports()}
+
+
+def test_a_pin_below_the_offered_version_leaves_every_node_waiting_pinned() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.policies.apply(_policy(version={"pin": "1.19.5"}))
+    controller = fleet.controller(3)
+
+    for _ in range(3):
+        controller.tick()
+        fleet.clock.advance(60)
+
+    assert fleet.outside_idle() == 0
+    reasons = _reasons(controller)
+    assert {reason for reason, _ in reasons.values()} == {Reason.PINNED}
+    assert all(detail.startswith("pinned to 1.19.5") for _, detail in reasons.values())
+
+
+def test_a_pin_equal_to_the_offered_version_lets_nodes_start() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(_policy(version={"pin": NEW}))
+    controller = fleet.controller(2)
+
+    controller.tick()
+
+    assert set(fleet.specs().values()) == {S.STAGED_AND_PERFORMED_UPDATE}
+
+
+def test_a_version_younger_than_the_release_age_starts_once_it_is_old_enough() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(_policy(version={"minReleaseAgeHours": 2}))
+    controller = fleet.controller(1)
+    controller.tick()
+    assert fleet.outside_idle() == 0
+    assert _reasons(controller)["node-00"][0] is Reason.RELEASE_TOO_NEW
+    assert _reasons(controller)["node-00"][1].startswith(
+        f"{NEW} first offered 2026-01-05T10:00:00+00:00; eligible at 2026-01-05T12:00:00+00:00"
+    )
+
+    fleet.clock.advance(2 * 3600 - 1)
+    controller.tick()
+    assert fleet.outside_idle() == 0
+
+    fleet.clock.advance(1)
+    controller.tick()
+    assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
+
+
+def test_a_restarted_controller_counts_the_release_age_from_the_first_sighting() -> None:
+    fleet = Fleet(1)
+    fleet.cluster.policies.apply(_policy(version={"minReleaseAgeHours": 2}))
+    first = fleet.controller(1)
+    first.tick()
+    first.elector.release()
+    fleet.clock.advance(90 * 60)
+
+    restarted = fleet.controller(1)
+    restarted.tick()
+    assert fleet.outside_idle() == 0
+    fleet.clock.advance(30 * 60)
+    restarted.tick()
+
+    assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
+
+
+def test_a_pinned_node_names_the_pin_even_when_its_budget_is_full() -> None:
+    fleet = Fleet(3)
+    for name in fleet.names:
+        fleet.cluster.nodes.set_labels(name, {"topology.kubernetes.io/zone": "zone-a"})
+    budget = {"groupBy": "topology.kubernetes.io/zone", "maxConcurrent": 1}
+    fleet.cluster.policies.apply(_policy(budgets=[budget]))
+    controller = fleet.controller(3)
+    controller.tick()
+    assert fleet.outside_idle() == 1
+
+    fleet.cluster.policies.apply(_policy(budgets=[budget], version={"pin": "1.19.5"}))
+    controller.tick()
+
+    reasons = _reasons(controller).values()
+    waiting = [reason for reason, _ in reasons if reason is not Reason.UPDATING]
+    assert waiting == [Reason.PINNED, Reason.PINNED]
