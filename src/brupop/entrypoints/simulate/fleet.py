@@ -2,7 +2,10 @@
 
 Each node gets a DaemonSet-owned agent pod (what the apiserver's TokenReview check looks for)
 and a projected token written where its agent reads it. Workload pods belong to a ReplicaSet
-and a StatefulSet behind PodDisruptionBudgets, so every drain goes through the eviction rules.
+and a StatefulSet behind PodDisruptionBudgets, so every drain goes through the eviction rules;
+`--pods-per-node` puts instead as many ReplicaSet pods on each node as it says. Every node has
+the same allocatable and every workload pod the same requests, so the capacity check has
+something to weigh; `--zones` adds the zone label.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster import COMPONENT_LABEL, OwnerReference, Resources
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
+from brupop.entrypoints.simulate.fleet_shape import ZONE_LABEL, FleetShape, PodCounts
 
 AGENT_DAEMONSET = "brupop-agent"
 AGENT_SERVICE_ACCOUNT = "brupop-agent-service-account"
@@ -22,6 +26,8 @@ WORKLOAD_NAMESPACE = "default"
 TOKEN_TTL_SECONDS = 24 * 3600.0
 _MI = 1024**2
 NODE_ALLOCATABLE = Resources(cpu_millis=8000, memory_bytes=16 * 1024 * _MI)
+POD_REQUESTS = Resources(cpu_millis=100, memory_bytes=128 * _MI)
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 
 
 @dataclass(frozen=True)
@@ -40,19 +46,38 @@ def build_fleet(
     work_dir: Path,
     *,
     blocked_drains: Iterable[str] = (),
+    shape: FleetShape | None = None,
 ) -> list[SimulatedNode]:
     """Add the nodes, agent pods, tokens and workloads; return what each agent needs."""
-    fleet = [_add_node(cluster, name, work_dir / "nodes" / name) for name in names]
-    _add_web(cluster, names)
-    _add_cache(cluster, names)
+    shape = shape or FleetShape()
+    fleet = [
+        _add_node(cluster, name, work_dir / "nodes" / name, zone=shape.zone_of(index))
+        for index, name in enumerate(names)
+    ]
+    if shape.pods is None:
+        _add_web(cluster, names)
+        _add_cache(cluster, names)
+    else:
+        _add_batch(cluster, names, shape.pods)
     for name in blocked_drains:
         _add_undisruptable_pod(cluster, name)
+    for name in shape.do_not_disrupt:
+        _add_do_not_disrupt_pod(cluster, name)
     return fleet
 
 
-def _add_node(cluster: InMemoryCluster, name: str, directory: Path) -> SimulatedNode:
+def do_not_disrupt_pod(node: str) -> str:
+    """The name of the pod `--do-not-disrupt-pod NODE` runs there (namespace default)."""
+    return f"keep-{node}-0"
+
+
+def _add_node(
+    cluster: InMemoryCluster, name: str, directory: Path, *, zone: str | None
+) -> SimulatedNode:
     labels = {OPT_IN_LABEL: OPT_IN_VALUE, "kubernetes.io/hostname": name}
-    cluster.add_node(name, labels=labels, allocatable=NODE_ALLOCATABLE)  # the capacity check's
+    if zone is not None:
+        labels[ZONE_LABEL] = zone
+    cluster.add_node(name, labels=labels, allocatable=NODE_ALLOCATABLE)
     pod = f"{AGENT_DAEMONSET}-{name}"
     cluster.add_pod(
         cluster.namespace,
@@ -79,7 +104,7 @@ def _add_web(cluster: InMemoryCluster, names: list[str]) -> None:
     for index, node in enumerate(names):
         cluster.add_pod(
             WORKLOAD_NAMESPACE, f"web-5d8f7-{index:03d}", node, labels={"app": "web"},
-            owners=(owner,),
+            owners=(owner,), requests=POD_REQUESTS,
         )  # fmt: skip
     cluster.add_disruption_budget(WORKLOAD_NAMESPACE, "web", {"app": "web"}, max_unavailable=1)
 
@@ -90,10 +115,37 @@ def _add_cache(cluster: InMemoryCluster, names: list[str]) -> None:
     hosts = names[::2]
     for index, node in enumerate(hosts):
         cluster.add_pod(
-            WORKLOAD_NAMESPACE, f"cache-{index}", node, labels={"app": "cache"}, owners=(owner,)
-        )
+            WORKLOAD_NAMESPACE, f"cache-{index}", node, labels={"app": "cache"}, owners=(owner,),
+            requests=POD_REQUESTS,
+        )  # fmt: skip
     cluster.add_disruption_budget(
         WORKLOAD_NAMESPACE, "cache", {"app": "cache"}, min_available=max(0, len(hosts) - 1)
+    )
+
+
+def _add_batch(cluster: InMemoryCluster, names: list[str], counts: PodCounts) -> None:
+    """`--pods-per-node`: a ReplicaSet's pods, as many on each node as asked, with no
+    PodDisruptionBudget (their drain is never refused)."""
+    owner = OwnerReference(kind="ReplicaSet", name="batch-7c4b9", controller=True)
+    for node in names:
+        for index in range(counts.on(node)):
+            cluster.add_pod(
+                WORKLOAD_NAMESPACE, f"batch-7c4b9-{node}-{index:02d}", node,
+                labels={"app": "batch"}, owners=(owner,), requests=POD_REQUESTS,
+            )  # fmt: skip
+
+
+def _add_do_not_disrupt_pod(cluster: InMemoryCluster, node: str) -> None:
+    """A pod Karpenter must not disrupt: a node running it should not be started."""
+    app = f"keep-{node}"
+    cluster.add_pod(
+        WORKLOAD_NAMESPACE,
+        do_not_disrupt_pod(node),
+        node,
+        labels={"app": app},
+        owners=(OwnerReference(kind="ReplicaSet", name=app, controller=True),),
+        annotations={DO_NOT_DISRUPT: "true"},
+        requests=POD_REQUESTS,
     )
 
 
@@ -106,5 +158,6 @@ def _add_undisruptable_pod(cluster: InMemoryCluster, node: str) -> None:
         node,
         labels={"app": app},
         owners=(OwnerReference(kind="ReplicaSet", name=app, controller=True),),
+        requests=POD_REQUESTS,
     )
     cluster.add_disruption_budget(WORKLOAD_NAMESPACE, app, {"app": app}, min_available=1)

@@ -32,6 +32,8 @@ def node_outcome(
     log_path: Path,
     run_started_at: float = 0.0,
     hook_answers: tuple[str, ...] = (),
+    wait_reasons: list[dict[str, str]] | None = None,
+    active_intervals: list[tuple[float, float | None]] | None = None,
 ) -> NodeReport:
     """The node's line in the report; `reason` is kept only for a node left behind; the
     observer's moments are given in seconds since `run_started_at` (monotonic)."""
@@ -62,6 +64,9 @@ def node_outcome(
             for e in cluster.events.recorded
         ),
         hook_answers=list(hook_answers),
+        labels=dict(cluster.nodes.get(node.name).labels),
+        wait_reasons=list(wait_reasons or ()),
+        active_intervals=list(active_intervals or ()),
         finished_at=(
             _since(view.finished_at, run_started_at)
             if status and status.current_version == to_version

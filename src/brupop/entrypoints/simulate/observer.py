@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import structlog
@@ -214,3 +214,24 @@ def _state_of(view: NodeView) -> tuple[object, ...]:
         view.target_version,
         view.crash_count,
     )
+
+
+MAX_INTERVALS = 100  # per node; a node failing and starting again adds one per attempt
+
+
+def active_intervals(
+    history: Sequence[NodeChange], origin: float
+) -> dict[str, list[tuple[float, float | None]]]:
+    """Per node, each span it spent outside Idle as `(from, to)` in seconds since `origin`
+    (monotonic), in order; `to` is None for a span still open at the end of `history`."""
+    spans: dict[str, list[tuple[float, float | None]]] = {}
+    for change in history:
+        began = change.after.active and not change.before.active
+        ended = change.before.active and not change.after.active
+        node = spans.setdefault(change.after.node, [])
+        at = round(change.at - origin, 3)
+        if began and len(node) < MAX_INTERVALS:
+            node.append((at, None))
+        elif ended and node and node[-1][1] is None:
+            node[-1] = (node[-1][0], at)
+    return spans

@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from brupop.domain.reboot_hooks import HookPhase
+from brupop.domain.scheduling_policy import concurrency_limit
 from brupop.domain.versions import compare_versions, is_version
 from brupop.entrypoints.controller.notification_settings import url_problem
+from brupop.entrypoints.simulate.fleet_shape import (
+    MAX_PODS_PER_NODE,
+    MAX_ZONES,
+    FleetShape,
+    ShapeError,
+    parse_pod_counts,
+    parse_zones,
+)
 from brupop.entrypoints.simulate.hook_responder import MAX_HOOKS, EmulatedHook
 from brupop.entrypoints.simulate.host_faults import KNOWN_FAULTS
 from brupop.entrypoints.simulate.output_paths import PathRefused, picture_path, report_path
@@ -61,10 +70,21 @@ class SimulationOptions:
     resume_at: float | None = None
     notify: str | None = None  # --notify URL: the run's notifications go to this webhook
     hooks: tuple[EmulatedHook, ...] = ()  # --hook NAME[:SECONDS|:never]: emulated responders
+    shape: FleetShape = field(default_factory=FleetShape)  # --zones, --pods-per-node, ...
+
+    @property
+    def limit_in_force(self) -> int | None:
+        """The global limit the controller applies: the --policy's `maxConcurrent` (a count,
+        or a percentage of the fleet) over --max-concurrent, as the controller reads them."""
+        value = ((self.policy or {}).get("spec") or {}).get("maxConcurrent")
+        if isinstance(value, int | str):  # the policy file was checked: a count or "N%"
+            return concurrency_limit(value, self.nodes)
+        return self.max_concurrent
 
     @property
     def max_concurrent_label(self) -> str:
-        return UNLIMITED if self.max_concurrent is None else str(self.max_concurrent)
+        limit = self.limit_in_force
+        return UNLIMITED if limit is None else str(limit)
 
     def node_names(self) -> list[str]:
         """node-01 ... node-NN, zero-padded so they sort as numbers."""
@@ -104,6 +124,21 @@ def _add_fleet_flags(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="executable the agents call as apiclient (default: the bundled host emulator)",
     )
+    fleet.add_argument(
+        "--zones",
+        default=None,
+        metavar="N",
+        help=f"label the nodes topology.kubernetes.io/zone zone-a, zone-b, ... round robin "
+        f"(1..{MAX_ZONES}; default: no zone label)",
+    )
+    fleet.add_argument(
+        "--pods-per-node",
+        default=None,
+        metavar="SPEC",
+        help=f"workload pods (ReplicaSet, 100m CPU and 128Mi each) per node instead of the "
+        f"standard web and cache pods, e.g. node-01=0,default=4 (0..{MAX_PODS_PER_NODE} each; "
+        f"default 0 for nodes not named)",
+    )
 
 
 def _add_output_flags(parser: argparse.ArgumentParser) -> None:
@@ -140,6 +175,13 @@ def _add_scenario_flags(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NODE",
         help="put a pod on NODE whose PodDisruptionBudget never allows its eviction",
+    )
+    scenario.add_argument(
+        "--do-not-disrupt-pod",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help='run a pod annotated karpenter.sh/do-not-disrupt: "true" on NODE',
     )
     scenario.add_argument(
         "--unhealthy",
@@ -258,6 +300,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         policy=policy,
         notify=_webhook(args.notify),
         hooks=_hooks(args.hook, policy),
+        shape=_shape(args, names),
         **_pause_moments(args),
     )
 
@@ -269,6 +312,15 @@ def _policy(raw: str | None) -> dict[str, Any] | None:
         return load_policy_file(Path(raw).expanduser())
     except PolicyFileError as error:
         raise OptionError(f"--policy: {error}") from None
+
+
+def _shape(args: argparse.Namespace, names: list[str]) -> FleetShape:
+    try:
+        zones, pods = parse_zones(args.zones), parse_pod_counts(args.pods_per_node, names)
+    except ShapeError as error:
+        raise OptionError(str(error)) from None
+    keep = (_node("--do-not-disrupt-pod", name, names) for name in args.do_not_disrupt_pod)
+    return FleetShape(zones, pods, tuple(dict.fromkeys(keep)))
 
 
 def _hooks(raw: list[str], policy: dict[str, Any] | None) -> tuple[EmulatedHook, ...]:

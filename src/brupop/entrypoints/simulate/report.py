@@ -39,6 +39,11 @@ class NodeReport:
     health_gate: str | None = None  # "passed", "failed", or None: never judged by a gate
     reboot_hook_failed: bool = False  # a reboot hook did not answer in time
     hook_answers: list[str] = field(default_factory=list)  # "<phase>.<hook>" --hook answered
+    labels: dict[str, str] = field(default_factory=dict)  # the Node's labels at the end
+    # The REASON codes and sentences it showed while waiting, first seen first, each once.
+    wait_reasons: list[dict[str, str]] = field(default_factory=list)
+    # [from, to] seconds since the run started, each span outside Idle; to None: still out.
+    active_intervals: list[tuple[float, float | None]] = field(default_factory=list)
 
     def updated_to(self, target: str) -> bool:
         return (

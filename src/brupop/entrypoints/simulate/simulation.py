@@ -19,6 +19,7 @@ from rich.console import Console
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.rollout_timeline import Timeline
+from brupop.domain.waiting_reason import NodeReport
 from brupop.entrypoints.simulate import components
 from brupop.entrypoints.simulate.agent_env import agent_argv, agent_env, default_apiclient
 from brupop.entrypoints.simulate.agent_logs import count_tracebacks
@@ -29,7 +30,7 @@ from brupop.entrypoints.simulate.endpoints import Endpoints, write_endpoints
 from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.hook_responder import HookResponder
 from brupop.entrypoints.simulate.node_outcome import node_outcome
-from brupop.entrypoints.simulate.observer import FleetObserver, NodeView
+from brupop.entrypoints.simulate.observer import FleetObserver, NodeView, active_intervals
 from brupop.entrypoints.simulate.options import SimulationOptions
 from brupop.entrypoints.simulate.pause_schedule import (
     PauseSchedule,
@@ -41,6 +42,7 @@ from brupop.entrypoints.simulate.report import RunFacts, SimulationReport, judge
 from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
 from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
 from brupop.entrypoints.simulate.unhealthy import UnhealthyNodes
+from brupop.entrypoints.simulate.wait_reasons import WaitReasons
 from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 _TICK_SECONDS = 0.05
@@ -67,6 +69,7 @@ class _Run:
     pauses: PauseSchedule
     unhealthy: UnhealthyNodes
     hooks: HookResponder
+    waits: WaitReasons
     started_at: float = 0.0  # time.monotonic()
     started_on: datetime | None = None  # the cluster's clock, which stamps a halt
 
@@ -146,7 +149,13 @@ class Simulation:
         components.send_cluster_logs_to(log_dir / "cluster.log")
         tls = write_loopback_tls(work_dir / "tls")
         self._work_dir, self._ca_file = work_dir, tls.ca_cert
-        fleet = build_fleet(cluster, self._names, work_dir, blocked_drains=options.block_drain)
+        fleet = build_fleet(
+            cluster,
+            self._names,
+            work_dir,
+            blocked_drains=options.block_drain,
+            shape=options.shape,
+        )
         if options.policy is not None:
             cluster.policies.apply(options.policy)
         apiserver = components.start_apiserver(cluster, tls, options)
@@ -169,7 +178,8 @@ class Simulation:
         )
         unhealthy = UnhealthyNodes(cluster, fleet, options.unhealthy)
         hooks = HookResponder(cluster.nodes, options.hooks)
-        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses, unhealthy, hooks)
+        waits = WaitReasons(self._names, every=options.timing["controller-tick"])
+        return _Run(cluster, fleet, log_dir, observer, supervisor, pauses, unhealthy, hooks, waits)
 
     def _agent_specs(
         self,
@@ -231,6 +241,10 @@ class Simulation:
             endpoints = Endpoints(self._apiserver_url, self._controller.url, self._ca_file)
             write_endpoints(self._work_dir, endpoints)
 
+    def _status_rows(self) -> list[NodeReport]:
+        """The controller's `brupop status` rows as of its last pass (none while it is down)."""
+        return self._controller.reports() if self._controller is not None else []
+
     def _stop_controller(self) -> None:
         if self._controller is not None:
             self._controller.stop()
@@ -255,6 +269,7 @@ class Simulation:
                 run.pauses.step(_rollout_began_at(run), run.started_at)
                 run.unhealthy.step(run.observer.views())
                 run.hooks.step(time.monotonic())
+                run.waits.step(self._status_rows, time.monotonic())
                 time.sleep(_TICK_SECONDS)
         except KeyboardInterrupt:
             self._interrupted = True
@@ -284,7 +299,7 @@ class Simulation:
             started_at=run.started_at,
             ended_at=run.started_at + duration,
             to_version=self._options.to_version,
-            limit=self._options.max_concurrent,
+            limit=self._options.limit_in_force,
             fleet_marks=pause_marks(run.pauses.moments)
             + halt_marks(run.cluster.policies, run.started_on),
         )
@@ -292,6 +307,8 @@ class Simulation:
     def _report(self, run: _Run, chaos: ChaosMonkey, duration: float) -> SimulationReport:
         options = self._options
         reasons = components.status_reasons(self._controller)
+        run.waits.record(self._status_rows())
+        intervals = active_intervals(run.observer.history(), run.started_at)
         agents = run.supervisor.views()
         views = run.observer.views()
         nodes = [
@@ -311,13 +328,15 @@ class Simulation:
                     for name, phase, hook in run.hooks.answers
                     if name == node.name
                 ),
+                wait_reasons=run.waits.of(node.name),
+                active_intervals=intervals.get(node.name, []),
             )
             for node in run.fleet
         ]
         return judge(
             RunFacts(
                 duration_seconds=duration,
-                max_concurrent_allowed=options.max_concurrent,
+                max_concurrent_allowed=options.limit_in_force,
                 max_concurrent_observed=run.observer.max_active,
                 tracebacks=count_tracebacks(run.log_dir / f"{n}.log" for n in self._names),
                 nodes=nodes,

@@ -1,0 +1,48 @@
+"""The limit simulate judges a run by is the one the controller applies: the --policy's
+`maxConcurrent` (a count, or a percentage of the fleet rounded down, at least 1) when it has
+one, --max-concurrent otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from brupop.entrypoints.simulate.options import parse_options
+
+
+def _policy(tmp_path: Path, spec: str) -> str:
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "apiVersion: brupop.bottlerocket.aws/v1\nkind: BottlerocketUpdatePolicy\n"
+        f"metadata:\n  name: default\nspec:\n{spec}",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("value", "nodes", "limit"),
+    [("2", 6, 2), ('"50%"', 5, 2), ('"10%"', 5, 1), ('"100%"', 7, 7)],
+)
+def test_the_policys_max_concurrent_is_the_limit_in_force(
+    tmp_path: Path, value: str, nodes: int, limit: int
+) -> None:
+    options = parse_options(
+        ["--nodes", str(nodes), "--max-concurrent", "1",
+         "--policy", _policy(tmp_path, f"  maxConcurrent: {value}\n")]
+    )  # fmt: skip
+
+    assert options.limit_in_force == limit
+    assert options.max_concurrent_label == str(limit)
+    assert options.max_concurrent == 1  # still the controller's MAX_CONCURRENT_UPDATE
+
+
+@pytest.mark.parametrize(("flag", "limit"), [("3", 3), ("unlimited", None)])
+def test_without_a_policy_limit_max_concurrent_is_in_force(
+    tmp_path: Path, flag: str, limit: int | None
+) -> None:
+    policy = _policy(tmp_path, "  paused: false\n")
+    options = parse_options(["--max-concurrent", flag, "--policy", policy])
+
+    assert options.limit_in_force == limit
