@@ -20,18 +20,17 @@ from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
-    ConfigDict,
     Field,
     StrictInt,
     StrictStr,
     WithJsonSchema,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 
 from brupop.domain.cron_schedule import CronError, CronSchedule
 from brupop.domain.label_selector import check_label_key
 from brupop.domain.versions import is_version
+from brupop.domain.wire_format import SPEC_WIRE
 
 DAY_SECONDS = 86_400
 WEEK_SECONDS = 7 * DAY_SECONDS
@@ -50,15 +49,6 @@ NODE_AGE_SECONDS_MAX = 365 * DAY_SECONDS
 GRACE_PERIOD_SECONDS_MAX = DAY_SECONDS
 _PERCENT = re.compile(r"^(100|[1-9][0-9]?)%$")
 _NAMESPACE = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-
-_WIRE = ConfigDict(
-    frozen=True,
-    extra="forbid",
-    alias_generator=to_camel,
-    validate_by_name=True,
-    validate_by_alias=True,
-    serialize_by_alias=True,
-)
 
 
 class StartOrder(StrEnum):
@@ -162,7 +152,7 @@ class Budget(BaseModel):
     """At most `maxConcurrent` nodes of each group (nodes sharing a value of the label
     `groupBy`) outside Idle at once; nodes without the label form their own group."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     group_by: LabelKey = Field(description="node label key, e.g. topology.kubernetes.io/zone")
     max_concurrent: ConcurrencyValue
@@ -171,7 +161,7 @@ class Budget(BaseModel):
 class UpdateWindow(BaseModel):
     """When nodes may start: the 7-field cron format, read in the wall time of `timeZone`."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     cron: CronText = Field(description="sec min hour day-of-month month day-of-week year")
     time_zone: ZoneName = Field(default="UTC", description="IANA zone name, e.g. Europe/Paris")
@@ -180,7 +170,7 @@ class UpdateWindow(BaseModel):
 class Blackout(BaseModel):
     """A period in which no node starts (nodes already updating finish)."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     start: AwareDatetime = Field(description="RFC 3339, e.g. 2026-12-20T00:00:00Z")
     end: AwareDatetime = Field(description="RFC 3339; after start")
@@ -196,7 +186,7 @@ class Blackout(BaseModel):
 class VersionPolicy(BaseModel):
     """Which offered versions nodes may start updating to."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     pin: VersionText | None = Field(
         default=None, description="the highest version a node may start updating to"
@@ -213,7 +203,7 @@ class VersionPolicy(BaseModel):
 class DrainPolicy(BaseModel):
     """How a node's drain evicts, how long it may take, and what happens then."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     grace_period_seconds: int | None = Field(
         strict=True,
