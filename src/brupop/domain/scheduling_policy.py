@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from enum import StrEnum
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -243,10 +242,6 @@ class SchedulingPolicy:
     order: StartOrder = StartOrder.CHEAPEST_FIRST
     capacity_check: bool = False
     drain: DrainPolicy | None = None
-
-    def blackout_at(self, moment: datetime) -> Blackout | None:
-        """The blackout `moment` falls in, if any."""
-        return next((b for b in self.blackouts if b.start <= moment < b.end), None)
 
 
 DEFAULT_SCHEDULING = SchedulingPolicy()

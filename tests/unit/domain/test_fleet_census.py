@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from brupop.domain.capacity import check_room_in
 from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, Resources
 from brupop.domain.fleet_census import FleetCensus
 
@@ -35,7 +36,7 @@ def test_costs_weigh_budgeted_pods_double_and_room_uses_the_census_moment() -> N
 
     assert census.costs == {"n1": 2}
     assert census.room == {"n1": Resources(500, GI // 2), "n2": None}
-    assert census.room_for("n1").reason == (
+    assert check_room_in(census.evicted("n1"), census.nodes, census.room, "n1").reason == (
         "no room for 1 pod (no other node with known allocatable CPU and memory)"
     )
-    assert census.room_for("n2").fits
+    assert check_room_in(census.evicted("n2"), census.nodes, census.room, "n2").fits
