@@ -13,8 +13,10 @@ from datetime import datetime
 from functools import cached_property
 
 from brupop.domain.capacity import FreeRoom, free_room
-from brupop.domain.cluster import Node, Pod, PodDisruptionBudget
+from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, PodPhase
 from brupop.domain.eviction_cost import budgets_by_namespace, evicted_by_drain, eviction_cost
+
+_FINISHED = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
 
 
 @dataclass(frozen=True)
@@ -35,11 +37,12 @@ class FleetCensus:
         pods: Iterable[Pod],
         budgets: Iterable[PodDisruptionBudget],
     ) -> FleetCensus:
-        """The census of these lists (pods not yet scheduled on a node are left out)."""
+        """The census of these lists (pods not yet scheduled on a node, and finished ones, are
+        left out: neither takes room nor is evicted, and a cluster may keep many of them)."""
         fleet = tuple(sorted(nodes, key=lambda n: n.name))
         by_node: dict[str, list[Pod]] = {}
         for pod in pods:
-            if pod.node_name:
+            if pod.node_name and pod.phase not in _FINISHED:
                 by_node.setdefault(pod.node_name, []).append(pod)
         pods_by_node = {name: tuple(found) for name, found in by_node.items()}
         return cls(

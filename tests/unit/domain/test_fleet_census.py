@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from brupop.domain.capacity import check_room_in
-from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, Resources
+from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, PodPhase, Resources
 from brupop.domain.fleet_census import FleetCensus
 
 MOMENT = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -25,6 +25,17 @@ def test_pods_not_yet_on_a_node_are_left_out_and_unknown_nodes_are_empty() -> No
     assert census.pods_by_node == {"n1": (_pod("a", "n1"),)}
     assert census.cost("n1") == 1
     assert (census.cost("ghost"), census.evicted("ghost"), census.pods_on("ghost")) == (0, (), ())
+
+
+def test_finished_pods_are_not_kept_in_the_census() -> None:
+    done = [
+        _pod("job-1", "n1", phase=PodPhase.SUCCEEDED),
+        _pod("job-2", "n1", phase=PodPhase.FAILED),
+    ]
+
+    census = FleetCensus.of(MOMENT, [Node("n1", "u1")], [_pod("web", "n1"), *done], [])
+
+    assert census.pods_on("n1") == (_pod("web", "n1"),)
 
 
 def test_costs_weigh_budgeted_pods_double_and_room_uses_the_census_moment() -> None:
