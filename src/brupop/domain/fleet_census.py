@@ -13,10 +13,8 @@ from datetime import datetime
 from functools import cached_property
 
 from brupop.domain.capacity import FreeRoom, free_room
-from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, PodPhase
+from brupop.domain.cluster import Node, Pod, PodDisruptionBudget
 from brupop.domain.eviction_cost import budgets_by_namespace, evicted_by_drain, eviction_cost
-
-_FINISHED = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
 
 
 @dataclass(frozen=True)
@@ -42,7 +40,7 @@ class FleetCensus:
         fleet = tuple(sorted(nodes, key=lambda n: n.name))
         by_node: dict[str, list[Pod]] = {}
         for pod in pods:
-            if pod.node_name and pod.phase not in _FINISHED:
+            if pod.node_name and not pod.finished:
                 by_node.setdefault(pod.node_name, []).append(pod)
         pods_by_node = {name: tuple(found) for name, found in by_node.items()}
         return cls(
