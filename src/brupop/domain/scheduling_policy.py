@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     AfterValidator,
@@ -30,6 +29,7 @@ from brupop.domain.cron_schedule import CronError, CronSchedule
 from brupop.domain.label_selector import check_label_key
 from brupop.domain.versions import is_version
 from brupop.domain.wire_format import SPEC_WIRE
+from brupop.domain.zoned_window import ZONE_NAME_MAX_LENGTH, zone_named
 
 DAY_SECONDS = 86_400
 WEEK_SECONDS = 7 * DAY_SECONDS
@@ -39,7 +39,6 @@ WINDOWS_MAX = 10
 BLACKOUTS_MAX = 50
 FORCE_NAMESPACES_MAX = 50
 CRON_MAX_LENGTH = 256
-ZONE_MAX_LENGTH = 64
 REASON_MAX_LENGTH = 253
 VERSION_MAX_LENGTH = 64
 LABEL_KEY_MAX_LENGTH = 317  # a 253-character prefix, "/", a 63-character name
@@ -119,10 +118,7 @@ def _check_cron(expression: str) -> str:
 
 
 def _check_zone(name: str) -> str:
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"{name!r} is not a known IANA time zone") from None
+    zone_named(name)  # a WindowError is a ValueError: pydantic reports it at the field
     return name
 
 
@@ -139,7 +135,7 @@ CronText = Annotated[
     str, Field(min_length=1, max_length=CRON_MAX_LENGTH), AfterValidator(_check_cron)
 ]
 ZoneName = Annotated[
-    str, Field(min_length=1, max_length=ZONE_MAX_LENGTH), AfterValidator(_check_zone)
+    str, Field(min_length=1, max_length=ZONE_NAME_MAX_LENGTH), AfterValidator(_check_zone)
 ]
 VersionText = Annotated[
     str, Field(min_length=1, max_length=VERSION_MAX_LENGTH), AfterValidator(_check_version)
