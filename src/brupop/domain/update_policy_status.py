@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, field_validator
 
+from brupop.domain.scheduling_policy import LABEL_KEY_MAX_LENGTH
 from brupop.domain.shadow import Timestamp, parse_timestamp
 from brupop.domain.wire_format import STATUS_WIRE
 
@@ -23,6 +24,10 @@ DURATION_MAX_SECONDS = 7 * 86_400
 VERSIONS_SEEN_MAX = 100
 VERSION_MAX_LENGTH = 64
 BUDGET_GROUPS_MAX = 500
+# A budget is named by its groupBy label key; a group by a label value (63 characters), or
+# `(no <key>)` for the nodes without the label (budget_rule.group_of).
+BUDGET_KEY_MAX_LENGTH = LABEL_KEY_MAX_LENGTH
+BUDGET_GROUP_MAX_LENGTH = LABEL_KEY_MAX_LENGTH + len("(no )")
 RESUMED_MESSAGE = (
     "Resumed: the halt was cleared; the controller says how the rollout stands on its next pass."
 )
@@ -89,8 +94,8 @@ class BudgetUse(BaseModel):
 
     model_config = STATUS_WIRE
 
-    budget: str = Field(max_length=NAME_MAX_LENGTH, description="the budget's groupBy key")
-    group: str = Field(max_length=NAME_MAX_LENGTH, description="the label's value")
+    budget: str = Field(max_length=BUDGET_KEY_MAX_LENGTH, description="the budget's groupBy key")
+    group: str = Field(max_length=BUDGET_GROUP_MAX_LENGTH, description="the label's value")
     in_use: int = Field(default=0, ge=0, le=COUNT_MAX)
     limit: int = Field(default=1, ge=1, le=COUNT_MAX)
 
