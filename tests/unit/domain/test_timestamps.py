@@ -30,3 +30,9 @@ def test_naive_datetimes_are_refused() -> None:
 def test_bad_text_raises_timestamp_error(text: str) -> None:
     with pytest.raises(TimestampError):
         parse_rfc3339(text)
+
+
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+def test_a_moment_outside_the_representable_years_in_utc_is_a_timestamp_error(text: str) -> None:
+    with pytest.raises(TimestampError, match="out of range"):
+        parse_rfc3339(text)
