@@ -40,6 +40,16 @@ def parse_rfc3339(text: str) -> datetime:
         raise TimestampError(f"timestamp out of range in UTC: {text!r}") from None
 
 
+def rfc3339_or_none(value: object) -> datetime | None:
+    """`value` read as an RFC 3339 date-time; None when it is not a string or not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_rfc3339(value)
+    except TimestampError:
+        return None
+
+
 def format_rfc3339(moment: datetime) -> str:
     """Render a moment as RFC 3339 in UTC with `+00:00`, as the original writes them."""
     if moment.tzinfo is None:
