@@ -17,19 +17,10 @@ from typing import Any
 import pytest
 
 from tests.e2e.simulate_run import SimulateRun, explain, run_simulate
+from tests.support.policy_file import write_policy_file
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 PIN = "1.19.5"  # between --from-version 1.19.0 and the offered 1.20.0
-
-
-def _policy(tmp_path: Path, spec: str) -> str:
-    path = tmp_path / "policy.yaml"
-    path.write_text(
-        "apiVersion: brupop.bottlerocket.aws/v1\nkind: BottlerocketUpdatePolicy\n"
-        f"metadata:\n  name: default\nspec:\n{spec}",
-        encoding="utf-8",
-    )
-    return str(path)
 
 
 def _spans(node: dict[str, Any]) -> list[tuple[float, float]]:
@@ -59,7 +50,7 @@ def _details(node: dict[str, Any]) -> list[str]:
 def test_a_zone_budget_of_one_keeps_one_node_per_zone_outside_idle_and_all_finish(
     tmp_path: Path,
 ) -> None:
-    policy = _policy(
+    policy = write_policy_file(
         tmp_path, "  budgets:\n  - groupBy: topology.kubernetes.io/zone\n    maxConcurrent: 1\n"
     )
     run = run_simulate(
@@ -86,7 +77,7 @@ def test_a_zone_budget_of_one_keeps_one_node_per_zone_outside_idle_and_all_finis
 def test_a_pin_below_the_offered_version_leaves_every_node_waiting_on_the_pin(
     tmp_path: Path,
 ) -> None:
-    policy = _policy(tmp_path, f"  version:\n    pin: {PIN}\n")
+    policy = write_policy_file(tmp_path, f"  version:\n    pin: {PIN}\n")
     run = run_simulate(tmp_path, "--nodes", "3", "--policy", policy, "--timeout", "60")
 
     assert run.returncode == 1, explain(run)
@@ -124,7 +115,7 @@ def test_cheapest_first_starts_the_empty_nodes_before_the_loaded_ones(tmp_path: 
     # Paused until 4 s after every agent has reported (time for its first update check), so
     # all four are candidates of the same pass: otherwise the first to report would start
     # first, whatever the order.
-    policy = _policy(tmp_path, "  paused: true\n")
+    policy = write_policy_file(tmp_path, "  paused: true\n")
     run = run_simulate(
         tmp_path, "--nodes", "4", "--max-concurrent", "1", "--policy", policy,
         "--pods-per-node", "node-01=4,node-02=4,default=0", "--resume-at", "4",

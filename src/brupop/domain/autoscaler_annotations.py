@@ -36,7 +36,7 @@ def read_record(annotations: Mapping[str, str]) -> dict[str, str | None]:
         return {}
     try:
         parsed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nesting deeper than the parser's stack
         return {}
     if not isinstance(parsed, dict):
         return {}

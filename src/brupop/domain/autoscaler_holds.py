@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from brupop.domain.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION, GUARD_VALUE
-from brupop.domain.cluster import Pod, PodPhase
+from brupop.domain.cluster import Pod
 from brupop.domain.label_selector import LabelSelector, parse_label_selector
 from brupop.domain.scheduling_policy import SchedulingPolicy
 from brupop.domain.start_holds import StartCandidate, StartHold, StartRule
@@ -30,7 +30,6 @@ _REMOVAL_TAINTS = {
     CLUSTER_AUTOSCALER_TAINT: "being removed by the cluster autoscaler",
     KARPENTER_DISRUPTED_TAINT: "being disrupted by Karpenter",
 }
-_FINISHED = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
 
 
 class PodsOnNode(Protocol):
@@ -93,7 +92,7 @@ class BlockingPodRule:
         if pods is None:
             return StartHold(Reason.BLOCKING_POD, "the node's pods could not be read")
         running = sorted(
-            (p for p in pods if p.phase not in _FINISHED and not p.terminating),
+            (p for p in pods if not p.finished and not p.terminating),
             key=lambda p: (p.namespace, p.name),
         )
         for pod in running:

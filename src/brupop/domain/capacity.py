@@ -19,11 +19,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from brupop.domain.cluster import Node, Pod, PodPhase
+from brupop.domain.cluster import Node, Pod
 from brupop.domain.resources import NO_RESOURCES, Resources
 from brupop.domain.taints import blocking_taints
-
-_FINISHED = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
 
 FreeRoom = Mapping[str, Resources | None]
 """Per node name: allocatable minus what its pods request; None when that is unknown."""
@@ -52,7 +50,7 @@ def free_room(
         for pod in pods_by_node.get(node.name, ()):
             if free is None:
                 break
-            if pod.phase in _FINISHED:
+            if pod.finished:
                 continue
             free = free - pod.requests if pod.requests_known else None
         room[node.name] = free

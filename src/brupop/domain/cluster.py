@@ -87,6 +87,11 @@ class Pod:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     tolerations: tuple[Toleration, ...] = ()
 
+    @property
+    def finished(self) -> bool:
+        """It ran to its end (Succeeded or Failed): it takes no room and no drain evicts it."""
+        return self.phase in (PodPhase.SUCCEEDED, PodPhase.FAILED)
+
 
 @dataclass(frozen=True)
 class PodDisruptionBudget:

@@ -6,16 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from brupop.domain.cluster import MIRROR_POD_ANNOTATION, Pod, PodDisruptionBudget, PodPhase
+from brupop.domain.cluster import MIRROR_POD_ANNOTATION, Pod, PodDisruptionBudget
 
 _STAYING_OWNERS = frozenset({"DaemonSet"})
-_FINISHED = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
 
 
 def must_leave(pod: Pod) -> bool:
     """A drain evicts this pod: not a DaemonSet or mirror pod, still running, not leaving yet
     (the same pods `kubectl drain --ignore-daemonsets` evicts)."""
-    if pod.phase in _FINISHED or pod.terminating:
+    if pod.finished or pod.terminating:
         return False
     if MIRROR_POD_ANNOTATION in pod.annotations:
         return False

@@ -7,12 +7,12 @@ decision until the next one: the per-node room is computed once, not per candida
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 
-from brupop.domain.capacity import FreeRoom, RoomVerdict, check_room_in, free_room
+from brupop.domain.capacity import FreeRoom, free_room
 from brupop.domain.cluster import Node, Pod, PodDisruptionBudget
 from brupop.domain.eviction_cost import budgets_by_namespace, evicted_by_drain, eviction_cost
 
@@ -35,11 +35,12 @@ class FleetCensus:
         pods: Iterable[Pod],
         budgets: Iterable[PodDisruptionBudget],
     ) -> FleetCensus:
-        """The census of these lists (pods not yet scheduled on a node are left out)."""
+        """The census of these lists (pods not yet scheduled on a node, and finished ones, are
+        left out: neither takes room nor is evicted, and a cluster may keep many of them)."""
         fleet = tuple(sorted(nodes, key=lambda n: n.name))
         by_node: dict[str, list[Pod]] = {}
         for pod in pods:
-            if pod.node_name:
+            if pod.node_name and not pod.finished:
                 by_node.setdefault(pod.node_name, []).append(pod)
         pods_by_node = {name: tuple(found) for name, found in by_node.items()}
         return cls(
@@ -66,10 +67,3 @@ class FleetCensus:
     def costs(self) -> Mapping[str, int]:
         """Every node's drain cost, computed once per census (the start order asks for all)."""
         return {name: eviction_cost(pods, self.budgets) for name, pods in self.pods_by_node.items()}
-
-    def room_for(self, node_name: str, also_leaving: Collection[str] = ()) -> RoomVerdict:
-        """Whether the pods `node_name`'s drain evicts fit on the other schedulable nodes,
-        not counting `also_leaving` (nodes starting in the same pass) as room."""
-        return check_room_in(
-            self.evicted(node_name), self.nodes, self.room, node_name, also_leaving=also_leaving
-        )

@@ -11,27 +11,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from enum import StrEnum
 from typing import Annotated
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
-    ConfigDict,
     Field,
     StrictInt,
     StrictStr,
     WithJsonSchema,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 
 from brupop.domain.cron_schedule import CronError, CronSchedule
 from brupop.domain.label_selector import check_label_key
 from brupop.domain.versions import is_version
+from brupop.domain.wire_format import SPEC_WIRE
+from brupop.domain.zoned_window import ZONE_NAME_MAX_LENGTH, zone_named
 
 DAY_SECONDS = 86_400
 WEEK_SECONDS = 7 * DAY_SECONDS
@@ -41,7 +39,6 @@ WINDOWS_MAX = 10
 BLACKOUTS_MAX = 50
 FORCE_NAMESPACES_MAX = 50
 CRON_MAX_LENGTH = 256
-ZONE_MAX_LENGTH = 64
 REASON_MAX_LENGTH = 253
 VERSION_MAX_LENGTH = 64
 LABEL_KEY_MAX_LENGTH = 317  # a 253-character prefix, "/", a 63-character name
@@ -50,15 +47,6 @@ NODE_AGE_SECONDS_MAX = 365 * DAY_SECONDS
 GRACE_PERIOD_SECONDS_MAX = DAY_SECONDS
 _PERCENT = re.compile(r"^(100|[1-9][0-9]?)%$")
 _NAMESPACE = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-
-_WIRE = ConfigDict(
-    frozen=True,
-    extra="forbid",
-    alias_generator=to_camel,
-    validate_by_name=True,
-    validate_by_alias=True,
-    serialize_by_alias=True,
-)
 
 
 class StartOrder(StrEnum):
@@ -130,10 +118,7 @@ def _check_cron(expression: str) -> str:
 
 
 def _check_zone(name: str) -> str:
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"{name!r} is not a known IANA time zone") from None
+    zone_named(name)  # a WindowError is a ValueError: pydantic reports it at the field
     return name
 
 
@@ -150,7 +135,7 @@ CronText = Annotated[
     str, Field(min_length=1, max_length=CRON_MAX_LENGTH), AfterValidator(_check_cron)
 ]
 ZoneName = Annotated[
-    str, Field(min_length=1, max_length=ZONE_MAX_LENGTH), AfterValidator(_check_zone)
+    str, Field(min_length=1, max_length=ZONE_NAME_MAX_LENGTH), AfterValidator(_check_zone)
 ]
 VersionText = Annotated[
     str, Field(min_length=1, max_length=VERSION_MAX_LENGTH), AfterValidator(_check_version)
@@ -162,7 +147,7 @@ class Budget(BaseModel):
     """At most `maxConcurrent` nodes of each group (nodes sharing a value of the label
     `groupBy`) outside Idle at once; nodes without the label form their own group."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     group_by: LabelKey = Field(description="node label key, e.g. topology.kubernetes.io/zone")
     max_concurrent: ConcurrencyValue
@@ -171,7 +156,7 @@ class Budget(BaseModel):
 class UpdateWindow(BaseModel):
     """When nodes may start: the 7-field cron format, read in the wall time of `timeZone`."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     cron: CronText = Field(description="sec min hour day-of-month month day-of-week year")
     time_zone: ZoneName = Field(default="UTC", description="IANA zone name, e.g. Europe/Paris")
@@ -180,7 +165,7 @@ class UpdateWindow(BaseModel):
 class Blackout(BaseModel):
     """A period in which no node starts (nodes already updating finish)."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     start: AwareDatetime = Field(description="RFC 3339, e.g. 2026-12-20T00:00:00Z")
     end: AwareDatetime = Field(description="RFC 3339; after start")
@@ -196,7 +181,7 @@ class Blackout(BaseModel):
 class VersionPolicy(BaseModel):
     """Which offered versions nodes may start updating to."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     pin: VersionText | None = Field(
         default=None, description="the highest version a node may start updating to"
@@ -213,7 +198,7 @@ class VersionPolicy(BaseModel):
 class DrainPolicy(BaseModel):
     """How a node's drain evicts, how long it may take, and what happens then."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     grace_period_seconds: int | None = Field(
         strict=True,
@@ -253,10 +238,6 @@ class SchedulingPolicy:
     order: StartOrder = StartOrder.CHEAPEST_FIRST
     capacity_check: bool = False
     drain: DrainPolicy | None = None
-
-    def blackout_at(self, moment: datetime) -> Blackout | None:
-        """The blackout `moment` falls in, if any."""
-        return next((b for b in self.blackouts if b.start <= moment < b.end), None)
 
 
 DEFAULT_SCHEDULING = SchedulingPolicy()

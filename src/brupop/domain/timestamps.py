@@ -34,7 +34,20 @@ def parse_rfc3339(text: str) -> datetime:
         if hours > 23 or minutes > 59:
             raise TimestampError(f"bad offset in timestamp: {text!r}")
         offset = timezone(sign * timedelta(hours=hours, minutes=minutes))
-    return base.replace(tzinfo=offset).astimezone(UTC)
+    try:
+        return base.replace(tzinfo=offset).astimezone(UTC)
+    except OverflowError:  # year 1 east of UTC, or year 9999 west of it
+        raise TimestampError(f"timestamp out of range in UTC: {text!r}") from None
+
+
+def rfc3339_or_none(value: object) -> datetime | None:
+    """`value` read as an RFC 3339 date-time; None when it is not a string or not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_rfc3339(value)
+    except TimestampError:
+        return None
 
 
 def format_rfc3339(moment: datetime) -> str:

@@ -41,10 +41,6 @@ class UpdateDurations:
         kept = tuple(_clamp(v) for v in values)
         return cls(kept[-HISTORY_SIZE:])
 
-    def adding(self, seconds: float) -> UpdateDurations:
-        """This history with one more duration, the oldest dropped beyond `HISTORY_SIZE`."""
-        return UpdateDurations((*self.seconds, _clamp(seconds))[-HISTORY_SIZE:])
-
     @property
     def expected_seconds(self) -> int:
         """What the next update is expected to take."""

@@ -21,7 +21,6 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 
 from brupop.domain.alert_matcher import MATCHER_MAX_LENGTH, AlertMatcher, parse_alert_matcher
 from brupop.domain.label_selector import SELECTOR_MAX_LENGTH, LabelSelector, parse_label_selector
@@ -29,6 +28,7 @@ from brupop.domain.probe_url import URL_MAX_LENGTH, check_http_url, check_probe_
 from brupop.domain.scheduling_policy import (
     BLACKOUTS_MAX,
     BUDGETS_MAX,
+    DAY_SECONDS,
     NODE_AGE_SECONDS_MAX,
     WINDOWS_MAX,
     Blackout,
@@ -40,6 +40,7 @@ from brupop.domain.scheduling_policy import (
     UpdateWindow,
     VersionPolicy,
 )
+from brupop.domain.wire_format import SPEC_WIRE
 
 API_VERSION = "brupop.bottlerocket.aws/v1"
 KIND = "BottlerocketUpdatePolicy"
@@ -48,7 +49,6 @@ DEFAULT_POLICY_NAME = "default"
 NODE_PAUSED_LABEL = "brupop.bottlerocket.aws/paused"
 NODE_PAUSED_VALUE = "true"
 
-DAY_SECONDS = 86_400
 GATE_TIMEOUT_DEFAULT = 600
 GATE_TIMEOUT_MAX = DAY_SECONDS
 PROBE_TIMEOUT_DEFAULT = 5
@@ -68,14 +68,6 @@ HOOK_TIMEOUT_DEFAULT = 600
 HOOK_NAME_MAX_LENGTH = 49
 HOOK_NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
-_WIRE = ConfigDict(
-    frozen=True,
-    extra="forbid",
-    alias_generator=to_camel,
-    validate_by_name=True,
-    validate_by_alias=True,
-    serialize_by_alias=True,
-)
 
 ProbeTemplate = Annotated[
     str, Field(min_length=1, max_length=URL_MAX_LENGTH), AfterValidator(check_probe_template)
@@ -110,7 +102,7 @@ HookName = Annotated[
 class HttpProbe(BaseModel):
     """One HTTP check of the health gate: GET `url` must answer `expectStatus` in time."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     url: ProbeTemplate = Field(
         description="http(s) URL; {node_name} and {node_ip} are filled in for the node checked"
@@ -130,7 +122,7 @@ class HttpProbe(BaseModel):
 class HealthGate(BaseModel):
     """Checks a node must pass after its reboot before it counts as updated."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     timeout_seconds: int = Field(
         strict=True,
@@ -159,7 +151,8 @@ class Canary(BaseModel):
 
     # The schema says it too, so the apiserver refuses a canary with both or neither.
     model_config = ConfigDict(
-        **_WIRE, json_schema_extra={"oneOf": [{"required": ["selector"]}, {"required": ["count"]}]}
+        **SPEC_WIRE,
+        json_schema_extra={"oneOf": [{"required": ["selector"]}, {"required": ["count"]}]},
     )
 
     selector: SelectorText | None = Field(
@@ -204,7 +197,7 @@ class Canary(BaseModel):
 class AlertGate(BaseModel):
     """Hold the rollout while a matching Prometheus alert fires."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     prometheus_url: HttpUrl = Field(description="base URL of the Prometheus HTTP API")
     matchers: tuple[MatcherText, ...] = Field(
@@ -225,7 +218,7 @@ class AlertGate(BaseModel):
 class RebootHooks(BaseModel):
     """Hooks a node waits for around its reboot: each answers with a `done` annotation."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     before_reboot: tuple[HookName, ...] = Field(
         default=(), max_length=HOOKS_MAX, description="answered before the node may reboot"
@@ -245,7 +238,7 @@ class RebootHooks(BaseModel):
 class UpdatePolicySpec(BaseModel):
     """What the `default` BottlerocketUpdatePolicy asks of the rollout."""
 
-    model_config = _WIRE
+    model_config = SPEC_WIRE
 
     paused: bool = Field(
         strict=True, default=False, description="no node starts; nodes already updating finish"

@@ -10,10 +10,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, field_validator
 
+from brupop.domain.scheduling_policy import LABEL_KEY_MAX_LENGTH
 from brupop.domain.shadow import Timestamp, parse_timestamp
+from brupop.domain.wire_format import STATUS_WIRE
 
 MESSAGE_MAX_LENGTH = 1024
 NAME_MAX_LENGTH = 253
@@ -23,17 +24,12 @@ DURATION_MAX_SECONDS = 7 * 86_400
 VERSIONS_SEEN_MAX = 100
 VERSION_MAX_LENGTH = 64
 BUDGET_GROUPS_MAX = 500
+# A budget is named by its groupBy label key; a group by a label value (63 characters), or
+# `(no <key>)` for the nodes without the label (budget_rule.group_of).
+BUDGET_KEY_MAX_LENGTH = LABEL_KEY_MAX_LENGTH
+BUDGET_GROUP_MAX_LENGTH = LABEL_KEY_MAX_LENGTH + len("(no )")
 RESUMED_MESSAGE = (
     "Resumed: the halt was cleared; the controller says how the rollout stands on its next pass."
-)
-
-_WIRE = ConfigDict(
-    frozen=True,
-    extra="ignore",
-    alias_generator=to_camel,
-    validate_by_name=True,
-    validate_by_alias=True,
-    serialize_by_alias=True,
 )
 
 
@@ -51,7 +47,7 @@ class PolicyPhase(StrEnum):
 class HaltReason(BaseModel):
     """The failure that halted the fleet: which node, which check, and what was seen."""
 
-    model_config = _WIRE
+    model_config = STATUS_WIRE
 
     node: str = Field(max_length=NAME_MAX_LENGTH)
     check: str = Field(max_length=NAME_MAX_LENGTH, description="e.g. nodeReady, httpProbe")
@@ -61,7 +57,7 @@ class HaltReason(BaseModel):
 class CanaryProgress(BaseModel):
     """How far the canaries are: chosen, updated, and when their soak ends."""
 
-    model_config = _WIRE
+    model_config = STATUS_WIRE
 
     nodes: int = Field(default=0, ge=0, le=COUNT_MAX, description="canary nodes chosen")
     updated: int = Field(default=0, ge=0, le=COUNT_MAX, description="Idle on the new version")
@@ -73,7 +69,7 @@ class CanaryProgress(BaseModel):
 class NodeCounts(BaseModel):
     """Opted-in nodes by the state their agent last reported."""
 
-    model_config = _WIRE
+    model_config = STATUS_WIRE
 
     idle: int = Field(default=0, ge=0, le=COUNT_MAX)
     staged_and_performed_update: int = Field(default=0, ge=0, le=COUNT_MAX)
@@ -85,7 +81,7 @@ class NodeCounts(BaseModel):
 class VersionSeen(BaseModel):
     """When a host first offered `version` (the start of its release age)."""
 
-    model_config = _WIRE
+    model_config = STATUS_WIRE
 
     version: str = Field(max_length=VERSION_MAX_LENGTH)
     at: Timestamp
@@ -96,10 +92,10 @@ class VersionSeen(BaseModel):
 class BudgetUse(BaseModel):
     """How many nodes of one budget's group are outside Idle, against its limit."""
 
-    model_config = _WIRE
+    model_config = STATUS_WIRE
 
-    budget: str = Field(max_length=NAME_MAX_LENGTH, description="the budget's groupBy key")
-    group: str = Field(max_length=NAME_MAX_LENGTH, description="the label's value")
+    budget: str = Field(max_length=BUDGET_KEY_MAX_LENGTH, description="the budget's groupBy key")
+    group: str = Field(max_length=BUDGET_GROUP_MAX_LENGTH, description="the label's value")
     in_use: int = Field(default=0, ge=0, le=COUNT_MAX)
     limit: int = Field(default=1, ge=1, le=COUNT_MAX)
 
@@ -107,7 +103,7 @@ class BudgetUse(BaseModel):
 class UpdatePolicyStatus(BaseModel):
     """What the controller last concluded about the rollout under this policy."""
 
-    model_config = _WIRE
+    model_config = STATUS_WIRE
 
     phase: PolicyPhase = PolicyPhase.IDLE
     message: str = Field(default="", max_length=MESSAGE_MAX_LENGTH)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 
-from brupop.domain.update_policy_status import VERSIONS_SEEN_MAX, VersionSeen
+from brupop.domain.update_policy_status import VERSION_MAX_LENGTH, VERSIONS_SEEN_MAX, VersionSeen
 
 VersionsSeen = tuple[VersionSeen, ...]
 """First-seen times, oldest first (ties by version), as the policy status lists them."""
@@ -27,10 +27,11 @@ def note_offered(
     limit: int = VERSIONS_SEEN_MAX,
 ) -> VersionsSeen:
     """`seen` with every version of `offered` it lacks first seen at `now`, bounded to
-    `limit`; `seen` itself when nothing was added."""
+    `limit`; `seen` itself when nothing was added. A version longer than the status can hold
+    (a shadow's has no bound) is not noted: it stays as young as can be."""
     known = {entry.version for entry in seen}
     offered = set(offered)
-    new = sorted(offered - known)
+    new = sorted(v for v in offered - known if len(v) <= VERSION_MAX_LENGTH)
     if not new:
         return seen
     added = seen + tuple(VersionSeen(version=v, at=now) for v in new)

@@ -82,6 +82,14 @@ def test_an_unreadable_record_is_removed_and_nothing_else_touched() -> None:
     assert restore_changes({RECORD: '["a list"]'}) == {RECORD: None}
 
 
+def test_a_deeply_nested_record_within_the_size_bound_reads_as_unreadable() -> None:
+    # Anyone who may annotate Nodes can write this; json's recursion limit must not escape
+    # from a controller pass as a traceback.
+    nested = "[" * 2000
+    assert read_record({RECORD: nested}) == {}
+    assert restore_changes({KARPENTER: "true", RECORD: nested}) == {RECORD: None}
+
+
 def test_a_record_naming_other_keys_restores_only_the_autoscaler_ones() -> None:
     record = json.dumps({KARPENTER: None, "team": "b"})
     during = {KARPENTER: "true", "team": "a", RECORD: record}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, Resources
+from brupop.domain.capacity import check_room_in
+from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, PodPhase, Resources
 from brupop.domain.fleet_census import FleetCensus
 
 MOMENT = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -26,6 +27,17 @@ def test_pods_not_yet_on_a_node_are_left_out_and_unknown_nodes_are_empty() -> No
     assert (census.cost("ghost"), census.evicted("ghost"), census.pods_on("ghost")) == (0, (), ())
 
 
+def test_finished_pods_are_not_kept_in_the_census() -> None:
+    done = [
+        _pod("job-1", "n1", phase=PodPhase.SUCCEEDED),
+        _pod("job-2", "n1", phase=PodPhase.FAILED),
+    ]
+
+    census = FleetCensus.of(MOMENT, [Node("n1", "u1")], [_pod("web", "n1"), *done], [])
+
+    assert census.pods_on("n1") == (_pod("web", "n1"),)
+
+
 def test_costs_weigh_budgeted_pods_double_and_room_uses_the_census_moment() -> None:
     budget = PodDisruptionBudget("db", "shop", selector={"app": "db"}, min_available=1)
     nodes = [Node("n1", "u1", allocatable=Resources(1000, GI)), Node("n2", "u2")]
@@ -35,7 +47,7 @@ def test_costs_weigh_budgeted_pods_double_and_room_uses_the_census_moment() -> N
 
     assert census.costs == {"n1": 2}
     assert census.room == {"n1": Resources(500, GI // 2), "n2": None}
-    assert census.room_for("n1").reason == (
+    assert check_room_in(census.evicted("n1"), census.nodes, census.room, "n1").reason == (
         "no room for 1 pod (no other node with known allocatable CPU and memory)"
     )
-    assert census.room_for("n2").fits
+    assert check_room_in(census.evicted("n2"), census.nodes, census.room, "n2").fits

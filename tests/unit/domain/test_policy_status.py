@@ -3,12 +3,15 @@ generation, counts, the halt with its node and check, and the canaries' progress
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from brupop.domain.budget_rule import BudgetRule
 from brupop.domain.canary import SoakProgress
 from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy, PolicySource
 from brupop.domain.halt import HaltDecision, NodeFailure
 from brupop.domain.policy_status import FleetProgress, policy_status
+from brupop.domain.update_policy import UpdatePolicySpec
 from brupop.domain.update_policy_status import NodeCounts, PolicyPhase
 
 NOW = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -86,3 +89,18 @@ def test_a_soaking_status_carries_canary_progress_and_no_halt() -> None:
     assert (status.canary.nodes, status.canary.updated) == (2, 2)
     assert status.canary.soak_ends_at == NOW + timedelta(seconds=60)
     assert status.halted_at is None and status.halt_reason is None
+
+
+def test_a_budget_on_the_longest_label_key_a_policy_accepts_fits_in_the_status() -> None:
+    prefix = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 61])  # a 253-character DNS subdomain
+    key = f"{prefix}/{'z' * 63}"
+    budget = UpdatePolicySpec.model_validate(
+        {"budgets": [{"groupBy": key, "maxConcurrent": 1}]}
+    ).budgets[0]
+    unlabelled = BudgetRule(budget, {}, [None]).usage()  # the group "(no <key>)", in use
+
+    status = policy_status(
+        POLICY, replace(ROLLING, budgets=tuple(unlabelled)), generation=1, now=NOW
+    )
+
+    assert [(use.budget, use.group) for use in status.budgets_in_use] == [(key, f"(no {key})")]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from pydantic import ValidationError
 
@@ -35,15 +33,6 @@ def test_a_blackout_needs_a_time_zone_in_its_timestamps() -> None:
 def test_a_blackout_timestamp_must_be_rfc3339() -> None:
     with pytest.raises(ValidationError, match=r"start"):
         Blackout.model_validate({"start": "tomorrow", "end": "2026-12-21T00:00:00Z"})
-
-
-def test_the_moment_a_blackout_covers_is_found_and_its_end_is_open() -> None:
-    spec = UpdatePolicySpec.model_validate(
-        {"blackouts": [{"start": "2026-12-20T00:00:00Z", "end": "2026-12-27T00:00:00Z"}]}
-    )
-    inside = datetime(2026, 12, 24, tzinfo=UTC)
-    assert spec.scheduling.blackout_at(inside) is spec.blackouts[0]
-    assert spec.scheduling.blackout_at(datetime(2026, 12, 27, tzinfo=UTC)) is None
 
 
 def test_without_a_policy_object_only_the_start_order_differs_from_the_original() -> None:

@@ -131,9 +131,7 @@ def test_overlapping_blackouts_hold_until_the_last_one_ends() -> None:
 
 
 def test_finish_by_with_a_learned_duration_holds_a_start_near_the_window_end() -> None:
-    history = UpdateDurations()
-    for seconds in [300] * 10 + [22 * MIN] * 8 + [5000] * 2:
-        history = history.adding(seconds)
+    history = UpdateDurations.of([300] * 10 + [22 * MIN] * 8 + [5000] * 2)
     assert history.expected_seconds == 22 * MIN  # the 18th of 20, nearest rank
     schedule = StartSchedule(windows=(parse_window("* * 2-3 * * * *", "UTC"),))
     assert start_verdict(schedule, _utc(1, 5, 3, 38), history.expected_seconds).may_start

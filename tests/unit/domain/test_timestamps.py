@@ -4,7 +4,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brupop.domain.timestamps import TimestampError, format_rfc3339, parse_rfc3339
+from brupop.domain.timestamps import (
+    TimestampError,
+    format_rfc3339,
+    parse_rfc3339,
+    rfc3339_or_none,
+)
 
 
 def test_nanoseconds_are_truncated_to_microseconds() -> None:
@@ -30,3 +35,16 @@ def test_naive_datetimes_are_refused() -> None:
 def test_bad_text_raises_timestamp_error(text: str) -> None:
     with pytest.raises(TimestampError):
         parse_rfc3339(text)
+
+
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+def test_a_moment_outside_the_representable_years_in_utc_is_a_timestamp_error(text: str) -> None:
+    with pytest.raises(TimestampError, match="out of range"):
+        parse_rfc3339(text)
+
+
+def test_an_optional_timestamp_reads_as_none_when_absent_or_unreadable() -> None:
+    assert rfc3339_or_none("2026-01-05T10:00:00Z") == datetime(2026, 1, 5, 10, tzinfo=UTC)
+    assert [rfc3339_or_none(v) for v in (None, 17, "yesterday", "0001-01-01T00:00:00+01:00")] == [
+        None
+    ] * 4

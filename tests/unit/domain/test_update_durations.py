@@ -34,9 +34,7 @@ def test_the_expectation_is_the_nearest_rank_90th_percentile(
 
 
 def test_the_history_keeps_the_last_twenty_newest_last() -> None:
-    history = UpdateDurations()
-    for seconds in range(1, 31):
-        history = history.adding(seconds)
+    history = UpdateDurations.of(range(1, 31))
     assert len(history.seconds) == HISTORY_SIZE
     assert history.seconds == tuple(range(11, 31))
     assert history.expected_seconds == 28

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from brupop.domain.update_policy_status import VERSIONS_SEEN_MAX, VersionSeen
+from brupop.domain.update_policy_status import VERSION_MAX_LENGTH, VERSIONS_SEEN_MAX, VersionSeen
 from brupop.domain.versions_first_seen import first_seen_times, merge_seen, note_offered
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -73,3 +73,11 @@ def test_merging_is_bounded_too() -> None:
     mine = _seen(**{"1_0_0": 0, "1_1_0": 1})
     merged = merge_seen(mine, _seen(**{"1_2_0": 2}), ["1.0.0"], limit=2)
     assert first_seen_times(merged) == {"1.0.0": _at(0), "1.2.0": _at(2)}
+
+
+def test_a_version_too_long_for_the_status_is_not_noted_and_the_others_are() -> None:
+    # A shadow's version has no length bound; the status's record has one. Left unrecorded,
+    # the version counts as first seen now: any release age keeps holding it.
+    long = "1.21.0-" + "a" * VERSION_MAX_LENGTH
+    assert note_offered((), [long, "1.21.0"], T0) == (VersionSeen(version="1.21.0", at=T0),)
+    assert note_offered((), [long], T0) == ()

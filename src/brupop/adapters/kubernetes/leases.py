@@ -6,13 +6,12 @@ Replace is a PUT carrying the resourceVersion read, so two candidates cannot bot
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from kubernetes.client import CoordinationV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
 from brupop.domain.cluster import Lease
-from brupop.domain.timestamps import TimestampError, parse_rfc3339
+from brupop.domain.timestamps import rfc3339_or_none
 
 
 def lease_from_object(obj: JSON) -> Lease:
@@ -24,8 +23,8 @@ def lease_from_object(obj: JSON) -> Lease:
         namespace=str(meta.get("namespace") or ""),
         holder=spec.get("holderIdentity") or None,
         duration_seconds=int(spec.get("leaseDurationSeconds") or 0),
-        acquired_at=_micro_time(spec.get("acquireTime")),
-        renewed_at=_micro_time(spec.get("renewTime")),
+        acquired_at=rfc3339_or_none(spec.get("acquireTime")),
+        renewed_at=rfc3339_or_none(spec.get("renewTime")),
         transitions=int(spec.get("leaseTransitions") or 0),
         resource_version=meta.get("resourceVersion"),
     )
@@ -48,15 +47,6 @@ def lease_object(lease: Lease) -> JSON:
             "leaseTransitions": lease.transitions,
         },
     }
-
-
-def _micro_time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return parse_rfc3339(value)
-    except TimestampError:
-        return None
 
 
 def _format_micro_time(moment: datetime | None) -> str | None:

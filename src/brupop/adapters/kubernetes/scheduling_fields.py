@@ -15,7 +15,7 @@ from brupop.adapters.kubernetes.api_calls import JSON
 from brupop.domain.quantity import QuantityError, cpu_millis, memory_bytes
 from brupop.domain.resources import InitContainerRequest, Resources, effective_request
 from brupop.domain.taints import EQUAL, Taint, Toleration
-from brupop.domain.timestamps import TimestampError, parse_rfc3339
+from brupop.domain.timestamps import rfc3339_or_none
 
 MAX_INTERNED = 10_000
 """Distinct values kept for sharing. A census holds every pod of the cluster, and most pods
@@ -64,13 +64,7 @@ def allocatable_of(status: JSON) -> Resources | None:
 
 def timestamp_of(meta: JSON, field: str) -> datetime | None:
     """An RFC 3339 metadata timestamp; None when absent or unreadable."""
-    value = meta.get(field)
-    if not isinstance(value, str):
-        return None
-    try:
-        return parse_rfc3339(value)
-    except TimestampError:
-        return None
+    return rfc3339_or_none(meta.get(field))
 
 
 def requests_of(spec: JSON) -> Resources | None:

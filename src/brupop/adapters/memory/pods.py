@@ -15,7 +15,6 @@ from brupop.adapters.memory.store import Revisions, VersionedStore
 from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, PodPhase
 from brupop.ports.errors import NotFoundError, TooManyRequestsError, UnavailableError
 
-FINISHED_PHASES = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
 RECREATED_OWNER_KINDS = frozenset(
     {"ReplicaSet", "StatefulSet", "Deployment", "ReplicationController"}
 )
@@ -55,7 +54,7 @@ class InMemoryPodRepository:
 
     def list_all(self) -> list[Pod]:
         self._check_available()
-        return list(self.store.list(lambda p: p.phase not in FINISHED_PHASES).items)
+        return list(self.store.list(lambda p: not p.finished).items)
 
     def get(self, namespace: str, name: str) -> Pod:
         self._check_available()

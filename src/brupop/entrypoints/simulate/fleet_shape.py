@@ -29,6 +29,7 @@ class PodCounts:
     default: int = 0
 
     def on(self, node: str) -> int:
+        """The workload pods `node` runs."""
         return dict(self.named).get(node, self.default)
 
 

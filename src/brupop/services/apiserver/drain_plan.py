@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from brupop.domain.cluster import MIRROR_POD_ANNOTATION, Pod, PodPhase
-
-FINISHED_PHASES = frozenset({PodPhase.SUCCEEDED, PodPhase.FAILED})
+from brupop.domain.cluster import MIRROR_POD_ANNOTATION, Pod
 
 
 def stays_on_node(pod: Pod) -> bool:
@@ -50,7 +48,7 @@ def plan_drain(pods: Iterable[Pod]) -> DrainPlan:
             continue
         if pod.terminating:
             await_gone.append(pod)
-        elif pod.phase in FINISHED_PHASES:
+        elif pod.finished:
             delete.append(pod)
         else:
             evict.append(pod)

@@ -38,10 +38,12 @@ from brupop.services.controller.room_check import RoomCheck
 
 CHOICE_REUSE = timedelta(seconds=10)
 """How long a pass whose inputs (policy, free slots, holders, Node changes, ready list, cost
-source, census and nodes leaving) equal the last one's reuses its choice instead of trying every
-ready node again: a fleet held by its budgets at 10k nodes costs ~25 ms a pass otherwise. A
-hold that lifts at a known moment (a release age, a node's age) ends the reuse then; what the
-inputs do not show (a blocking pod going away) is seen again at most this much later."""
+source, census and nodes leaving) equal those of the last one, which started nothing, starts
+nothing either instead of trying every ready node again: a fleet held by its budgets at 10k
+nodes costs ~25 ms a pass otherwise. A hold that lifts at a known moment (a release age, a
+node's age) ends the reuse then; what the inputs do not show (a blocking pod going away) is
+seen again at most this much later. A choice that started nodes is never reused: the inputs
+do not show a candidate's offered version, which may have changed if its start failed."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ class StartRules:
             last = self._last
             if last is not None and now < last.expires and last.same(inputs, ready, costs, room):
                 self.holds = last.holds
-                return list(last.chosen)
+                return []
             selection = StartSelection(
                 rules,
                 self._candidate,
@@ -155,9 +157,14 @@ class StartRules:
             )
             chosen = selection(ready, free)
             self.holds = selection.holds
-            lifts = [hold.until for hold in self.holds.values() if hold.until is not None]
-            expires = min([now + CHOICE_REUSE, *lifts])
-            self._last = _Choice(expires, inputs, ready, costs, room, chosen, self.holds)
+            self._last = None
+            if not chosen:
+                # Only a choice of no start is kept: one that started nodes changes the holders
+                # when its writes land, and when they did not (a conflict with an agent's
+                # report), the candidates' facts may have changed (a version past the pin).
+                lifts = [hold.until for hold in self.holds.values() if hold.until is not None]
+                expires = min([now + CHOICE_REUSE, *lifts])
+                self._last = _Choice(expires, inputs, ready, costs, room, self.holds)
             return chosen
 
         return choose
@@ -175,14 +182,13 @@ class StartRules:
 
 @dataclass(frozen=True)
 class _Choice:
-    """A pass's choice, until when it may be reused, and what it was made from."""
+    """A pass's choice of no start, until when it may be reused, and what it was made from."""
 
     expires: datetime
     inputs: tuple[object, ...]
     ready: list[str]
     costs: EvictionCosts | None
     room: tuple[object, tuple[str, ...]]
-    chosen: list[str]
     holds: dict[str, StartHold]
 
     def same(

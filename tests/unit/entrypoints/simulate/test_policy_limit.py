@@ -9,16 +9,7 @@ from pathlib import Path
 import pytest
 
 from brupop.entrypoints.simulate.options import parse_options
-
-
-def _policy(tmp_path: Path, spec: str) -> str:
-    path = tmp_path / "policy.yaml"
-    path.write_text(
-        "apiVersion: brupop.bottlerocket.aws/v1\nkind: BottlerocketUpdatePolicy\n"
-        f"metadata:\n  name: default\nspec:\n{spec}",
-        encoding="utf-8",
-    )
-    return str(path)
+from tests.support.policy_file import write_policy_file
 
 
 @pytest.mark.parametrize(
@@ -30,7 +21,7 @@ def test_the_policys_max_concurrent_is_the_limit_in_force(
 ) -> None:
     options = parse_options(
         ["--nodes", str(nodes), "--max-concurrent", "1",
-         "--policy", _policy(tmp_path, f"  maxConcurrent: {value}\n")]
+         "--policy", write_policy_file(tmp_path, f"  maxConcurrent: {value}\n")]
     )  # fmt: skip
 
     assert options.limit_in_force == limit
@@ -42,7 +33,7 @@ def test_the_policys_max_concurrent_is_the_limit_in_force(
 def test_without_a_policy_limit_max_concurrent_is_in_force(
     tmp_path: Path, flag: str, limit: int | None
 ) -> None:
-    policy = _policy(tmp_path, "  paused: false\n")
+    policy = write_policy_file(tmp_path, "  paused: false\n")
     options = parse_options(["--max-concurrent", flag, "--policy", policy])
 
     assert options.limit_in_force == limit

@@ -23,7 +23,12 @@ from brupop.services.apiserver.forced_removal import (
     ForcedRemoval,
 )
 from brupop.services.apiserver.node_actions import NodeActions
-from tests.unit.services.apiserver.test_drain import TIMINGS, RecordingPods, SteppingClock
+from tests.unit.services.apiserver.drain_fakes import (
+    TIMINGS,
+    RecordingPods,
+    SteppingClock,
+    two_node_cluster,
+)
 
 ENVIRONMENT_TIMEOUT = TIMINGS.timeout_seconds  # 60 s
 
@@ -65,10 +70,7 @@ def clock() -> SteppingClock:
 
 @pytest.fixture
 def cluster(clock: SteppingClock) -> InMemoryCluster:
-    cluster = InMemoryCluster(clock=clock)
-    cluster.add_node("n1")
-    cluster.add_node("n2")
-    return cluster
+    return two_node_cluster(clock)
 
 
 def apply_drain(cluster: InMemoryCluster, drain: Mapping[str, Any]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.capacity import RoomVerdict, check_room_in
 from brupop.domain.cluster import OwnerReference, PodPhase, Resources
 from brupop.ports.errors import UnavailableError
 from brupop.services.controller.pod_census import STALE_AFTER, PodCensus
@@ -104,9 +105,15 @@ def test_the_census_says_whether_a_nodes_pods_fit_on_the_others(
 
     snapshot = PodCensus(cluster.pods, cluster.nodes).snapshot(clock.now())
 
-    assert snapshot.room_for("n1").reason == "no room for 1 pod (needs 1.5 CPU)"
-    assert snapshot.room_for("n2").fits
-    assert not snapshot.room_for("n2", also_leaving={"n3"}).fits
+    def room_for(node: str, *also_leaving: str) -> RoomVerdict:
+        evicted = snapshot.evicted(node)
+        return check_room_in(
+            evicted, snapshot.nodes, snapshot.room, node, also_leaving=also_leaving
+        )
+
+    assert room_for("n1").reason == "no room for 1 pod (needs 1.5 CPU)"
+    assert room_for("n2").fits
+    assert not room_for("n2", "n3").fits
 
 
 def test_a_failed_refresh_keeps_a_recent_census_and_fails_once_it_is_stale(

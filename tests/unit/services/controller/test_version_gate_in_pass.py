@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from brupop.domain.shadow import Shadow, ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState as S
 from brupop.domain.update_policy_status import VersionSeen
 from brupop.domain.waiting_reason import Reason
@@ -121,6 +122,43 @@ def test_a_pin_equal_to_the_offered_version_lets_nodes_start() -> None:
     controller.tick()
 
     assert set(fleet.specs().values()) == {S.STAGED_AND_PERFORMED_UPDATE}
+
+
+class RacingAgent:
+    """The in-memory shadows, where the agent of `node` reports a newer offered version just
+    before the controller's first start of it is written (so that write conflicts)."""
+
+    def __init__(self, fleet: Fleet, node: str, offered: str) -> None:
+        self._fleet, self._name, self._offered = fleet, shadow_name(node), offered
+        self._inner = fleet.cluster.shadows
+        self.raced = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def replace_spec(self, name: str, spec: ShadowSpec, resource_version: str | None) -> Shadow:
+        if name == self._name and not self.raced:
+            self.raced = True
+            status = self._inner.get(name).status
+            assert status is not None
+            newer = status.model_copy(update={"target_version": self._offered})
+            self._inner.update_status(name, newer)
+        return self._inner.replace_spec(name, spec, resource_version)
+
+
+def test_a_start_whose_write_conflicted_meets_the_pin_again_on_the_next_pass() -> None:
+    fleet = Fleet(1)
+    fleet.cluster.policies.apply(_policy(version={"pin": NEW}))
+    racing = RacingAgent(fleet, "node-00", "1.21.0")
+    fleet.cluster.shadows = racing  # type: ignore[assignment]
+    controller = fleet.controller(1)
+
+    controller.tick()  # starts node-00 to 1.20.0; the write conflicts with the agent's report
+    assert racing.raced and fleet.outside_idle() == 0
+    controller.tick()  # within the choice's reuse: the node now offered 1.21.0 must not start
+
+    assert fleet.outside_idle() == 0
+    assert _reasons(controller)["node-00"][0] is Reason.PINNED
 
 
 def test_a_version_younger_than_the_release_age_starts_once_it_is_old_enough() -> None:
