@@ -74,7 +74,7 @@ def decode_record(text: str) -> dict[WorkloadRef, int]:
         raise EvictedWorkloadsError(f"longer than {ANNOTATION_MAX_LENGTH} characters")
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nesting deeper than the parser's stack
         raise EvictedWorkloadsError("not JSON") from None
     if not isinstance(data, dict) or len(data) > WORKLOADS_MAX:
         raise EvictedWorkloadsError(f"not an object of at most {WORKLOADS_MAX} workloads")

@@ -70,6 +70,7 @@ def test_a_record_is_bounded_in_count_and_size() -> None:
         '{"a/b/c": "3"}',
         '{"a/b/c": true}',
         "x" * (ANNOTATION_MAX_LENGTH + 1),
+        "[" * (ANNOTATION_MAX_LENGTH // 2),  # nested deeper than the JSON parser's stack
     ],
 )
 def test_a_record_this_module_did_not_write_is_refused(text: str) -> None:
