@@ -237,7 +237,7 @@ def _pop_stash(obj: dict[str, Any]) -> dict[str, Any]:
     text = annotations.pop(STASH_ANNOTATION)
     try:
         stash = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
+    except (ValueError, RecursionError):  # nesting deeper than the parser's stack
         stash = None
     if not isinstance(stash, dict):
         stash = {}

@@ -150,6 +150,16 @@ def test_a_state_changed_by_a_v1_client_wins_over_the_stash() -> None:
     assert "annotations" not in back["metadata"]
 
 
+def test_a_stash_nested_deeper_than_the_json_parser_is_dropped_not_raised() -> None:
+    v1 = convert_object(seed_shadow(), API_VERSION_V1)
+    v1["metadata"]["annotations"] = {STASH_ANNOTATION: "[" * 100_000}
+
+    back = convert_object(v1, API_VERSION_V2)
+
+    assert back["spec"]["state"] == v1["spec"]["state"]
+    assert STASH_ANNOTATION not in back["metadata"].get("annotations", {})
+
+
 def test_same_version_is_passed_through_untouched() -> None:
     original = seed_shadow()
     assert converted(convert_review(review([original], API_VERSION_V2))) == [original]
