@@ -247,8 +247,10 @@ class ControllerService:
 
     def scheduling(self) -> SchedulingFacts:
         """The budgets in use, the expected update time and the clock's hold, as of the last
-        pass."""
-        return self._scheduling
+        pass (the hold's sentence is made here: a closed window's next opening is a search)."""
+        view = self._view
+        facts = self._scheduling
+        return replace(facts, hold=clock_hold(view)) if view is not None else facts
 
     def work_done(self) -> tuple[int, int]:
         """(shadows decided, nodes explained) so far: what a pass with nothing new must not
@@ -378,7 +380,6 @@ class ControllerService:
             len(history.seconds),
             finish_by=in_force.source is not PolicySource.ENVIRONMENT
             and in_force.scheduling.finish_by,
-            hold=clock_hold(view),
         )
         self._rules.publish(
             fleet.book, len(holding), paused, safety, now, leading=leading, budgets=budgets
