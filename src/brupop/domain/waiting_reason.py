@@ -185,10 +185,9 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, st
         return Reason.ALERT_HOLD, f"held by the alert gate: {view.blocked}; {offered}"
     if view.soak is not None and shadow.name not in view.canaries:
         return Reason.CANARY_SOAK, f"{view.soak}; {offered}"
-    if view.schedule_hold is not None:
-        return view.schedule_hold.reason, f"{view.schedule_hold.detail}; {offered}"
-    if not view.window_open:
-        return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)}); {offered}"
+    clock = clock_hold(view)
+    if clock is not None:
+        return clock[0], f"{clock[1]}; {offered}"
     hold = view.start_holds.get(shadow.name)
     if hold is not None:
         return hold.reason, f"{hold.detail}; {offered}"
@@ -234,6 +233,16 @@ def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) ->
     deadline = transition_deadline(shadow, view.policy.timeouts)
     limit_text = f" (times out at {_when(deadline)})" if deadline else ""
     return Reason.UPDATING, f"waiting for the agent to reach {spec.state}{limit_text}"
+
+
+def clock_hold(view: RolloutView) -> tuple[Reason, str] | None:
+    """What holds every start by the clock in `view`, and why: the policy's rule (a blackout,
+    its windows, finishBy), else the environment's window when it is closed; None: neither."""
+    if view.schedule_hold is not None:
+        return view.schedule_hold.reason, view.schedule_hold.detail
+    if not view.window_open:
+        return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)})"
+    return None
 
 
 def _next_window(view: RolloutView) -> str:

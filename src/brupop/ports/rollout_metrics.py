@@ -55,3 +55,13 @@ class RolloutMetrics(Protocol):
     def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
         """Nodes outside Idle per (budget's groupBy key, group); groups not given are gone."""
         ...
+
+    def set_concurrency_limit(self, maximum: int | None) -> None:
+        """The global limit the controller applies (the policy's `maxConcurrent` when set,
+        else `MAX_CONCURRENT_UPDATE`); None: unlimited."""
+        ...
+
+    def set_expected_update(self, seconds: int) -> None:
+        """The update time finishBy expects: the 90th percentile of the last 20 update
+        durations, 900 before there is any."""
+        ...

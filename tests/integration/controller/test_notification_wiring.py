@@ -12,6 +12,7 @@ from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
+from brupop.domain.update_policy_status import UpdatePolicyStatus
 from brupop.entrypoints.controller.container import build_service
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
@@ -83,3 +84,16 @@ def test_the_controller_process_sends_a_halt_decided_by_its_pass_to_its_webhook(
         cluster.shadows.update_status(started.name, failed)
         service.tick()
         assert receiver.wait_for(lambda seen: "fleet_halted" in seen.kinds())
+
+
+def test_with_a_webhook_the_metrics_still_show_the_limit_applied_and_the_expected_time() -> None:
+    cluster, clock, config = _setup()
+    cluster.policies.apply({"metadata": {"name": "default"}, "spec": {"maxConcurrent": 3}})
+    cluster.policies.update_status(UpdatePolicyStatus(update_durations=(600, 1200)))
+    metrics = PrometheusRolloutMetrics()
+    with running_receiver() as receiver:
+        settings = NotificationSettings("prod", (WebhookTarget("webhook-1", receiver.url),))
+        service = build_service(cluster, clock, config, metrics, settings)
+        service.tick()
+    assert metrics.registry.get_sample_value("brupop_max_concurrent_update") == 3.0
+    assert metrics.registry.get_sample_value("brupop_expected_update_seconds") == 1200.0

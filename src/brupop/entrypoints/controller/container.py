@@ -11,7 +11,6 @@ from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
-from brupop.entrypoints.controller.limit_metric import publish_concurrency_limit
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.entrypoints.controller.notifying_ports import wire_notifications
@@ -78,9 +77,10 @@ def build_gates(cluster: Any) -> GatePorts:
 
 
 def build_metrics(config: ControllerConfig) -> PrometheusRolloutMetrics:
-    """The rollout's collectors plus the concurrency limit in force."""
+    """The rollout's collectors; the limit reads MAX_CONCURRENT_UPDATE until the first pass
+    sets the one it applies."""
     metrics = PrometheusRolloutMetrics()
-    publish_concurrency_limit(metrics.registry, config.policy.limit)
+    metrics.set_concurrency_limit(config.policy.limit.maximum)
     return metrics
 
 

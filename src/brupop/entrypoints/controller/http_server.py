@@ -31,14 +31,16 @@ class Surface:
 
 
 def status_document(controller: ControllerService) -> dict[str, Any]:
-    """The `/status` body: this replica, the policy in force, one row per node and the offered
-    versions' first-seen times and eligibility (`versions`)."""
+    """The `/status` body: this replica, the policy in force (`max_concurrent_update` is the
+    limit the controller applies), one row per node, the offered versions' first-seen times
+    and eligibility (`versions`), and the budgets in use, the expected update time and the
+    clock's hold on starts (`scheduling`)."""
     config = controller.config
     window = config.window
     return {
         "identity": config.identity,
         "leader": controller.elector.is_leader(),
-        "max_concurrent_update": str(config.policy.limit),
+        "max_concurrent_update": str(controller.limit()),
         "schedule": {
             "expression": window.schedule.expression,
             "kind": window.kind.value,
@@ -46,6 +48,7 @@ def status_document(controller: ControllerService) -> dict[str, Any]:
         },
         "nodes": [row.as_json() for row in controller.reports()],
         "versions": [standing.as_json() for standing in controller.versions()],
+        "scheduling": controller.scheduling().as_json(),
     }
 
 

@@ -1,8 +1,11 @@
-"""`brupop_max_concurrent_update`: the concurrency limit in force, as a gauge.
+"""`brupop_max_concurrent_update`: the global concurrency limit the controller applies, as a
+gauge.
 
-A dashboard shows how much of the limit a rollout uses (nodes outside Idle over this value);
-the limit comes from `MAX_CONCURRENT_UPDATE` and is fixed for the process's life. `unlimited`
-is +Inf, so the share used reads 0.
+A dashboard shows how much of the limit a rollout uses (nodes outside Idle over this value).
+The limit is the update policy's `maxConcurrent` when set (a percentage is counted against the
+opted-in nodes), else `MAX_CONCURRENT_UPDATE`; the controller sets it on every pass, so a
+change of the policy or of the fleet's size shows at once. `unlimited` is +Inf, so the share
+used reads 0.
 """
 
 from __future__ import annotations
@@ -11,15 +14,17 @@ import math
 
 from prometheus_client import CollectorRegistry, Gauge
 
-from brupop.domain.concurrency import ConcurrencyLimit
 
-
-def publish_concurrency_limit(registry: CollectorRegistry, limit: ConcurrencyLimit) -> Gauge:
-    """Register the gauge in `registry` (the controller's own) and set it to `limit`."""
-    gauge = Gauge(
+def concurrency_limit_gauge(registry: CollectorRegistry) -> Gauge:
+    """Register the gauge in `registry` (the controller's own)."""
+    return Gauge(
         "brupop_max_concurrent_update",
-        "Nodes allowed outside Idle at once (MAX_CONCURRENT_UPDATE; +Inf when unlimited).",
+        "Nodes allowed outside Idle at once: the policy's maxConcurrent when set, else "
+        "MAX_CONCURRENT_UPDATE (+Inf when unlimited).",
         registry=registry,
     )
-    gauge.set(math.inf if limit.maximum is None else limit.maximum)
-    return gauge
+
+
+def limit_value(maximum: int | None) -> float:
+    """The gauge's value for a limit of `maximum` nodes (None: unlimited)."""
+    return math.inf if maximum is None else float(maximum)

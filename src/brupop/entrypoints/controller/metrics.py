@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from brupop.domain.health_gate import GateCheck
+from brupop.domain.update_durations import DEFAULT_EXPECTED_SECONDS
+from brupop.entrypoints.controller.limit_metric import concurrency_limit_gauge, limit_value
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.ports.safety_metrics import SafetyMetrics
 
@@ -90,6 +92,14 @@ class PrometheusRolloutMetrics:
             registry=self.registry,
         )
         self._budgets_set: dict[tuple[str, str], int] = {}
+        self._limit = concurrency_limit_gauge(self.registry)
+        self._expected = Gauge(
+            "brupop_expected_update_seconds",
+            "The update time finishBy expects: the 90th percentile of the last 20 update "
+            "durations, 900 before there is any history.",
+            registry=self.registry,
+        )
+        self._expected.set(DEFAULT_EXPECTED_SECONDS)
         self._seen_states: set[str] = set()
         self._seen_versions: set[str] = set()
 
@@ -138,6 +148,12 @@ class PrometheusRolloutMetrics:
         for (budget, group), count in in_use.items():
             self._budgets.labels(budget=budget, group=group).set(count)
         self._budgets_set = dict(in_use)
+
+    def set_concurrency_limit(self, maximum: int | None) -> None:
+        self._limit.set(limit_value(maximum))
+
+    def set_expected_update(self, seconds: int) -> None:
+        self._expected.set(seconds)
 
     def exposition(self) -> bytes:
         """The Prometheus text format of every collector."""

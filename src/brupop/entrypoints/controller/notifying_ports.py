@@ -69,6 +69,12 @@ class NotifyingMetrics:
     def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
         self._inner.set_budgets_in_use(in_use)
 
+    def set_concurrency_limit(self, maximum: int | None) -> None:
+        self._inner.set_concurrency_limit(maximum)
+
+    def set_expected_update(self, seconds: int) -> None:
+        self._inner.set_expected_update(seconds)
+
     def set_fleet_paused(self, paused: bool) -> None:
         self._inner.set_fleet_paused(paused)
         self._notices.fleet(paused=paused)

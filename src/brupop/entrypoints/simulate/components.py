@@ -21,7 +21,6 @@ from brupop.domain.states import StateTimeouts
 from brupop.domain.waiting_reason import NodeReport
 from brupop.entrypoints.apiserver import ApiserverOptions, build_apiserver_app, serve_in_thread
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
-from brupop.entrypoints.controller.limit_metric import publish_concurrency_limit
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.entrypoints.controller.notifying_ports import wire_notifications
@@ -149,7 +148,7 @@ class _Controller:
             watch_seconds=_CONTROLLER_WATCH_SECONDS,
         )
         metrics = PrometheusRolloutMetrics()
-        publish_concurrency_limit(metrics.registry, config.policy.limit)
+        metrics.set_concurrency_limit(config.policy.limit.maximum)
         self._notifications = wire_notifications(
             _notification_settings(options),
             events=cluster.events,

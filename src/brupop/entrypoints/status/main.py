@@ -32,6 +32,7 @@ from brupop.entrypoints.status.reaching import (
     read_through_api,
     read_url,
 )
+from brupop.entrypoints.status.scheduling_lines import scheduling_lines
 from brupop.entrypoints.status.table import format_table
 from brupop.entrypoints.status.timeline_command import write_cluster_timeline
 from brupop.entrypoints.status.version_lines import version_lines
@@ -134,6 +135,8 @@ def main(argv: list[str]) -> int:
     policy = document.get("policy")
     if isinstance(policy, dict):
         print(policy_line(policy))
+    for line in scheduling_lines(document.get("scheduling")):
+        print(line)
     for line in version_lines(document.get("versions")):
         print(line)
     print(format_table(document.get("nodes", [])))

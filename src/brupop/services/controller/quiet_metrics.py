@@ -44,6 +44,12 @@ class QuietMetrics:
     def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
         return None
 
+    def set_concurrency_limit(self, maximum: int | None) -> None:
+        return None
+
+    def set_expected_update(self, seconds: int) -> None:
+        return None
+
 
 _: RolloutMetrics = QuietMetrics()
 _safety: SafetyMetrics = QuietMetrics()

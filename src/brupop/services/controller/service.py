@@ -21,9 +21,11 @@ from typing import Any
 
 import structlog
 
+from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.drain_progress import DrainProgress
-from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy
+from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy, PolicySource
 from brupop.domain.maintenance_window import WindowGate
+from brupop.domain.scheduling_facts import SchedulingFacts
 from brupop.domain.shadow import Shadow
 from brupop.domain.start_holds import StartHold
 from brupop.domain.version_gate import VersionStanding
@@ -32,6 +34,7 @@ from brupop.domain.waiting_reason import (
     NodeReport,
     RolloutView,
     TimeoutRecord,
+    clock_hold,
     report,
 )
 from brupop.ports.clock import Clock
@@ -137,6 +140,7 @@ class ControllerService:
             starts = replace(starts, pods=NodePods(pods, clock, self._log))
         self._starts = StartRules(self.fleet, starts)
         self._view: RolloutView | None = None
+        self._scheduling = SchedulingFacts()
         self._started_before: frozenset[str] = frozenset()
         self._holds_before: Mapping[str, StartHold] = {}
         self._followed = False
@@ -235,6 +239,19 @@ class ControllerService:
             return []
         return self._rules.version_standings(self.fleet.book, view.now)
 
+    def limit(self) -> ConcurrencyLimit:
+        """The global limit the last pass applied: the policy's `maxConcurrent` when set, else
+        `MAX_CONCURRENT_UPDATE` (also before the first pass)."""
+        view = self._view
+        return view.policy.limit if view is not None else self.config.policy.limit
+
+    def scheduling(self) -> SchedulingFacts:
+        """The budgets in use, the expected update time and the clock's hold, as of the last
+        pass (the hold's sentence is made here: a closed window's next opening is a search)."""
+        view = self._view
+        facts = self._scheduling
+        return replace(facts, hold=clock_hold(view)) if view is not None else facts
+
     def work_done(self) -> tuple[int, int]:
         """(shadows decided, nodes explained) so far: what a pass with nothing new must not
         add to, beyond the nodes in a slot."""
@@ -306,6 +323,7 @@ class ControllerService:
         policy = self.config.policy
         if limit != policy.limit:
             policy = replace(policy, limit=limit)
+        self._metrics.set_concurrency_limit(limit.maximum)
         self._gate = self._gate.advance(window, now, any_ready=fleet.book.ready_count > 0)
         clock_says = self._rules.schedule(window, self._gate.is_open, now)
         soaking = safety.soaking
@@ -319,6 +337,8 @@ class ControllerService:
         )
         self._phases.observe(self._shadows_named(touched | fleet.book.holders()), drains, now)
         self._rules.measured(self._phases.take_completed(), leading=leading)
+        history = self._rules.timing.history
+        self._metrics.set_expected_update(history.expected_seconds)
         outcome = WriteOutcome()
         if leading:
             outcome = self._writer.apply(plan, now, self.elector.is_leader)
@@ -354,6 +374,13 @@ class ControllerService:
         holding = fleet.book.holders() | view.started
         budgets = self._starts.usage(in_force, holding)
         self._metrics.set_budgets_in_use({(u.budget, u.group): u.in_use for u in budgets})
+        self._scheduling = SchedulingFacts(
+            budgets,
+            history.expected_seconds,
+            len(history.seconds),
+            finish_by=in_force.source is not PolicySource.ENVIRONMENT
+            and in_force.scheduling.finish_by,
+        )
         self._rules.publish(
             fleet.book, len(holding), paused, safety, now, leading=leading, budgets=budgets
         )

@@ -50,6 +50,8 @@ class RecordingMetrics:
     gate_seconds: list[float] = field(default_factory=list)
     gate_failures: list[str] = field(default_factory=list)
     budgets: Mapping[tuple[str, str], int] = field(default_factory=dict)
+    concurrency_limits: list[int | None] = field(default_factory=list)
+    expected_update: int | None = None
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self.hosts = (dict(states), dict(versions))
@@ -74,6 +76,12 @@ class RecordingMetrics:
 
     def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
         self.budgets = dict(in_use)
+
+    def set_concurrency_limit(self, maximum: int | None) -> None:
+        self.concurrency_limits.append(maximum)
+
+    def set_expected_update(self, seconds: int) -> None:
+        self.expected_update = seconds
 
     def set_fleet(self, *, paused: bool, halted: bool) -> None:
         self.fleet_paused, self.fleet_halted = paused, halted
