@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from brupop.domain.states import UpdateState
+from brupop.entrypoints.simulate.fleet_wait import settled
 from brupop.entrypoints.simulate.observer import NodeView
-from brupop.entrypoints.simulate.simulation import _settled
 
 IDLE = UpdateState.IDLE
 
@@ -14,12 +14,12 @@ def test_a_shadow_without_its_first_report_keeps_the_fleet_unsettled() -> None:
         "a": NodeView("a", spec_state=IDLE, status_state=IDLE),
         "b": NodeView("b", spec_state=IDLE, status_state=None),
     }
-    assert not _settled(views)
+    assert not settled(views)
 
 
 def test_a_fleet_of_reported_idle_nodes_is_settled() -> None:
     views = {name: NodeView(name, spec_state=IDLE, status_state=IDLE) for name in "ab"}
-    assert _settled(views)
+    assert settled(views)
 
 
 def test_a_node_outside_idle_keeps_the_fleet_unsettled() -> None:
@@ -27,4 +27,4 @@ def test_a_node_outside_idle_keeps_the_fleet_unsettled() -> None:
         "a": NodeView("a", spec_state=IDLE, status_state=IDLE),
         "b": NodeView("b", spec_state=UpdateState.REBOOTED_INTO_UPDATE, status_state=IDLE),
     }
-    assert not _settled(views)
+    assert not settled(views)

@@ -1,0 +1,90 @@
+"""Waiting for the simulated fleet: each tick drives the scenarios, until every node is updated,
+the fleet settles (no change for --settle-seconds, none updating), time runs out or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from brupop.entrypoints.simulate.chaos import ChaosMonkey
+from brupop.entrypoints.simulate.observer import NodeView
+from brupop.entrypoints.simulate.options import SimulationOptions
+from brupop.entrypoints.simulate.pause_schedule import policy_soaking
+from brupop.entrypoints.simulate.run_setup import StartedRun
+from brupop.entrypoints.simulate.simulated_controller import ControllerRestart
+
+_TICK_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class WaitEnd:
+    """How the wait ended, when not with the fleet done or settled."""
+
+    timed_out: bool = False
+    interrupted: bool = False  # a person pressed Ctrl-C (or SIGTERM)
+
+
+def wait_for_fleet(
+    run: StartedRun,
+    chaos: ChaosMonkey,
+    options: SimulationOptions,
+    note: Callable[[str], None],
+) -> WaitEnd:
+    try:
+        restart = ControllerRestart(
+            options, stop=run.controller.stop, start=run.controller.restart, note=note
+        )
+        while True:
+            now = time.monotonic()
+            if now - run.started_at >= options.timeout:
+                return WaitEnd(timed_out=True)
+            if _finished(run, chaos, restart, options, now):
+                return WaitEnd()
+            restart.step(run.observer.first_active_at)
+            run.pauses.step(rollout_began_at(run), run.started_at)
+            run.unhealthy.step(run.observer.views())
+            run.hooks.step(time.monotonic())
+            run.waits.step(run.controller.status_rows, time.monotonic())
+            time.sleep(_TICK_SECONDS)
+    except KeyboardInterrupt:
+        return WaitEnd(interrupted=True)
+
+
+def _finished(
+    run: StartedRun,
+    chaos: ChaosMonkey,
+    restart: ControllerRestart,
+    options: SimulationOptions,
+    now: float,
+) -> bool:
+    """Every node updated, or (the scenarios over) quiet for --settle-seconds and settled."""
+    if not (chaos.done and restart.done and run.pauses.done):
+        return False
+    views = run.observer.views()
+    if all(view.phase(options.to_version) == "updated" for view in views.values()):
+        return True
+    last_change = max(run.observer.last_change_at, run.pauses.last_written_at or 0.0)
+    quiet = now - last_change >= options.settle_seconds
+    return quiet and settled(views) and not policy_soaking(run.cluster)
+
+
+def rollout_began_at(run: StartedRun) -> float | None:
+    """When (monotonic) the rollout began: the first node left Idle, or every node reported
+    its first status (a paused fleet never leaves Idle), whichever came first."""
+    first = run.observer.first_active_at
+    if first is not None:
+        return first
+    return run.observer.all_reported_at
+
+
+def settled(views: dict[str, NodeView]) -> bool:
+    """Every node has its shadow and its first report, and none is outside Idle.
+
+    The first report matters: an agent creates its shadow before its first update check has
+    finished, and until then an idle-looking node may still have an update to take."""
+    return all(
+        v.spec_state is not None and v.status_state is not None and not v.active
+        for v in views.values()
+    )

@@ -1,0 +1,90 @@
+"""What a finished run reports: each node's outcome and the run's facts, judged into the
+SimulationReport, and the timeline that --timeline draws.
+"""
+
+from __future__ import annotations
+
+from brupop.domain.rollout_timeline import Timeline
+from brupop.entrypoints.simulate.agent_logs import count_tracebacks
+from brupop.entrypoints.simulate.chaos import ChaosMonkey
+from brupop.entrypoints.simulate.fleet_wait import WaitEnd
+from brupop.entrypoints.simulate.node_outcome import node_outcome
+from brupop.entrypoints.simulate.observer import active_intervals
+from brupop.entrypoints.simulate.options import SimulationOptions
+from brupop.entrypoints.simulate.pause_schedule import policy_halt, policy_phase
+from brupop.entrypoints.simulate.report import NodeReport, RunFacts, SimulationReport, judge
+from brupop.entrypoints.simulate.run_setup import StartedRun
+from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
+
+
+def run_timeline(run: StartedRun, options: SimulationOptions, duration: float) -> Timeline:
+    return simulated_timeline(
+        run.names,
+        run.observer.history(),
+        run.supervisor.views(),
+        started_at=run.started_at,
+        ended_at=run.started_at + duration,
+        to_version=options.to_version,
+        limit=options.limit_in_force,
+        fleet_marks=pause_marks(run.pauses.moments)
+        + halt_marks(run.cluster.policies, run.started_on),
+    )
+
+
+def run_report(
+    run: StartedRun,
+    chaos: ChaosMonkey,
+    options: SimulationOptions,
+    ended: WaitEnd,
+    duration: float,
+) -> SimulationReport:
+    nodes = _node_outcomes(run, chaos, options)
+    return judge(
+        RunFacts(
+            duration_seconds=duration,
+            max_concurrent_allowed=options.limit_in_force,
+            max_concurrent_observed=run.observer.max_active,
+            tracebacks=count_tracebacks(run.log_dir / f"{n}.log" for n in run.names),
+            nodes=nodes,
+            from_version=options.from_version,
+            to_version=options.to_version,
+            timed_out=ended.timed_out,
+            interrupted=ended.interrupted,
+            chaos_kills_sent=len(chaos.kills),
+            controller_restarts=run.controller.restarts,
+            log_dir=str(run.log_dir),
+            policy_phase=policy_phase(run.cluster, len(run.fleet)),
+            halt=policy_halt(run.cluster),
+            pauses=[moment.as_json() for moment in run.pauses.moments],
+        )
+    )
+
+
+def _node_outcomes(
+    run: StartedRun, chaos: ChaosMonkey, options: SimulationOptions
+) -> list[NodeReport]:
+    reasons = run.controller.status_reasons()
+    run.waits.record(run.controller.status_rows())
+    intervals = active_intervals(run.observer.history(), run.started_at)
+    agents = run.supervisor.views()
+    views = run.observer.views()
+    return [
+        node_outcome(
+            node,
+            run.cluster,
+            from_version=options.from_version,
+            to_version=options.to_version,
+            agent=agents[node.name],
+            view=views[node.name],
+            reason=reasons.get(node.name, ""),
+            chaos_kills=sum(kill.node == node.name for kill in chaos.kills),
+            log_path=run.log_dir / f"{node.name}.log",
+            run_started_at=run.started_at,
+            hook_answers=tuple(
+                f"{phase}.{hook}" for name, phase, hook in run.hooks.answers if name == node.name
+            ),
+            wait_reasons=run.waits.of(node.name),
+            active_intervals=intervals.get(node.name, []),
+        )
+        for node in run.fleet
+    ]

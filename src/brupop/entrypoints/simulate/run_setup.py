@@ -1,0 +1,141 @@
+"""Setting up one simulated run: the in-memory cluster and fleet, loopback TLS, the apiserver,
+the controller, and the agents and scenario drivers that are then started and watched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.entrypoints.simulate import components
+from brupop.entrypoints.simulate.agent_env import agent_argv, agent_env, default_apiclient
+from brupop.entrypoints.simulate.certificates import TlsFiles, write_loopback_tls
+from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
+from brupop.entrypoints.simulate.hook_responder import HookResponder
+from brupop.entrypoints.simulate.observer import FleetObserver
+from brupop.entrypoints.simulate.options import SimulationOptions
+from brupop.entrypoints.simulate.pause_schedule import PauseSchedule
+from brupop.entrypoints.simulate.simulated_controller import SimulatedController
+from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
+from brupop.entrypoints.simulate.unhealthy import UnhealthyNodes
+from brupop.entrypoints.simulate.wait_reasons import WaitReasons
+
+
+@dataclass
+class StartedRun:
+    """What one run started, for watching it and reporting on it."""
+
+    names: list[str]
+    cluster: InMemoryCluster
+    fleet: list[SimulatedNode]
+    log_dir: Path
+    apiserver_url: str
+    controller: SimulatedController
+    observer: FleetObserver
+    supervisor: AgentSupervisor
+    pauses: PauseSchedule
+    unhealthy: UnhealthyNodes
+    hooks: HookResponder
+    waits: WaitReasons
+    started_at: float = 0.0  # time.monotonic()
+    started_on: datetime | None = None  # the cluster's clock, which stamps a halt
+
+
+def set_up_run(
+    options: SimulationOptions, work_dir: Path, log_dir: Path, stops: list[Callable[[], None]]
+) -> StartedRun:
+    """Start the apiserver and controller (their stops go on `stops` as each starts) and
+    prepare the rest; the agents are not started yet."""
+    names = options.node_names()
+    cluster = InMemoryCluster()
+    components.send_cluster_logs_to(log_dir / "cluster.log")
+    tls = write_loopback_tls(work_dir / "tls")
+    fleet = build_fleet(
+        cluster,
+        names,
+        work_dir,
+        blocked_drains=options.block_drain,
+        shape=options.shape,
+    )
+    if options.policy is not None:
+        cluster.policies.apply(options.policy)
+    apiserver_url, controller = _start_control_plane(cluster, options, tls, work_dir, stops)
+    observer = FleetObserver(cluster.shadows, names)
+    stops.append(observer.stop)
+    supervisor = AgentSupervisor(
+        _agent_specs(options, cluster, fleet, apiserver_url, tls, work_dir, log_dir),
+        restart_backoff=options.timing["restart-backoff"],
+        restart_backoff_max=options.timing["restart-backoff-max"],
+    )
+    pauses = PauseSchedule(
+        cluster.policies,
+        pause_at=options.pause_at,
+        resume_at=options.resume_at,
+        note=lambda _text: None,  # the display's note is attached once it exists
+    )
+    unhealthy = UnhealthyNodes(cluster, fleet, options.unhealthy)
+    hooks = HookResponder(cluster.nodes, options.hooks)
+    waits = WaitReasons(names, every=options.timing["controller-tick"])
+    return StartedRun(
+        names=names,
+        cluster=cluster,
+        fleet=fleet,
+        log_dir=log_dir,
+        apiserver_url=apiserver_url,
+        controller=controller,
+        observer=observer,
+        supervisor=supervisor,
+        pauses=pauses,
+        unhealthy=unhealthy,
+        hooks=hooks,
+        waits=waits,
+    )
+
+
+def _start_control_plane(
+    cluster: InMemoryCluster,
+    options: SimulationOptions,
+    tls: TlsFiles,
+    work_dir: Path,
+    stops: list[Callable[[], None]],
+) -> tuple[str, SimulatedController]:
+    """The apiserver, then the controller; each one's stop goes on `stops` once it runs."""
+    apiserver = components.start_apiserver(cluster, tls, options)
+    stops.append(apiserver.stop)
+    controller = SimulatedController(
+        cluster, options, apiserver_url=apiserver.url, work_dir=work_dir, ca_file=tls.ca_cert
+    )
+    controller.start()
+    stops.append(controller.stop)
+    return apiserver.url, controller
+
+
+def _agent_specs(
+    options: SimulationOptions,
+    cluster: InMemoryCluster,
+    fleet: list[SimulatedNode],
+    apiserver_url: str,
+    tls: TlsFiles,
+    work_dir: Path,
+    log_dir: Path,
+) -> list[AgentSpec]:
+    apiclient = options.apiclient or default_apiclient(work_dir)
+    return [
+        AgentSpec(
+            node=node.name,
+            argv=agent_argv(),
+            env=agent_env(
+                node,
+                options,
+                apiserver_url=apiserver_url,
+                tls=tls,
+                apiclient=apiclient,
+                namespace=cluster.namespace,
+            ),
+            log_path=log_dir / f"{node.name}.log",
+        )
+        for node in fleet
+    ]
