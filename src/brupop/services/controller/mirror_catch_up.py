@@ -1,0 +1,83 @@
+"""MirrorCatchUp: how the controller's mirrors (shadows, Nodes, the policy) keep up with the
+cluster between passes: what the change watch follows, a first fill, the catch-up before
+each tick, and the periodic resync. Kept apart from the loop that calls it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from brupop.ports.clock import Clock
+from brupop.ports.errors import PortError
+from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.informer import Informer
+from brupop.services.controller.policy_rules import PolicyRules
+
+
+class MirrorCatchUp:
+    """Brings the fleet mirror and the followed policy up to date before a tick's passes."""
+
+    def __init__(
+        self,
+        fleet: FleetMirror,
+        rules: PolicyRules,
+        config: ControllerConfig,
+        clock: Clock,
+        log: structlog.typing.FilteringBoundLogger,
+    ) -> None:
+        self._fleet, self._rules, self._config = fleet, rules, config
+        self._clock, self._log = clock, log
+        self._followed = False  # watch threads apply the events (`run`), else the tick polls
+        self._term: int | None = None  # the Lease term the mirror was last listed for
+        self._last_resync: float | None = None
+
+    def informers(self) -> dict[str, Informer[Any]]:
+        """What the change watch follows."""
+        informers: dict[str, Informer[Any]] = {
+            "shadows": self._fleet.shadow_informer,
+            "nodes": self._fleet.node_informer,
+        }
+        follower = self._rules.follower
+        if follower is not None:
+            informers["policies"] = follower.informer
+        return informers
+
+    def start_following(self) -> dict[str, Informer[Any]]:
+        """From now on watch threads apply the events: a first list, so that they start from
+        it rather than list again; what they are to follow."""
+        self._followed = True
+        for informer in self.informers().values():
+            try:
+                informer.relist()
+            except PortError as error:
+                self._log.debug("mirror.fill_failed", kind=informer.kind, error=str(error))
+        return self.informers()
+
+    def request_resync(self) -> None:
+        """Make the next catch-up list everything again and repair the mirror from that list
+        (what the periodic resync does every `resync_seconds`)."""
+        self._last_resync = None
+
+    def catch_up(self, term: int | None) -> None:
+        """Catch up before a tick; `term`: the Lease term led (None: not leading). A term
+        newly gained lists the shadows again."""
+        self._catch_up(gained_leadership=term is not None and term != self._term)
+        self._term = term
+
+    def _catch_up(self, *, gained_leadership: bool) -> None:
+        now = self._clock.monotonic()
+        last = self._last_resync
+        resync = last is None or now - last >= self._config.resync_seconds
+        followed = self._followed
+        by_list = self._config.catch_up_by_list and not followed
+        self._fleet.catch_up(
+            followed=followed, resync=resync, gained_leadership=gained_leadership, by_list=by_list
+        )
+        follower = self._rules.follower
+        if follower is not None:
+            follower.catch_up(followed=followed, resync=resync or by_list)
+        if resync:
+            self._last_resync = now

@@ -1,0 +1,144 @@
+"""PassPublisher: what a controller pass shows once it has decided and written.
+
+From the pass's facts it builds the RolloutView, refreshes the REASON of the nodes whose
+reason may have changed, and sets the metrics, the scheduling facts and the policy's status;
+the last view and facts stay for the HTTP surface. Kept apart from deciding and writing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from brupop.domain.concurrency import ConcurrencyLimit
+from brupop.domain.drain_progress import DrainProgress
+from brupop.domain.effective_policy import EffectivePolicy, PolicySource
+from brupop.domain.scheduling_facts import SchedulingFacts
+from brupop.domain.start_holds import StartHold
+from brupop.domain.update_durations import UpdateDurations
+from brupop.domain.waiting_reason import RolloutView
+from brupop.ports.rollout_metrics import RolloutMetrics
+from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.node_reasons import NodeReasons
+from brupop.services.controller.policy_rules import PolicyRules
+from brupop.services.controller.recalled_failures import RecalledFailures
+from brupop.services.controller.rollout_safety import SafetyPass
+from brupop.services.controller.rollout_writer import WriteOutcome
+from brupop.services.controller.start_rules import StartRules
+from brupop.services.controller.start_timing import ScheduleGate
+
+
+@dataclass(slots=True)  # not frozen: built every pass, and a frozen one costs ~3x to build
+class PassFacts:
+    """What one pass decided and wrote, as publishing reads it (handed over, not kept)."""
+
+    now: datetime
+    leading: bool
+    in_force: EffectivePolicy
+    limit: ConcurrencyLimit
+    clock_says: ScheduleGate
+    paused: bool
+    safety: SafetyPass
+    drains: dict[str, DrainProgress]
+    history: UpdateDurations
+    outcome: WriteOutcome
+    touched: set[str]
+    """Shadows whose facts changed in this pass."""
+
+
+class PassPublisher:
+    """Publishes each pass, and keeps the last one's view and scheduling facts."""
+
+    def __init__(
+        self,
+        *,
+        fleet: FleetMirror,
+        config: ControllerConfig,
+        reasons: NodeReasons,
+        rules: PolicyRules,
+        starts: StartRules,
+        failures: RecalledFailures,
+        metrics: RolloutMetrics,
+    ) -> None:
+        self._fleet, self._config, self._reasons = fleet, config, reasons
+        self._rules, self._starts, self._failures = rules, starts, failures
+        self._metrics = metrics
+        self.view: RolloutView | None = None
+        self.scheduling = SchedulingFacts()
+        self._started_before: frozenset[str] = frozenset()
+        self._holds_before: Mapping[str, StartHold] = {}
+
+    def publish(self, facts: PassFacts) -> None:
+        """The view, the reasons, the metrics, the scheduling facts and the policy's status."""
+        book = self._fleet.book
+        view = self._view_of(facts)
+        self._refresh(view, facts.touched)
+        holding = book.holders() | view.started
+        budgets = self._starts.usage(facts.in_force, holding)
+        self._metrics.set_budgets_in_use({(u.budget, u.group): u.in_use for u in budgets})
+        self.scheduling = SchedulingFacts(
+            budgets,
+            facts.history.expected_seconds,
+            len(facts.history.seconds),
+            finish_by=facts.in_force.source is not PolicySource.ENVIRONMENT
+            and facts.in_force.scheduling.finish_by,
+        )
+        self._rules.publish(
+            book,
+            len(holding),
+            facts.paused,
+            facts.safety,
+            facts.now,
+            leading=facts.leading,
+            budgets=budgets,
+        )
+
+    def _view_of(self, facts: PassFacts) -> RolloutView:
+        """What the pass knows beyond the shadows themselves."""
+        policy = self._config.policy
+        if facts.limit != policy.limit:
+            policy = replace(policy, limit=facts.limit)
+        safety, now = facts.safety, facts.now
+        return RolloutView(
+            now=now,
+            policy=policy,
+            window=self._config.window,
+            window_open=facts.clock_says.window_open,
+            schedule_hold=facts.clock_says.hold,
+            started=frozenset(facts.outcome.started),
+            drains=facts.drains,
+            timeouts=dict(self._failures.timeouts),
+            paused=facts.paused,
+            held_back=self._fleet.book.held_back(),
+            halted=safety.halt.message if safety.halt.halted else None,
+            blocked=safety.alerts.reason,
+            soak=safety.soak.message(now) if safety.soak is not None and safety.soaking else None,
+            canaries=safety.canaries or frozenset(),
+            gate_holds=safety.gate_holds(),
+            gate_failures=dict(self._failures.gate_failures),
+            start_holds=self._starts.holds,
+        )
+
+    def _refresh(self, view: RolloutView, touched: set[str]) -> None:
+        """Metrics, and the reasons of the nodes whose reason may have changed."""
+        book = self._fleet.book
+        holders = book.holders()
+        held = len(holders | view.started)
+        names = touched | holders | view.started | self._started_before
+        holds, before = view.start_holds, self._holds_before
+        # A held node's REASON names its hold: refresh it when the hold appears, changes or goes.
+        if holds is not before:  # the same choice as the last pass keeps its holds' object
+            names.update(n for n in holds.keys() | before.keys() if holds.get(n) != before.get(n))
+        self._holds_before = holds
+        if self._reasons.fleet_changed(view, held):
+            # A halt outranks a Node's own pause: the held-back nodes' reasons change with it.
+            names.update(book.ready_names())
+            names.update(view.held_back)
+        self._reasons.refresh(sorted(names), book.shadow, view, held)
+        self._started_before = view.started
+        self.view = view
+        self._metrics.set_hosts(Counter(book.states), Counter(book.versions))
+        self._metrics.set_waiting(self._reasons.waiting())

@@ -1,0 +1,222 @@
+"""RolloutPass: one pass of the controller, deciding and (as leader) writing the rollout.
+
+It absorbs what changed into the book, assesses the policy's rules, cleans up orphans, plans
+the starts and steps, writes them, keeps the autoscaler off the nodes in a slot, and hands its
+facts to the publisher. The loop (leadership, catching up, waiting) is ControllerService's.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import structlog
+
+from brupop.domain.concurrency import ConcurrencyLimit
+from brupop.domain.drain_progress import DrainProgress
+from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy
+from brupop.domain.maintenance_window import WindowGate
+from brupop.domain.rollout import RolloutPlan
+from brupop.domain.shadow import Shadow
+from brupop.domain.update_durations import UpdateDurations
+from brupop.ports.clock import Clock
+from brupop.ports.event_recorder import EventRecorder
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.pod_repository import PodRepository
+from brupop.ports.rollout_metrics import RolloutMetrics
+from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.services.controller.autoscaler_guard import AutoscalerGuard
+from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.drain_watch import observe_drains
+from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.gate_settling import settle_gates
+from brupop.services.controller.leader_election import LeaderElector
+from brupop.services.controller.opt_out_cleanup import OptOutCleanup
+from brupop.services.controller.pass_publishing import PassFacts, PassPublisher
+from brupop.services.controller.phase_timing import PhaseTimer
+from brupop.services.controller.policy_rules import PolicyRules
+from brupop.services.controller.recalled_failures import RecalledFailures
+from brupop.services.controller.rollout_safety import SafetyPass
+from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
+from brupop.services.controller.start_rules import StartRules
+from brupop.services.controller.start_timing import ScheduleGate
+from brupop.services.controller.write_journal import WriteJournal
+
+
+class RolloutPass:
+    """Decides and writes one pass over the fleet mirror."""
+
+    def __init__(
+        self,
+        *,
+        shadows: ShadowRepository,
+        nodes: NodeRepository,
+        pods: PodRepository,
+        events: EventRecorder,
+        clock: Clock,
+        config: ControllerConfig,
+        metrics: RolloutMetrics,
+        safety_metrics: SafetyMetrics,
+        log: structlog.typing.FilteringBoundLogger,
+        elector: LeaderElector,
+        fleet: FleetMirror,
+        rules: PolicyRules,
+        starts: StartRules,
+        journal: WriteJournal,
+        failures: RecalledFailures,
+        publisher: PassPublisher,
+    ) -> None:
+        self._pods, self._clock, self._config, self._log = pods, clock, config, log
+        self._metrics, self._safety_metrics = metrics, safety_metrics
+        self._elector, self._fleet, self._rules, self._starts = elector, fleet, rules, starts
+        self._journal, self._failures, self._publisher = journal, failures, publisher
+        self._writer = RolloutWriter(shadows, events, metrics, config.policy.timeouts, journal)
+        self._cleanup = OptOutCleanup(shadows, nodes, events)
+        self._phases = PhaseTimer(metrics)
+        self._gate = WindowGate(clock.now())
+        self._autoscaler = AutoscalerGuard(
+            nodes, fleet.nodes, clock, log, rescan_seconds=config.resync_seconds
+        )
+
+    def run(self, leading: bool) -> bool:
+        """Decide and write once; True when a write met a conflict and a new pass is due."""
+        now = self._clock.now()
+        if self._lags_behind_own_writes():
+            return False
+        fleet = self._fleet
+        touched = fleet.absorb(now)
+        paused, safety = self._rules.assess(now, fleet.book, touched, leading=leading)
+        in_force = self._policy_in_force()
+        touched |= self._follow(in_force, now, leading=leading)
+        drains = self._drains()
+        limit = self._starts.limit(in_force, self._config.policy.limit)
+        self._metrics.set_concurrency_limit(limit.maximum)
+        clock_says = self._clock_says(now)
+        plan = self._plan(now, in_force, limit, clock_says, paused=paused, safety=safety)
+        history = self._observe_phases(touched, drains, now, leading=leading)
+        outcome = self._write(plan, safety, now, leading=leading)
+        touched |= self._absorb_written(outcome, now)
+        self._guard_nodes(leading and not outcome.stopped_leading, outcome.started)
+        self._failures.forget_old(fleet.book, now)
+        facts = PassFacts(
+            now=now,
+            leading=leading,
+            in_force=in_force,
+            limit=limit,
+            clock_says=clock_says,
+            paused=paused,
+            safety=safety,
+            drains=drains,
+            history=history,
+            outcome=outcome,
+            touched=touched,
+        )
+        self._publisher.publish(facts)
+        return outcome.conflicts > 0 and not outcome.stopped_leading
+
+    def _policy_in_force(self) -> EffectivePolicy:
+        follower = self._rules.follower
+        return follower.policy if follower is not None else ENVIRONMENT_POLICY
+
+    def _lags_behind_own_writes(self) -> bool:
+        """The mirror still shows one of this replica's writes undone (its event is late)."""
+        mirror = self._fleet.shadows
+        shown = [s for n in self._journal.names() if (s := mirror.get(n)) is not None]
+        if self._journal.is_stale(shown):
+            self._log.debug("shadows.mirror_lags_behind_own_writes")
+            return True
+        return False
+
+    def _follow(self, in_force: EffectivePolicy, now: datetime, *, leading: bool) -> set[str]:
+        """Follow the labels the budgets group by, and (as leader) clean up the orphans; the
+        names of the shadows this touched."""
+        fleet = self._fleet
+        touched: set[str] = set()
+        if fleet.follow_labels(frozenset(b.group_by for b in in_force.scheduling.budgets)):
+            touched |= fleet.absorb(now)
+        if leading and fleet.orphans:
+            touched |= self._sweep(now)
+        return touched
+
+    def _sweep(self, now: datetime) -> set[str]:
+        """Clean up the orphans; the names of the shadows deleted."""
+        orphans = self._fleet.orphan_shadows()
+        staying = {s.name for s in self._cleanup.sweep(orphans, [])}
+        gone = {s.name for s in orphans} - staying
+        self._fleet.removed(gone)
+        return self._fleet.absorb(now) | gone
+
+    def _shadows_named(self, names: set[str]) -> list[Shadow]:
+        book = self._fleet.book
+        return [s for n in sorted(names) if (s := book.shadow(n)) is not None]
+
+    def _drains(self) -> dict[str, DrainProgress]:
+        """Drain progress of every node being drained."""
+        holders = self._shadows_named(self._fleet.book.holders())
+        return observe_drains(holders, self._fleet.nodes.get, self._pods, self._log)
+
+    def _clock_says(self, now: datetime) -> ScheduleGate:
+        """What the environment's window and the policy's clock rules allow now."""
+        window = self._config.window
+        self._gate = self._gate.advance(window, now, any_ready=self._fleet.book.ready_count > 0)
+        return self._rules.schedule(window, self._gate.is_open, now)
+
+    def _plan(
+        self,
+        now: datetime,
+        in_force: EffectivePolicy,
+        limit: ConcurrencyLimit,
+        clock_says: ScheduleGate,
+        *,
+        paused: bool,
+        safety: SafetyPass,
+    ) -> RolloutPlan:
+        """The book's plan under every rule that holds starts."""
+        return self._fleet.book.plan(
+            now,
+            may_start=clock_says.may_start and not paused and safety.may_start,
+            withheld=safety.withheld(),
+            only=safety.canaries if safety.soaking else None,
+            limit=limit,
+            choose=self._starts.chooser(in_force, now),
+        )
+
+    def _observe_phases(
+        self, touched: set[str], drains: dict[str, DrainProgress], now: datetime, *, leading: bool
+    ) -> UpdateDurations:
+        """Time the update phases of the nodes that moved; the durations learned so far."""
+        shadows = self._shadows_named(touched | self._fleet.book.holders())
+        self._phases.observe(shadows, drains, now)
+        self._rules.measured(self._phases.take_completed(), leading=leading)
+        history = self._rules.timing.history
+        self._metrics.set_expected_update(history.expected_seconds)
+        return history
+
+    def _write(
+        self, plan: RolloutPlan, safety: SafetyPass, now: datetime, *, leading: bool
+    ) -> WriteOutcome:
+        """Write the plan and the gates' verdicts (leader only)."""
+        if not leading:
+            return WriteOutcome()
+        outcome = self._writer.apply(plan, now, self._elector.is_leader)
+        self._failures.timed_out(outcome.timed_out)
+        if not outcome.stopped_leading:
+            settle_gates(safety, outcome, self._writer, self._safety_metrics, now)
+            self._failures.gate_failed(outcome.gate_failed)
+        return outcome
+
+    def _absorb_written(self, outcome: WriteOutcome, now: datetime) -> set[str]:
+        """Put what was written (or met a conflict) into the book; the shadows touched."""
+        if not (outcome.stored or outcome.conflicted):
+            return set()
+        self._fleet.written(outcome.stored, outcome.conflicted)
+        return self._fleet.absorb(now)
+
+    def _guard_nodes(self, leading: bool, started: set[str]) -> None:
+        """The autoscaler annotations on the nodes holding a slot (from the moment they start),
+        what was there before on the others."""
+        leading = leading and self._elector.is_leader()
+        book = self._fleet.book
+        names = book.holders() | started if leading else set()
+        holding = {s.node_name for n in names if (s := book.shadow(n)) is not None}
+        self._autoscaler.keep(holding, leading=leading)
