@@ -20,9 +20,9 @@ from typing import Protocol
 from brupop.domain.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION, GUARD_VALUE
 from brupop.domain.cluster import Pod
 from brupop.domain.label_selector import LabelSelector, parse_label_selector
+from brupop.domain.reason import Reason
 from brupop.domain.scheduling_policy import SchedulingPolicy
 from brupop.domain.start_holds import StartCandidate, StartHold, StartRule
-from brupop.domain.waiting_reason import Reason
 
 CLUSTER_AUTOSCALER_TAINT = "ToBeDeletedByClusterAutoscaler"
 KARPENTER_DISRUPTED_TAINT = "karpenter.sh/disrupted"

@@ -16,9 +16,9 @@ from datetime import datetime
 from typing import NamedTuple
 
 from brupop.domain.cluster import Node
+from brupop.domain.reason import Reason
 from brupop.domain.scheduling_policy import Budget, concurrency_limit
 from brupop.domain.start_holds import StartCandidate, StartHold
-from brupop.domain.waiting_reason import Reason
 
 
 def group_of(node: Node | None, key: str) -> str:

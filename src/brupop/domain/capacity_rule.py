@@ -22,8 +22,8 @@ from datetime import datetime
 
 from brupop.domain.capacity import RoomVerdict, check_room_in
 from brupop.domain.fleet_census import FleetCensus
+from brupop.domain.reason import Reason
 from brupop.domain.start_holds import StartCandidate, StartHold
-from brupop.domain.waiting_reason import Reason
 
 ROOM_MISSES_PER_PASS = 4
 

@@ -7,8 +7,8 @@ start (halt, pause, alert gate, canary soak) are explained by `waiting_reason.ex
 from __future__ import annotations
 
 from brupop.domain.health_gate import GateDecision, GateVerdict
+from brupop.domain.reason import Reason
 from brupop.domain.reboot_hooks import HookDecision
-from brupop.domain.waiting_reason import Reason
 
 
 def gate_hold(decision: GateDecision) -> tuple[Reason, str] | None:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from brupop.domain.budget_rule import BudgetUse
+from brupop.domain.reason import Reason
 from brupop.domain.update_durations import DEFAULT_EXPECTED_SECONDS
-from brupop.domain.waiting_reason import Reason
 
 
 @dataclass(frozen=True)

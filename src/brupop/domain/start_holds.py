@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import NamedTuple, Protocol
 
 from brupop.domain.cluster import Node
-from brupop.domain.waiting_reason import Reason
+from brupop.domain.reason import Reason
 
 
 class StartHold(NamedTuple):

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
+from brupop.domain.reason import Reason
 from brupop.domain.start_holds import StartHold
-from brupop.domain.waiting_reason import Reason
 from brupop.domain.zoned_window import ZonedWindow
 
 HORIZON = timedelta(days=366)

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
+from brupop.domain.reason import Reason
 from brupop.domain.scheduling_policy import VersionPolicy
 from brupop.domain.start_holds import StartCandidate, StartHold
 from brupop.domain.versions import compare_versions
-from brupop.domain.waiting_reason import Reason
 
 
 def eligible_at(policy: VersionPolicy | None, first_seen: datetime) -> datetime | None:

@@ -6,62 +6,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from brupop.domain.backoff import is_retry_allowed, retry_allowed_at
 from brupop.domain.concurrency import holds_slot
 from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import MaintenanceWindow, WindowKind
+from brupop.domain.reason import Reason
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import Shadow, ShadowStatus
+from brupop.domain.start_holds import StartHold
 from brupop.domain.states import UpdateState
 from brupop.domain.transition_timeout import is_timed_out, transition_deadline
 from brupop.domain.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.domain.versions import versions_differ
 
-if TYPE_CHECKING:  # start_holds reads Reason from here
-    from brupop.domain.start_holds import StartHold
-
 _NODE_PAUSED = f"{NODE_PAUSED_LABEL}={NODE_PAUSED_VALUE}"
-
-
-class Reason(StrEnum):
-    """A node's situation, as a stable code for scripts and metrics."""
-
-    NO_STATUS = "no_status"
-    NO_UPDATE = "no_update"
-    OUTSIDE_WINDOW = "outside_window"
-    CONCURRENCY_FULL = "concurrency_full"
-    PAUSED = "paused"
-    BACKING_OFF = "backing_off"
-    READY = "ready"
-    STARTING = "starting"
-    UPDATING = "updating"
-    DRAIN_BLOCKED = "drain_blocked"
-    CRASHED = "crashed"
-    TIMED_OUT = "timed_out"
-    # Rollout safety (the update policy); see domain/safety_reasons.py.
-    HALTED = "halted"
-    ALERT_HOLD = "alert_hold"
-    CANARY_SOAK = "canary_soak"
-    GATE_PENDING = "gate_pending"
-    HOOK_PENDING = "hook_pending"
-    # Fleet scheduling (the update policy); see domain/start_holds.py.
-    BLACKOUT = "blackout"
-    FINISH_BY = "finish_by"
-    BUDGET_FULL = "budget_full"
-    PINNED = "pinned"
-    RELEASE_TOO_NEW = "release_too_new"
-    AUTOSCALER = "autoscaler"
-    BLOCKING_POD = "blocking_pod"
-    NODE_TOO_YOUNG = "node_too_young"
-    NO_ROOM = "no_room"
-
-    @property
-    def is_waiting(self) -> bool:
-        """The node is not making progress through an update of its own accord."""
-        return self not in (Reason.STARTING, Reason.UPDATING)
 
 
 @dataclass(frozen=True)

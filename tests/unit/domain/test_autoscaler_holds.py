@@ -16,9 +16,9 @@ from brupop.domain.autoscaler_holds import (
 )
 from brupop.domain.cluster import Node, Pod, PodPhase, Taint
 from brupop.domain.label_selector import parse_label_selector
+from brupop.domain.reason import Reason
 from brupop.domain.scheduling_policy import SchedulingPolicy
 from brupop.domain.start_holds import StartCandidate, choose_starts
-from brupop.domain.waiting_reason import Reason
 
 NOW = datetime(2026, 1, 5, 10, 0, 0, tzinfo=UTC)
 DO_NOT_DISRUPT = {"karpenter.sh/do-not-disrupt": "true"}

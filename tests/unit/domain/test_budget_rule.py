@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 from brupop.domain.budget_rule import BudgetRule, BudgetUse, group_of, group_sizes, short_name
 from brupop.domain.cluster import Node
+from brupop.domain.reason import Reason
 from brupop.domain.scheduling_policy import Budget
 from brupop.domain.start_holds import StartCandidate, StartHold
-from brupop.domain.waiting_reason import Reason
 
 ZONE = "topology.kubernetes.io/zone"
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 from brupop.domain.capacity_rule import CapacityRule, CensusMissing, RoomVerdicts
 from brupop.domain.cluster import Node, Pod
 from brupop.domain.fleet_census import FleetCensus
+from brupop.domain.reason import Reason
 from brupop.domain.resources import Resources
 from brupop.domain.start_holds import StartCandidate, StartHold
-from brupop.domain.waiting_reason import Reason
 
 NOW = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
 GI = 1 << 30

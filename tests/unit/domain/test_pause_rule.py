@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 
 from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.maintenance_window import MaintenanceWindow
+from brupop.domain.reason import Reason
 from brupop.domain.rollout import ChangeKind, RolloutPlan, RolloutPolicy, plan_rollout
 from brupop.domain.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState as S
-from brupop.domain.waiting_reason import Reason, RolloutView, report
+from brupop.domain.waiting_reason import RolloutView, report
 from tests.unit.domain.controller_shadows import NOW, ago, shadow
 from tests.unit.domain.test_rollout_book import NODES, POLICY, shadows
 

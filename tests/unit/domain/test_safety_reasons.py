@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from brupop.domain.health_gate import CheckOutcome, CheckResult, GateCheck, decide_gate
+from brupop.domain.reason import Reason
 from brupop.domain.safety_reasons import gate_hold
-from brupop.domain.waiting_reason import Reason
 from tests.unit.domain.controller_shadows import NOW, ago
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from brupop.domain.reason import Reason
 from brupop.domain.start_holds import StartCandidate, StartHold, choose_starts
-from brupop.domain.waiting_reason import Reason
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from brupop.domain.reason import Reason
 from brupop.domain.start_schedule import StartSchedule, start_verdict
 from brupop.domain.update_durations import UpdateDurations
-from brupop.domain.waiting_reason import Reason
 from brupop.domain.zoned_window import parse_window
 
 MIN = 60

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from brupop.domain.reason import Reason
 from brupop.domain.start_holds import StartCandidate, StartHold
 from brupop.domain.start_selection import BATCH, StartSelection
-from brupop.domain.waiting_reason import Reason
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from brupop.domain.reason import Reason
 from brupop.domain.scheduling_policy import VersionPolicy
 from brupop.domain.start_holds import StartCandidate, StartHold, StartRule, choose_starts
 from brupop.domain.version_gate import (
@@ -12,7 +13,6 @@ from brupop.domain.version_gate import (
     version_hold,
     version_standings,
 )
-from brupop.domain.waiting_reason import Reason
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

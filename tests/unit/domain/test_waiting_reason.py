@@ -7,11 +7,12 @@ import pytest
 from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.drain_progress import DrainProgress
 from brupop.domain.maintenance_window import MaintenanceWindow
+from brupop.domain.reason import Reason
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import Shadow
 from brupop.domain.start_holds import StartHold
 from brupop.domain.states import UpdateState as S
-from brupop.domain.waiting_reason import Reason, RolloutView, TimeoutRecord, report
+from brupop.domain.waiting_reason import RolloutView, TimeoutRecord, report
 from tests.unit.domain.controller_shadows import NOW, OLD, ago, shadow
 
 ALWAYS = MaintenanceWindow.starting("* * * * * * *", now=NOW)

@@ -36,8 +36,9 @@ from brupop.domain.notifications import (
     from_cluster_event,
     started_version,
 )
+from brupop.domain.reason import Reason
 from brupop.domain.rollout_tracking import FleetTracker, RolloutTracker
-from brupop.domain.waiting_reason import NodeReport, Reason
+from brupop.domain.waiting_reason import NodeReport
 from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.ports.notifier import Notifier

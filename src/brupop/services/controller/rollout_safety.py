@@ -30,13 +30,13 @@ from brupop.domain.health_gate import (
     gate_started_at,
     in_gate,
 )
+from brupop.domain.reason import Reason
 from brupop.domain.reboot_hooks import HookDecision
 from brupop.domain.rollout_book import RolloutBook
 from brupop.domain.safety_reasons import gate_hold, hook_hold
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.update_policy import AlertGate, HealthGate
-from brupop.domain.waiting_reason import Reason
 from brupop.ports.alert_source import AlertSource
 from brupop.ports.clock import Clock
 from brupop.ports.node_repository import NodeRepository

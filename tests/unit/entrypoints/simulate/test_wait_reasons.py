@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from brupop.domain.waiting_reason import NodeReport, Reason
+from brupop.domain.reason import Reason
+from brupop.domain.waiting_reason import NodeReport
 from brupop.entrypoints.simulate.wait_reasons import MAX_WAIT_REASONS, WaitReasons
 
 

@@ -10,8 +10,8 @@ from typing import Any
 from brupop.domain.alert_gate import FiringAlert
 from brupop.domain.alert_matcher import AlertMatcher
 from brupop.domain.cluster import ClusterEvent
+from brupop.domain.reason import Reason
 from brupop.domain.update_policy_status import PolicyPhase, UpdatePolicyStatus
-from brupop.domain.waiting_reason import Reason
 from brupop.services.controller.rollout_safety import ALERT_READ_SECONDS
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet

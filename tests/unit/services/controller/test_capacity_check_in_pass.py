@@ -11,10 +11,10 @@ from typing import Any
 
 from brupop.adapters.memory.pods import InMemoryPodRepository
 from brupop.domain.cluster import ClusterEvent, Pod, PodDisruptionBudget
+from brupop.domain.reason import Reason
 from brupop.domain.resources import Resources
 from brupop.domain.shadow import shadow_name
 from brupop.domain.states import UpdateState
-from brupop.domain.waiting_reason import Reason
 from brupop.ports.errors import PortError
 from brupop.services.controller.pod_census import PodCensus
 from brupop.services.controller.service import ControllerService

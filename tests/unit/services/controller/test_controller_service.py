@@ -13,10 +13,10 @@ from brupop.domain.cluster import (
     Listing,
     OwnerReference,
 )
+from brupop.domain.reason import Reason
 from brupop.domain.shadow import OPT_IN_LABEL, Shadow, ShadowSpec, shadow_name
 from brupop.domain.states import StateTimeouts
 from brupop.domain.states import UpdateState as S
-from brupop.domain.waiting_reason import Reason
 from brupop.ports.rollout_metrics import UpdatePhase
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, Fleet, RecordingMetrics

@@ -9,9 +9,9 @@ from typing import Any
 
 from brupop.domain.cluster import ClusterEvent
 from brupop.domain.gate_checks import ProbeAnswer
+from brupop.domain.reason import Reason
 from brupop.domain.states import UpdateState as S
 from brupop.domain.update_policy_status import PolicyPhase, UpdatePolicyStatus
-from brupop.domain.waiting_reason import Reason
 from brupop.services.controller.rollout_safety import GATE_CHECKS_BUDGET_SECONDS
 from brupop.services.controller.service import ControllerService
 from brupop.services.pausing import FleetPause

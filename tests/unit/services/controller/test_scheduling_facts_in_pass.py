@@ -11,8 +11,8 @@ from typing import Any
 
 from brupop.domain.budget_rule import BudgetUse
 from brupop.domain.concurrency import ConcurrencyLimit
+from brupop.domain.reason import Reason
 from brupop.domain.update_policy_status import UpdatePolicyStatus
-from brupop.domain.waiting_reason import Reason
 from tests.unit.services.controller.fleet import START, Fleet, RecordingMetrics
 
 ZONE = "topology.kubernetes.io/zone"

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from brupop.domain.cluster import ClusterEvent
+from brupop.domain.reason import Reason
 from brupop.domain.shadow import shadow_name
 from brupop.domain.update_policy_status import BudgetUse, UpdatePolicyStatus
-from brupop.domain.waiting_reason import Reason
 from brupop.ports.errors import PortError
 from brupop.services.controller.service import ControllerService
 from brupop.services.controller.start_rules import CHOICE_REUSE, StartPorts

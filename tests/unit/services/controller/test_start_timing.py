@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy, PolicySource
 from brupop.domain.maintenance_window import MaintenanceWindow
+from brupop.domain.reason import Reason
 from brupop.domain.scheduling_policy import Blackout, SchedulingPolicy, UpdateWindow
 from brupop.domain.update_policy_status import UpdatePolicyStatus
-from brupop.domain.waiting_reason import Reason
 from brupop.services.controller.start_timing import StartTiming
 
 NOW = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)

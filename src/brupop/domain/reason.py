@@ -1,0 +1,46 @@
+"""Reason: why a node is where it is, as a stable code for `brupop status`, metrics and scripts.
+
+Its own module, because every start rule and gate names one and the reporting that explains
+them sits above them all."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Reason(StrEnum):
+    """A node's situation, as a stable code for scripts and metrics."""
+
+    NO_STATUS = "no_status"
+    NO_UPDATE = "no_update"
+    OUTSIDE_WINDOW = "outside_window"
+    CONCURRENCY_FULL = "concurrency_full"
+    PAUSED = "paused"
+    BACKING_OFF = "backing_off"
+    READY = "ready"
+    STARTING = "starting"
+    UPDATING = "updating"
+    DRAIN_BLOCKED = "drain_blocked"
+    CRASHED = "crashed"
+    TIMED_OUT = "timed_out"
+    # Rollout safety (the update policy); see domain/safety_reasons.py.
+    HALTED = "halted"
+    ALERT_HOLD = "alert_hold"
+    CANARY_SOAK = "canary_soak"
+    GATE_PENDING = "gate_pending"
+    HOOK_PENDING = "hook_pending"
+    # Fleet scheduling (the update policy); see domain/start_holds.py.
+    BLACKOUT = "blackout"
+    FINISH_BY = "finish_by"
+    BUDGET_FULL = "budget_full"
+    PINNED = "pinned"
+    RELEASE_TOO_NEW = "release_too_new"
+    AUTOSCALER = "autoscaler"
+    BLOCKING_POD = "blocking_pod"
+    NODE_TOO_YOUNG = "node_too_young"
+    NO_ROOM = "no_room"
+
+    @property
+    def is_waiting(self) -> bool:
+        """The node is not making progress through an update of its own accord."""
+        return self not in (Reason.STARTING, Reason.UPDATING)
