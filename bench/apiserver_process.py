@@ -20,7 +20,7 @@ from ready_file import publish_ready
 from rig import NAMESPACE, add_agent_nodes, send_logs_to, start_apiserver
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.entrypoints.apiserver import ApiserverOptions
+from brupop.entrypoints.apiserver.app import ApiserverOptions
 
 # What serves HTTP (see entrypoints/apiserver/server.py): uvicorn's httptools protocol with
 # bounds on request heads, behind brupop's own TLS admission.

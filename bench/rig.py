@@ -23,13 +23,8 @@ from brupop.domain.concurrency import ConcurrencyLimit
 from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.entrypoints.apiserver import (
-    ApiserverOptions,
-    RunningServer,
-    build_apiserver_app,
-    serve_in_thread,
-)
-from brupop.entrypoints.apiserver.app import ApiserverParts
+from brupop.entrypoints.apiserver.app import ApiserverOptions, ApiserverParts, build_apiserver_app
+from brupop.entrypoints.apiserver.server import RunningServer, serve_in_thread
 from brupop.entrypoints.logs import configure_logging
 from brupop.entrypoints.simulate.certificates import TlsFiles, write_loopback_tls
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT

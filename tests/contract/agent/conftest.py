@@ -21,7 +21,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster import LB_EXCLUSION_LABEL, LB_EXCLUSION_VALUE, OwnerReference
 from brupop.domain.shadow import ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.apiserver import ApiserverOptions
+from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.node_operations import NodeOperations
 from brupop.ports.shadow_store import ShadowStore
 from tests.fakes.clock import FakeClock

@@ -14,7 +14,7 @@ import urllib3
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster import COMPONENT_LABEL, OwnerReference
-from brupop.entrypoints.apiserver import ApiserverOptions
+from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import NotFoundError
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
 from tests.integration.apiserver.conftest import (

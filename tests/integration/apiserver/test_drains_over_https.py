@@ -11,7 +11,7 @@ import time
 import pytest
 
 from brupop.domain.cluster import EventSubject, OwnerReference
-from brupop.entrypoints.apiserver import ApiserverOptions
+from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import DrainFailedError
 from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.apiserver.forced_removal import FORCED_REASON

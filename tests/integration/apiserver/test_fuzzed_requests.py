@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.entrypoints.apiserver import ApiserverOptions
+from brupop.entrypoints.apiserver.app import ApiserverOptions
 from tests.integration.apiserver.conftest import (
     FAST_DRAINS,
     NS,

@@ -18,7 +18,7 @@ from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.domain.cluster import TokenIdentity
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.apiserver import ApiserverOptions
+from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import UnavailableError
 from tests.integration.apiserver.conftest import (
     FAST_DRAINS,

@@ -19,7 +19,8 @@ from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.rollout import RolloutPolicy
 from brupop.domain.states import StateTimeouts
 from brupop.domain.waiting_reason import NodeReport
-from brupop.entrypoints.apiserver import ApiserverOptions, build_apiserver_app, serve_in_thread
+from brupop.entrypoints.apiserver.app import ApiserverOptions, build_apiserver_app
+from brupop.entrypoints.apiserver.server import serve_in_thread
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
