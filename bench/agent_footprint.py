@@ -43,7 +43,7 @@ from rig import (
 )
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import OwnerReference
+from brupop.domain.cluster.objects import OwnerReference
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import NotFoundError

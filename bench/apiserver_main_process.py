@@ -25,10 +25,10 @@ from ready_file import publish_ready
 from rig import NAMESPACE, add_agent_nodes
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import TokenIdentity
+from brupop.domain.cluster.objects import TokenIdentity
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.main import main as apiserver_main
-from brupop.entrypoints.simulate.certificates import write_loopback_tls
+from brupop.entrypoints.simulate.fleet.certificates import write_loopback_tls
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository

@@ -22,7 +22,7 @@ from rig import NAMESPACE, add_agent_nodes, send_logs_to, start_apiserver
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.entrypoints.apiserver.app import ApiserverOptions
 
-# What serves HTTP (see entrypoints/apiserver/server.py): uvicorn's httptools protocol with
+# What serves HTTP (see entrypoints/apiserver/serving/server.py): uvicorn's httptools protocol with
 # bounds on request heads, behind brupop's own TLS admission.
 HTTP_PROTOCOL = "BoundedHttpProtocol (uvicorn + httptools)"
 

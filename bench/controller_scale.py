@@ -39,10 +39,10 @@ from typing import Any
 from rig import NAMESPACE, emit, machine, mib, own_rss_kib, progress, send_logs_to
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.decision import decide
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.decision import decide
+from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.shadow_facts import ShadowFacts
 from brupop.domain.shadow import (
     OPT_IN_LABEL,
     OPT_IN_VALUE,
@@ -51,10 +51,10 @@ from brupop.domain.shadow import (
     ShadowStatus,
     shadow_name,
 )
-from brupop.domain.shadow_facts import ShadowFacts
 from brupop.domain.states import UpdateState
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.service import ControllerService
 
 HERE = Path(__file__).resolve()

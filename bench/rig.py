@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import COMPONENT_LABEL, OwnerReference
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.apiserver.app import ApiserverOptions, ApiserverParts, build_apiserver_app
-from brupop.entrypoints.apiserver.server import RunningServer, serve_in_thread
-from brupop.entrypoints.logs import configure_logging
-from brupop.entrypoints.simulate.certificates import TlsFiles, write_loopback_tls
+from brupop.entrypoints.apiserver.serving.server import RunningServer, serve_in_thread
+from brupop.entrypoints.logging.logs import configure_logging
+from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.service import ControllerService

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from brupop.domain.cluster import NODE_EVENT_NAMESPACE
+from brupop.domain.cluster.objects import NODE_EVENT_NAMESPACE
 from brupop.entrypoints.crd.definition import CRD_NAME as SHADOW_CRD
 from brupop.entrypoints.crd.definition import custom_resource_definition
 from brupop.entrypoints.crd.policy_definition import CRD_NAME as POLICY_CRD

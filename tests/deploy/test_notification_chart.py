@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from brupop.domain.notification_formats import NotificationFormat
-from brupop.domain.notifications import NotificationKind
+from brupop.domain.reporting.notification_formats import NotificationFormat
+from brupop.domain.reporting.notifications import NotificationKind
 from brupop.entrypoints.controller.notification_settings import load_notification_settings
 from tests.deploy.kube_validation import kubernetes_problems, kubernetes_versions
 from tests.deploy.rendering import Helm, Rendered

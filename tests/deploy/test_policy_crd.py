@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brupop.domain.policy_object import policy_from_object, policy_object
-from brupop.domain.update_policy import (
+from brupop.domain.policy.policy_object import policy_from_object, policy_object
+from brupop.domain.policy.update_policy import (
     AlertGate,
     Canary,
     HealthGate,
     HttpProbe,
     UpdatePolicySpec,
 )
-from brupop.domain.update_policy_status import (
+from brupop.domain.policy.update_policy_status import (
     CanaryProgress,
     HaltReason,
     NodeCounts,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from brupop.domain.cluster import COMPONENT_LABEL, NODE_EVENT_NAMESPACE
+from brupop.domain.cluster.objects import COMPONENT_LABEL, NODE_EVENT_NAMESPACE
 from brupop.services.apiserver.authorization import (
     AGENT_AUDIENCE,
     AGENT_COMPONENT,

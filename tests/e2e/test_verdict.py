@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from brupop.entrypoints.simulate.report import NodeReport, RunFacts, judge
-from brupop.entrypoints.simulate.supervisor import AgentExit, ExitCause
+from brupop.entrypoints.simulate.fleet.supervisor import AgentExit, ExitCause
+from brupop.entrypoints.simulate.outcome.report import NodeReport, RunFacts, judge
 
 
 def _node(**changes: object) -> NodeReport:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.shadows import InMemoryShadowRepository
-from brupop.domain.cluster import WatchEvent
+from brupop.domain.cluster.objects import WatchEvent
 from brupop.domain.shadow import Shadow
 
 

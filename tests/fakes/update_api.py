@@ -11,7 +11,7 @@ import signal
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from brupop.domain.host import (
+from brupop.domain.host.host import (
     CommandStatus,
     CommandType,
     HostCommand,

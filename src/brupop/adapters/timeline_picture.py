@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brupop.domain.rollout_timeline import Phase, Timeline
+from brupop.domain.reporting.rollout_timeline import Phase, Timeline
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

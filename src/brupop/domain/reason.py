@@ -23,13 +23,13 @@ class Reason(StrEnum):
     DRAIN_BLOCKED = "drain_blocked"
     CRASHED = "crashed"
     TIMED_OUT = "timed_out"
-    # Rollout safety (the update policy); see domain/safety_reasons.py.
+    # Rollout safety (the update policy); see domain/safety/safety_reasons.py.
     HALTED = "halted"
     ALERT_HOLD = "alert_hold"
     CANARY_SOAK = "canary_soak"
     GATE_PENDING = "gate_pending"
     HOOK_PENDING = "hook_pending"
-    # Fleet scheduling (the update policy); see domain/start_holds.py.
+    # Fleet scheduling (the update policy); see domain/starting/start_holds.py.
     BLACKOUT = "blackout"
     FINISH_BY = "finish_by"
     BUDGET_FULL = "budget_full"

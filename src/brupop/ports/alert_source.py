@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from brupop.domain.alert_gate import FiringAlert
-from brupop.domain.alert_matcher import AlertMatcher
+from brupop.domain.policy.alert_matcher import AlertMatcher
+from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.errors import PortError
 
 

@@ -5,7 +5,7 @@ Services catch these, never a client library's exceptions.
 
 from __future__ import annotations
 
-from brupop.domain.command_result import CommandResult
+from brupop.domain.host.command_result import CommandResult
 
 
 class PortError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.cluster import ClusterEvent
+from brupop.domain.cluster.objects import ClusterEvent
 
 
 class EventRecorder(Protocol):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.gate_checks import ProbeAnswer
+from brupop.domain.safety.gate_checks import ProbeAnswer
 
 
 class HttpProber(Protocol):

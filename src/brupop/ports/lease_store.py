@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.cluster import Lease
+from brupop.domain.cluster.objects import Lease
 
 
 class LeaseStore(Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Protocol
 
-from brupop.domain.cluster import Listing, Node, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, Node, VersionListing, WatchEvent
 
 
 class NodeRepository(Protocol):

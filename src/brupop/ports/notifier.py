@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.notifications import Notification
+from brupop.domain.reporting.notifications import Notification
 
 
 class Notifier(Protocol):

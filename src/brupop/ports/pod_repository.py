@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.cluster import Pod, PodDisruptionBudget
+from brupop.domain.cluster.objects import Pod, PodDisruptionBudget
 
 
 class PodRepository(Protocol):

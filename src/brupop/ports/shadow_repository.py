@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from brupop.domain.cluster import Listing, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, VersionListing, WatchEvent
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.cluster import TokenIdentity
+from brupop.domain.cluster.objects import TokenIdentity
 
 
 class TokenReviewer(Protocol):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.host import HostUpdateStatus, OsInfo
+from brupop.domain.host.host import HostUpdateStatus, OsInfo
 
 
 class UpdateApi(Protocol):

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from brupop.domain.cluster import WatchEvent
-from brupop.domain.policy_object import PolicySnapshot, UpdatePolicy
-from brupop.domain.update_policy import UpdatePolicySpec
-from brupop.domain.update_policy_status import UpdatePolicyStatus
+from brupop.domain.cluster.objects import WatchEvent
+from brupop.domain.policy.policy_object import PolicySnapshot, UpdatePolicy
+from brupop.domain.policy.update_policy import UpdatePolicySpec
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 
 
 class UpdatePolicyRepository(Protocol):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.evicted_workloads import WorkloadRef
+from brupop.domain.safety.evicted_workloads import WorkloadRef
 
 
 class WorkloadReplicas(Protocol):

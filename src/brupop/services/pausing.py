@@ -13,10 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from brupop.domain.cluster import Node
-from brupop.domain.policy_object import UpdatePolicy
-from brupop.domain.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE, UpdatePolicySpec
-from brupop.domain.update_policy_status import HaltReason
+from brupop.domain.cluster.objects import Node
+from brupop.domain.policy.policy_object import UpdatePolicy
+from brupop.domain.policy.update_policy import (
+    NODE_PAUSED_LABEL,
+    NODE_PAUSED_VALUE,
+    UpdatePolicySpec,
+)
+from brupop.domain.policy.update_policy_status import HaltReason
 from brupop.ports.errors import AlreadyExistsError, ConflictError, NotFoundError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.update_policy_repository import UpdatePolicyRepository

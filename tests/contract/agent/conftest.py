@@ -18,7 +18,7 @@ import pytest
 
 from brupop.adapters.apiserver_client import ApiserverClient
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import LB_EXCLUSION_LABEL, LB_EXCLUSION_VALUE, OwnerReference
+from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL, LB_EXCLUSION_VALUE, OwnerReference
 from brupop.domain.shadow import ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.apiserver.app import ApiserverOptions

@@ -17,7 +17,7 @@ from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.adapters.kubernetes.pods import pod_from_object
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import (
+from brupop.domain.cluster.objects import (
     ClusterEvent,
     EventSubject,
     EventType,
@@ -29,8 +29,8 @@ from brupop.domain.cluster import (
     Taint,
     Toleration,
 )
-from brupop.domain.evicted_workloads import WorkloadRef
-from brupop.domain.resources import NO_RESOURCES
+from brupop.domain.cluster.resources import NO_RESOURCES
+from brupop.domain.safety.evicted_workloads import WorkloadRef
 from brupop.domain.shadow import ShadowSpec
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.lease_store import LeaseStore

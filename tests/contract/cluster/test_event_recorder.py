@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from brupop.domain.cluster import NODE_EVENT_NAMESPACE, ClusterEvent, EventSubject, EventType
+from brupop.domain.cluster.objects import (
+    NODE_EVENT_NAMESPACE,
+    ClusterEvent,
+    EventSubject,
+    EventType,
+)
 from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports
 
 STARTED = ClusterEvent("brs-node-a", NAMESPACE, "UpdateStarted", "Updating to 1.20.0")

@@ -4,15 +4,15 @@ evicted-workloads record kept in a Node annotation."""
 
 from __future__ import annotations
 
-from brupop.domain.cluster import OwnerReference
-from brupop.domain.evicted_workloads import (
+from brupop.domain.cluster.objects import OwnerReference
+from brupop.domain.safety.evicted_workloads import (
     EVICTED_WORKLOADS_ANNOTATION,
     WorkloadRef,
     encode_record,
     record_on,
 )
-from brupop.domain.gate_checks import daemon_set_pods_ready, node_ready
-from brupop.domain.health_gate import CheckOutcome
+from brupop.domain.safety.gate_checks import daemon_set_pods_ready, node_ready
+from brupop.domain.safety.health_gate import CheckOutcome
 from tests.contract.cluster.conftest import Backend, Ports
 
 DAEMONSET = OwnerReference(kind="DaemonSet", name="brupop-agent", controller=True)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brupop.domain.cluster import Lease
+from brupop.domain.cluster.objects import Lease
 from brupop.ports.errors import AlreadyExistsError, ConflictError, NotFoundError
 from tests.contract.cluster.conftest import NAMESPACE, Ports
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from brupop.domain.cluster import (
+from brupop.domain.cluster.objects import (
     LB_EXCLUSION_LABEL,
     LB_EXCLUSION_VALUE,
     Resources,
     Taint,
     WatchEventType,
 )
-from brupop.domain.reboot_hooks import HookPhase, hook_cleanup
+from brupop.domain.safety.reboot_hooks import HookPhase, hook_cleanup
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import NotFoundError, WatchExpiredError
 from tests.contract.cluster.conftest import Backend, Ports

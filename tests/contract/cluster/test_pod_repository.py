@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from brupop.adapters.kubernetes.pods import PAGE_SIZE
-from brupop.domain.cluster import OwnerReference, PodPhase, Resources, Toleration
+from brupop.domain.cluster.objects import OwnerReference, PodPhase, Resources, Toleration
 from brupop.ports.errors import NotFoundError, TooManyRequestsError
 from tests.contract.cluster.conftest import Backend, Ports
 

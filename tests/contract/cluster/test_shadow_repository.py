@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brupop.domain.cluster import WatchEventType
+from brupop.domain.cluster.objects import WatchEventType
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import (

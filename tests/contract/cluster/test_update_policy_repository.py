@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from brupop.domain.cluster import WatchEventType
-from brupop.domain.update_policy import Canary, HealthGate, UpdatePolicySpec
-from brupop.domain.update_policy_status import (
+from brupop.domain.cluster.objects import WatchEventType
+from brupop.domain.policy.update_policy import Canary, HealthGate, UpdatePolicySpec
+from brupop.domain.policy.update_policy_status import (
     HaltReason,
     PolicyPhase,
     UpdatePolicyStatus,

@@ -14,10 +14,10 @@ import pytest
 
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource
-from brupop.domain.alert_gate import FiringAlert
-from brupop.domain.update_policy import AlertGate
+from brupop.domain.policy.update_policy import AlertGate
+from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.alert_source import AlertSource
-from brupop.services.controller.alert_gate_reader import read_alert_gate
+from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
 from tests.support.alerting_prometheus import AlertingPrometheus
 from tests.support.polling import wait_until
 

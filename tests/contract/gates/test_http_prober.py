@@ -10,7 +10,7 @@ import pytest
 
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.memory.gates import InMemoryHttpProber
-from brupop.domain.probe_url import fill_probe_template
+from brupop.domain.policy.probe_url import fill_probe_template
 from brupop.ports.http_prober import HttpProber
 from tests.support.probe_server import BIG_PATH, SLOW_PATH, ProbeServer
 

@@ -6,14 +6,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.domain.cluster import (
+from brupop.domain.cluster.objects import (
     NODE_EVENT_NAMESPACE,
     ClusterEvent,
     EventSubject,
     EventType,
     Lease,
 )
-from brupop.domain.update_policy import UpdatePolicySpec
+from brupop.domain.policy.update_policy import UpdatePolicySpec
 from tests.contract.kubernetes.conftest import NAMESPACE, Sent, sent
 from tests.support.kube_api_rules import KINDS
 from tests.support.kube_emulator import KubeEmulator

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.domain.cluster import ClusterEvent
+from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import (

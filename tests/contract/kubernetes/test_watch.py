@@ -7,7 +7,7 @@ from collections.abc import Generator
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.domain.cluster import WatchEventType
+from brupop.domain.cluster.objects import WatchEventType
 from brupop.ports.errors import UnavailableError, WatchExpiredError
 from tests.contract.kubernetes.conftest import SHADOWS_PATH, sent
 from tests.support.kube_emulator import KubeEmulator

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brupop.domain.host import HostUpdateState
+from brupop.domain.host.host import HostUpdateState
 from brupop.ports.errors import HostCommandFailedError, HostRejectedError, HostUnavailableError
 from tests.contract.update_api.emulated_host import EmulatedHost
 

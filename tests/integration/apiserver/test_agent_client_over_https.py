@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from brupop.domain.cluster import LB_EXCLUSION_LABEL, OwnerReference, PodPhase
+from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL, OwnerReference, PodPhase
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import NotFoundError

@@ -13,7 +13,7 @@ import pytest
 import urllib3
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import COMPONENT_LABEL, OwnerReference
+from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
 from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import NotFoundError
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT

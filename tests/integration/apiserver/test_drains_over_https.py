@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from brupop.domain.cluster import EventSubject, OwnerReference
+from brupop.domain.cluster.objects import EventSubject, OwnerReference
 from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import DrainFailedError
 from brupop.services.apiserver.drain import DrainTimings

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import structlog
 
-from brupop.domain.cluster import OwnerReference
+from brupop.domain.cluster.objects import OwnerReference
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.drain import DrainTimings

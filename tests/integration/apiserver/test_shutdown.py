@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from brupop.domain.cluster import OwnerReference
+from brupop.domain.cluster.objects import OwnerReference
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.drain import DrainTimings

@@ -12,11 +12,11 @@ import pytest
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus
 from brupop.domain.states import UpdateState
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.service import ControllerService

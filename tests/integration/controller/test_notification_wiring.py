@@ -7,12 +7,12 @@ import time
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.notifications.webhook import WebhookTarget
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
-from brupop.domain.update_policy_status import UpdatePolicyStatus
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_service
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings

@@ -13,13 +13,13 @@ from prometheus_client import CollectorRegistry
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookTarget
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.resources import Resources
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.cluster.resources import Resources
+from brupop.domain.policy.update_policy import UpdatePolicySpec
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
-from brupop.domain.update_policy import UpdatePolicySpec
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.entrypoints.controller.notifying_ports import NotificationWiring, wire_notifications

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from brupop.domain.update_policy_status import UpdatePolicyStatus
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.entrypoints.status.main import main
 from tests.support.controller_surface import serve_controller
 from tests.support.probe_server import ProbeServer

@@ -20,11 +20,11 @@ from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.adapters.kubernetes.events import KubernetesEventRecorder
 from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
 from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRepository
-from brupop.domain.cluster import ClusterEvent
+from brupop.domain.cluster.objects import ClusterEvent
+from brupop.domain.policy.update_policy import UpdatePolicySpec
+from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState as S
-from brupop.domain.update_policy import UpdatePolicySpec
-from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.entrypoints.status.main import main
 from tests.support.controller_surface import serve_controller
 from tests.support.kube_api_rules import EVENTS

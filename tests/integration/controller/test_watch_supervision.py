@@ -8,11 +8,11 @@ import threading
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.service import ControllerService
 from brupop.services.supervisor import RestartPolicy

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookNotifier, WebhookTarget
-from brupop.domain.notification_formats import NotificationFormat
-from brupop.domain.notifications import Notification, NotificationKind
+from brupop.domain.reporting.notification_formats import NotificationFormat
+from brupop.domain.reporting.notifications import Notification, NotificationKind
 from brupop.services.supervisor import Supervisor
 from tests.support.webhook_receiver import Receiver, running_receiver, validate_v1
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryHttpProber
-from brupop.domain.health_gate import CheckOutcome
-from brupop.domain.update_policy import HealthGate
-from brupop.entrypoints.simulate.fleet import build_fleet
-from brupop.services.controller.health_checks import HealthChecks
+from brupop.domain.policy.update_policy import HealthGate
+from brupop.domain.safety.health_gate import CheckOutcome
+from brupop.entrypoints.simulate.fleet.nodes import build_fleet
+from brupop.services.controller.safety.health_checks import HealthChecks
 
 
 def test_every_simulated_node_passes_the_cluster_checks_and_can_be_made_unhealthy(

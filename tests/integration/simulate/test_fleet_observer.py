@@ -7,10 +7,10 @@ import time
 from collections.abc import Iterator
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import Listing, WatchEvent
+from brupop.domain.cluster.objects import Listing, WatchEvent
 from brupop.domain.shadow import Shadow, ShadowSpec
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.simulate.observer import FleetObserver
+from brupop.entrypoints.simulate.fleet.observer import FleetObserver
 from brupop.ports.errors import UnavailableError
 
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from brupop.domain.update_policy_status import HaltReason
-from brupop.entrypoints.simulate.display import print_summary
-from brupop.entrypoints.simulate.report import NodeReport, RunFacts, judge
+from brupop.domain.policy.update_policy_status import HaltReason
+from brupop.entrypoints.simulate.outcome.display import print_summary
+from brupop.entrypoints.simulate.outcome.report import NodeReport, RunFacts, judge
 
 
 def _node(name: str, **changes: object) -> NodeReport:

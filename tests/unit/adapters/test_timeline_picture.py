@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from brupop.adapters.timeline_picture import draw_timeline
-from brupop.domain.rollout_timeline import (
+from brupop.domain.reporting.rollout_timeline import (
     FleetMark,
     Phase,
     Timeline,

@@ -9,16 +9,16 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.maintenance_window import MaintenanceWindow
 from brupop.domain.reason import Reason
-from brupop.domain.rollout import ChangeKind, RolloutPlan, RolloutPolicy, plan_rollout
-from brupop.domain.rollout_book import RolloutBook
+from brupop.domain.reporting.waiting_reason import RolloutView, report
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import ChangeKind, RolloutPlan, RolloutPolicy, plan_rollout
+from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState as S
-from brupop.domain.waiting_reason import RolloutView, report
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from tests.unit.domain.controller_shadows import NOW, ago, shadow
-from tests.unit.domain.test_rollout_book import NODES, POLICY, shadows
+from tests.unit.domain.rollout.test_rollout_book import NODES, POLICY, shadows
 
 ALWAYS = MaintenanceWindow.starting("* * * * * * *", now=NOW)
 

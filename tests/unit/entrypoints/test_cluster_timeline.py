@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from brupop.domain.policy_object import UpdatePolicy
-from brupop.domain.rollout_timeline import FailureMark, FleetMark, Phase, Span
+from brupop.domain.policy.policy_object import UpdatePolicy
+from brupop.domain.policy.update_policy import UpdatePolicySpec
+from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicyStatus
+from brupop.domain.reporting.rollout_timeline import FailureMark, FleetMark, Phase, Span
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState as S
-from brupop.domain.update_policy import UpdatePolicySpec
-from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.entrypoints.status.cluster_history import ClusterHistory, ShadowEvent, shadow_event
 from brupop.entrypoints.status.cluster_timeline import (
     cluster_timeline,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from brupop.domain.conversion import convert_review
-from brupop.entrypoints.conversion_answer import answer_to
-from brupop.entrypoints.conversion_frames import (
+from brupop.entrypoints.apiserver.conversion.answer import answer_to
+from brupop.entrypoints.apiserver.conversion.frames import (
     ANSWER,
     FAILED,
     NOT_JSON,
@@ -22,7 +22,7 @@ from brupop.entrypoints.conversion_frames import (
     read_frame,
     write_frame,
 )
-from brupop.entrypoints.conversion_worker import _serve, main
+from brupop.entrypoints.apiserver.conversion.worker import _serve, main
 
 
 def shadow_v2(name: str) -> dict[str, Any]:

@@ -11,8 +11,8 @@ import structlog
 
 from brupop.entrypoints.agent.settings import load_settings as load_agent
 from brupop.entrypoints.controller.settings import load_settings as load_controller
-from brupop.entrypoints.log_filter import OFF, LogFilter
-from brupop.entrypoints.logs import start_logging
+from brupop.entrypoints.logging.log_filter import OFF, LogFilter
+from brupop.entrypoints.logging.logs import start_logging
 from brupop.entrypoints.settings_error import SettingsError
 
 

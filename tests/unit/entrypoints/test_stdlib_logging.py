@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from brupop.entrypoints.logs import configure_logging
-from brupop.entrypoints.stdlib_logging import route_to_structlog
+from brupop.entrypoints.logging.logs import configure_logging
+from brupop.entrypoints.logging.stdlib_logging import route_to_structlog
 
 NAMES = ("uvicorn", "asyncio")
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.update_policy import NODE_PAUSED_LABEL, UpdatePolicySpec
-from brupop.domain.update_policy_status import HaltReason, PolicyPhase, UpdatePolicyStatus
+from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, UpdatePolicySpec
+from brupop.domain.policy.update_policy_status import HaltReason, PolicyPhase, UpdatePolicyStatus
 from brupop.ports.errors import NotFoundError
 from brupop.services.pausing import FleetPause, pause_node, resume_node
 

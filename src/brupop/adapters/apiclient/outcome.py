@@ -10,8 +10,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from brupop.domain.command_result import CommandResult
-from brupop.domain.host import HostUpdateStatus, OsInfo, UpdateImage
+from brupop.domain.host.command_result import CommandResult
+from brupop.domain.host.host import HostUpdateStatus, OsInfo, UpdateImage
 from brupop.domain.versions import is_version
 from brupop.ports.errors import (
     HostCommandKilledError,

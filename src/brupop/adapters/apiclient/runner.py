@@ -6,7 +6,7 @@ import subprocess
 from collections.abc import Sequence
 from typing import Protocol
 
-from brupop.domain.command_result import CommandResult
+from brupop.domain.host.command_result import CommandResult
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostUnavailableError
 

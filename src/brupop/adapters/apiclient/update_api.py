@@ -24,8 +24,8 @@ from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.adapters.apiclient.rate_limit import RateLimiter
 from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
 from brupop.adapters.system import event_lines
-from brupop.domain.command_result import CommandResult
-from brupop.domain.host import (
+from brupop.domain.host.command_result import CommandResult
+from brupop.domain.host.host import (
     CommandStatus,
     CommandType,
     HostCommand,

@@ -4,7 +4,7 @@ thrown away, since only the status counts."""
 from __future__ import annotations
 
 from brupop.adapters.http.bounded_get import BoundedGetError, bounded_get
-from brupop.domain.gate_checks import ProbeAnswer
+from brupop.domain.safety.gate_checks import ProbeAnswer
 from brupop.ports.http_prober import HttpProber
 
 PROBE_BODY_MAX_BYTES = 64 * 1024

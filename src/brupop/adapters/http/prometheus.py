@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from brupop.adapters.http.bounded_get import BoundedGetError, bounded_get
-from brupop.domain.alert_gate import FiringAlert
-from brupop.domain.alert_matcher import AlertMatcher
+from brupop.domain.policy.alert_matcher import AlertMatcher
+from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.alert_source import AlertSource, AlertSourceError
 
 QUERY_PATH = "/api/v1/query"

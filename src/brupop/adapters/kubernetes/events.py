@@ -17,9 +17,9 @@ from kubernetes.client import CoreV1Api, CustomObjectsApi
 
 from brupop.adapters.kubernetes import shadow_objects, update_policies
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
-from brupop.domain.cluster import ClusterEvent, EventSubject
+from brupop.domain.cluster.objects import ClusterEvent, EventSubject
+from brupop.domain.policy.update_policy import API_VERSION as POLICY_API_VERSION
 from brupop.domain.shadow import API_GROUP, API_VERSION_V2
-from brupop.domain.update_policy import API_VERSION as POLICY_API_VERSION
 from brupop.ports.errors import PortError
 
 log = structlog.get_logger(__name__)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from kubernetes.client import CoordinationV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
-from brupop.domain.cluster import Lease
+from brupop.domain.cluster.objects import Lease
 from brupop.domain.timestamps import rfc3339_or_none
 
 

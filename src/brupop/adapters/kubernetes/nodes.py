@@ -13,7 +13,7 @@ from kubernetes.client import CoreV1Api
 from brupop.adapters.kubernetes import watching
 from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
 from brupop.adapters.kubernetes.scheduling_fields import allocatable_of, taints_of, timestamp_of
-from brupop.domain.cluster import Listing, Node, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, Node, VersionListing, WatchEvent
 
 
 def node_from_object(obj: JSON) -> Node:

@@ -15,8 +15,8 @@ from brupop.adapters.kubernetes.scheduling_fields import (
     requests_of,
     tolerations_of,
 )
-from brupop.domain.cluster import OwnerReference, Pod, PodDisruptionBudget, PodPhase
-from brupop.domain.resources import NO_RESOURCES
+from brupop.domain.cluster.objects import OwnerReference, Pod, PodDisruptionBudget, PodPhase
+from brupop.domain.cluster.resources import NO_RESOURCES
 
 PAGE_SIZE = 500
 # Finished pods hold no resources and a drain only deletes them: the API leaves them out.

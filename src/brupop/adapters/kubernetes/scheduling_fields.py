@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from brupop.adapters.kubernetes.api_calls import JSON
-from brupop.domain.quantity import QuantityError, cpu_millis, memory_bytes
-from brupop.domain.resources import InitContainerRequest, Resources, effective_request
-from brupop.domain.taints import EQUAL, Taint, Toleration
+from brupop.domain.cluster.quantity import QuantityError, cpu_millis, memory_bytes
+from brupop.domain.cluster.resources import InitContainerRequest, Resources, effective_request
+from brupop.domain.cluster.taints import EQUAL, Taint, Toleration
 from brupop.domain.timestamps import rfc3339_or_none
 
 MAX_INTERNED = 10_000

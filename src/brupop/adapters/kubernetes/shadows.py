@@ -23,7 +23,7 @@ from brupop.adapters.kubernetes.shadow_objects import (
     spec_object,
     status_object,
 )
-from brupop.domain.cluster import Listing, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, VersionListing, WatchEvent
 from brupop.domain.shadow import API_VERSION_V2, KIND, Shadow, ShadowSpec, ShadowStatus
 from brupop.ports.errors import ConflictError, InvalidObjectError
 

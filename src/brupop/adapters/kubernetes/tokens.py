@@ -8,7 +8,7 @@ from __future__ import annotations
 from kubernetes.client import AuthenticationV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
-from brupop.domain.cluster import TokenIdentity
+from brupop.domain.cluster.objects import TokenIdentity
 
 EXTRA_PREFIX = "authentication.kubernetes.io/"
 

@@ -13,22 +13,22 @@ from kubernetes.client import CustomObjectsApi
 
 from brupop.adapters.kubernetes import watching
 from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
-from brupop.domain.cluster import WatchEvent
-from brupop.domain.policy_object import (
+from brupop.domain.cluster.objects import WatchEvent
+from brupop.domain.policy.policy_object import (
     PolicyObjectError,
     PolicySnapshot,
     UpdatePolicy,
     policy_from_object,
     policy_snapshot,
 )
-from brupop.domain.shadow import API_GROUP
-from brupop.domain.update_policy import (
+from brupop.domain.policy.update_policy import (
     API_VERSION,
     DEFAULT_POLICY_NAME,
     KIND,
     UpdatePolicySpec,
 )
-from brupop.domain.update_policy_status import UpdatePolicyStatus
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
+from brupop.domain.shadow import API_GROUP
 
 log = structlog.get_logger(__name__)
 VERSION = "v1"

@@ -19,7 +19,7 @@ import urllib3.exceptions
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls, lines
 from brupop.adapters.kubernetes.errors import error_for_status
-from brupop.domain.cluster import VersionListing, WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import VersionListing, WatchEvent, WatchEventType
 from brupop.ports.errors import UnavailableError
 
 T = TypeVar("T")

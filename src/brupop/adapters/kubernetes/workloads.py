@@ -9,7 +9,7 @@ from typing import Any
 from kubernetes.client import AppsV1Api, CoreV1Api
 
 from brupop.adapters.kubernetes.api_calls import ApiCalls
-from brupop.domain.evicted_workloads import WorkloadRef
+from brupop.domain.safety.evicted_workloads import WorkloadRef
 from brupop.ports.errors import NotFoundError
 from brupop.ports.workload_replicas import WorkloadReplicas
 

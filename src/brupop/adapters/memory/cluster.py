@@ -20,7 +20,7 @@ from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
 from brupop.adapters.memory.workloads import InMemoryWorkloadReplicas
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.cluster import (
+from brupop.domain.cluster.objects import (
     Node,
     OwnerReference,
     Pod,
@@ -30,7 +30,7 @@ from brupop.domain.cluster import (
     Taint,
     Toleration,
 )
-from brupop.domain.resources import NO_RESOURCES
+from brupop.domain.cluster.resources import NO_RESOURCES
 from brupop.domain.shadow import DEFAULT_NAMESPACE, shadow_name
 from brupop.ports.clock import Clock
 

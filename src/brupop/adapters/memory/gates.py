@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from brupop.domain.alert_gate import FiringAlert, matching_alerts
-from brupop.domain.alert_matcher import AlertMatcher
-from brupop.domain.gate_checks import ProbeAnswer
+from brupop.domain.policy.alert_matcher import AlertMatcher
+from brupop.domain.safety.alert_gate import FiringAlert, matching_alerts
+from brupop.domain.safety.gate_checks import ProbeAnswer
 from brupop.ports.alert_source import AlertSource, AlertSourceError
 from brupop.ports.http_prober import HttpProber
 

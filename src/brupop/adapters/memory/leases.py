@@ -6,7 +6,7 @@ import dataclasses
 import threading
 
 from brupop.adapters.memory.store import Revisions, VersionedStore
-from brupop.domain.cluster import ClusterEvent, Lease
+from brupop.domain.cluster.objects import ClusterEvent, Lease
 
 
 class InMemoryLeaseStore:

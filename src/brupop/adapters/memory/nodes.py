@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 
 from brupop.adapters.memory.store import Revisions, VersionedStore
-from brupop.domain.cluster import Listing, Node, VersionListing, WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import Listing, Node, VersionListing, WatchEvent, WatchEventType
 
 
 class InMemoryNodeRepository:

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable
 
 from brupop.adapters.memory.store import Revisions, VersionedStore
-from brupop.domain.cluster import Node, Pod, PodDisruptionBudget, PodPhase
+from brupop.domain.cluster.objects import Node, Pod, PodDisruptionBudget, PodPhase
 from brupop.ports.errors import NotFoundError, TooManyRequestsError, UnavailableError
 
 RECREATED_OWNER_KINDS = frozenset(

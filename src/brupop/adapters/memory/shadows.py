@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterator
 
 from brupop.adapters.memory.store import Revisions, VersionedStore
-from brupop.domain.cluster import Listing, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, VersionListing, WatchEvent
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus, shadow_name
 
 

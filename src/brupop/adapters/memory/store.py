@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 from brupop.adapters.memory.label_index import LabelIndex
-from brupop.domain.cluster import Listing, VersionListing, WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import Listing, VersionListing, WatchEvent, WatchEventType
 from brupop.ports.errors import AlreadyExistsError, ConflictError, NotFoundError, WatchExpiredError
 
 T = TypeVar("T")

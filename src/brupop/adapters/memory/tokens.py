@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from brupop.adapters.memory.store import VersionedStore
-from brupop.domain.cluster import Pod, TokenIdentity
+from brupop.domain.cluster.objects import Pod, TokenIdentity
 from brupop.ports.clock import Clock
 from brupop.ports.errors import UnavailableError
 

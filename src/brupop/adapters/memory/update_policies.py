@@ -9,15 +9,15 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from brupop.adapters.memory.store import Revisions, VersionedStore
-from brupop.domain.cluster import WatchEvent
-from brupop.domain.policy_object import (
+from brupop.domain.cluster.objects import WatchEvent
+from brupop.domain.policy.policy_object import (
     PolicySnapshot,
     UpdatePolicy,
     policy_from_object,
     policy_snapshot,
 )
-from brupop.domain.update_policy import DEFAULT_POLICY_NAME, UpdatePolicySpec
-from brupop.domain.update_policy_status import UpdatePolicyStatus
+from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME, UpdatePolicySpec
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 
 
 class InMemoryUpdatePolicyRepository:

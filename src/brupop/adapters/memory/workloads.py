@@ -8,8 +8,8 @@ that are not being deleted, as the ReplicaSet controller would count them.
 from __future__ import annotations
 
 from brupop.adapters.memory.store import VersionedStore
-from brupop.domain.cluster import Pod, PodPhase
-from brupop.domain.evicted_workloads import WorkloadRef
+from brupop.domain.cluster.objects import Pod, PodPhase
+from brupop.domain.safety.evicted_workloads import WorkloadRef
 from brupop.ports.errors import UnavailableError
 from brupop.ports.workload_replicas import WorkloadReplicas
 

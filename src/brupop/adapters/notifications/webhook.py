@@ -29,8 +29,8 @@ from tenacity import (
     wait_exponential,
 )
 
-from brupop.domain.notification_formats import NotificationFormat, render
-from brupop.domain.notifications import Notification, NotificationKind
+from brupop.domain.reporting.notification_formats import NotificationFormat, render
+from brupop.domain.reporting.notifications import Notification, NotificationKind
 from brupop.ports.notifier import NotificationCounts
 
 RESPONSE_LIMIT = 4096

@@ -17,8 +17,8 @@ from types import FrameType
 from brupop.adapters.system import event_lines
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.agent.settings import AgentSettings, load_settings
-from brupop.entrypoints.log_filter import LogFilter
-from brupop.entrypoints.log_settings import writes_json
+from brupop.entrypoints.logging.log_filter import LogFilter
+from brupop.entrypoints.logging.log_settings import writes_json
 from brupop.entrypoints.settings_error import EXIT_BAD_SETTINGS, SettingsError, refuse_start
 from brupop.ports.clock import Clock
 from brupop.ports.node_operations import NodeOperations

@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from brupop.entrypoints.log_settings import FilterDirective, LoggingFormatter
+from brupop.entrypoints.logging.log_settings import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import (
     DEFAULT_NAMESPACE,
     SERVICE_ACCOUNT_NAMESPACE_FILE,

@@ -19,16 +19,22 @@ from starlette.routing import Route
 
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.shadow import DEFAULT_NAMESPACE
-from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
-from brupop.entrypoints.apiserver.body_limits import BodyLimitMiddleware
-from brupop.entrypoints.apiserver.closing import CloseConnectionsMiddleware, Closing
-from brupop.entrypoints.apiserver.conversion import CONVERSION_BODY_LIMIT, ConversionRoute
-from brupop.entrypoints.apiserver.conversion_process import ConversionOptions, ConversionWorker
-from brupop.entrypoints.apiserver.errors import EXCEPTION_HANDLERS
-from brupop.entrypoints.apiserver.handlers import Handlers
-from brupop.entrypoints.apiserver.listeners import WebhookPortMiddleware
-from brupop.entrypoints.apiserver.metrics import ApiserverMetrics, MetricsMiddleware
-from brupop.entrypoints.apiserver.requests import MAX_BODY_BYTES
+from brupop.entrypoints.apiserver.conversion.worker_process import (
+    ConversionOptions,
+    ConversionWorker,
+)
+from brupop.entrypoints.apiserver.routes.authorization import AuthorizationMiddleware
+from brupop.entrypoints.apiserver.routes.closing import CloseConnectionsMiddleware, Closing
+from brupop.entrypoints.apiserver.routes.conversion_webhook import (
+    CONVERSION_BODY_LIMIT,
+    ConversionRoute,
+)
+from brupop.entrypoints.apiserver.routes.errors import EXCEPTION_HANDLERS
+from brupop.entrypoints.apiserver.routes.handlers import Handlers
+from brupop.entrypoints.apiserver.routes.metrics import ApiserverMetrics, MetricsMiddleware
+from brupop.entrypoints.apiserver.routes.requests import MAX_BODY_BYTES
+from brupop.entrypoints.apiserver.serving.body_limits import BodyLimitMiddleware
+from brupop.entrypoints.apiserver.serving.listeners import WebhookPortMiddleware
 from brupop.ports.clock import Clock
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.node_repository import NodeRepository

@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 
 from brupop.entrypoints.apiserver.container import ApiserverContainer
-from brupop.entrypoints.apiserver.server import bind, uvicorn_server
+from brupop.entrypoints.apiserver.serving.server import bind, uvicorn_server
+from brupop.entrypoints.apiserver.serving.tls import CertificateReloader
 from brupop.entrypoints.apiserver.settings import ApiserverSettings, load_settings
-from brupop.entrypoints.apiserver.tls import CertificateReloader
-from brupop.entrypoints.log_filter import LogFilter
-from brupop.entrypoints.logs import start_logging
+from brupop.entrypoints.logging.log_filter import LogFilter
+from brupop.entrypoints.logging.logs import start_logging
+from brupop.entrypoints.logging.stdlib_logging import route_to_structlog
 from brupop.entrypoints.settings_error import SettingsError, refuse_start
-from brupop.entrypoints.stdlib_logging import route_to_structlog
 from brupop.ports.errors import PortError
 
 USAGE = """usage: brupop apiserver

@@ -13,10 +13,10 @@ from typing import Literal
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from brupop.entrypoints.apiserver.admission import ConnectionLimits
-from brupop.entrypoints.apiserver.http_protocol import HeadLimits
-from brupop.entrypoints.apiserver.server import ServerLimits
-from brupop.entrypoints.log_settings import FilterDirective, LoggingFormatter
+from brupop.entrypoints.apiserver.serving.admission import ConnectionLimits
+from brupop.entrypoints.apiserver.serving.http_protocol import HeadLimits
+from brupop.entrypoints.apiserver.serving.server import ServerLimits
+from brupop.entrypoints.logging.log_settings import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
     ONE_DAY,

@@ -17,8 +17,8 @@ from brupop.entrypoints.controller.notifying_ports import wire_notifications
 from brupop.entrypoints.controller.settings import ControllerSettings
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.health_checks import HealthChecks
-from brupop.services.controller.rollout_safety import GatePorts
+from brupop.services.controller.safety.health_checks import HealthChecks
+from brupop.services.controller.safety.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
 
 EVENT_COMPONENT = "brupop-controller"

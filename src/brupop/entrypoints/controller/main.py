@@ -17,7 +17,7 @@ import structlog
 from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.notification_settings import load_notification_settings
 from brupop.entrypoints.controller.settings import load_settings
-from brupop.entrypoints.logs import start_logging
+from brupop.entrypoints.logging.logs import start_logging
 from brupop.entrypoints.settings_error import SettingsError, refuse_start
 from brupop.ports.errors import PortError
 

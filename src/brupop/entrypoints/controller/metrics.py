@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from brupop.domain.health_gate import GateCheck
-from brupop.domain.update_durations import DEFAULT_EXPECTED_SECONDS
+from brupop.domain.safety.health_gate import GateCheck
+from brupop.domain.starting.update_durations import DEFAULT_EXPECTED_SECONDS
 from brupop.entrypoints.controller.limit_metric import concurrency_limit_gauge, limit_value
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.ports.safety_metrics import SafetyMetrics

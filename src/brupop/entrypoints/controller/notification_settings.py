@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookTarget
-from brupop.domain.notification_formats import NotificationFormat
-from brupop.domain.notifications import NotificationKind
+from brupop.domain.reporting.notification_formats import NotificationFormat
+from brupop.domain.reporting.notifications import NotificationKind
 from brupop.entrypoints.settings_error import ONE_MINUTE, SettingsError, seconds, whole_number
 
 MAX_WEBHOOKS = 8

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry
 
 from brupop.adapters.notifications.webhook import WebhookNotifier
-from brupop.domain.cluster import ClusterEvent
+from brupop.domain.cluster.objects import ClusterEvent
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_metrics import PrometheusNotificationCounts
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
@@ -24,7 +24,7 @@ from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.ports.safety_metrics import SafetyMetrics
-from brupop.services.controller.rollout_notices import RolloutNotices
+from brupop.services.controller.runtime.rollout_notices import RolloutNotices
 from brupop.services.supervisor import Supervisor
 
 

@@ -17,15 +17,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from brupop.domain.concurrency import ACCEPTED_FORMS, ConcurrencyLimit, ConcurrencyLimitError
-from brupop.domain.maintenance_window import (
+from brupop.domain.rollout.concurrency import (
+    ACCEPTED_FORMS,
+    ConcurrencyLimit,
+    ConcurrencyLimitError,
+)
+from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.states import StateTimeouts
+from brupop.domain.windows.maintenance_window import (
     MaintenanceWindow,
     WindowSettingError,
     choose_expression,
 )
-from brupop.domain.rollout import RolloutPolicy
-from brupop.domain.states import StateTimeouts
-from brupop.entrypoints.log_settings import FilterDirective, LoggingFormatter
+from brupop.entrypoints.logging.log_settings import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
     ONE_DAY,

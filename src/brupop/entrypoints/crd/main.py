@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import yaml
 
+from brupop.domain.policy.update_policy import KIND as POLICY_KIND
 from brupop.domain.shadow import KIND as SHADOW_KIND
-from brupop.domain.update_policy import KIND as POLICY_KIND
 from brupop.entrypoints.argument_types import dns_label, tcp_port
 from brupop.entrypoints.crd.definition import (
     DEFAULT_APISERVER_SERVICE_PORT,

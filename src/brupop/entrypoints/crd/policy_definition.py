@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from brupop.domain.policy.update_policy import KIND, UpdatePolicySpec
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.shadow import API_GROUP
-from brupop.domain.update_policy import KIND, UpdatePolicySpec
-from brupop.domain.update_policy_status import UpdatePolicyStatus
 from brupop.entrypoints.crd.schema import structural_schema
 
 PLURAL = "bottlerocketupdatepolicies"

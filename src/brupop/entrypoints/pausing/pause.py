@@ -4,7 +4,7 @@ that when absent), one node by the label `brupop.bottlerocket.aws/paused=true`."
 
 from __future__ import annotations
 
-from brupop.domain.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
+from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.entrypoints.pausing.command import Verb, run
 from brupop.services.pausing import FleetChange, FleetPause, NodeChange, pause_node
 

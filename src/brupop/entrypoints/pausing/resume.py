@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from brupop.domain.update_policy import NODE_PAUSED_LABEL
+from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL
 from brupop.entrypoints.pausing.command import Verb, run
 from brupop.services.pausing import FleetChange, FleetPause, NodeChange, resume_node
 

@@ -8,12 +8,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from brupop.entrypoints.simulate.chaos import ChaosMonkey
-from brupop.entrypoints.simulate.observer import NodeView
-from brupop.entrypoints.simulate.options import SimulationOptions
-from brupop.entrypoints.simulate.pause_schedule import policy_soaking
+from brupop.entrypoints.simulate.flags.options import SimulationOptions
+from brupop.entrypoints.simulate.fleet.observer import NodeView
+from brupop.entrypoints.simulate.fleet.simulated_controller import ControllerRestart
 from brupop.entrypoints.simulate.run_setup import StartedRun
-from brupop.entrypoints.simulate.simulated_controller import ControllerRestart
+from brupop.entrypoints.simulate.scenarios.chaos import ChaosMonkey
+from brupop.entrypoints.simulate.scenarios.pause_schedule import policy_soaking
 
 _TICK_SECONDS = 0.05
 

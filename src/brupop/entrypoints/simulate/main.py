@@ -14,9 +14,9 @@ from types import FrameType
 from rich.console import Console
 
 from brupop.adapters.timeline_picture import draw_timeline
-from brupop.entrypoints.simulate.display import print_summary
-from brupop.entrypoints.simulate.options import OptionError, parse_options
-from brupop.entrypoints.simulate.report import SimulationReport
+from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
+from brupop.entrypoints.simulate.outcome.display import print_summary
+from brupop.entrypoints.simulate.outcome.report import SimulationReport
 from brupop.entrypoints.simulate.simulation import Simulation
 
 EXIT_OK = 0

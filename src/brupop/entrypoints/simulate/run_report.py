@@ -4,17 +4,17 @@ SimulationReport, and the timeline that --timeline draws.
 
 from __future__ import annotations
 
-from brupop.domain.rollout_timeline import Timeline
-from brupop.entrypoints.simulate.agent_logs import count_tracebacks
-from brupop.entrypoints.simulate.chaos import ChaosMonkey
+from brupop.domain.reporting.rollout_timeline import Timeline
+from brupop.entrypoints.simulate.flags.options import SimulationOptions
+from brupop.entrypoints.simulate.fleet.observer import active_intervals
 from brupop.entrypoints.simulate.fleet_wait import WaitEnd
-from brupop.entrypoints.simulate.node_outcome import node_outcome
-from brupop.entrypoints.simulate.observer import active_intervals
-from brupop.entrypoints.simulate.options import SimulationOptions
-from brupop.entrypoints.simulate.pause_schedule import policy_halt, policy_phase
-from brupop.entrypoints.simulate.report import NodeReport, RunFacts, SimulationReport, judge
+from brupop.entrypoints.simulate.outcome.agent_logs import count_tracebacks
+from brupop.entrypoints.simulate.outcome.node_outcome import node_outcome
+from brupop.entrypoints.simulate.outcome.report import NodeReport, RunFacts, SimulationReport, judge
+from brupop.entrypoints.simulate.outcome.timeline import halt_marks, pause_marks, simulated_timeline
 from brupop.entrypoints.simulate.run_setup import StartedRun
-from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
+from brupop.entrypoints.simulate.scenarios.chaos import ChaosMonkey
+from brupop.entrypoints.simulate.scenarios.pause_schedule import policy_halt, policy_phase
 
 
 def run_timeline(run: StartedRun, options: SimulationOptions, duration: float) -> Timeline:

@@ -10,18 +10,18 @@ from datetime import datetime
 from pathlib import Path
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.entrypoints.simulate import components
-from brupop.entrypoints.simulate.agent_env import agent_argv, agent_env, default_apiclient
-from brupop.entrypoints.simulate.certificates import TlsFiles, write_loopback_tls
-from brupop.entrypoints.simulate.fleet import SimulatedNode, build_fleet
-from brupop.entrypoints.simulate.hook_responder import HookResponder
-from brupop.entrypoints.simulate.observer import FleetObserver
-from brupop.entrypoints.simulate.options import SimulationOptions
-from brupop.entrypoints.simulate.pause_schedule import PauseSchedule
-from brupop.entrypoints.simulate.simulated_controller import SimulatedController
-from brupop.entrypoints.simulate.supervisor import AgentSpec, AgentSupervisor
-from brupop.entrypoints.simulate.unhealthy import UnhealthyNodes
-from brupop.entrypoints.simulate.wait_reasons import WaitReasons
+from brupop.entrypoints.simulate.flags.options import SimulationOptions
+from brupop.entrypoints.simulate.fleet import components
+from brupop.entrypoints.simulate.fleet.agent_env import agent_argv, agent_env, default_apiclient
+from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
+from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode, build_fleet
+from brupop.entrypoints.simulate.fleet.observer import FleetObserver
+from brupop.entrypoints.simulate.fleet.simulated_controller import SimulatedController
+from brupop.entrypoints.simulate.fleet.supervisor import AgentSpec, AgentSupervisor
+from brupop.entrypoints.simulate.fleet.unhealthy import UnhealthyNodes
+from brupop.entrypoints.simulate.outcome.wait_reasons import WaitReasons
+from brupop.entrypoints.simulate.scenarios.hook_responder import HookResponder
+from brupop.entrypoints.simulate.scenarios.pause_schedule import PauseSchedule
 
 
 @dataclass

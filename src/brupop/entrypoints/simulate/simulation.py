@@ -17,14 +17,14 @@ from pathlib import Path
 
 from rich.console import Console
 
-from brupop.domain.rollout_timeline import Timeline
-from brupop.entrypoints.simulate.chaos import ChaosMonkey
-from brupop.entrypoints.simulate.display import LiveView, PlainProgress
+from brupop.domain.reporting.rollout_timeline import Timeline
+from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet_wait import wait_for_fleet
-from brupop.entrypoints.simulate.options import SimulationOptions
-from brupop.entrypoints.simulate.report import SimulationReport
+from brupop.entrypoints.simulate.outcome.display import LiveView, PlainProgress
+from brupop.entrypoints.simulate.outcome.report import SimulationReport
 from brupop.entrypoints.simulate.run_report import run_report, run_timeline
 from brupop.entrypoints.simulate.run_setup import StartedRun, set_up_run
+from brupop.entrypoints.simulate.scenarios.chaos import ChaosMonkey
 from brupop.entrypoints.simulate.work_secrets import remove_secrets
 
 

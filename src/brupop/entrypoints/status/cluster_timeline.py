@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from brupop.domain.concurrency import ConcurrencyLimit, ConcurrencyLimitError
-from brupop.domain.policy_object import UpdatePolicy
-from brupop.domain.rollout_timeline import (
+from brupop.domain.policy.policy_object import UpdatePolicy
+from brupop.domain.reporting.rollout_timeline import (
     FleetMark,
     Phase,
     Timeline,
@@ -25,6 +24,7 @@ from brupop.domain.rollout_timeline import (
     halt_of,
     phase_for,
 )
+from brupop.domain.rollout.concurrency import ConcurrencyLimit, ConcurrencyLimitError
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.status.cluster_history import ClusterHistory, FleetMoment, ShadowEvent

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, NamedTuple, TypeGuard
 
-from brupop.domain.budget_rule import short_name
+from brupop.domain.starting.budget_rule import short_name
 
 GROUPS_SHOWN = 8
 

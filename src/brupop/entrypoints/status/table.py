@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from brupop.domain.waiting_reason import NodeReport
+from brupop.domain.reporting.waiting_reason import NodeReport
 
 COLUMNS = (
     ("NODE", "node"),

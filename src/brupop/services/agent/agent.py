@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import threading
 
-from brupop.domain.agent_status import (
+from brupop.domain.errors import DomainError, VersionMismatchError
+from brupop.domain.host.agent_status import (
     Observation,
     initial_status,
     status_after_failure,
     status_after_success,
     status_refreshed,
 )
-from brupop.domain.agent_steps import same_version
-from brupop.domain.errors import DomainError, VersionMismatchError
+from brupop.domain.host.agent_steps import same_version
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock

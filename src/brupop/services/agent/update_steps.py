@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from brupop.domain.agent_steps import StagingStep, check_ready_to_reboot, next_staging_step
-from brupop.domain.command_result import signal_name
 from brupop.domain.errors import UnexpectedHostStateError
-from brupop.domain.host import HostUpdateStatus
+from brupop.domain.host.agent_steps import StagingStep, check_ready_to_reboot, next_staging_step
+from brupop.domain.host.command_result import signal_name
+from brupop.domain.host.host import HostUpdateStatus
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandKilledError
 from brupop.ports.node_operations import NodeOperations

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from brupop.domain.cluster import COMPONENT_LABEL, Node, Pod, TokenIdentity
+from brupop.domain.cluster.objects import COMPONENT_LABEL, Node, Pod, TokenIdentity
 from brupop.ports.clock import Clock
 from brupop.ports.errors import NotFoundError
 from brupop.ports.node_repository import NodeRepository

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from brupop.domain.cluster import Pod
-from brupop.domain.drain_rules import DrainRules, drain_rules
+from brupop.domain.cluster.objects import Pod
+from brupop.domain.policy.drain_rules import DrainRules, drain_rules
 from brupop.ports.clock import Clock
 from brupop.ports.errors import DrainFailedError, NotFoundError, PortError, TooManyRequestsError
 from brupop.ports.pod_repository import PodRepository

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from brupop.domain.cluster import MIRROR_POD_ANNOTATION, Pod
+from brupop.domain.cluster.objects import MIRROR_POD_ANNOTATION, Pod
 
 
 def stays_on_node(pod: Pod) -> bool:

@@ -12,9 +12,9 @@ import threading
 
 import structlog
 
-from brupop.domain.policy_object import PolicyObjectError
-from brupop.domain.scheduling_policy import DrainPolicy
-from brupop.domain.update_policy import DEFAULT_POLICY_NAME
+from brupop.domain.policy.policy_object import PolicyObjectError
+from brupop.domain.policy.scheduling_policy import DrainPolicy
+from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 from brupop.ports.clock import Clock
 from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.update_policy_repository import UpdatePolicyRepository

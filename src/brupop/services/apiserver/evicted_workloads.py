@@ -1,7 +1,7 @@
 """Before a drain evicts anything, record on the Node how many ready replicas each workload it
 is about to evict has, so the controller's health gate can wait until they are back.
 
-The record (domain/evicted_workloads.py) is written on every drain, empty when nothing with a
+The record (domain/safety/evicted_workloads.py) is written on every drain, empty when nothing with a
 workload is evicted, so a record from an earlier update is never compared with. When the
 replicas cannot be read, the record is removed instead, and the gate has nothing to wait for:
 an unreadable workload must not block the drain the agent is waiting on.
@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 import structlog
 
-from brupop.domain.cluster import Pod
-from brupop.domain.evicted_workloads import (
+from brupop.domain.cluster.objects import Pod
+from brupop.domain.safety.evicted_workloads import (
     EVICTED_WORKLOADS_ANNOTATION,
     WorkloadRef,
     encode_record,

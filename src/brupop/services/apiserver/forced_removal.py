@@ -12,8 +12,14 @@ from collections.abc import Sequence
 
 import structlog
 
-from brupop.domain.cluster import NODE_EVENT_NAMESPACE, ClusterEvent, EventSubject, EventType, Pod
-from brupop.domain.drain_rules import DrainRules
+from brupop.domain.cluster.objects import (
+    NODE_EVENT_NAMESPACE,
+    ClusterEvent,
+    EventSubject,
+    EventType,
+    Pod,
+)
+from brupop.domain.policy.drain_rules import DrainRules
 from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.pod_repository import PodRepository

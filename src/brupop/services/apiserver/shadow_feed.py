@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from brupop.domain.cluster import WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import PortError, WatchExpiredError
 from brupop.ports.shadow_repository import ShadowRepository

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.rollout import RolloutPolicy
-from brupop.services.controller.leader_election import DEFAULT_LEASE_NAME
+from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable
 import structlog
 
 from brupop.domain.reason import Reason
+from brupop.domain.reporting.waiting_reason import RolloutView, explain
 from brupop.domain.shadow import Shadow
-from brupop.domain.waiting_reason import RolloutView, explain
 
 _TROUBLE = frozenset(
     {Reason.TIMED_OUT, Reason.CRASHED, Reason.DRAIN_BLOCKED, Reason.BACKING_OFF, Reason.NO_STATUS}

@@ -12,23 +12,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.drain_progress import DrainProgress
-from brupop.domain.effective_policy import EffectivePolicy, PolicySource
-from brupop.domain.scheduling_facts import SchedulingFacts
-from brupop.domain.start_holds import StartHold
-from brupop.domain.update_durations import UpdateDurations
-from brupop.domain.waiting_reason import RolloutView
+from brupop.domain.cluster.drain_progress import DrainProgress
+from brupop.domain.policy.effective_policy import EffectivePolicy, PolicySource
+from brupop.domain.reporting.waiting_reason import RolloutView
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.starting.scheduling_facts import SchedulingFacts
+from brupop.domain.starting.start_holds import StartHold
+from brupop.domain.starting.update_durations import UpdateDurations
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.node_reasons import NodeReasons
-from brupop.services.controller.policy_rules import PolicyRules
-from brupop.services.controller.recalled_failures import RecalledFailures
-from brupop.services.controller.rollout_safety import SafetyPass
-from brupop.services.controller.rollout_writer import WriteOutcome
-from brupop.services.controller.start_rules import StartRules
-from brupop.services.controller.start_timing import ScheduleGate
+from brupop.services.controller.policy.policy_rules import PolicyRules
+from brupop.services.controller.safety.rollout_safety import SafetyPass
+from brupop.services.controller.starts.start_rules import StartRules
+from brupop.services.controller.starts.start_timing import ScheduleGate
+from brupop.services.controller.writing.recalled_failures import RecalledFailures
+from brupop.services.controller.writing.rollout_writer import WriteOutcome
 
 
 @dataclass(slots=True)  # not frozen: built every pass, and a frozen one costs ~3x to build

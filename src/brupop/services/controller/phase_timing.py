@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 
-from brupop.domain.drain_progress import DrainProgress
+from brupop.domain.cluster.drain_progress import DrainProgress
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.versions import versions_differ

@@ -11,13 +11,13 @@ from datetime import datetime
 
 import structlog
 
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.drain_progress import DrainProgress
-from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy
-from brupop.domain.maintenance_window import WindowGate
-from brupop.domain.rollout import RolloutPlan
+from brupop.domain.cluster.drain_progress import DrainProgress
+from brupop.domain.policy.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPlan
 from brupop.domain.shadow import Shadow
-from brupop.domain.update_durations import UpdateDurations
+from brupop.domain.starting.update_durations import UpdateDurations
+from brupop.domain.windows.maintenance_window import WindowGate
 from brupop.ports.clock import Clock
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.node_repository import NodeRepository
@@ -25,22 +25,22 @@ from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.controller.autoscaler_guard import AutoscalerGuard
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.drain_watch import observe_drains
-from brupop.services.controller.fleet_mirror import FleetMirror
-from brupop.services.controller.gate_settling import settle_gates
-from brupop.services.controller.leader_election import LeaderElector
-from brupop.services.controller.opt_out_cleanup import OptOutCleanup
+from brupop.services.controller.mirrors.drain_watch import observe_drains
+from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.pass_publishing import PassFacts, PassPublisher
 from brupop.services.controller.phase_timing import PhaseTimer
-from brupop.services.controller.policy_rules import PolicyRules
-from brupop.services.controller.recalled_failures import RecalledFailures
-from brupop.services.controller.rollout_safety import SafetyPass
-from brupop.services.controller.rollout_writer import RolloutWriter, WriteOutcome
-from brupop.services.controller.start_rules import StartRules
-from brupop.services.controller.start_timing import ScheduleGate
-from brupop.services.controller.write_journal import WriteJournal
+from brupop.services.controller.policy.policy_rules import PolicyRules
+from brupop.services.controller.runtime.leader_election import LeaderElector
+from brupop.services.controller.safety.gate_settling import settle_gates
+from brupop.services.controller.safety.rollout_safety import SafetyPass
+from brupop.services.controller.starts.autoscaler_guard import AutoscalerGuard
+from brupop.services.controller.starts.start_rules import StartRules
+from brupop.services.controller.starts.start_timing import ScheduleGate
+from brupop.services.controller.writing.opt_out_cleanup import OptOutCleanup
+from brupop.services.controller.writing.recalled_failures import RecalledFailures
+from brupop.services.controller.writing.rollout_writer import RolloutWriter, WriteOutcome
+from brupop.services.controller.writing.write_journal import WriteJournal
 
 
 class RolloutPass:

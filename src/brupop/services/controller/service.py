@@ -21,10 +21,10 @@ from dataclasses import replace
 
 import structlog
 
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.scheduling_facts import SchedulingFacts
-from brupop.domain.version_gate import VersionStanding
-from brupop.domain.waiting_reason import NodeReport
+from brupop.domain.reporting.waiting_reason import NodeReport
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.starting.scheduling_facts import SchedulingFacts
+from brupop.domain.starting.version_gate import VersionStanding
 from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.ports.event_recorder import EventRecorder
@@ -35,24 +35,24 @@ from brupop.ports.rollout_metrics import RolloutMetrics
 from brupop.ports.safety_metrics import SafetyMetrics
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
-from brupop.services.controller.change_watch import ChangeWatch
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.fleet_mirror import FleetMirror
-from brupop.services.controller.leader_election import LeaderElector
 from brupop.services.controller.mirror_catch_up import MirrorCatchUp
-from brupop.services.controller.node_pods import NodePods
+from brupop.services.controller.mirrors.change_watch import ChangeWatch
+from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
+from brupop.services.controller.mirrors.node_pods import NodePods
+from brupop.services.controller.mirrors.pod_census import PodCensus
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.pass_publishing import PassPublisher
-from brupop.services.controller.pod_census import PodCensus
-from brupop.services.controller.policy_follower import PolicyFollower
-from brupop.services.controller.policy_rules import PolicyRules
-from brupop.services.controller.quiet_metrics import QuietMetrics
-from brupop.services.controller.recalled_failures import RecalledFailures
+from brupop.services.controller.policy.policy_follower import PolicyFollower
+from brupop.services.controller.policy.policy_rules import PolicyRules
 from brupop.services.controller.rollout_pass import RolloutPass
-from brupop.services.controller.rollout_safety import GatePorts, RolloutSafety
-from brupop.services.controller.start_rules import StartPorts, StartRules
+from brupop.services.controller.runtime.leader_election import LeaderElector
+from brupop.services.controller.runtime.quiet_metrics import QuietMetrics
+from brupop.services.controller.safety.rollout_safety import GatePorts, RolloutSafety
+from brupop.services.controller.starts.start_rules import StartPorts, StartRules
 from brupop.services.controller.status_readout import StatusReadout
-from brupop.services.controller.write_journal import WriteJournal
+from brupop.services.controller.writing.recalled_failures import RecalledFailures
+from brupop.services.controller.writing.write_journal import WriteJournal
 from brupop.services.supervisor import RestartPolicy
 
 

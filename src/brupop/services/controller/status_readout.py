@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.scheduling_facts import SchedulingFacts
-from brupop.domain.version_gate import VersionStanding
-from brupop.domain.waiting_reason import NodeReport, clock_hold, report
+from brupop.domain.reporting.waiting_reason import NodeReport, clock_hold, report
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.starting.scheduling_facts import SchedulingFacts
+from brupop.domain.starting.version_gate import VersionStanding
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.pass_publishing import PassPublisher
-from brupop.services.controller.policy_rules import PolicyRules
+from brupop.services.controller.policy.policy_rules import PolicyRules
 
 
 class StatusReadout:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from brupop.domain.command_result import CommandResult
+from brupop.domain.host.command_result import CommandResult
 from brupop.domain.timestamps import format_rfc3339
 from brupop.ports.errors import HostApiError
 from tests.fakes.clock import FakeClock

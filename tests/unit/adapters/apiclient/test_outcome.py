@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from brupop.adapters.apiclient import outcome
 from brupop.adapters.apiclient.outcome import TransientHostError
-from brupop.domain.command_result import CommandResult
-from brupop.domain.host import HostUpdateState
+from brupop.domain.host.command_result import CommandResult
+from brupop.domain.host.host import HostUpdateState
 from brupop.ports.errors import (
     HostApiError,
     HostCommandKilledError,

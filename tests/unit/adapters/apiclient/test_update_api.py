@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from brupop.adapters.apiclient.update_api import ApiclientUpdateApi
-from brupop.domain.host import HostUpdateState
+from brupop.domain.host.host import HostUpdateState
 from brupop.ports.errors import (
     HostCommandFailedError,
     HostCommandKilledError,

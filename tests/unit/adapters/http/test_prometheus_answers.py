@@ -9,7 +9,7 @@ import re
 import pytest
 
 from brupop.adapters.http.prometheus import ALERTS_MAX, PrometheusAlertSource, alerts_query
-from brupop.domain.alert_matcher import parse_alert_matcher
+from brupop.domain.policy.alert_matcher import parse_alert_matcher
 from brupop.ports.alert_source import AlertSourceError
 from tests.support.probe_server import ProbeServer
 

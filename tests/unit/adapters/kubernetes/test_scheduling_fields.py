@@ -11,7 +11,7 @@ import pytest
 from brupop.adapters.kubernetes import scheduling_fields
 from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.adapters.kubernetes.pods import pod_from_object
-from brupop.domain.cluster import Resources, Taint, Toleration
+from brupop.domain.cluster.objects import Resources, Taint, Toleration
 
 MI = 1024**2
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import OwnerReference, Taint, WatchEventType
+from brupop.domain.cluster.objects import OwnerReference, Taint, WatchEventType
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import (

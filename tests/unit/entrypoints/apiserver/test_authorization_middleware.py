@@ -14,9 +14,9 @@ from starlette.types import Message, Receive, Scope, Send
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
-from brupop.domain.cluster import TokenIdentity
-from brupop.entrypoints.apiserver.authorization import AuthorizationMiddleware
-from brupop.entrypoints.apiserver.metrics import ApiserverMetrics
+from brupop.domain.cluster.objects import TokenIdentity
+from brupop.entrypoints.apiserver.routes.authorization import AuthorizationMiddleware
+from brupop.entrypoints.apiserver.routes.metrics import ApiserverMetrics
 from brupop.services.apiserver.authorization import Authorizer
 
 NS = "brupop-bottlerocket-aws"

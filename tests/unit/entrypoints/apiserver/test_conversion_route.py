@@ -11,9 +11,9 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from brupop.entrypoints.apiserver.conversion import ConversionRoute
-from brupop.entrypoints.apiserver.conversion_process import ConversionFailedError
-from brupop.entrypoints.conversion_answer import answer_to
+from brupop.entrypoints.apiserver.conversion.answer import answer_to
+from brupop.entrypoints.apiserver.conversion.worker_process import ConversionFailedError
+from brupop.entrypoints.apiserver.routes.conversion_webhook import ConversionRoute
 
 REVIEW = json.dumps(
     {

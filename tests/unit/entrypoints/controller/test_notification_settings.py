@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from brupop.domain.notification_formats import NotificationFormat
-from brupop.domain.notifications import NotificationKind
+from brupop.domain.reporting.notification_formats import NotificationFormat
+from brupop.domain.reporting.notifications import NotificationKind
 from brupop.entrypoints.controller.notification_settings import load_notification_settings
 
 

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_service
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.services.controller.config import ControllerConfig

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from brupop.domain.health_gate import GateCheck
+from brupop.domain.safety.health_gate import GateCheck
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 
 

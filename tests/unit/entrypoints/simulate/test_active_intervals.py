@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.simulate.observer import (
+from brupop.entrypoints.simulate.fleet.observer import (
     MAX_INTERVALS,
     NodeChange,
     NodeView,

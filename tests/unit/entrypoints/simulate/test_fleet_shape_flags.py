@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from brupop.entrypoints.simulate.fleet_shape import FleetShape, PodCounts
+from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
 from brupop.entrypoints.simulate.main import main
-from brupop.entrypoints.simulate.options import OptionError, parse_options
+from brupop.entrypoints.simulate.scenarios.fleet_shape import FleetShape, PodCounts
 from tests.unit.entrypoints.simulate.test_options import UNUSABLE
 
 

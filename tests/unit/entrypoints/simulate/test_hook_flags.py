@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.reboot_hooks import HookPhase
-from brupop.entrypoints.simulate.hook_responder import EmulatedHook, HookResponder
-from brupop.entrypoints.simulate.options import OptionError, parse_options
+from brupop.domain.safety.reboot_hooks import HookPhase
+from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
+from brupop.entrypoints.simulate.scenarios.hook_responder import EmulatedHook, HookResponder
 
 POLICY = """\
 apiVersion: brupop.bottlerocket.aws/v1

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
+from brupop.entrypoints.simulate.flags.timing import TIMING_FLAGS
 from brupop.entrypoints.simulate.main import main
-from brupop.entrypoints.simulate.options import OptionError, parse_options
-from brupop.entrypoints.simulate.timing import TIMING_FLAGS
 
 # --chaos-seed is left out: any integer 0..2**63 is a fine seed, 10**12 included.
 UNUSABLE = ("inf", "-inf", "nan", "1e12", "1000000000000", "-1")

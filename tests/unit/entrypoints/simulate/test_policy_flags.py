@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
+from brupop.entrypoints.simulate.flags.policy_file import POLICY_FILE_MAX_BYTES
 from brupop.entrypoints.simulate.main import main
-from brupop.entrypoints.simulate.options import OptionError, parse_options
-from brupop.entrypoints.simulate.policy_file import POLICY_FILE_MAX_BYTES
 from tests.unit.entrypoints.simulate.test_options import UNUSABLE
 
 GOOD = """\

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints.simulate.options import parse_options
+from brupop.entrypoints.simulate.flags.options import parse_options
 from tests.support.policy_file import write_policy_file
 
 

@@ -6,14 +6,14 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.rollout_timeline import FailureMark, FleetMark, Phase, Span
+from brupop.domain.policy.update_policy import UpdatePolicySpec
+from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicyStatus
+from brupop.domain.reporting.rollout_timeline import FailureMark, FleetMark, Phase, Span
 from brupop.domain.states import UpdateState
-from brupop.domain.update_policy import UpdatePolicySpec
-from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
-from brupop.entrypoints.simulate.observer import NodeChange, NodeView
-from brupop.entrypoints.simulate.pause_schedule import PauseMoment
-from brupop.entrypoints.simulate.supervisor import AgentExit, AgentView, ExitCause
-from brupop.entrypoints.simulate.timeline import halt_marks, pause_marks, simulated_timeline
+from brupop.entrypoints.simulate.fleet.observer import NodeChange, NodeView
+from brupop.entrypoints.simulate.fleet.supervisor import AgentExit, AgentView, ExitCause
+from brupop.entrypoints.simulate.outcome.timeline import halt_marks, pause_marks, simulated_timeline
+from brupop.entrypoints.simulate.scenarios.pause_schedule import PauseMoment
 
 START = 100.0  # time.monotonic() when the run began
 IDLE = NodeView(

@@ -6,8 +6,8 @@ from __future__ import annotations
 from functools import partial
 
 from brupop.domain.reason import Reason
-from brupop.domain.waiting_reason import NodeReport
-from brupop.entrypoints.simulate.wait_reasons import MAX_WAIT_REASONS, WaitReasons
+from brupop.domain.reporting.waiting_reason import NodeReport
+from brupop.entrypoints.simulate.outcome.wait_reasons import MAX_WAIT_REASONS, WaitReasons
 
 
 def _row(node: str, reason: Reason, detail: str) -> NodeReport:

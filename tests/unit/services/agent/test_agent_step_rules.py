@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brupop.domain.agent_steps import (
+from brupop.domain.errors import UnexpectedHostStateError, VersionMismatchError
+from brupop.domain.host.agent_steps import (
     StagingStep,
     check_ready_to_reboot,
     next_staging_step,
     same_version,
 )
-from brupop.domain.errors import UnexpectedHostStateError, VersionMismatchError
-from brupop.domain.host import HostUpdateState, HostUpdateStatus, Partition, UpdateImage
+from brupop.domain.host.host import HostUpdateState, HostUpdateStatus, Partition, UpdateImage
 
 VERSIONS = st.sampled_from(["1.0.0", "1.1.0", "1.1.0+build.7", "1.2.0", "2.0.0-rc.1"])
 STATES = st.sampled_from(list(HostUpdateState))

@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from brupop.domain.host import HostUpdateState, HostUpdateStatus
+from brupop.domain.host.host import HostUpdateState, HostUpdateStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import HostCommandKilledError, UnavailableError
 from brupop.services.agent.config import AgentConfig

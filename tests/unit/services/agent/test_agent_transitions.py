@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brupop.domain.host import HostUpdateState
+from brupop.domain.host.host import HostUpdateState
 from brupop.domain.states import UpdateState
 from brupop.services.agent.config import AgentConfig
 from brupop.services.agent.outcomes import AgentExit, ExitKind, Next

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from brupop.domain.host import HostUpdateStatus
+from brupop.domain.host.host import HostUpdateStatus
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.services.agent.config import AgentConfig

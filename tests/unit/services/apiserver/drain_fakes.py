@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import Pod, PodDisruptionBudget
+from brupop.domain.cluster.objects import Pod, PodDisruptionBudget
 from brupop.ports.pod_repository import PodRepository
 from brupop.services.apiserver.drain import DrainTimings
 from tests.fakes.clock import FakeClock

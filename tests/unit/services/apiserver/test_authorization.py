@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import COMPONENT_LABEL, TokenIdentity
+from brupop.domain.cluster.objects import COMPONENT_LABEL, TokenIdentity
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.authorization import (
     AGENT_SERVICE_ACCOUNT,

@@ -8,7 +8,7 @@ import pytest
 import structlog
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import (
+from brupop.domain.cluster.objects import (
     MIRROR_POD_ANNOTATION,
     OwnerReference,
     PodPhase,

@@ -11,8 +11,13 @@ import structlog
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
-from brupop.domain.cluster import NODE_EVENT_NAMESPACE, ClusterEvent, EventSubject, EventType
-from brupop.domain.policy_object import UpdatePolicy
+from brupop.domain.cluster.objects import (
+    NODE_EVENT_NAMESPACE,
+    ClusterEvent,
+    EventSubject,
+    EventType,
+)
+from brupop.domain.policy.policy_object import UpdatePolicy
 from brupop.ports.errors import DrainFailedError, UnavailableError
 from brupop.ports.pod_repository import PodRepository
 from brupop.services.apiserver.drain import Drainer, DrainReport

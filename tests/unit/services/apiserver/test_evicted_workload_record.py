@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import OwnerReference
-from brupop.domain.evicted_workloads import (
+from brupop.domain.cluster.objects import OwnerReference
+from brupop.domain.safety.evicted_workloads import (
     EVICTED_WORKLOADS_ANNOTATION,
     WorkloadRef,
     encode_record,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import (
+from brupop.domain.cluster.objects import (
     CORDONED_BY_BRUPOP_ANNOTATION,
     LB_EXCLUDED_BY_BRUPOP_ANNOTATION,
     LB_EXCLUSION_LABEL,

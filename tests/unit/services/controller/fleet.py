@@ -10,9 +10,8 @@ from datetime import UTC, datetime
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.maintenance_window import MaintenanceWindow
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import (
     CRASH_COUNT_MAX,
     OPT_IN_LABEL,
@@ -22,12 +21,13 @@ from brupop.domain.shadow import (
     shadow_name,
 )
 from brupop.domain.states import StateTimeouts, UpdateState
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.health_checks import HealthChecks
-from brupop.services.controller.rollout_safety import GatePorts
+from brupop.services.controller.safety.health_checks import HealthChecks
+from brupop.services.controller.safety.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
-from brupop.services.controller.start_rules import StartPorts
+from brupop.services.controller.starts.start_rules import StartPorts
 from tests.fakes.clock import FakeClock
 
 OLD, NEW = "1.19.0", "1.20.0"

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from brupop.domain.autoscaler_annotations import AUTOSCALER_RECORD_ANNOTATION as RECORD
-from brupop.domain.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION as KARPENTER
-from brupop.domain.autoscaler_annotations import SCALE_DOWN_DISABLED_ANNOTATION as SCALE_DOWN
-from brupop.domain.cluster import ClusterEvent, Taint
+from brupop.domain.cluster.objects import ClusterEvent, Taint
 from brupop.domain.reason import Reason
 from brupop.domain.shadow import shadow_name
+from brupop.domain.starting.autoscaler_annotations import AUTOSCALER_RECORD_ANNOTATION as RECORD
+from brupop.domain.starting.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION as KARPENTER
+from brupop.domain.starting.autoscaler_annotations import (
+    SCALE_DOWN_DISABLED_ANNOTATION as SCALE_DOWN,
+)
 from brupop.domain.states import UpdateState as S
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet

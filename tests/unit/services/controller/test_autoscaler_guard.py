@@ -8,18 +8,20 @@ import structlog
 from structlog.testing import capture_logs
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.autoscaler_annotations import AUTOSCALER_RECORD_ANNOTATION as RECORD
-from brupop.domain.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION as KARPENTER
-from brupop.domain.autoscaler_annotations import SCALE_DOWN_DISABLED_ANNOTATION as SCALE_DOWN
-from brupop.domain.cluster import Node, Taint
-from brupop.domain.concurrency import ConcurrencyLimit
-from brupop.domain.rollout import RolloutPolicy
+from brupop.domain.cluster.objects import Node, Taint
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
+from brupop.domain.starting.autoscaler_annotations import AUTOSCALER_RECORD_ANNOTATION as RECORD
+from brupop.domain.starting.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION as KARPENTER
+from brupop.domain.starting.autoscaler_annotations import (
+    SCALE_DOWN_DISABLED_ANNOTATION as SCALE_DOWN,
+)
 from brupop.domain.states import StateTimeouts
 from brupop.ports.errors import UnavailableError
 from brupop.ports.node_repository import NodeRepository
-from brupop.services.controller.autoscaler_guard import AutoscalerGuard
-from brupop.services.controller.fleet_mirror import FleetMirror
+from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
+from brupop.services.controller.starts.autoscaler_guard import AutoscalerGuard
 from tests.fakes.clock import FakeClock
 
 GUARDED = {SCALE_DOWN: "true", KARPENTER: "true"}

@@ -15,15 +15,15 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
 
-from brupop.domain.budget_rule import group_of
-from brupop.domain.effective_policy import policy_from_spec
-from brupop.domain.rollout import RolloutPlan, plan_rollout
-from brupop.domain.scheduling_policy import concurrency_limit
+from brupop.domain.policy.effective_policy import policy_from_spec
+from brupop.domain.policy.scheduling_policy import concurrency_limit
+from brupop.domain.policy.update_policy import HALT_AFTER_FAILURES_MAX, UpdatePolicySpec
+from brupop.domain.rollout.rollout import RolloutPlan, plan_rollout
 from brupop.domain.shadow import Shadow
+from brupop.domain.starting.budget_rule import group_of
 from brupop.domain.states import UpdateState
-from brupop.domain.update_policy import HALT_AFTER_FAILURES_MAX, UpdatePolicySpec
 from brupop.services.controller.service import ControllerService
-from brupop.services.controller.start_rules import StartRules
+from brupop.services.controller.starts.start_rules import StartRules
 from tests.unit.services.controller.test_rollout_invariants import (
     LIMIT,
     NODES,

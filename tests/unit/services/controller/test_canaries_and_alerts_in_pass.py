@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from brupop.domain.alert_gate import FiringAlert
-from brupop.domain.alert_matcher import AlertMatcher
-from brupop.domain.cluster import ClusterEvent
+from brupop.domain.cluster.objects import ClusterEvent
+from brupop.domain.policy.alert_matcher import AlertMatcher
+from brupop.domain.policy.update_policy_status import PolicyPhase, UpdatePolicyStatus
 from brupop.domain.reason import Reason
-from brupop.domain.update_policy_status import PolicyPhase, UpdatePolicyStatus
-from brupop.services.controller.rollout_safety import ALERT_READ_SECONDS
+from brupop.domain.safety.alert_gate import FiringAlert
+from brupop.services.controller.safety.rollout_safety import ALERT_READ_SECONDS
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet
 

@@ -10,15 +10,15 @@ import dataclasses
 from typing import Any
 
 from brupop.adapters.memory.pods import InMemoryPodRepository
-from brupop.domain.cluster import ClusterEvent, Pod, PodDisruptionBudget
+from brupop.domain.cluster.objects import ClusterEvent, Pod, PodDisruptionBudget
+from brupop.domain.cluster.resources import Resources
 from brupop.domain.reason import Reason
-from brupop.domain.resources import Resources
 from brupop.domain.shadow import shadow_name
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import PortError
-from brupop.services.controller.pod_census import PodCensus
+from brupop.services.controller.mirrors.pod_census import PodCensus
 from brupop.services.controller.service import ControllerService
-from brupop.services.controller.start_rules import StartPorts
+from brupop.services.controller.starts.start_rules import StartPorts
 from tests.unit.services.controller.fleet import Fleet
 
 GI = 1 << 30

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from brupop.domain.cluster import Node
+from brupop.domain.cluster.objects import Node
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.services.controller.change_watch import node_change_matters
+from brupop.services.controller.mirrors.change_watch import node_change_matters
 
 OPTED_IN = Node(name="n1", uid="u1", labels={OPT_IN_LABEL: OPT_IN_VALUE})
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from structlog.testing import capture_logs
 
-from brupop.domain.cluster import (
+from brupop.domain.cluster.objects import (
     CORDONED_BY_BRUPOP_ANNOTATION,
     LB_EXCLUDED_BY_BRUPOP_ANNOTATION,
     LB_EXCLUSION_LABEL,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from brupop.domain.halt import NodeFailure
-from brupop.domain.update_policy_status import HaltReason, UpdatePolicyStatus
-from brupop.services.controller.halt_keeper import HaltKeeper
+from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicyStatus
+from brupop.domain.safety.halt import NodeFailure
+from brupop.services.controller.safety.halt_keeper import HaltKeeper
 
 NOW = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
 FAILURE = NodeFailure("node-a", "nodeReady", "the node is not Ready", NOW)

@@ -6,12 +6,22 @@ import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryHttpProber
-from brupop.domain.alert_gate import AlertGateState, FiringAlert
-from brupop.domain.cluster import OwnerReference
-from brupop.domain.evicted_workloads import EVICTED_WORKLOADS_ANNOTATION, WorkloadRef, encode_record
-from brupop.domain.health_gate import CheckOutcome, CheckResult, GateCheck, GateVerdict, decide_gate
-from brupop.domain.update_policy import HealthGate, HttpProbe
-from brupop.services.controller.health_checks import HealthChecks
+from brupop.domain.cluster.objects import OwnerReference
+from brupop.domain.policy.update_policy import HealthGate, HttpProbe
+from brupop.domain.safety.alert_gate import AlertGateState, FiringAlert
+from brupop.domain.safety.evicted_workloads import (
+    EVICTED_WORKLOADS_ANNOTATION,
+    WorkloadRef,
+    encode_record,
+)
+from brupop.domain.safety.health_gate import (
+    CheckOutcome,
+    CheckResult,
+    GateCheck,
+    GateVerdict,
+    decide_gate,
+)
+from brupop.services.controller.safety.health_checks import HealthChecks
 from tests.fakes.clock import FakeClock
 
 AGENT = OwnerReference(kind="DaemonSet", name="brupop-agent", controller=True)

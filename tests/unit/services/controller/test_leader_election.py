@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.services.controller.leader_election import DEFAULT_LEASE_NAME, LeaderElector
+from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME, LeaderElector
 from tests.fakes.clock import FakeClock
 
 NS = "brupop-bottlerocket-aws"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from brupop.domain.cluster import Node, VersionListing, WatchEvent, WatchEventType
-from brupop.services.controller.mirror import Mirror
+from brupop.domain.cluster.objects import Node, VersionListing, WatchEvent, WatchEventType
+from brupop.services.controller.mirrors.mirror import Mirror
 
 
 def _node(name: str, version: str, *, cordoned: bool = False) -> Node:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.capacity import RoomVerdict, check_room_in
-from brupop.domain.cluster import OwnerReference, PodPhase, Resources
+from brupop.domain.capacity.room import RoomVerdict, check_room_in
+from brupop.domain.cluster.objects import OwnerReference, PodPhase, Resources
 from brupop.ports.errors import UnavailableError
-from brupop.services.controller.pod_census import STALE_AFTER, PodCensus
+from brupop.services.controller.mirrors.pod_census import STALE_AFTER, PodCensus
 from tests.fakes.clock import FakeClock
 
 GI = 1024**3

@@ -11,14 +11,14 @@ from typing import Any
 from structlog.testing import capture_logs
 
 from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
-from brupop.domain.cluster import ClusterEvent, EventSubject, EventType, WatchEvent
-from brupop.domain.policy_object import PolicySnapshot, UpdatePolicy
+from brupop.domain.cluster.objects import ClusterEvent, EventSubject, EventType, WatchEvent
+from brupop.domain.policy.policy_object import PolicySnapshot, UpdatePolicy
+from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL
+from brupop.domain.policy.update_policy_status import NodeCounts, PolicyPhase, UpdatePolicyStatus
 from brupop.domain.reason import Reason
 from brupop.domain.states import UpdateState as S
-from brupop.domain.update_policy import NODE_PAUSED_LABEL
-from brupop.domain.update_policy_status import NodeCounts, PolicyPhase, UpdatePolicyStatus
 from brupop.ports.errors import ForbiddenError, NotFoundError
-from brupop.services.controller.policy_follower import PolicyFollower
+from brupop.services.controller.policy.policy_follower import PolicyFollower
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 

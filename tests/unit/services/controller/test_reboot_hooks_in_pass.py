@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from brupop.domain.cluster import ClusterEvent, Node
+from brupop.domain.cluster.objects import ClusterEvent, Node
+from brupop.domain.policy.update_policy_status import PolicyPhase
 from brupop.domain.reason import Reason
-from brupop.domain.reboot_hooks import HookPhase
+from brupop.domain.safety.reboot_hooks import HookPhase
 from brupop.domain.states import UpdateState as S
-from brupop.domain.update_policy_status import PolicyPhase
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, OLD, Fleet, RecordingMetrics
 

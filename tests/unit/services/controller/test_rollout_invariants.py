@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from brupop.domain.cluster import Listing
-from brupop.domain.rollout import RolloutPlan, plan_rollout
+from brupop.domain.cluster.objects import Listing
+from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL
+from brupop.domain.rollout.rollout import RolloutPlan, plan_rollout
+from brupop.domain.rollout.transition_timeout import transition_deadline
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.domain.states import StateTimeouts, UpdateState
-from brupop.domain.transition_timeout import transition_deadline
-from brupop.domain.update_policy import NODE_PAUSED_LABEL
-from brupop.services.controller.leader_election import DEFAULT_LEASE_NAME
+from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster import ClusterEvent
-from brupop.domain.notifications import Notification
-from brupop.services.controller.rollout_notices import RolloutNotices
+from brupop.domain.cluster.objects import ClusterEvent
+from brupop.domain.reporting.notifications import Notification
+from brupop.services.controller.runtime.rollout_notices import RolloutNotices
 from tests.fakes.clock import FakeClock
 
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from brupop.domain.cluster import ClusterEvent
-from brupop.domain.gate_checks import ProbeAnswer
+from brupop.domain.cluster.objects import ClusterEvent
+from brupop.domain.policy.update_policy_status import PolicyPhase, UpdatePolicyStatus
 from brupop.domain.reason import Reason
+from brupop.domain.safety.gate_checks import ProbeAnswer
 from brupop.domain.states import UpdateState as S
-from brupop.domain.update_policy_status import PolicyPhase, UpdatePolicyStatus
-from brupop.services.controller.rollout_safety import GATE_CHECKS_BUDGET_SECONDS
+from brupop.services.controller.safety.rollout_safety import GATE_CHECKS_BUDGET_SECONDS
 from brupop.services.controller.service import ControllerService
 from brupop.services.pausing import FleetPause
 from tests.unit.services.controller.fleet import NEW, Fleet, RecordingMetrics

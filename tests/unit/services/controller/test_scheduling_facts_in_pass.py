@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from brupop.domain.budget_rule import BudgetUse
-from brupop.domain.concurrency import ConcurrencyLimit
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.reason import Reason
-from brupop.domain.update_policy_status import UpdatePolicyStatus
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.starting.budget_rule import BudgetUse
 from tests.unit.services.controller.fleet import START, Fleet, RecordingMetrics
 
 ZONE = "topology.kubernetes.io/zone"

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from brupop.domain.cluster import ClusterEvent
+from brupop.domain.cluster.objects import ClusterEvent
+from brupop.domain.policy.update_policy_status import BudgetUse, UpdatePolicyStatus
 from brupop.domain.reason import Reason
 from brupop.domain.shadow import shadow_name
-from brupop.domain.update_policy_status import BudgetUse, UpdatePolicyStatus
 from brupop.ports.errors import PortError
 from brupop.services.controller.service import ControllerService
-from brupop.services.controller.start_rules import CHOICE_REUSE, StartPorts
+from brupop.services.controller.starts.start_rules import CHOICE_REUSE, StartPorts
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 
 NAMESPACE = "brupop-bottlerocket-aws"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from brupop.domain.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy, PolicySource
-from brupop.domain.maintenance_window import MaintenanceWindow
+from brupop.domain.policy.effective_policy import ENVIRONMENT_POLICY, EffectivePolicy, PolicySource
+from brupop.domain.policy.scheduling_policy import Blackout, SchedulingPolicy, UpdateWindow
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.reason import Reason
-from brupop.domain.scheduling_policy import Blackout, SchedulingPolicy, UpdateWindow
-from brupop.domain.update_policy_status import UpdatePolicyStatus
-from brupop.services.controller.start_timing import StartTiming
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.services.controller.starts.start_timing import StartTiming
 
 NOW = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
 FREEZE = Blackout(start=NOW, end=NOW + timedelta(days=1), reason="freeze")

@@ -9,10 +9,10 @@ import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.reason import Reason
-from brupop.domain.update_policy import NODE_PAUSED_LABEL
-from brupop.domain.update_policy_status import UpdatePolicyStatus
-from brupop.domain.waiting_reason import NodeReport
+from brupop.domain.reporting.waiting_reason import NodeReport
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, START, Fleet
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from brupop.domain.policy.update_policy_status import VersionSeen
 from brupop.domain.reason import Reason
 from brupop.domain.shadow import Shadow, ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState as S
-from brupop.domain.update_policy_status import VersionSeen
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, START, Fleet
 

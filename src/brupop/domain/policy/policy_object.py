@@ -1,0 +1,142 @@
+"""A BottlerocketUpdatePolicy object as read from the cluster or a file, and which one counts.
+
+Reading never raises for a bad spec: the object is kept with `spec=None` and the reason in
+`problem`, so the controller can say what is wrong in the status while it keeps its last good
+policy. Only the object named `default` in brupop's namespace counts; the others are listed so
+the controller can warn about them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from brupop.domain.policy.update_policy import (
+    API_VERSION,
+    DEFAULT_POLICY_NAME,
+    KIND,
+    UpdatePolicySpec,
+)
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
+
+PROBLEM_MAX_LENGTH = 1024
+_PROBLEMS_SHOWN = 5
+
+
+class PolicyObjectError(ValueError):
+    """Not a BottlerocketUpdatePolicy at all (no name, another kind): nothing to keep."""
+
+
+@dataclass(frozen=True)
+class UpdatePolicy:
+    """One policy object: its identity, its spec (None when unreadable, with the reason) and
+    the status the controller last wrote."""
+
+    name: str
+    namespace: str
+    spec: UpdatePolicySpec | None
+    problem: str | None = None
+    status: UpdatePolicyStatus | None = None
+    generation: int | None = None
+    resource_version: str | None = None
+    uid: str | None = None
+
+    @property
+    def is_default(self) -> bool:
+        """This is the object brupop follows (the name `default`)."""
+        return self.name == DEFAULT_POLICY_NAME
+
+
+@dataclass(frozen=True)
+class PolicySnapshot:
+    """The policy objects of brupop's namespace at one resourceVersion."""
+
+    default: UpdatePolicy | None
+    ignored: tuple[str, ...] = ()
+    resource_version: str | None = None
+
+
+def policy_snapshot(
+    policies: Iterable[UpdatePolicy], resource_version: str | None
+) -> PolicySnapshot:
+    """Split a listing into the `default` object and the names of those brupop ignores."""
+    found = list(policies)
+    default = next((policy for policy in found if policy.is_default), None)
+    ignored = tuple(sorted(policy.name for policy in found if not policy.is_default))
+    return PolicySnapshot(default=default, ignored=ignored, resource_version=resource_version)
+
+
+def policy_from_object(obj: Mapping[str, Any]) -> UpdatePolicy:
+    """The policy in a wire object (camelCase JSON, as `kubectl apply` sends it)."""
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if kind not in (None, KIND) or api_version not in (None, API_VERSION):
+        raise PolicyObjectError(f"expected {API_VERSION} {KIND}, not {api_version} {kind}")
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        raise PolicyObjectError(f"a {KIND} needs metadata.name")
+    spec, problem = read_spec(obj.get("spec"))
+    return UpdatePolicy(
+        name=name,
+        namespace=str(meta.get("namespace") or ""),
+        spec=spec,
+        problem=problem,
+        status=_read_status(obj.get("status")),
+        generation=_integer(meta.get("generation")),
+        resource_version=_text(meta.get("resourceVersion")),
+        uid=_text(meta.get("uid")),
+    )
+
+
+def read_spec(raw: object) -> tuple[UpdatePolicySpec | None, str | None]:
+    """The spec, or None and one readable sentence on what is wrong with it."""
+    try:
+        return UpdatePolicySpec.model_validate(raw if raw is not None else {}), None
+    except ValidationError as error:
+        return None, describe_errors(error)
+
+
+def describe_errors(error: ValidationError) -> str:
+    """`spec.path: reason; ...` for the first few problems, bounded in length."""
+    parts = []
+    for item in error.errors()[:_PROBLEMS_SHOWN]:
+        where = ".".join(str(part) for part in ("spec", *item["loc"]))
+        reason = str(item["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {reason}")
+    more = len(error.errors()) - _PROBLEMS_SHOWN
+    text = "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+    return text[:PROBLEM_MAX_LENGTH]
+
+
+def policy_object(policy: UpdatePolicy) -> dict[str, Any]:
+    """The wire object of a readable policy (what `kubectl apply` would send), status left out."""
+    if policy.spec is None:
+        raise PolicyObjectError(f"policy {policy.name!r} has no readable spec: {policy.problem}")
+    return {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "metadata": {"name": policy.name, "namespace": policy.namespace},
+        "spec": policy.spec.model_dump(mode="json", exclude_none=True),
+    }
+
+
+def _read_status(raw: object) -> UpdatePolicyStatus | None:
+    """The status the controller wrote; an unreadable one counts as none (it is rewritten)."""
+    if not raw:
+        return None
+    try:
+        return UpdatePolicyStatus.model_validate(raw)
+    except ValidationError:
+        return None
+
+
+def _integer(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: object) -> str | None:
+    return str(value) if value else None

@@ -1,0 +1,292 @@
+"""RolloutBook: every shadow's decision, kept current one changed shadow at a time.
+
+The controller tells the book which shadows changed (`record`, `drop`); the book takes the
+few facts a decision reads from each of them once (`ShadowFacts`), decides it
+(`decision.decide`) and keeps what a pass needs without looking at the others:
+the nodes holding a slot, the nodes ready to start in their start order, the pending spec
+changes, and the count of hosts by state and version. A decision that time alone can change
+(the end of a backoff, a transition's deadline) is filed in a heap by that moment, and
+`due(now)` names the shadows to decide again. `plan` then costs the changes and starts it
+returns, not the size of the fleet. `rollout.plan_rollout` stays the full recomputation that
+this must always agree with.
+
+A paused node (`hold_back`: its Node carries the pause label) keeps its decision but leaves the
+ready list, so it never gets a slot; the fleet-wide pause is the caller's `may_start`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections import Counter
+from collections.abc import Collection, Iterable
+from datetime import datetime
+
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.decision import Decision, decide
+from brupop.domain.rollout.rollout import (
+    ChangeKind,
+    Chooser,
+    RolloutPlan,
+    RolloutPolicy,
+    SpecChange,
+)
+from brupop.domain.rollout.shadow_facts import ShadowFacts
+from brupop.domain.shadow import Shadow
+
+_ReadyKey = tuple[bool, int, str]
+
+
+class RolloutBook:
+    """Decisions by shadow name, with their fleet-wide aggregates."""
+
+    def __init__(self, policy: RolloutPolicy) -> None:
+        self._policy = policy
+        self._shadows: dict[str, Shadow] = {}
+        self._facts: dict[str, ShadowFacts] = {}
+        """What decisions and aggregates read: the models are kept only for writes and
+        REASONs (reading them in a loop over the fleet costs twice as much per shadow at 10k
+        as at 1k, see `shadow_facts`)."""
+        self._decisions: dict[str, Decision] = {}
+        self._holders: set[str] = set()
+        self._changes: set[str] = set()
+        self._ready: list[_ReadyKey] = []
+        self._ready_keys: dict[str, _ReadyKey] = {}
+        self._deadlines: list[tuple[datetime, str]] = []
+        self._recheck: dict[str, datetime] = {}
+        self._held_back: set[str] = set()
+        self.states: Counter[str] = Counter()
+        self.versions: Counter[str] = Counter()
+        self.targets: Counter[str] = Counter()
+        """Hosts by the version their agent is offered (the rollout's target is the highest)."""
+        self.decided = 0
+        """How many decisions were computed so far (what an unchanged pass must not add to)."""
+
+    # --- what changed ----------------------------------------------------------------------
+
+    def record(self, shadow: Shadow, now: datetime) -> bool:
+        """Decide `shadow` (new or changed); True when its decision differs from before."""
+        name = shadow.name
+        self._forget_counts(name)
+        self._shadows[name] = shadow
+        facts = self._facts[name] = ShadowFacts.of(shadow, self._policy.timeouts)
+        if facts.current_state is not None:
+            self.states[facts.current_state.value] += 1
+            self.versions[facts.current_version] += 1
+            self.targets[facts.target_version] += 1
+        return self._decide(facts, now, changed=True)
+
+    def drop(self, name: str) -> None:
+        """The shadow is gone."""
+        self._forget_counts(name)
+        self._shadows.pop(name, None)
+        self._facts.pop(name, None)
+        self._held_back.discard(name)
+        self._file(name, None)
+
+    def hold_back(self, name: str, held: bool) -> bool:
+        """Keep `name` from starting (its node is paused) or let it start again; True when
+        that changed anything."""
+        if held == (name in self._held_back):
+            return False
+        _set_member(self._held_back, name, held)
+        decision = self._decisions.get(name)
+        if decision is not None and decision.ready:
+            old_key = self._ready_keys.pop(name, None)
+            if old_key is not None:
+                del self._ready[bisect.bisect_left(self._ready, old_key)]
+            if not held:
+                self._add_ready(name)
+        return True
+
+    def held_back(self) -> frozenset[str]:
+        """The shadows kept from starting by a pause of their own."""
+        return frozenset(self._held_back)
+
+    def due(self, now: datetime) -> list[str]:
+        """Shadows whose decision time alone may have changed by `now` (each named once)."""
+        names: list[str] = []
+        while self._deadlines and self._deadlines[0][0] <= now:
+            moment, name = heapq.heappop(self._deadlines)
+            if self._recheck.get(name) == moment:
+                del self._recheck[name]
+                names.append(name)
+        return names
+
+    def redecide(self, names: Iterable[str], now: datetime) -> list[str]:
+        """Decide the named shadows again (same shadow, later time); those whose decision
+        changed."""
+        facts, again = self._facts, self._decide
+        return [n for n in names if n in facts and again(facts[n], now, changed=False)]
+
+    # --- what a pass reads -----------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._shadows)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._shadows
+
+    def shadow(self, name: str) -> Shadow | None:
+        """The shadow the current decision was made from."""
+        return self._shadows.get(name)
+
+    def facts(self, name: str) -> ShadowFacts | None:
+        """What the current decision was made from."""
+        return self._facts.get(name)
+
+    def names(self) -> list[str]:
+        """Every shadow's name."""
+        return list(self._shadows)
+
+    def holders(self) -> set[str]:
+        """Names of the shadows holding a slot."""
+        return set(self._holders)
+
+    @property
+    def controller_node(self) -> str | None:
+        """The node the controller runs on (it updates last)."""
+        return self._policy.controller_node
+
+    @property
+    def held(self) -> int:
+        """How many slots are held."""
+        return len(self._holders)
+
+    @property
+    def ready_count(self) -> int:
+        """How many nodes wait only for a slot and a window (paused nodes not counted)."""
+        return len(self._ready)
+
+    @property
+    def waiting(self) -> int:
+        """How many nodes would start but for a slot, the window or a pause."""
+        decisions = self._decisions
+        paused = sum(1 for n in self._held_back if (d := decisions.get(n)) is not None and d.ready)
+        return len(self._ready) + paused
+
+    def ready_names(self) -> list[str]:
+        """The ready nodes, in the order they get slots."""
+        return [key[2] for key in self._ready]
+
+    def plan(
+        self,
+        now: datetime,
+        *,
+        may_start: bool,
+        withheld: Collection[str] = (),
+        only: Collection[str] | None = None,
+        limit: ConcurrencyLimit | None = None,
+        choose: Chooser | None = None,
+    ) -> RolloutPlan:
+        """This pass's spec changes: every pending change, then starts into free slots.
+
+        `withheld` names shadows whose pending change must wait (the health gate holds them);
+        `only`, when given, names the only shadows that may start (the canaries, before they
+        have soaked). `limit` replaces the policy's global limit (the update policy's
+        `maxConcurrent`); `choose` picks the starts among the ready names and free slots (the
+        start rules and order: `start_selection`), else the first ready ones start. `ready`
+        of the plan is left empty: the book keeps the ready nodes (`ready_names`)."""
+        changes = [self._change(n, now) for n in sorted(self._changes) if n not in withheld]
+        if may_start and self._ready:
+            slots = limit or self._policy.limit
+            if only is None:  # the ready names are listed only when a start is possible
+                free = slots.free_slots(self.held, wanted=len(self._ready))
+                ready = [key[2] for key in (self._ready if choose and free else self._ready[:free])]
+            else:
+                ready = self._ready_among(only)
+                free = slots.free_slots(self.held, wanted=len(ready))
+            chosen = choose(ready, free) if choose is not None and free else ready[:free]
+            changes += [self._start(name, now) for name in chosen]
+        return RolloutPlan(tuple(changes), self.held, ())
+
+    def is_ready(self, name: str) -> bool:
+        """The shadow waits only for a slot and a window."""
+        return name in self._ready_keys
+
+    def _ready_among(self, names: Collection[str]) -> list[str]:
+        """The ready shadows among `names`, in start order (costs `names`, not the fleet)."""
+        keys = self._ready_keys
+        return [key[2] for key in sorted(keys[n] for n in names if n in keys)]
+
+    # --- bookkeeping -----------------------------------------------------------------------
+
+    def _decide(self, facts: ShadowFacts, now: datetime, *, changed: bool) -> bool:
+        """Decide a shadow (`changed`: a new version of it, else the same one, later)."""
+        self.decided += 1
+        name = facts.name
+        decision = decide(facts, now)
+        old = self._decisions.get(name)
+        if decision == old and self._recheck.get(name) == decision.recheck_at:
+            if changed and decision.ready and self._ready_keys.get(name) != self._ready_key(facts):
+                self._file(name, decision)  # the start order follows the crash count
+            return False
+        self._file(name, decision)
+        if decision.recheck_at is not None:
+            self._recheck[name] = decision.recheck_at
+            heapq.heappush(self._deadlines, (decision.recheck_at, name))
+            if len(self._deadlines) > 2 * len(self._recheck) + 64:
+                # Entries replaced by later decisions are skipped when popped; rebuild the heap
+                # before they outnumber the live ones, so it stays as large as the fleet.
+                self._deadlines = [(moment, n) for n, moment in self._recheck.items()]
+                heapq.heapify(self._deadlines)
+        return decision != old
+
+    def _file(self, name: str, decision: Decision | None) -> None:
+        """Put `name` in the aggregates its decision calls for (none when None)."""
+        self._recheck.pop(name, None)
+        old_key = self._ready_keys.pop(name, None)
+        if old_key is not None:
+            del self._ready[bisect.bisect_left(self._ready, old_key)]
+        if decision is None:
+            self._decisions.pop(name, None)
+            self._holders.discard(name)
+            self._changes.discard(name)
+            return
+        self._decisions[name] = decision
+        _set_member(self._holders, name, decision.holds_slot)
+        _set_member(self._changes, name, decision.change is not None)
+        if decision.ready and name not in self._held_back:
+            self._add_ready(name)
+
+    def _add_ready(self, name: str) -> None:
+        key = self._ready_key(self._facts[name])
+        self._ready_keys[name] = key
+        bisect.insort(self._ready, key)
+
+    def _ready_key(self, facts: ShadowFacts) -> _ReadyKey:
+        """As `ordering.update_order`: the controller's node last, fewest crashes, then name
+        (a ready node always has a status)."""
+        controller = self._policy.controller_node
+        last = controller is not None and facts.node_name == controller
+        return (last, facts.crash_count, facts.name)
+
+    def _forget_counts(self, name: str) -> None:
+        old = self._facts.get(name)
+        if old is not None and old.current_state is not None:
+            _decrement(self.states, old.current_state.value)
+            _decrement(self.versions, old.current_version)
+            _decrement(self.targets, old.target_version)
+
+    def _change(self, name: str, now: datetime) -> SpecChange:
+        decision = self._decisions[name]
+        assert decision.change is not None and decision.target is not None
+        return SpecChange(self._shadows[name], decision.target.spec(now), decision.change)
+
+    def _start(self, name: str, now: datetime) -> SpecChange:
+        target = self._decisions[name].target
+        assert target is not None
+        return SpecChange(self._shadows[name], target.spec(now), ChangeKind.START)
+
+
+def _set_member(members: set[str], name: str, present: bool) -> None:
+    if present:
+        members.add(name)
+    else:
+        members.discard(name)
+
+
+def _decrement(counts: Counter[str], key: str) -> None:
+    counts[key] -= 1
+    if counts[key] <= 0:
+        del counts[key]

@@ -1,0 +1,54 @@
+"""The answer to a ConversionReview, as the conversion worker writes it.
+
+`answer_to` parses the review, converts it with `brupop.domain.conversion.convert_review` and
+writes the answer as compact JSON; the answer is the same document `convert_review` returns.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from brupop.domain.conversion import convert_review
+from brupop.entrypoints.apiserver.conversion.frames import NotJsonError
+
+
+def answer_to(body: bytes) -> bytes:
+    """The ConversionReview answering the one in `body` (NotJsonError if it is not JSON).
+
+    The review's objects are freed before the answer is written, and the answer's objects as
+    they are written, so the worker's peak stays near the size of one copy of the objects.
+    """
+    try:
+        review = json.loads(body)
+    except (ValueError, RecursionError):
+        raise NotJsonError("the body is not valid JSON") from None
+    answer = convert_review(review)
+    _free_objects(review)
+    return _dump(answer)
+
+
+def _free_objects(review: Any) -> None:
+    request = review.get("request") if isinstance(review, dict) else None
+    objects = request.get("objects") if isinstance(request, dict) else None
+    if isinstance(objects, list):
+        objects.clear()
+
+
+def _dump(answer: dict[str, Any]) -> bytes:
+    """`answer` as compact JSON, its converted objects written (and freed) one by one."""
+    response = dict(answer["response"])
+    objects: list[Any] = response.pop("convertedObjects", [])
+    objects.reverse()
+    written = []
+    while objects:
+        written.append(_compact(objects.pop()))
+    envelope = _compact({key: value for key, value in answer.items() if key != "response"})
+    head = _compact(response)
+    converted = ",".join(written)
+    text = f'{envelope[:-1]},"response":{head[:-1]},"convertedObjects":[{converted}]}}}}'
+    return text.encode()
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))

@@ -1,0 +1,74 @@
+"""How failures become HTTP answers: bad input 4xx, cluster trouble 502/503, never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import structlog
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from brupop.entrypoints.apiserver.routes.closing import ClientGoneError
+from brupop.entrypoints.apiserver.routes.requests import BadRequestError
+from brupop.entrypoints.apiserver.routes.wire import error_response
+from brupop.ports.errors import (
+    AlreadyExistsError,
+    ConflictError,
+    InvalidObjectError,
+    NotFoundError,
+    PortError,
+    TooManyRequestsError,
+    UnavailableError,
+)
+
+log = structlog.get_logger(__name__)
+
+CLIENT_CLOSED_REQUEST = 499
+
+# Cluster answers the caller can act on, and what the caller hears.
+_PORT_STATUS: tuple[tuple[type[PortError], int, str], ...] = (
+    (NotFoundError, 404, "not found"),
+    (AlreadyExistsError, 409, "already exists"),
+    (ConflictError, 409, "changed concurrently; retry"),
+    (InvalidObjectError, 422, "the cluster refused the object as invalid"),
+    (TooManyRequestsError, 503, "the cluster is busy; retry"),
+    (UnavailableError, 503, "the cluster could not be reached; retry"),
+)
+
+
+async def _bad_request(_request: Request, error: Exception) -> Response:
+    status = error.status if isinstance(error, BadRequestError) else 400
+    return error_response(status, str(error))
+
+
+async def _client_gone(request: Request, _error: Exception) -> Response:
+    """A client that hung up mid-wait hears nothing; 499 (as nginx counts it) is for the metrics."""
+    log.debug("request.client_gone", path=request.url.path)
+    return Response(status_code=CLIENT_CLOSED_REQUEST)
+
+
+async def _http_error(_request: Request, error: Exception) -> Response:
+    status = error.status_code if isinstance(error, HTTPException) else 500
+    detail = error.detail if isinstance(error, HTTPException) else "error"
+    return error_response(status, str(detail))
+
+
+async def _port_error(request: Request, error: Exception) -> Response:
+    for kind, status, message in _PORT_STATUS:
+        if isinstance(error, kind):
+            log.info(
+                "request.cluster_answer", path=request.url.path, status=status, error=str(error)
+            )
+            return error_response(status, message)
+    log.warning("request.cluster_failed", path=request.url.path, error=str(error))
+    return error_response(502, "the cluster refused the operation")
+
+
+EXCEPTION_HANDLERS: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    BadRequestError: _bad_request,
+    ClientGoneError: _client_gone,
+    HTTPException: _http_error,
+    PortError: _port_error,
+}

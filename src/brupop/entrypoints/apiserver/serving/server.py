@@ -1,0 +1,208 @@
+"""Serving the app over HTTPS with uvicorn: in this thread (`brupop apiserver`) or a background one.
+
+Both reload a renewed certificate without a restart (see `tls.CertificateReloader`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from brupop.entrypoints.apiserver.serving.admission import Admission, ConnectionLimits
+from brupop.entrypoints.apiserver.serving.connections import hang_up_lingering
+from brupop.entrypoints.apiserver.serving.http_protocol import BoundedHttpProtocol, HeadLimits
+from brupop.entrypoints.apiserver.serving.tls import CertificateReloader
+
+GRACEFUL_SHUTDOWN_SECONDS = 10
+# How long a closed connection may wait for its client's TLS close before it is hung up.
+TLS_CLOSE_GRACE_SECONDS = 1.0
+# uvicorn's exit code when the app's lifespan startup fails.
+STARTUP_FAILURE = 3
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Bounds on connections and request heads (the settings' defaults)."""
+
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    head: HeadLimits = field(default_factory=HeadLimits)
+
+
+@dataclass
+class RunningServer:
+    """An apiserver serving in a background thread."""
+
+    server: uvicorn.Server
+    thread: threading.Thread
+    host: str
+    port: int
+    certificates: CertificateReloader
+
+    @property
+    def base_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"https://{host}:{self.port}"
+
+    def stop(self, grace_seconds: float = 5.0) -> None:
+        """Stop accepting requests, answer the waiting ones, hang up, and end the thread.
+
+        Should the thread still run after `grace_seconds` (a request stuck in a cluster call),
+        uvicorn is told to exit at once, cutting what is left."""
+        self.server.should_exit = True
+        self.thread.join(grace_seconds)
+        if self.thread.is_alive():
+            self.server.force_exit = True
+            self.thread.join(grace_seconds)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn over our own TLS admission (see `admission.py`) and bounded HTTP protocol (see
+    `http_protocol.py`); telling the app first when it starts to shut down (waits end, answers
+    carry `Connection: close`), and hanging up the connections whose clients do not close them."""
+
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        *,
+        certificates: CertificateReloader,
+        limits: ServerLimits,
+        begin_shutdown: Callable[[], None],
+    ) -> None:
+        super().__init__(config)
+        self._certificates = certificates
+        self._limits = limits
+        self._begin_shutdown = begin_shutdown
+        self.admission: Admission | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        if not sockets:
+            raise ValueError("the apiserver serves only on sockets it is given (see `bind`)")
+        await self.lifespan.startup()
+        if self.lifespan.should_exit:
+            raise SystemExit(STARTUP_FAILURE)
+
+        def http_protocol() -> asyncio.Protocol:
+            return BoundedHttpProtocol(
+                config=self.config,
+                server_state=self.server_state,
+                app_state=self.lifespan.state,
+                limits=self._limits.head,
+            )
+
+        self.admission = Admission(
+            limits=self._limits.connections,
+            context=self._certificates.server_context,
+            http_protocol=http_protocol,
+        )
+        loop = asyncio.get_running_loop()
+        self.servers = [
+            await loop.create_server(
+                self.admission.protocol, sock=sock, backlog=self.config.backlog
+            )
+            for sock in sockets
+        ]
+        self.started = True
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._begin_shutdown()
+        if self.admission is not None:
+            self.admission.hang_up_handshaking()
+        # uvicorn asks exactly these to close, before its first await.
+        asked = set(self.server_state.connections)
+        hang_ups = asyncio.create_task(
+            hang_up_lingering(
+                self.server_state.connections, asked, grace_seconds=TLS_CLOSE_GRACE_SECONDS
+            )
+        )
+        try:
+            await super().shutdown(sockets)
+        finally:
+            hang_ups.cancel()
+
+
+def uvicorn_server(
+    app: Any,
+    *,
+    certificates: CertificateReloader,
+    host: str,
+    port: int,
+    limits: ServerLimits | None = None,
+) -> uvicorn.Server:
+    """A uvicorn server for `app`, serving TLS from `certificates` within `limits`; it serves
+    only on the sockets given to its `run` (see `bind`)."""
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        # The TLS admission (admission.py) wraps asyncio's own transports: no uvloop.
+        loop="asyncio",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    )
+    state = getattr(app, "state", None)
+    begin_shutdown: Callable[[], None] = getattr(state, "begin_shutdown", None) or _nothing
+    return _Server(
+        config,
+        certificates=certificates,
+        limits=limits or ServerLimits(),
+        begin_shutdown=begin_shutdown,
+    )
+
+
+def _nothing() -> None:
+    return
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening-ready socket on host:port (port 0 picks a free one; `::` is dual-stack).
+
+    The protocol is given explicitly: asyncio sets TCP_NODELAY only on sockets whose `proto` is
+    TCP, and without it every small response waits ~40 ms for a delayed ACK.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        # Dual-stack whatever the host's default: `::` serves IPv4 clients too.
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    sock.bind((host, port))
+    return sock
+
+
+def serve_in_thread(
+    app: Any,
+    *,
+    certfile: Path,
+    keyfile: Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    cert_check_seconds: float = 5.0,
+    start_timeout_seconds: float = 10.0,
+    limits: ServerLimits | None = None,
+) -> RunningServer:
+    """Start serving `app` over HTTPS in a daemon thread; return once it accepts connections."""
+    certificates = CertificateReloader(certfile, keyfile, check_seconds=cert_check_seconds)
+    sock = bind(host, port)
+    server = uvicorn_server(app, certificates=certificates, host=host, port=port, limits=limits)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="apiserver", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + start_timeout_seconds
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise RuntimeError("the apiserver did not start")
+        time.sleep(0.01)
+    return RunningServer(server, thread, host, sock.getsockname()[1], certificates)

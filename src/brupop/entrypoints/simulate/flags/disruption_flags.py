@@ -1,0 +1,86 @@
+"""The scenario flags of `brupop simulate` that disrupt a rollout: blocked drains, pods not to
+disrupt, unhealthy nodes, host faults, agent kills and a controller restart; defined and read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from brupop.entrypoints.simulate.flags.flag_values import (
+    ONE_DAY,
+    OptionError,
+    read_integer,
+    read_node,
+    read_seconds,
+)
+from brupop.entrypoints.simulate.scenarios.host_faults import KNOWN_FAULTS
+
+
+def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
+    """Added to the `scenarios` group, before the policy flags (the order --help shows)."""
+    scenario.add_argument(
+        "--block-drain",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help="put a pod on NODE whose PodDisruptionBudget never allows its eviction",
+    )
+    scenario.add_argument(
+        "--do-not-disrupt-pod",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help='run a pod annotated karpenter.sh/do-not-disrupt: "true" on NODE',
+    )
+    scenario.add_argument(
+        "--unhealthy",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help="after its reboot NODE stays NotReady and its DaemonSet pod never becomes Ready "
+        "(a health gate in --policy then fails it)",
+    )
+    scenario.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NODE=FAULT",
+        help=f"make NODE's host emulator misbehave; FAULT is one of {', '.join(KNOWN_FAULTS)}",
+    )
+    scenario.add_argument(
+        "--chaos-kills", default="0", help="kill agents (SIGKILL or SIGTERM) this many times"
+    )
+    scenario.add_argument("--chaos-seed", default=None, help="seed for the chaos schedule")
+    scenario.add_argument(
+        "--restart-controller-after",
+        default=None,
+        metavar="SECONDS",
+        help="stop the controller this long after the first node starts updating, "
+        "then start a new one",
+    )
+    scenario.add_argument(
+        "--controller-down-seconds", default="1", help="how long the controller stays stopped"
+    )
+
+
+def read_fault(text: str, names: list[str]) -> tuple[str, str]:
+    """One `--fault NODE=FAULT`."""
+    node, sep, fault = text.partition("=")
+    if not sep:
+        raise OptionError(f"--fault: {text!r} is not NODE=FAULT")
+    if fault not in KNOWN_FAULTS:
+        raise OptionError(f"--fault: {fault!r} is not one of {', '.join(KNOWN_FAULTS)}")
+    return read_node("--fault", node, names), fault
+
+
+def read_chaos_seed(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    return read_integer("--chaos-seed", raw, minimum=0, maximum=2**63)
+
+
+def read_restart_after(raw: str | None) -> float | None:
+    """--restart-controller-after; None: the controller runs the whole rollout."""
+    if raw is None:
+        return None
+    return read_seconds("--restart-controller-after", raw, most=ONE_DAY)

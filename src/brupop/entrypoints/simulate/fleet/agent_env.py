@@ -1,0 +1,89 @@
+"""Each simulated agent's command line and environment, as a DaemonSet pod spec would give them.
+
+The agent reads the settings registry's names; the host emulator (or any apiclient honouring
+its contract) reads BRUPOP_SIM_* from the environment it inherits from the agent.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from brupop.entrypoints.simulate.flags.options import SimulationOptions
+from brupop.entrypoints.simulate.flags.timing import Component
+from brupop.entrypoints.simulate.fleet.certificates import TlsFiles
+from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode
+from brupop.entrypoints.simulate.scenarios.host_faults import FAULT_ENV
+
+EMULATOR_SCRIPT = "brupop-host-emulator"
+_SIM_PREFIX = "BRUPOP_SIM_"
+
+
+def agent_argv() -> list[str]:
+    """`brupop agent`, run by this interpreter."""
+    return [sys.executable, "-m", "brupop", "agent"]
+
+
+def default_apiclient(work_dir: Path) -> Path:
+    """The bundled host emulator: its console script, or a small launcher for it."""
+    beside = Path(sys.executable).parent / EMULATOR_SCRIPT
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return beside
+    found = shutil.which(EMULATOR_SCRIPT)
+    if found:
+        return Path(found)
+    launcher = work_dir / EMULATOR_SCRIPT
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m brupop.hostsim "$@"\n')
+    launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR)
+    return launcher
+
+
+def agent_env(
+    node: SimulatedNode,
+    options: SimulationOptions,
+    *,
+    apiserver_url: str,
+    tls: TlsFiles,
+    apiclient: Path,
+    namespace: str,
+    base: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of `node`'s agent (and so of the apiclient calls it makes)."""
+    inherited = dict(os.environ if base is None else base)
+    env = {key: value for key, value in inherited.items() if not key.startswith(_SIM_PREFIX)}
+    step = _text(options.timing["host-step"])
+    env.update(
+        {
+            "MY_NODE_NAME": node.name,
+            "APISERVER_URL": apiserver_url,
+            "AGENT_TOKEN_PATH": str(node.token_path),
+            "AGENT_CA_PATH": str(tls.ca_cert),
+            "APICLIENT_PATH": str(apiclient),
+            "BRUPOP_NAMESPACE": namespace,
+            "BRUPOP_CLUSTER": "memory",
+            "LOGGING_FORMATTER": "json",
+            "TRACING_FILTER_DIRECTIVE": "info",
+            "TERMINATION_LOG": str(node.host_dir.parent / "termination-log"),
+            "PYTHONUNBUFFERED": "1",
+            "BRUPOP_SIM_HOST_DIR": str(node.host_dir),
+            "BRUPOP_SIM_CURRENT_VERSION": options.from_version,
+            "BRUPOP_SIM_TARGET_VERSION": options.to_version,
+            "BRUPOP_SIM_NODE_NAME": node.name,
+            "BRUPOP_SIM_REFRESH_SECONDS": step,
+            "BRUPOP_SIM_PREPARE_SECONDS": step,
+            "BRUPOP_SIM_ACTIVATE_SECONDS": step,
+        }
+    )
+    env.update(options.timing.env_for(Component.AGENT))
+    for faulty, fault in options.faults:
+        if faulty == node.name:
+            env.update(FAULT_ENV[fault])
+    return env
+
+
+def _text(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(value)

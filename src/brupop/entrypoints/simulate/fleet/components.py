@@ -1,0 +1,245 @@
+"""The cluster side of a simulation: the real apiserver and controller, in this process.
+
+Both run over the in-memory cluster's ports, exactly as they run over Kubernetes in a cluster;
+their log lines go to one file so the terminal shows the rollout, not the plumbing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import IO, Protocol
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
+from brupop.adapters.notifications.webhook import WebhookTarget
+from brupop.domain.reporting.waiting_reason import NodeReport
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.states import StateTimeouts
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.entrypoints.apiserver.app import ApiserverOptions, build_apiserver_app
+from brupop.entrypoints.apiserver.serving.server import serve_in_thread
+from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
+from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
+from brupop.entrypoints.controller.notification_settings import NotificationSettings
+from brupop.entrypoints.controller.notifying_ports import wire_notifications
+from brupop.entrypoints.logging.logs import configure_logging
+from brupop.entrypoints.simulate.flags.options import SimulationOptions
+from brupop.entrypoints.simulate.fleet.certificates import LOOPBACK_HOST, TlsFiles
+from brupop.services.apiserver.drain import DrainTimings
+from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.safety.health_checks import HealthChecks
+from brupop.services.controller.safety.rollout_safety import GatePorts
+from brupop.services.controller.service import ControllerService
+
+ALWAYS = "* * * * * * *"
+_FEED_WATCH_SECONDS = 1.0
+_CONTROLLER_WATCH_SECONDS = 1.0
+_APISERVER_STOP_SECONDS = 5.0
+_NOTIFY_FLUSH_SECONDS = 10.0  # a stopping replica's last notifications may take this long
+SIMULATED_CLUSTER_NAME = "brupop-simulate"
+
+
+class RunningApiserver(Protocol):
+    """The apiserver while it serves."""
+
+    @property
+    def url(self) -> str: ...
+
+    def stop(self) -> None: ...
+
+
+class ControllerHandle(Protocol):
+    """A controller that can be started and stopped (a scenario restarts it)."""
+
+    @property
+    def url(self) -> str:
+        """The base URL of its HTTP surface (`/metrics`, `/status`), once started."""
+        ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def reports(self) -> list[NodeReport]: ...
+
+
+_replicas = 0
+_log_file: IO[str] | None = None
+
+
+def send_cluster_logs_to(path: Path) -> None:
+    """Route this process's structlog and stdlib logging (apiserver, controller) to `path`."""
+    global _log_file
+    if _log_file is not None:
+        _log_file.close()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _log_file = path.open("a", encoding="utf-8", buffering=1)
+    configure_logging("simulate", formatter="json", stream=_log_file)
+    handler = logging.StreamHandler(_log_file)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+class _Apiserver:
+    def __init__(self, cluster: InMemoryCluster, tls: TlsFiles, options: SimulationOptions):
+        timing = options.timing
+        app = build_apiserver_app(
+            cluster=cluster,
+            options=ApiserverOptions(
+                namespace=cluster.namespace,
+                drain=DrainTimings(
+                    timeout_seconds=timing["drain-timeout"],
+                    retry_interval_seconds=timing["eviction-retry-interval"],
+                    deletion_timeout_seconds=timing["pod-deletion-timeout"],
+                ),
+                feed_watch_seconds=_FEED_WATCH_SECONDS,
+            ),
+        )
+        self._server = serve_in_thread(
+            app, certfile=tls.cert, keyfile=tls.key, host=LOOPBACK_HOST, port=0
+        )
+        self._stopped = False
+
+    @property
+    def url(self) -> str:
+        return self._server.base_url
+
+    def stop(self) -> None:
+        if not self._stopped:
+            self._stopped = True
+            self._server.stop(_APISERVER_STOP_SECONDS)
+
+
+def start_apiserver(
+    cluster: InMemoryCluster, tls: TlsFiles, options: SimulationOptions
+) -> RunningApiserver:
+    """The real apiserver app on 127.0.0.1 (a free port), HTTPS with the simulation's cert."""
+    return _Apiserver(cluster, tls, options)
+
+
+class _Controller:
+    """One controller replica in a thread, with its HTTP surface on a free loopback port (as
+    `brupop controller` serves it); `stop()` then a new instance is a pod restart."""
+
+    def __init__(self, cluster: InMemoryCluster, options: SimulationOptions, identity: str):
+        timing = options.timing
+        config = ControllerConfig(
+            policy=RolloutPolicy(
+                limit=ConcurrencyLimit(options.max_concurrent),
+                timeouts=StateTimeouts(
+                    idle=timing["timeout-idle"],
+                    staged_and_performed_update=timing["timeout-staged"],
+                    rebooted_into_update=timing["timeout-rebooted"],
+                    monitoring_update=timing["timeout-monitoring"],
+                ),
+            ),
+            window=MaintenanceWindow.starting(ALWAYS, now=cluster.clock.now()),
+            namespace=cluster.namespace,
+            identity=identity,
+            tick_seconds=timing["controller-tick"],
+            lease_seconds=timing["leader-lease"],
+            renew_seconds=timing["leader-renew"],
+            watch_seconds=_CONTROLLER_WATCH_SECONDS,
+        )
+        metrics = PrometheusRolloutMetrics()
+        metrics.set_concurrency_limit(config.policy.limit.maximum)
+        self._notifications = wire_notifications(
+            _notification_settings(options),
+            events=cluster.events,
+            metrics=metrics,
+            registry=metrics.registry,
+            pods=cluster.pods,
+            clock=cluster.clock,
+        )
+        wired = self._notifications
+        self.service = ControllerService(
+            shadows=cluster.shadows,
+            nodes=cluster.nodes,
+            pods=cluster.pods,
+            leases=cluster.leases,
+            events=wired.events if wired else cluster.events,
+            clock=cluster.clock,
+            config=config,
+            metrics=wired.metrics if wired else metrics,
+            policies=cluster.policies,
+            gates=simulated_gates(cluster, options),
+            safety_metrics=wired.metrics if wired else metrics,
+        )
+        if wired is not None:
+            wired.notices.read_reports_from(self.service.reports)
+        self._server = ControllerHttpServer(
+            Surface(metrics.exposition, self.service), LOOPBACK_HOST, 0
+        )
+        self._serving = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self.service.run, args=(self._stop,), name=identity, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK_HOST}:{self._server.port}"
+
+    def start(self) -> None:
+        self._server.start()
+        self._serving = True
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        if self._serving:
+            self._serving = False
+            self._server.stop()
+        if self._notifications is not None:
+            # What the run said last (the final node, the rollout finished) still goes out.
+            self._notifications.close(flush_seconds=_NOTIFY_FLUSH_SECONDS)
+
+    def reports(self) -> list[NodeReport]:
+        return self.service.reports()
+
+
+def simulated_gates(cluster: InMemoryCluster, options: SimulationOptions) -> GatePorts:
+    """The health gate's checks over the in-memory cluster; HTTP probes and Prometheus are
+    stand-ins (no probe target answers; the policy's Prometheus answers with no alert)."""
+    checks = HealthChecks(
+        nodes=cluster.nodes,
+        pods=cluster.pods,
+        workloads=cluster.workloads,
+        prober=InMemoryHttpProber(),
+    )
+    alerts = InMemoryAlertSource()
+    gate = (options.policy or {}).get("spec", {}).get("alertGate") or {}
+    if isinstance(gate.get("prometheusUrl"), str):
+        alerts.serve(gate["prometheusUrl"])
+    return GatePorts(checks, alerts)
+
+
+def _notification_settings(options: SimulationOptions) -> NotificationSettings:
+    """The controller's notification settings for `--notify URL` (none without it)."""
+    if options.notify is None:
+        return NotificationSettings()
+    target = WebhookTarget("notify", options.notify)
+    return NotificationSettings(SIMULATED_CLUSTER_NAME, (target,))
+
+
+def new_controller(cluster: InMemoryCluster, options: SimulationOptions) -> ControllerHandle:
+    """The real controller over the in-memory cluster, not yet started (a fresh replica)."""
+    global _replicas
+    _replicas += 1
+    return _Controller(cluster, options, identity=f"brupop-controller-sim-{_replicas}")
+
+
+def status_reasons(controller: ControllerHandle | None) -> dict[str, str]:
+    """Per node, the REASON column of `brupop status` as of the controller's last pass."""
+    if controller is None:
+        return {}
+    return {row.node: f"{row.reason.value}: {row.detail}" for row in controller.reports()}

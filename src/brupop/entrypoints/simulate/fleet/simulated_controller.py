@@ -1,0 +1,89 @@
+"""The controller of one simulated run, which a scenario may stop and start again
+(`--restart-controller-after`); each start rewrites the endpoints file `brupop status` reads.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.reporting.waiting_reason import NodeReport
+from brupop.entrypoints.simulate.flags.options import SimulationOptions
+from brupop.entrypoints.simulate.fleet import components
+from brupop.entrypoints.simulate.fleet.endpoints import Endpoints, write_endpoints
+
+
+class SimulatedController:
+    """At most one controller at a time over the run's cluster, and how often it restarted."""
+
+    def __init__(
+        self,
+        cluster: InMemoryCluster,
+        options: SimulationOptions,
+        *,
+        apiserver_url: str,
+        work_dir: Path,
+        ca_file: Path,
+    ) -> None:
+        self._cluster, self._options = cluster, options
+        self._apiserver_url, self._work_dir, self._ca_file = apiserver_url, work_dir, ca_file
+        self._handle: components.ControllerHandle | None = None
+        self.restarts = 0
+
+    def start(self) -> None:
+        self._handle = components.new_controller(self._cluster, self._options)
+        self._handle.start()
+        endpoints = Endpoints(self._apiserver_url, self._handle.url, self._ca_file)
+        write_endpoints(self._work_dir, endpoints)
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.stop()
+            self._handle = None
+
+    def restart(self) -> None:
+        self.start()
+        self.restarts += 1
+
+    def status_rows(self) -> list[NodeReport]:
+        """The controller's `brupop status` rows as of its last pass (none while it is down)."""
+        return self._handle.reports() if self._handle is not None else []
+
+    def status_reasons(self) -> dict[str, str]:
+        return components.status_reasons(self._handle)
+
+
+class ControllerRestart:
+    """The `--restart-controller-after` scenario: stop the controller mid-rollout, restart it."""
+
+    def __init__(
+        self,
+        options: SimulationOptions,
+        *,
+        stop: Callable[[], None],
+        start: Callable[[], None],
+        note: Callable[[str], None],
+    ) -> None:
+        self._after = options.restart_controller_after
+        self._down_for = options.controller_down_seconds
+        self._down_since: float | None = None
+        self._stop, self._start, self._note = stop, start, note
+
+    @property
+    def done(self) -> bool:
+        return self._after is None and self._down_since is None
+
+    def step(self, rollout_began_at: float | None) -> None:
+        """Stop or start the controller when its moment has come."""
+        now = time.monotonic()
+        began = rollout_began_at
+        if self._after is not None and began is not None and now - began >= self._after:
+            self._stop()
+            self._note("controller stopped (scenario)")
+            self._down_since, self._after = now, None
+        if self._down_since is not None and now - self._down_since >= self._down_for:
+            self._start()
+            self._note("controller started again (scenario)")
+            self._down_since = None

@@ -1,0 +1,194 @@
+"""The outcome of one simulated rollout: per-node facts, the verdict, and its JSON report.
+
+The verdict is strict: every node on the target version, Idle, schedulable, every agent exit
+acceptable, no traceback, the concurrency limit never exceeded, and no timeout.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from brupop.domain.policy.update_policy_status import HaltReason
+from brupop.domain.states import UpdateState
+
+
+@dataclass(frozen=True)
+class NodeReport:
+    """What happened to one node."""
+
+    name: str
+    initial_version: str
+    final_version: str | None
+    final_state: str | None
+    unschedulable: bool
+    reboots: int
+    agent_exit_codes: list[int]
+    agent_peak_rss_kib: int
+    agent_restarts: int = 0
+    unexpected_exits: list[int] = field(default_factory=list)
+    chaos_kills: int = 0
+    crash_count: int = 0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
+    last_failure: str = ""
+    agent_exits: list[dict[str, object]] = field(default_factory=list)
+    started_at: float | None = None  # seconds since the run started: first left Idle
+    finished_at: float | None = None  # ... last came back to Idle on the target version
+    health_gate: str | None = None  # "passed", "failed", or None: never judged by a gate
+    reboot_hook_failed: bool = False  # a reboot hook did not answer in time
+    hook_answers: list[str] = field(default_factory=list)  # "<phase>.<hook>" --hook answered
+    labels: dict[str, str] = field(default_factory=dict)  # the Node's labels at the end
+    # The REASON codes and sentences it showed while waiting, first seen first, each once.
+    wait_reasons: list[dict[str, str]] = field(default_factory=list)
+    # [from, to] seconds since the run started, each span outside Idle; to None: still out.
+    active_intervals: list[tuple[float, float | None]] = field(default_factory=list)
+
+    def updated_to(self, target: str) -> bool:
+        return (
+            self.final_version == target
+            and self.final_state == UpdateState.IDLE
+            and not self.unschedulable
+        )
+
+
+@dataclass(frozen=True)
+class SimulationReport:
+    """The whole run; `ok` and `verdict` follow from the rest (see `judge`)."""
+
+    ok: bool
+    duration_seconds: float
+    max_concurrent_allowed: int | None  # None: unlimited
+    max_concurrent_observed: int
+    tracebacks: int
+    nodes: list[NodeReport]
+    from_version: str
+    to_version: str
+    verdict: str
+    failures: list[str] = field(default_factory=list)
+    timed_out: bool = False
+    chaos_kills_sent: int = 0
+    controller_restarts: int = 0
+    log_dir: str | None = None
+    policy_phase: str | None = None  # the update policy's status.phase; None: no policy
+    pauses: list[dict[str, object]] = field(default_factory=list)  # --pause-at/--resume-at
+    halted: bool = False  # the controller halted the fleet (the policy's status says so)
+    halt_reason: dict[str, str] | None = None  # node, check, detail of the failure that did
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=False)
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json() + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """The measurements the verdict is drawn from."""
+
+    duration_seconds: float
+    max_concurrent_allowed: int | None
+    max_concurrent_observed: int
+    tracebacks: int
+    nodes: list[NodeReport]
+    from_version: str
+    to_version: str
+    timed_out: bool = False
+    interrupted: bool = False
+    chaos_kills_sent: int = 0
+    controller_restarts: int = 0
+    log_dir: str | None = None
+    policy_phase: str | None = None
+    pauses: list[dict[str, object]] = field(default_factory=list)
+    halt: HaltReason | None = None
+
+
+def judge(facts: RunFacts) -> SimulationReport:
+    """Draw the verdict: the list of failures, in the order a person should read them."""
+    failures: list[str] = []
+    if facts.interrupted:
+        failures.append(f"interrupted after {facts.duration_seconds:.0f} s")
+    if facts.timed_out:
+        failures.append(f"timed out after {facts.duration_seconds:.0f} s")
+    limit = facts.max_concurrent_allowed
+    if limit is not None and facts.max_concurrent_observed > limit:
+        failures.append(
+            f"concurrency limit exceeded: {facts.max_concurrent_observed} nodes outside Idle "
+            f"at once (limit {limit})"
+        )
+    for node in facts.nodes:
+        failures.extend(_node_failures(node, facts.to_version))
+    if facts.tracebacks:
+        failures.append(f"{facts.tracebacks} traceback(s) in agent logs")
+    updated = sum(node.updated_to(facts.to_version) for node in facts.nodes)
+    halt = facts.halt
+    if halt is not None:
+        detail = f": {halt.detail}" if halt.detail else ""
+        failures.insert(0, f"HALTED: node {halt.node} failed {halt.check}{detail}")
+        verdict = (
+            f"HALTED ({updated}/{len(facts.nodes)} nodes updated): node {halt.node} failed "
+            f"{halt.check}{detail[:_LONGEST_IN_VERDICT]}; no node starts until `brupop resume`"
+        )
+    elif failures:
+        verdict = f"FAILED ({updated}/{len(facts.nodes)} nodes updated): " + _first(failures)
+    else:
+        shown = "unlimited" if limit is None else str(limit)
+        verdict = (
+            f"OK: {updated}/{len(facts.nodes)} nodes updated {facts.from_version} -> "
+            f"{facts.to_version} in {facts.duration_seconds:.1f} s, at most "
+            f"{facts.max_concurrent_observed} updating at once (limit {shown})"
+        )
+    return SimulationReport(
+        ok=not failures,
+        duration_seconds=round(facts.duration_seconds, 3),
+        max_concurrent_allowed=limit,
+        max_concurrent_observed=facts.max_concurrent_observed,
+        tracebacks=facts.tracebacks,
+        nodes=facts.nodes,
+        from_version=facts.from_version,
+        to_version=facts.to_version,
+        verdict=verdict,
+        failures=failures,
+        timed_out=facts.timed_out,
+        chaos_kills_sent=facts.chaos_kills_sent,
+        controller_restarts=facts.controller_restarts,
+        log_dir=facts.log_dir,
+        policy_phase=facts.policy_phase,
+        pauses=facts.pauses,
+        halted=halt is not None,
+        halt_reason=halt.model_dump(by_alias=True) if halt is not None else None,
+    )
+
+
+# The verdict is one line: at 100 nodes, all their failures would make it many KB.
+FAILURES_IN_VERDICT = 3
+_LONGEST_IN_VERDICT = 240
+
+
+def _first(failures: list[str]) -> str:
+    """The first few failures, each shortened, and how many more the lines above list."""
+    shown = [
+        text if len(text) <= _LONGEST_IN_VERDICT else text[: _LONGEST_IN_VERDICT - 3] + "..."
+        for text in failures[:FAILURES_IN_VERDICT]
+    ]
+    more = len(failures) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more (listed above)" if more else "")
+
+
+def _node_failures(node: NodeReport, target: str) -> list[str]:
+    problems: list[str] = []
+    if node.final_version != target:
+        why = f": {node.reason}" if node.reason else ""
+        if node.last_failure:
+            why += f" (last failure: {node.last_failure})"
+        problems.append(f"{node.name} still on {node.final_version or 'unknown'}{why}")
+    elif node.final_state != UpdateState.IDLE:
+        problems.append(f"{node.name} ended in {node.final_state}")
+    if node.unschedulable:
+        problems.append(f"{node.name} left cordoned")
+    if node.unexpected_exits:
+        codes = ", ".join(str(code) for code in node.unexpected_exits)
+        problems.append(f"{node.name} agent exited with {codes}")
+    return problems

@@ -1,0 +1,95 @@
+"""CanaryKeeper: the canaries of the current rollout, and when each finished.
+
+The canaries are chosen once per rollout (target version) and canary spec, among the nodes whose
+agent has reported and that still run an older version: by label selector (the Nodes are read
+for their labels then) or as the first `count` in the controller's order. A canary finishes when
+the controller sees it Idle on the target version, unless it failed (its gate, or ErrorReset);
+the soak is computed from those moments (`domain/safety/canary.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+
+from brupop.domain.policy.update_policy import Canary
+from brupop.domain.rollout.ordering import update_order
+from brupop.domain.rollout.rollout_book import RolloutBook
+from brupop.domain.safety.canary import SoakProgress, choose_canaries, soak_progress
+from brupop.domain.states import UpdateState
+from brupop.domain.versions import versions_differ
+from brupop.ports.errors import PortError
+from brupop.ports.node_repository import NodeRepository
+
+
+class CanaryKeeper:
+    """The canaries chosen for a rollout and the moments they finished."""
+
+    def __init__(self, nodes: NodeRepository) -> None:
+        self._nodes = nodes
+        self._canary_key: tuple[str, Canary] | None = None
+        self._canaries: dict[str, str] = {}  # shadow name -> node name
+        self._finished: dict[str, datetime] = {}  # canary node -> when it finished
+
+    def facts(
+        self,
+        canary: Canary | None,
+        book: RolloutBook,
+        touched: Iterable[str],
+        target: str | None,
+        failed: frozenset[str],
+        now: datetime,
+    ) -> tuple[frozenset[str] | None, SoakProgress | None]:
+        """The canaries' shadow names (None: no canary rule) and their soak; a canary counts
+        as finished when seen Idle on `target` and not among the `failed` nodes."""
+        if canary is None or target is None:
+            self._canary_key = None
+            return None, None
+        if self._canary_key != (target, canary):
+            if not self._choose(canary, book, target):
+                # The Nodes' labels cannot be read: no canary known, so nobody else starts.
+                return frozenset(), SoakProgress(0, 0, None, done=False)
+            self._canary_key = (target, canary)
+        for name in touched:
+            node = self._canaries.get(name)
+            shadow = book.shadow(name)
+            if node is None or shadow is None or node in self._finished or node in failed:
+                continue
+            status = shadow.status
+            if (
+                status is not None
+                and status.current_state is UpdateState.IDLE
+                and shadow.spec.state is UpdateState.IDLE
+                and not versions_differ(status.current_version, target)
+            ):
+                self._finished[node] = now
+        chosen = [s for n in self._canaries if (s := book.shadow(n)) is not None]
+        soak = soak_progress(
+            chosen,
+            target_version=target,
+            finished_at=self._finished,
+            soak_seconds=canary.soak_seconds,
+            now=now,
+        )
+        return frozenset(self._canaries), soak
+
+    def _choose(self, canary: Canary, book: RolloutBook, target: str) -> bool:
+        """Pick the canaries of the rollout to `target` among the nodes it still has to update
+        (once per rollout: this reads the whole fleet); False when the Nodes cannot be read."""
+        shadows = [s for n in book.names() if (s := book.shadow(n)) is not None]
+        pending = [
+            s
+            for s in shadows
+            if s.status is not None and versions_differ(s.status.current_version, target)
+        ]
+        labels: dict[str, Mapping[str, str]] = {}
+        if canary.label_selector is not None:
+            try:
+                labels = {node.name: node.labels for node in self._nodes.list().items}
+            except PortError:
+                return False
+        ordered = update_order(pending, book.controller_node)
+        nodes = choose_canaries(ordered, canary, labels)
+        self._canaries = {s.name: s.node_name for s in ordered if s.node_name in nodes}
+        self._finished = {}
+        return True

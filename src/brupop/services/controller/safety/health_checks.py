@@ -1,0 +1,103 @@
+"""Run the health gate's enabled checks for one node, over the cluster ports and the prober.
+
+Each check reads what it needs and is judged by domain/safety/gate_checks.py. A read that fails (the
+API is unavailable, the node is gone) leaves that check PENDING with the error as its detail:
+the gate then waits, and fails the node only if its timeout passes first. The alert gate's
+state, read once per pass by `read_alert_gate`, joins the results when an alert gate is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from brupop.domain.cluster.objects import Node
+from brupop.domain.policy.probe_url import fill_probe_template
+from brupop.domain.policy.update_policy import HealthGate
+from brupop.domain.safety.alert_gate import AlertGateState
+from brupop.domain.safety.evicted_workloads import EvictedWorkloadsError, record_on
+from brupop.domain.safety.gate_checks import (
+    daemon_set_pods_ready,
+    evicted_workloads_recovered,
+    http_probe,
+    node_ready,
+)
+from brupop.domain.safety.health_gate import CheckOutcome, CheckResult, GateCheck, enabled_checks
+from brupop.ports.errors import PortError
+from brupop.ports.http_prober import HttpProber
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.pod_repository import PodRepository
+from brupop.ports.workload_replicas import WorkloadReplicas
+
+
+class HealthChecks:
+    """The checks of the gate, for the controller's pass."""
+
+    def __init__(
+        self,
+        *,
+        nodes: NodeRepository,
+        pods: PodRepository,
+        workloads: WorkloadReplicas,
+        prober: HttpProber,
+    ) -> None:
+        self._nodes = nodes
+        self._pods = pods
+        self._workloads = workloads
+        self._prober = prober
+
+    def run(
+        self, node_name: str, gate: HealthGate, alerts: AlertGateState | None = None
+    ) -> list[CheckResult]:
+        """Every enabled check's result for `node_name`, in the gate's order; the alert gate's
+        last when there is one."""
+        try:
+            node: Node | None = self._nodes.get(node_name)
+        except PortError as error:
+            node, unread = None, f"the node cannot be read: {error}"
+        results = []
+        for check, index in enabled_checks(gate):
+            if node is None:
+                results.append(CheckResult(check, CheckOutcome.PENDING, unread, index))
+                continue
+            results.append(self._one(node, gate, check, index))
+        if alerts is not None:
+            results.append(alerts.as_check())
+        return results
+
+    def _one(
+        self, node: Node, gate: HealthGate, check: GateCheck, index: int | None
+    ) -> CheckResult:
+        runs: dict[GateCheck, Callable[[], CheckResult]] = {
+            GateCheck.NODE_READY: lambda: node_ready(node),
+            GateCheck.DAEMON_SET_PODS_READY: lambda: daemon_set_pods_ready(
+                self._pods.list_on_node(node.name)
+            ),
+            GateCheck.EVICTED_WORKLOADS_RECOVERED: lambda: self._workloads_back(node),
+            GateCheck.HTTP_PROBE: lambda: self._probe(node, gate, index or 0),
+        }
+        try:
+            return runs[check]()
+        except PortError as error:
+            return CheckResult(check, CheckOutcome.PENDING, f"cannot tell: {error}", index)
+
+    def _workloads_back(self, node: Node) -> CheckResult:
+        try:
+            before = record_on(node.annotations)
+        except EvictedWorkloadsError as error:
+            return CheckResult(
+                GateCheck.EVICTED_WORKLOADS_RECOVERED,
+                CheckOutcome.PASSED,
+                f"the record of evicted workloads cannot be read ({error}); nothing to compare",
+            )
+        ready_now = {ref: self._workloads.ready_replicas(ref) for ref in before or {}}
+        return evicted_workloads_recovered(before, ready_now)
+
+    def _probe(self, node: Node, gate: HealthGate, index: int) -> CheckResult:
+        probe = gate.http_probes[index]
+        if "{node_ip}" in probe.url and not node.internal_ip:
+            return CheckResult(
+                GateCheck.HTTP_PROBE, CheckOutcome.PENDING, "the node has no InternalIP yet", index
+            )
+        url = fill_probe_template(probe.url, node.name, node.internal_ip or "")
+        answer = self._prober.probe(url, probe.timeout_seconds)
+        return http_probe(index, url, probe.expect_status, answer)

@@ -1,0 +1,120 @@
+"""StartTiming: the update policy's windows, blackouts and finishBy in a controller pass, and
+the update durations finishBy learns from.
+
+With no policy object the pass is exactly as before: the environment's window alone decides.
+Under a policy, its windows (when it lists any) replace the environment's window; its
+blackouts and finishBy apply in any case, finishBy then against the environment's window when
+that one is windowed (a one-shot round has no end to finish by, only blackouts).
+
+The durations are the policy status's `updateDurations` (read back whenever the status shown
+changes, so they survive a restart or a change of leader) plus the ones this replica measured
+as leader and has not yet seen written; they go out with the rest of the policy status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from brupop.domain.policy.effective_policy import EffectivePolicy, PolicySource
+from brupop.domain.policy.scheduling_policy import UpdateWindow
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
+from brupop.domain.starting.start_holds import StartHold
+from brupop.domain.starting.start_schedule import StartSchedule, StartVerdict, start_verdict
+from brupop.domain.starting.update_durations import HISTORY_SIZE, UpdateDurations
+from brupop.domain.windows.maintenance_window import MaintenanceWindow, WindowKind
+from brupop.domain.windows.zoned_window import ZonedWindow, parse_window
+
+HOLD_REUSE = timedelta(minutes=1)
+"""A hold is reused for at most this long (never past its next start): searching for the next
+start can take milliseconds when no window is long enough, too much for every pass."""
+
+
+@dataclass(frozen=True)
+class ScheduleGate:
+    """What the clock allows in this pass: `window_open` is the environment's window as the
+    REASON shows it (open when the policy's windows replace it); `hold` the policy's rule that
+    holds every start, with its sentence."""
+
+    window_open: bool
+    hold: StartHold | None = None
+
+    @property
+    def may_start(self) -> bool:
+        """Nodes may start as far as the clock is concerned."""
+        return self.window_open and self.hold is None
+
+
+class StartTiming:
+    """The policy's clock rules and the learned update durations of one controller replica."""
+
+    def __init__(self) -> None:
+        self._parsed: tuple[tuple[UpdateWindow, ...], tuple[ZonedWindow, ...]] = ((), ())
+        self._shown: tuple[int, ...] = ()
+        self._pending: tuple[float, ...] = ()
+        self.history = UpdateDurations()
+        self._held: tuple[StartSchedule, int, datetime, datetime, StartVerdict] | None = None
+
+    def follow_status(self, status: UpdatePolicyStatus | None) -> None:
+        """Take the durations the policy status shows (e.g. written before a restart)."""
+        shown = status.update_durations if status is not None else ()
+        if shown != self._shown:
+            self._shown = shown
+            self.history = UpdateDurations.of((*shown, *self._pending))
+
+    def measured(self, durations: Iterable[float], *, leading: bool) -> None:
+        """Count the updates that completed in this pass. Only the leader counts them (the
+        others see them in the status it writes), so none is counted twice."""
+        added = tuple(durations)
+        if not leading or not added:
+            return
+        self._pending = (*self._pending, *added)[-HISTORY_SIZE:]
+        self.history = UpdateDurations.of((*self._shown, *self._pending))
+
+    def written(self, status: UpdatePolicyStatus) -> None:
+        """A status was written: the durations it holds are no longer pending."""
+        self._shown, self._pending = status.update_durations, ()
+        self.history = UpdateDurations.of(self._shown)
+
+    def gate(
+        self,
+        policy: EffectivePolicy,
+        window: MaintenanceWindow,
+        *,
+        window_open: bool,
+        now: datetime,
+    ) -> ScheduleGate:
+        """The clock's say in this pass; `window_open` is the environment window's gate."""
+        if policy.source is PolicySource.ENVIRONMENT:
+            return ScheduleGate(window_open)
+        scheduling = policy.scheduling
+        windows = self._windows(scheduling.windows)
+        if windows:
+            window_open = True
+        elif scheduling.finish_by and window.kind is WindowKind.WINDOWED:
+            windows = (ZonedWindow(window.schedule, window.zone),)
+        schedule = StartSchedule(windows, scheduling.blackouts, scheduling.finish_by)
+        verdict = self._verdict(schedule, self.history.expected_seconds, now)
+        return ScheduleGate(window_open, verdict.hold)
+
+    def _verdict(self, schedule: StartSchedule, expected: int, now: datetime) -> StartVerdict:
+        """The verdict for `now`, reusing a recent hold for the same rules: a hold stands
+        until its next start by definition, only its sentence may age (by `HOLD_REUSE`)."""
+        held = self._held
+        if held is not None and held[:2] == (schedule, expected) and held[2] <= now < held[3]:
+            return held[4]
+        verdict = start_verdict(schedule, now, expected)
+        self._held = None
+        if verdict.hold is not None:
+            until = now + HOLD_REUSE
+            if verdict.next_start is not None:
+                until = min(until, verdict.next_start)
+            self._held = (schedule, expected, now, until, verdict)
+        return verdict
+
+    def _windows(self, given: tuple[UpdateWindow, ...]) -> tuple[ZonedWindow, ...]:
+        """The policy's windows parsed (once per change of the policy's list)."""
+        if given != self._parsed[0]:
+            self._parsed = (given, tuple(parse_window(w.cron, w.time_zone) for w in given))
+        return self._parsed[1]

@@ -1,0 +1,77 @@
+"""Health-gate URLs: probe templates name only {node_name} and {node_ip}; URLs are http(s)."""
+
+from __future__ import annotations
+
+import pytest
+
+from brupop.domain.policy.probe_url import (
+    ProbeUrlError,
+    check_http_url,
+    check_probe_template,
+    fill_probe_template,
+)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "http://{node_ip}:10256/healthz",
+        "https://checks.example.com/node/{node_name}?ip={node_ip}",
+        "http://[{node_ip}]:8080/",
+        "http://{node_name}.nodes.internal/ready",
+        "https://static.example.com/health",
+    ],
+)
+def test_good_templates_are_accepted(template: str) -> None:
+    assert check_probe_template(template) == template
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "http://{node}/healthz",
+        "http://{NODE_IP}/healthz",
+        "http://{node_ip/healthz",
+        "http://{}/healthz",
+        "http://{node_ip}}/healthz",
+        "ftp://{node_ip}/healthz",
+        "{node_ip}:8080/healthz",
+        "http:///healthz",
+        "http://{node_ip}:99999/",
+        "http://{node_ip}:port/",
+        "http://{node_ip}/heal thz",
+        "http://{node_ip}/" + "x" * 2048,
+    ],
+)
+def test_bad_templates_are_refused_with_a_reason(template: str) -> None:
+    with pytest.raises(ProbeUrlError):
+        check_probe_template(template)
+
+
+def test_filling_a_template_names_the_node_and_brackets_an_ipv6_address() -> None:
+    template = "http://{node_ip}:10256/healthz?node={node_name}"
+    assert fill_probe_template(template, "node-a", "10.0.0.7") == (
+        "http://10.0.0.7:10256/healthz?node=node-a"
+    )
+    assert fill_probe_template(template, "node-a", "fd00::7") == (
+        "http://[fd00::7]:10256/healthz?node=node-a"
+    )
+    assert fill_probe_template("http://[{node_ip}]/", "n", "fd00::7") == "http://[fd00::7]/"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["prometheus:9090", "http://", "http://{node_ip}:9090", "tcp://prom:9090", "http://p :9090"],
+)
+def test_the_prometheus_url_is_a_plain_http_url(url: str) -> None:
+    with pytest.raises(ProbeUrlError):
+        check_http_url(url)
+    assert check_http_url("http://prometheus.monitoring.svc:9090") == (
+        "http://prometheus.monitoring.svc:9090"
+    )
+
+
+def test_an_unknown_placeholder_is_named_along_with_the_known_ones() -> None:
+    with pytest.raises(ProbeUrlError) as refused:
+        check_probe_template("http://{node}:{port}/healthz")
+    assert "unknown placeholder {node}, {port} (only {node_name}, {node_ip})" in str(refused.value)
