@@ -47,7 +47,9 @@ class RoomVerdicts:
     ) -> None:
         """Keep `verdict`; verdicts of another census or other leaving nodes are dropped."""
         if census is not self._census or leaving != self._leaving:
-            self._census, self._leaving, self._verdicts = census, leaving, {}
+            self._census = census
+            self._leaving = leaving
+            self._verdicts = {}
         self._verdicts[node] = verdict
 
 
@@ -62,9 +64,11 @@ class CapacityRule:
         *,
         misses: int = ROOM_MISSES_PER_PASS,
     ) -> None:
-        self._census, self._verdicts = census, verdicts
+        self._census = census
+        self._verdicts = verdicts
         self._leaving = frozenset(leaving)
-        self._misses_left, self._misses = misses, misses
+        self._misses_left = misses
+        self._misses = misses
 
     def hold(self, candidate: StartCandidate, now: datetime) -> StartHold | None:
         """NO_ROOM with the verdict's sentence when the candidate's pods do not fit."""

@@ -44,7 +44,9 @@ class RolloutTracker:
             return []
         self._known = self._known or set()
         self._known.add(version)
-        self._target, self._started_at, self._failures = version, now, 0
+        self._target = version
+        self._started_at = now
+        self._failures = 0
         return [self._started(self._versions, now)]
 
     def observe(
@@ -61,7 +63,9 @@ class RolloutTracker:
         new = [v for v in sorted(running - self._known) if _newer_than_all(v, self._known)]
         self._known |= running
         if new:
-            self._target, self._started_at, self._failures = _highest(new), now, 0
+            self._target = _highest(new)
+            self._started_at = now
+            self._failures = 0
             told.append(self._started(versions, now))
         total = sum(versions.values())
         target = self._target
@@ -85,7 +89,9 @@ class RolloutTracker:
         started = self._started_at or now
         duration = max((now - started).total_seconds(), 0.0)
         failures = self._failures
-        self._target, self._started_at, self._failures = None, None, 0
+        self._target = None
+        self._started_at = None
+        self._failures = 0
         return Notification(
             NotificationKind.ROLLOUT_FINISHED,
             now,

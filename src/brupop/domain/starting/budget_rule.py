@@ -54,7 +54,8 @@ class BudgetRule:
     ) -> None:
         """`sizes`: opted-in nodes per group; `in_use`: the Nodes of the shadows holding a
         slot (None when the mirror lacks one: it counts in the unlabelled group)."""
-        self._key, self._value = budget.group_by, budget.max_concurrent
+        self._key = budget.group_by
+        self._value = budget.max_concurrent
         self._sizes = sizes
         self._in_use = Counter(group_of(node, self._key) for node in in_use)
 

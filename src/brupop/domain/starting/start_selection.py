@@ -31,8 +31,11 @@ class StartSelection:
         costs: EvictionCosts | None = None,
         controller_node: str | None = None,
     ) -> None:
-        self._rules, self._candidate_of, self._now = rules, candidate_of, now
-        self._costs, self._controller_node = costs, controller_node
+        self._rules = rules
+        self._candidate_of = candidate_of
+        self._now = now
+        self._costs = costs
+        self._controller_node = controller_node
         self.holds: dict[str, StartHold] = {}
         """The candidates a rule held in this pass, by shadow name."""
 

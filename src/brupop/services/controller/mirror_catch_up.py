@@ -28,8 +28,11 @@ class MirrorCatchUp:
         clock: Clock,
         log: structlog.typing.FilteringBoundLogger,
     ) -> None:
-        self._fleet, self._rules, self._config = fleet, rules, config
-        self._clock, self._log = clock, log
+        self._fleet = fleet
+        self._rules = rules
+        self._config = config
+        self._clock = clock
+        self._log = log
         self._followed = False  # watch threads apply the events (`run`), else the tick polls
         self._term: int | None = None  # the Lease term the mirror was last listed for
         self._last_resync: float | None = None

@@ -63,8 +63,12 @@ class PassPublisher:
         failures: RecalledFailures,
         metrics: RolloutMetrics,
     ) -> None:
-        self._fleet, self._config, self._reasons = fleet, config, reasons
-        self._rules, self._starts, self._failures = rules, starts, failures
+        self._fleet = fleet
+        self._config = config
+        self._reasons = reasons
+        self._rules = rules
+        self._starts = starts
+        self._failures = failures
         self._metrics = metrics
         self.view: RolloutView | None = None
         self.scheduling = SchedulingFacts()

@@ -34,8 +34,12 @@ class StatusReadout:
         config: ControllerConfig,
         clock: Clock,
     ) -> None:
-        self._fleet, self._rules, self._reasons = fleet, rules, reasons
-        self._published, self._config, self._clock = published, config, clock
+        self._fleet = fleet
+        self._rules = rules
+        self._reasons = reasons
+        self._published = published
+        self._config = config
+        self._clock = clock
         self._last_tick: float | None = None
         self._started_mono = clock.monotonic()
 

@@ -33,8 +33,11 @@ class NodePods:
         ttl_seconds: float = TTL_SECONDS,
         max_nodes: int = MAX_NODES,
     ) -> None:
-        self._pods, self._clock, self._log = pods, clock, log
-        self._ttl, self._max = ttl_seconds, max_nodes
+        self._pods = pods
+        self._clock = clock
+        self._log = log
+        self._ttl = ttl_seconds
+        self._max = max_nodes
         self._kept: dict[str, tuple[float, tuple[Pod, ...]]] = {}
         self._swept = clock.monotonic()
 

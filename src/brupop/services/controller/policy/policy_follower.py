@@ -43,7 +43,9 @@ class PolicyFollower:
     def __init__(
         self, policies: UpdatePolicyRepository, events: EventRecorder, namespace: str
     ) -> None:
-        self._policies, self._events, self._namespace = policies, events, namespace
+        self._policies = policies
+        self._events = events
+        self._namespace = namespace
         self.mirror: Mirror[UpdatePolicy] = Mirror(_NAME, _VERSION)
         self.informer = Informer("policies", self._list, policies.watch, self.mirror)
         self.policy: EffectivePolicy = ENVIRONMENT_POLICY

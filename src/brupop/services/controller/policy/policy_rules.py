@@ -37,8 +37,10 @@ class PolicyRules:
         metrics: RolloutMetrics,
         safety_metrics: SafetyMetrics,
     ) -> None:
-        self.follower, self.safety = follower, safety
-        self._metrics, self._safety_metrics = metrics, safety_metrics
+        self.follower = follower
+        self.safety = safety
+        self._metrics = metrics
+        self._safety_metrics = safety_metrics
         self.timing = StartTiming()
         self.versions = OfferedVersions()
 

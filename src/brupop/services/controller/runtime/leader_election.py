@@ -128,7 +128,8 @@ class LeaderElector:
         fingerprint = (lease.holder, lease.resource_version)
         now = self._clock.monotonic()
         if fingerprint != self._seen:
-            self._seen, self._seen_mono = fingerprint, now
+            self._seen = fingerprint
+            self._seen_mono = now
             return False
         return now - self._seen_mono >= lease.duration_seconds
 

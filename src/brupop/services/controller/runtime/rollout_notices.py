@@ -52,7 +52,9 @@ class RolloutNotices:
     """The controller's notifications, leader-only, never raising."""
 
     def __init__(self, notifier: Notifier, clock: Clock, pods: PodRepository) -> None:
-        self._notifier, self._clock, self._pods = notifier, clock, pods
+        self._notifier = notifier
+        self._clock = clock
+        self._pods = pods
         self._leading = False
         self._rollout = RolloutTracker()
         self._fleet = FleetTracker()
@@ -113,7 +115,8 @@ class RolloutNotices:
         due = self._checked_at is None or mono - self._checked_at >= _RECHECK_SECONDS
         if count == self._blocked_count and not due:
             return
-        self._blocked_count, self._checked_at = count, mono
+        self._blocked_count = count
+        self._checked_at = mono
         rows = [row for row in self._reports() if row.reason is Reason.DRAIN_BLOCKED]
         now_blocked = {row.node for row in rows}
         for row in rows:

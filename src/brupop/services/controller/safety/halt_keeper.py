@@ -68,7 +68,9 @@ class HaltKeeper:
     def release(self) -> None:
         """No halt, no failure counted (a resume, or no policy that halts)."""
         self.ledger = RolloutFailures(target_version=self.ledger.target_version)
-        self.halt, self.halted_at, self._halt_shown = NOT_HALTED, None, False
+        self.halt = NOT_HALTED
+        self.halted_at = None
+        self._halt_shown = False
 
     def record(self, target: str, failure: NodeFailure) -> None:
         """Count `failure` in the rollout to `target`."""
@@ -95,7 +97,8 @@ class HaltKeeper:
             return
         decision = decide_halt(self.ledger, halt_after_failures)
         if decision.halted:
-            self.halt, self.halted_at = decision, now
+            self.halt = decision
+            self.halted_at = now
             self._log.warning("rollout.halted", reason=decision.message)
         else:
             self.halt = decision

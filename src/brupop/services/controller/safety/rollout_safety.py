@@ -147,7 +147,9 @@ class RolloutSafety:
         *,
         check_budget_seconds: float = GATE_CHECKS_BUDGET_SECONDS,
     ) -> None:
-        self._ports, self._nodes, self._clock = ports, nodes, clock
+        self._ports = ports
+        self._nodes = nodes
+        self._clock = clock
         self._budget = check_budget_seconds
         self.halts = HaltKeeper()
         self._alerts = AlertGateState()

@@ -40,7 +40,10 @@ class AutoscalerGuard:
         *,
         rescan_seconds: float,
     ) -> None:
-        self._nodes, self._mirror, self._clock, self._log = nodes, mirror, clock, log
+        self._nodes = nodes
+        self._mirror = mirror
+        self._clock = clock
+        self._log = log
         self._rescan_seconds = rescan_seconds
         self._recorded: set[str] | None = None  # None: not known (not leading, or just started)
         self._scanned_at = 0.0

@@ -51,7 +51,8 @@ class OfferedVersions:
                 self._shown = shown
             seen = note_offered(seen, offered, now)
         if seen is not self.seen:
-            self.seen, self._times = seen, first_seen_times(seen)
+            self.seen = seen
+            self._times = first_seen_times(seen)
 
     def gate(self, policy: VersionPolicy | None) -> VersionGate:
         """The start rule of `policy` (the `version` section in force) over this record."""

@@ -40,7 +40,8 @@ class RoomCheck:
     """The census of the current pass (taken on demand) and the capacity rule it gives."""
 
     def __init__(self, fleet: FleetMirror, census: PodCensus | None) -> None:
-        self._fleet, self._source = fleet, census
+        self._fleet = fleet
+        self._source = census
         self._verdicts = RoomVerdicts()
         self._taken: FleetCensus | str | None = None
         self._failing = False  # the census failed on the last pass that took it

@@ -117,7 +117,8 @@ class StartRules:
     """The global limit, the chooser of starts and the holds it met, for one controller."""
 
     def __init__(self, fleet: FleetMirror, ports: StartPorts | None = None) -> None:
-        self._fleet, self._ports = fleet, ports or StartPorts()
+        self._fleet = fleet
+        self._ports = ports or StartPorts()
         self.groups = BudgetGroups(fleet)
         self.room = RoomCheck(fleet, self._ports.census)
         self.holds: dict[str, StartHold] = {}

@@ -74,7 +74,8 @@ class StartTiming:
 
     def written(self, status: UpdatePolicyStatus) -> None:
         """A status was written: the durations it holds are no longer pending."""
-        self._shown, self._pending = status.update_durations, ()
+        self._shown = status.update_durations
+        self._pending = ()
         self.history = UpdateDurations.of(self._shown)
 
     def gate(
