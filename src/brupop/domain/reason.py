@@ -1,4 +1,5 @@
-"""Reason: why a node is where it is, as a stable code for `brupop status`, metrics and scripts.
+"""Reason: why a node is where it is, as a stable code for `brupop status`, metrics and scripts;
+Explanation: that code with the sentence REASON shows for it.
 
 Its own module, because every start rule and gate names one and the reporting that explains
 them sits above them all."""
@@ -6,6 +7,7 @@ them sits above them all."""
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class Reason(StrEnum):
@@ -44,3 +46,10 @@ class Reason(StrEnum):
     def is_waiting(self) -> bool:
         """The node is not making progress through an update of its own accord."""
         return self not in (Reason.STARTING, Reason.UPDATING)
+
+
+class Explanation(NamedTuple):
+    """A reason code and the one sentence `brupop status` shows beside it."""
+
+    reason: Reason
+    detail: str

@@ -82,7 +82,7 @@ def check_room_in(
 ) -> RoomVerdict:
     """`check_room` over a `free_room` computed beforehand."""
     if not evicted:
-        return RoomVerdict(True, "no pods to move")
+        return RoomVerdict(fits=True, reason="no pods to move")
     gone = {leaving, *also_leaving}
     hosts = [
         node
@@ -92,14 +92,18 @@ def check_room_in(
     free = {node.name: room.get(node.name) for node in hosts}
     unplaced: list[tuple[Pod, _Shortage]] = []
     for pod in sorted(evicted, key=_largest_first):
-        placed = _first_fit(pod, hosts, free) if pod.requests_known else _Shortage(False, False)
+        placed = (
+            _first_fit(pod, hosts, free)
+            if pod.requests_known
+            else _Shortage(cpu=False, memory=False)
+        )
         if isinstance(placed, _Shortage):
             unplaced.append((pod, placed))
         else:
             name, room_there = placed
             free[name] = room_there - pod.requests
     if not unplaced:
-        return RoomVerdict(True, f"room for {_pods(len(evicted))} on other nodes")
+        return RoomVerdict(fits=True, reason=f"room for {_pods(len(evicted))} on other nodes")
     return _no_room(unplaced, hosts, free)
 
 
@@ -132,7 +136,7 @@ def _first_fit(
             return node.name, room
         cpu_short |= room.cpu_millis < pod.requests.cpu_millis
         memory_short |= room.memory_bytes < pod.requests.memory_bytes
-    return _Shortage(cpu_short, memory_short)
+    return _Shortage(cpu=cpu_short, memory=memory_short)
 
 
 def _no_room(
@@ -161,7 +165,7 @@ def _no_room(
     else:
         detail = f"needs {short.describe()}"
     reason = f"no room for {_pods(len(pods))} ({detail})"
-    return RoomVerdict(False, reason, pods, needs)
+    return RoomVerdict(fits=False, reason=reason, unplaced=pods, needs=needs)
 
 
 def _pods(count: int) -> str:

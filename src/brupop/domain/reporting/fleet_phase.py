@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from brupop.domain.policy.update_policy_status import PolicyPhase
 from brupop.domain.safety.canary import SoakProgress
@@ -29,6 +30,13 @@ class FleetFacts:
     offered: int = 0  # Idle nodes with an update offered, not started yet
 
 
+class PhaseMessage(NamedTuple):
+    """The fleet's phase and the one sentence that explains it."""
+
+    phase: PolicyPhase
+    message: str
+
+
 def _plural(count: int) -> str:
     return f"{count} node{'s' if count != 1 else ''}"
 
@@ -39,29 +47,33 @@ def _finishing(facts: FleetFacts) -> str:
     return f"; {_plural(facts.updating)} finishing the update in progress"
 
 
-def fleet_phase(facts: FleetFacts) -> tuple[PolicyPhase, str]:
+def fleet_phase(facts: FleetFacts) -> PhaseMessage:
     """The phase and one sentence that explains it."""
     if facts.halt.halted:
-        return PolicyPhase.HALTED, (
+        return PhaseMessage(
+            PolicyPhase.HALTED,
             f"Halted: {facts.halt.message}; no node starts until `brupop resume`"
-            f"{_finishing(facts)}."
+            f"{_finishing(facts)}.",
         )
     if facts.paused:
-        return PolicyPhase.PAUSED, (
-            f"Paused: no node starts until `brupop resume`{_finishing(facts)}."
+        return PhaseMessage(
+            PolicyPhase.PAUSED,
+            f"Paused: no node starts until `brupop resume`{_finishing(facts)}.",
         )
     if facts.blocked is not None and (facts.offered or facts.updating):
-        return PolicyPhase.BLOCKED, f"Blocked: {facts.blocked}{_finishing(facts)}."
+        return PhaseMessage(PolicyPhase.BLOCKED, f"Blocked: {facts.blocked}{_finishing(facts)}.")
     soak = facts.soak
     if soak is not None and not soak.done and soak.updated == soak.canaries and facts.offered:
-        return PolicyPhase.SOAKING, (
-            f"Soaking: {soak.message(facts.now)}; {_plural(facts.offered)} wait for the soak."
+        return PhaseMessage(
+            PolicyPhase.SOAKING,
+            f"Soaking: {soak.message(facts.now)}; {_plural(facts.offered)} wait for the soak.",
         )
     if facts.updating or facts.offered:
         canaries = ""
         if soak is not None and not soak.done:
             canaries = f"; {soak.message(facts.now)}"
-        return PolicyPhase.ROLLING, (
-            f"Rolling: {_plural(facts.updating)} updating, {facts.offered} waiting{canaries}."
+        return PhaseMessage(
+            PolicyPhase.ROLLING,
+            f"Rolling: {_plural(facts.updating)} updating, {facts.offered} waiting{canaries}.",
         )
-    return PolicyPhase.IDLE, "Idle: every node runs the version it is offered."
+    return PhaseMessage(PolicyPhase.IDLE, "Idle: every node runs the version it is offered.")

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import NamedTuple
 
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.states import UpdateState
@@ -104,13 +105,20 @@ class Timeline:
         return max((count for _, count in self.in_flight), default=0)
 
 
-def halt_of(status: UpdatePolicyStatus | None) -> tuple[datetime, str] | None:
+class Halted(NamedTuple):
+    """When the fleet halted, and a label naming why."""
+
+    at: datetime
+    label: str
+
+
+def halt_of(status: UpdatePolicyStatus | None) -> Halted | None:
     """When the update policy's status says the fleet halted, and a label naming why."""
     if status is None or status.halted_at is None:
         return None
     reason = status.halt_reason
     why = f": {reason.node} failed {reason.check}" if reason is not None else ""
-    return status.halted_at, f"fleet halted{why}"
+    return Halted(status.halted_at, f"fleet halted{why}")
 
 
 def phase_for(desired: UpdateState, *, on_target: bool, failing: bool) -> Phase:

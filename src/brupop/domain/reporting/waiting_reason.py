@@ -10,7 +10,7 @@ from typing import Any
 
 from brupop.domain.cluster.drain_progress import DrainProgress
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
-from brupop.domain.reason import Reason
+from brupop.domain.reason import Explanation, Reason
 from brupop.domain.rollout.backoff import is_retry_allowed, retry_allowed_at
 from brupop.domain.rollout.concurrency import holds_slot
 from brupop.domain.rollout.rollout import RolloutPolicy
@@ -64,7 +64,7 @@ class RolloutView:
     """While the canaries have not soaked: what the other nodes wait for."""
     canaries: frozenset[str] = frozenset()
     """Shadows of the canary nodes (they do not wait for the soak)."""
-    gate_holds: Mapping[str, tuple[Reason, str]] = field(default_factory=dict)
+    gate_holds: Mapping[str, Explanation] = field(default_factory=dict)
     """Shadows the health gate keeps in MonitoringUpdate, with their reason."""
     gate_failures: Mapping[str, GateFailureRecord] = field(default_factory=dict)
     """Shadows whose node failed its health gate recently."""
@@ -108,77 +108,87 @@ def report(shadows: Iterable[Shadow], view: RolloutView) -> list[NodeReport]:
     """A row per shadow, ordered by node name."""
     listed = sorted(shadows, key=lambda s: s.node_name)
     held = len({s.name for s in listed if holds_slot(s)} | view.started)
-    return [_row(shadow, *explain(shadow, view, held=held)) for shadow in listed]
+    return [_row(shadow, explain(shadow, view, held=held)) for shadow in listed]
 
 
-def explain(shadow: Shadow, view: RolloutView, *, held: int) -> tuple[Reason, str]:
+def explain(shadow: Shadow, view: RolloutView, *, held: int) -> Explanation:
     """The reason code and its sentence for one node; `held` counts slots after the pass."""
     status = shadow.status
     if status is None:
-        return Reason.NO_STATUS, "the agent has not reported a status yet"
+        return Explanation(Reason.NO_STATUS, "the agent has not reported a status yet")
     if shadow.name in view.started:
-        return Reason.STARTING, f"starting the update to {status.target_version}"
+        return Explanation(Reason.STARTING, f"starting the update to {status.target_version}")
     if holds_slot(shadow):
         return _explain_in_slot(shadow, status, view)
     if not versions_differ(status.current_version, status.target_version):
         failed = view.gate_failures.get(shadow.name)
         if failed is not None:
-            return Reason.NO_UPDATE, (
-                f"runs the version offered, but {failed.message} at {_when(failed.at)}"
+            return Explanation(
+                Reason.NO_UPDATE,
+                f"runs the version offered, but {failed.message} at {_when(failed.at)}",
             )
-        return Reason.NO_UPDATE, "no update offered"
+        return Explanation(Reason.NO_UPDATE, "no update offered")
     offered = f"{status.target_version} offered"
     if not is_retry_allowed(status, view.now):
         until = retry_allowed_at(status)
         record = view.timeouts.get(shadow.name)
         cause = f"; last failure: timed out in {record.state}" if record else ""
-        return Reason.BACKING_OFF, (
-            f"backing off until {_when(until)} (crash count {status.crash_count}){cause}"
+        return Explanation(
+            Reason.BACKING_OFF,
+            f"backing off until {_when(until)} (crash count {status.crash_count}){cause}",
         )
     if view.halted is not None:
-        return Reason.HALTED, f"HALTED: {view.halted}; `brupop resume` to go on; {offered}"
+        return Explanation(
+            Reason.HALTED, f"HALTED: {view.halted}; `brupop resume` to go on; {offered}"
+        )
     if view.paused:
-        return Reason.PAUSED, f"fleet paused (spec.paused of the update policy); {offered}"
+        return Explanation(
+            Reason.PAUSED, f"fleet paused (spec.paused of the update policy); {offered}"
+        )
     if shadow.name in view.held_back:
-        return Reason.PAUSED, f"node paused (label {_NODE_PAUSED}); {offered}"
+        return Explanation(Reason.PAUSED, f"node paused (label {_NODE_PAUSED}); {offered}")
     if view.blocked is not None:
-        return Reason.ALERT_HOLD, f"held by the alert gate: {view.blocked}; {offered}"
+        return Explanation(Reason.ALERT_HOLD, f"held by the alert gate: {view.blocked}; {offered}")
     if view.soak is not None and shadow.name not in view.canaries:
-        return Reason.CANARY_SOAK, f"{view.soak}; {offered}"
+        return Explanation(Reason.CANARY_SOAK, f"{view.soak}; {offered}")
     clock = clock_hold(view)
     if clock is not None:
-        return clock[0], f"{clock[1]}; {offered}"
+        return Explanation(clock.reason, f"{clock.detail}; {offered}")
     hold = view.start_holds.get(shadow.name)
     if hold is not None:
-        return hold.reason, f"{hold.detail}; {offered}"
+        return Explanation(hold.reason, f"{hold.detail}; {offered}")
     limit = view.policy.limit
     if limit.maximum is not None and held >= limit.maximum:
-        return Reason.CONCURRENCY_FULL, (
-            f"concurrency full ({held}/{limit.maximum} nodes updating); {offered}"
+        return Explanation(
+            Reason.CONCURRENCY_FULL,
+            f"concurrency full ({held}/{limit.maximum} nodes updating); {offered}",
         )
-    return Reason.READY, f"starts on the next pass; {offered}"
+    return Explanation(Reason.READY, f"starts on the next pass; {offered}")
 
 
-def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) -> tuple[Reason, str]:
+def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) -> Explanation:
     spec = shadow.spec
     record = view.timeouts.get(shadow.name)
     if is_timed_out(shadow, view.now, view.policy.timeouts):
         limit = view.policy.timeouts.for_state(spec.state)
-        return Reason.TIMED_OUT, f"timed out in {spec.state} (limit {limit:.0f} s)"
+        return Explanation(Reason.TIMED_OUT, f"timed out in {spec.state} (limit {limit:.0f} s)")
     if record is not None and spec.state is UpdateState.IDLE:
-        return Reason.TIMED_OUT, (
+        return Explanation(
+            Reason.TIMED_OUT,
             f"timed out in {record.state} (limit {record.limit_seconds:.0f} s) at "
-            f"{_when(record.at)}; waiting for the agent to bring the node back to Idle"
+            f"{_when(record.at)}; waiting for the agent to bring the node back to Idle",
         )
     failed = view.gate_failures.get(shadow.name)
     if failed is not None and spec.state is UpdateState.IDLE:
-        return Reason.UPDATING, (
-            f"{failed.message} at {_when(failed.at)}; waiting for the agent to report Idle"
+        return Explanation(
+            Reason.UPDATING,
+            f"{failed.message} at {_when(failed.at)}; waiting for the agent to report Idle",
         )
     if status.current_state is UpdateState.ERROR_RESET:
-        return Reason.CRASHED, (
+        return Explanation(
+            Reason.CRASHED,
             f"the agent reported a failure (crash count {status.crash_count}); "
-            "waiting for it to recover the node"
+            "waiting for it to recover the node",
         )
     gate = view.gate_holds.get(shadow.name)
     if gate is not None:
@@ -186,22 +196,22 @@ def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) ->
     drain = view.drains.get(shadow.name)
     if drain is not None and not drain.done:
         if drain.budgets:
-            return Reason.DRAIN_BLOCKED, f"drain blocked by {drain.describe()}"
-        return Reason.UPDATING, f"draining: {drain.describe()}"
+            return Explanation(Reason.DRAIN_BLOCKED, f"drain blocked by {drain.describe()}")
+        return Explanation(Reason.UPDATING, f"draining: {drain.describe()}")
     if status.current_state == spec.state:
-        return Reason.UPDATING, f"reached {spec.state}; moving on"
+        return Explanation(Reason.UPDATING, f"reached {spec.state}; moving on")
     deadline = transition_deadline(shadow, view.policy.timeouts)
     limit_text = f" (times out at {_when(deadline)})" if deadline else ""
-    return Reason.UPDATING, f"waiting for the agent to reach {spec.state}{limit_text}"
+    return Explanation(Reason.UPDATING, f"waiting for the agent to reach {spec.state}{limit_text}")
 
 
-def clock_hold(view: RolloutView) -> tuple[Reason, str] | None:
+def clock_hold(view: RolloutView) -> Explanation | None:
     """What holds every start by the clock in `view`, and why: the policy's rule (a blackout,
     its windows, finishBy), else the environment's window when it is closed; None: neither."""
     if view.schedule_hold is not None:
-        return view.schedule_hold.reason, view.schedule_hold.detail
+        return Explanation(view.schedule_hold.reason, view.schedule_hold.detail)
     if not view.window_open:
-        return Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)})"
+        return Explanation(Reason.OUTSIDE_WINDOW, f"outside window ({_next_window(view)})")
     return None
 
 
@@ -217,7 +227,7 @@ def _when(moment: datetime | None) -> str:
     return moment.isoformat(timespec="seconds") if moment is not None else "-"
 
 
-def _row(shadow: Shadow, reason: Reason, detail: str) -> NodeReport:
+def _row(shadow: Shadow, why: Explanation) -> NodeReport:
     status = shadow.status
     return NodeReport(
         node=shadow.node_name,
@@ -227,6 +237,6 @@ def _row(shadow: Shadow, reason: Reason, detail: str) -> NodeReport:
         target_state=shadow.spec.state.value,
         target_version=shadow.spec.version or "",
         crash_count=status.crash_count if status else None,
-        reason=reason,
-        detail=detail,
+        reason=why.reason,
+        detail=why.detail,
     )

@@ -135,7 +135,7 @@ def plan_rollout(
             by_name = {s.name: s for s in ready}
             chosen = [by_name[n] for n in choose([s.name for s in ready], free)]
         changes += [SpecChange(s, next_spec(s, now), ChangeKind.START) for s in chosen]
-    return RolloutPlan(tuple(changes), held, tuple(ready))
+    return RolloutPlan(changes=tuple(changes), slots_held=held, ready=tuple(ready))
 
 
 def _progress(shadow: Shadow, now: datetime, policy: RolloutPolicy) -> SpecChange | None:

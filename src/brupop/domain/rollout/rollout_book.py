@@ -21,6 +21,7 @@ import heapq
 from collections import Counter
 from collections.abc import Collection, Iterable
 from datetime import datetime
+from typing import NamedTuple
 
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.decision import Decision, decide
@@ -34,7 +35,14 @@ from brupop.domain.rollout.rollout import (
 from brupop.domain.rollout.shadow_facts import ShadowFacts
 from brupop.domain.shadow import Shadow
 
-_ReadyKey = tuple[bool, int, str]
+
+class _ReadyKey(NamedTuple):
+    """Where a ready shadow stands in the start order; compared as a tuple, field by field."""
+
+    controller_last: bool
+    """The shadow's node runs the controller (it starts last)."""
+    crash_count: int
+    name: str
 
 
 class RolloutBook:
@@ -167,7 +175,7 @@ class RolloutBook:
 
     def ready_names(self) -> list[str]:
         """The ready nodes, in the order they get slots."""
-        return [key[2] for key in self._ready]
+        return [key.name for key in self._ready]
 
     def plan(
         self,
@@ -192,13 +200,15 @@ class RolloutBook:
             slots = limit or self._policy.limit
             if only is None:  # the ready names are listed only when a start is possible
                 free = slots.free_slots(self.held, wanted=len(self._ready))
-                ready = [key[2] for key in (self._ready if choose and free else self._ready[:free])]
+                ready = [
+                    key.name for key in (self._ready if choose and free else self._ready[:free])
+                ]
             else:
                 ready = self._ready_among(only)
                 free = slots.free_slots(self.held, wanted=len(ready))
             chosen = choose(ready, free) if choose is not None and free else ready[:free]
             changes += [self._start(name, now) for name in chosen]
-        return RolloutPlan(tuple(changes), self.held, ())
+        return RolloutPlan(changes=tuple(changes), slots_held=self.held, ready=())
 
     def is_ready(self, name: str) -> bool:
         """The shadow waits only for a slot and a window."""
@@ -207,7 +217,7 @@ class RolloutBook:
     def _ready_among(self, names: Collection[str]) -> list[str]:
         """The ready shadows among `names`, in start order (costs `names`, not the fleet)."""
         keys = self._ready_keys
-        return [key[2] for key in sorted(keys[n] for n in names if n in keys)]
+        return [key.name for key in sorted(keys[n] for n in names if n in keys)]
 
     # --- bookkeeping -----------------------------------------------------------------------
 
@@ -259,7 +269,7 @@ class RolloutBook:
         (a ready node always has a status)."""
         controller = self._policy.controller_node
         last = controller is not None and facts.node_name == controller
-        return (last, facts.crash_count, facts.name)
+        return _ReadyKey(controller_last=last, crash_count=facts.crash_count, name=facts.name)
 
     def _forget_counts(self, name: str) -> None:
         old = self._facts.get(name)

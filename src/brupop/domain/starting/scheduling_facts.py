@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from brupop.domain.reason import Reason
+from brupop.domain.reason import Explanation
 from brupop.domain.starting.budget_rule import BudgetUse
 from brupop.domain.starting.update_durations import DEFAULT_EXPECTED_SECONDS
 
@@ -27,7 +27,7 @@ class SchedulingFacts:
     """How many recorded update durations `expected_seconds` comes from (0: the guess)."""
     finish_by: bool = False
     """finishBy is in force (a policy object that does not turn it off)."""
-    hold: tuple[Reason, str] | None = None
+    hold: Explanation | None = None
     """The clock's hold on every start (its reason code and sentence); None: no hold."""
 
     def as_json(self) -> dict[str, Any]:
@@ -43,5 +43,5 @@ class SchedulingFacts:
                 "from_updates": self.updates_counted,
                 "finish_by": self.finish_by,
             },
-            "hold": None if hold is None else {"reason": hold[0].value, "detail": hold[1]},
+            "hold": None if hold is None else {"reason": hold.reason.value, "detail": hold.detail},
         }

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import structlog
 
@@ -40,6 +41,13 @@ class DrainTimings:
     deletion_timeout_seconds: float = 300.0
     concurrent_evictions: int = 5
     refusal_summary_seconds: float = 60.0  # one line per interval while a budget holds pods
+
+
+class _Removal(NamedTuple):
+    """One pod to remove: evicted (PodDisruptionBudgets apply), else deleted."""
+
+    pod: Pod
+    evicting: bool
 
 
 @dataclass
@@ -141,12 +149,13 @@ class Drainer:
         refusal_log: EvictionRefusals,
     ) -> dict[str, str]:
         """Evict or delete each pod once, at most N at a time; return the refusals by pod."""
-        jobs = [(pod, True) for pod in plan.evict] + [(pod, False) for pod in plan.delete]
+        jobs = [_Removal(pod, evicting=True) for pod in plan.evict]
+        jobs += [_Removal(pod, evicting=False) for pod in plan.delete]
         workers = max(1, min(self._timings.concurrent_evictions, len(jobs)))
         grace = rules.grace_period_seconds
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evict") as pool:
             outcomes = list(
-                pool.map(lambda job: self._remove(job[0], job[1], grace, refusal_log), jobs)
+                pool.map(lambda job: self._remove(job.pod, job.evicting, grace, refusal_log), jobs)
             )
         refused: dict[str, str] = {}
         for (pod, evicting), reason in zip(jobs, outcomes, strict=True):

@@ -15,6 +15,7 @@ import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import structlog
 
@@ -40,6 +41,13 @@ class _Entry:
     past: deque[str] = field(default_factory=lambda: deque(maxlen=16))
 
 
+class _Waiter(NamedTuple):
+    """A long poll waiting for a shadow to change: its event loop and the event it awaits."""
+
+    loop: asyncio.AbstractEventLoop
+    event: asyncio.Event
+
+
 class ShadowFeed:
     """Latest shadows from one watch, and async waits for a shadow to move past a version."""
 
@@ -55,7 +63,7 @@ class ShadowFeed:
         self._watch_seconds = watch_seconds
         self._retry_seconds = retry_seconds
         self._entries: dict[str, _Entry] = {}
-        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._waiters: dict[str, set[_Waiter]] = {}
         self._lock = threading.Lock()
         self._ready = False
         self._stopping = threading.Event()
@@ -98,18 +106,18 @@ class ShadowFeed:
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(timeout_seconds, 0.0)
-        waiter = (loop, asyncio.Event())
+        waiter = _Waiter(loop, asyncio.Event())
         with self._lock:
             self._waiters.setdefault(name, set()).add(waiter)
         try:
             while True:
-                waiter[1].clear()
+                waiter.event.clear()
                 answer = self._changed(name, resource_version)
                 remaining = deadline - loop.time()
                 if answer is not None or remaining <= 0:
                     return answer or self._unchanged(name, resource_version)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(waiter[1].wait(), remaining)
+                    await asyncio.wait_for(waiter.event.wait(), remaining)
         finally:
             with self._lock:
                 waiting = self._waiters.get(name, set())

@@ -65,11 +65,13 @@ class NodeReasons:
             if shadow is None:
                 self._set(name, None)
                 continue
-            reason, detail = explain(shadow, view, held=held)
+            why = explain(shadow, view, held=held)
             self.explained += 1
-            if self._set(name, reason):
-                emit = self._log.info if reason in _TROUBLE else self._log.debug
-                emit("node.reason", node=shadow.node_name, reason=reason.value, detail=detail)
+            if self._set(name, why.reason):
+                emit = self._log.info if why.reason in _TROUBLE else self._log.debug
+                emit(
+                    "node.reason", node=shadow.node_name, reason=why.reason.value, detail=why.detail
+                )
 
     def waiting(self) -> dict[str, int]:
         """Nodes per waiting reason, every waiting reason present."""

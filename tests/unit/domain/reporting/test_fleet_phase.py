@@ -53,7 +53,7 @@ def test_a_firing_alert_blocks_while_nodes_want_to_update() -> None:
     nobody_waits = FleetFacts(now=NOW, blocked="alert firing: NodeDown")
 
     assert fleet_phase(blocked) == (PolicyPhase.BLOCKED, "Blocked: alert firing: NodeDown.")
-    assert fleet_phase(nobody_waits)[0] is PolicyPhase.IDLE
+    assert fleet_phase(nobody_waits).phase is PolicyPhase.IDLE
 
 
 def test_soaking_while_canaries_are_done_and_others_wait() -> None:

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 
 from brupop.domain.cluster.drain_progress import DrainProgress
-from brupop.domain.reason import Reason
+from brupop.domain.reason import Explanation, Reason
 from brupop.domain.reporting.waiting_reason import RolloutView, TimeoutRecord, report
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
@@ -31,9 +31,9 @@ def _view(**changes: object) -> RolloutView:
     return RolloutView(**fields)  # type: ignore[arg-type]
 
 
-def _only(node: Shadow, view: RolloutView, *others: Shadow) -> tuple[Reason, str]:
+def _only(node: Shadow, view: RolloutView, *others: Shadow) -> Explanation:
     rows = {row.node: row for row in report([node, *others], view)}
-    return rows[node.node_name].reason, rows[node.node_name].detail
+    return Explanation(rows[node.node_name].reason, rows[node.node_name].detail)
 
 
 def test_no_update_offered() -> None:
@@ -113,7 +113,7 @@ def test_a_drain_held_by_a_budget_names_the_budget() -> None:
 
 def test_a_crashed_node_waits_for_its_agent_to_recover() -> None:
     crashed = shadow("n", spec=S.IDLE, state=S.ERROR_RESET, stamped=ago(5), crashes=2)
-    assert _only(crashed, _view())[0] is Reason.CRASHED
+    assert _only(crashed, _view()).reason is Reason.CRASHED
 
 
 def test_an_updating_node_says_what_it_waits_for_and_until_when() -> None:
@@ -127,11 +127,11 @@ def test_an_updating_node_says_what_it_waits_for_and_until_when() -> None:
 
 
 def test_a_node_without_status_waits_for_its_agent() -> None:
-    assert _only(shadow("n", state=None), _view())[0] is Reason.NO_STATUS
+    assert _only(shadow("n", state=None), _view()).reason is Reason.NO_STATUS
 
 
 def test_a_ready_node_with_a_free_slot_starts_on_the_next_pass() -> None:
-    assert _only(shadow("n"), _view())[0] is Reason.READY
+    assert _only(shadow("n"), _view()).reason is Reason.READY
 
 
 @pytest.mark.parametrize(
@@ -186,7 +186,7 @@ def test_a_node_held_by_a_start_rule_names_the_hold_and_the_version_offered() ->
 def test_a_start_hold_is_named_before_a_full_concurrency() -> None:
     busy = shadow("busy", spec=S.STAGED_AND_PERFORMED_UPDATE, state=S.IDLE, stamped=ago(1))
     view = _view(start_holds={"brs-n": ZONE_HOLD})
-    assert _only(shadow("n"), view, busy)[0] is Reason.BUDGET_FULL
+    assert _only(shadow("n"), view, busy).reason is Reason.BUDGET_FULL
 
 
 def test_a_closed_window_is_named_before_a_start_hold() -> None:
@@ -194,4 +194,4 @@ def test_a_closed_window_is_named_before_a_start_hold() -> None:
     view = _view(
         now=now, window=MONDAY_MORNINGS, window_open=False, start_holds={"brs-n": ZONE_HOLD}
     )
-    assert _only(shadow("n"), view)[0] is Reason.OUTSIDE_WINDOW
+    assert _only(shadow("n"), view).reason is Reason.OUTSIDE_WINDOW

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from brupop.domain.reason import Reason
+from brupop.domain.reason import Explanation, Reason
 from brupop.domain.safety.health_gate import CheckOutcome, CheckResult, GateCheck, decide_gate
 from brupop.domain.safety.safety_reasons import gate_hold
 from tests.unit.domain.controller_shadows import NOW, ago
@@ -15,7 +15,7 @@ def test_gate_pending_reason_names_the_check_and_when_it_fails() -> None:
     waiting = decide_gate([pending], monitoring_since=ago(10), timeout_seconds=60, now=NOW)
     passed = decide_gate([], monitoring_since=ago(10), timeout_seconds=60, now=NOW)
 
-    assert gate_hold(waiting) == (
+    assert gate_hold(waiting) == Explanation(
         Reason.GATE_PENDING,
         "health gate waiting for nodeReady: the node is not Ready "
         f"(fails at {(ago(10) + timedelta(seconds=60)).isoformat()})",

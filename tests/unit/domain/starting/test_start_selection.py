@@ -27,7 +27,8 @@ class HoldNamed:
     """Holds the named nodes; counts the ones started."""
 
     def __init__(self, *held: str) -> None:
-        self.held, self.started_nodes = set(held), list[str]()
+        self.held = set(held)
+        self.started_nodes = list[str]()
 
     def hold(self, candidate: StartCandidate, now: datetime) -> StartHold | None:
         if candidate.node_name in self.held:

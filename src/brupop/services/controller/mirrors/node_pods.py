@@ -10,7 +10,7 @@ kept, logged at WARN without a traceback, and tried again by the next pass.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from brupop.domain.cluster.objects import Pod
 from brupop.ports.clock import Clock
@@ -19,6 +19,13 @@ from brupop.ports.pod_repository import PodRepository
 
 TTL_SECONDS = 5.0
 MAX_NODES = 10_000
+
+
+class _Listing(NamedTuple):
+    """The pods listed on one node, and when (the monotonic clock)."""
+
+    at: float
+    pods: tuple[Pod, ...]
 
 
 class NodePods:
@@ -38,7 +45,7 @@ class NodePods:
         self._log = log
         self._ttl = ttl_seconds
         self._max = max_nodes
-        self._kept: dict[str, tuple[float, tuple[Pod, ...]]] = {}
+        self._kept: dict[str, _Listing] = {}
         self._swept = clock.monotonic()
 
     def __call__(self, node_name: str) -> Sequence[Pod] | None:
@@ -48,8 +55,8 @@ class NodePods:
         if now - self._swept >= self._ttl:
             self._forget_expired(now)
         kept = self._kept.get(node_name)
-        if kept is not None and now - kept[0] < self._ttl:
-            return kept[1]
+        if kept is not None and now - kept.at < self._ttl:
+            return kept.pods
         try:
             pods = tuple(self._pods.list_on_node(node_name))
         except PortError as error:
@@ -61,9 +68,9 @@ class NodePods:
             )
             return None
         if len(self._kept) < self._max:
-            self._kept[node_name] = (now, pods)
+            self._kept[node_name] = _Listing(now, pods)
         return pods
 
     def _forget_expired(self, now: float) -> None:
         self._swept = now
-        self._kept = {n: e for n, e in self._kept.items() if now - e[0] < self._ttl}
+        self._kept = {n: k for n, k in self._kept.items() if now - k.at < self._ttl}

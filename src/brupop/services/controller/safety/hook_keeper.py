@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
+from typing import NamedTuple
 
 import structlog
 
@@ -32,8 +33,27 @@ from brupop.domain.shadow import Shadow
 from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.node_repository import NodeRepository
 
-# One node's phase: shadow name, phase, and the spec's stamp (a new attempt is a new phase).
-_PhaseKey = tuple[str, HookPhase, datetime | None]
+
+class HookJudgement(NamedTuple):
+    """A slot holder in a hook phase and what its hooks decided in this pass."""
+
+    shadow: Shadow
+    decision: HookDecision
+
+
+class _PhaseKey(NamedTuple):
+    """One node's phase; the spec's stamp makes a new attempt a new phase."""
+
+    shadow: str
+    phase: HookPhase
+    stamp: datetime | None
+
+
+class _Asked(NamedTuple):
+    """A phase whose hooks were asked to act: the Node labelled and the hooks named."""
+
+    node: str
+    hooks: tuple[str, ...]
 
 
 class HookKeeper:
@@ -46,14 +66,14 @@ class HookKeeper:
         # Phases asked and not settled: the Node and its hooks, to remove the marks if the node
         # leaves the phase another way (its gate failed, the agent failed, the hooks were
         # removed from the policy), so no hook stays asked for a reboot that is not coming.
-        self._asked: dict[_PhaseKey, tuple[str, tuple[str, ...]]] = {}
+        self._asked: dict[_PhaseKey, _Asked] = {}
         self._log = structlog.get_logger("brupop.controller")
 
     def judge(
         self, hooks: RebootHooks | None, book: RolloutBook, now: datetime
-    ) -> dict[str, tuple[Shadow, HookDecision]]:
+    ) -> dict[str, HookJudgement]:
         """The hook decision of every slot holder in a phase with hooks configured."""
-        decisions: dict[str, tuple[Shadow, HookDecision]] = {}
+        decisions: dict[str, HookJudgement] = {}
         if hooks is None and not self._asked:
             return decisions
         seen: set[_PhaseKey] = set()
@@ -63,11 +83,11 @@ class HookKeeper:
             names = hooks_of(hooks, phase) if phase is not None else ()
             if shadow is None or phase is None or not names or hooks is None:
                 continue
-            key = (name, phase, shadow.spec.state_transition_timestamp)
+            key = _PhaseKey(shadow=name, phase=phase, stamp=shadow.spec.state_transition_timestamp)
             seen.add(key)
             decision = self._decide(shadow, phase, names, key, hooks.timeout_seconds, now)
             if decision is not None:
-                decisions[name] = (shadow, decision)
+                decisions[name] = HookJudgement(shadow, decision)
         self._forget(seen)
         return decisions
 
@@ -95,7 +115,7 @@ class HookKeeper:
                 now=now,
             )
             if decision.verdict is GateVerdict.WAIT:
-                self._asked[key] = (node.name, names)
+                self._asked[key] = _Asked(node=node.name, hooks=names)
                 if node.labels.get(phase.label) != HOOK_LABEL_VALUE:
                     self._nodes.set_labels(node.name, {phase.label: HOOK_LABEL_VALUE})
                     self._log.info("hooks.asked", node=node.name, phase=phase.value)
@@ -139,7 +159,7 @@ class HookKeeper:
         marks of those left unsettled."""
         keep = set(seen)
         for key in [k for k in self._asked if k not in keep]:
-            node, names = self._asked.pop(key)
-            self._withdraw(node, key[1], names)
+            asked = self._asked.pop(key)
+            self._withdraw(asked.node, key.phase, asked.hooks)
         self._since = {k: v for k, v in self._since.items() if k in keep}
         self._settled = {k: v for k, v in self._settled.items() if k in keep}

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from brupop.domain.policy.effective_policy import EffectivePolicy
 from brupop.domain.policy.update_policy import AlertGate, HealthGate
-from brupop.domain.reason import Reason
+from brupop.domain.reason import Explanation
 from brupop.domain.reporting.fleet_status import highest_version
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.safety.alert_gate import AlertGateState
@@ -33,7 +34,6 @@ from brupop.domain.safety.health_gate import (
     gate_started_at,
     in_gate,
 )
-from brupop.domain.safety.reboot_hooks import HookDecision
 from brupop.domain.safety.safety_reasons import gate_hold, hook_hold
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
@@ -44,7 +44,7 @@ from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
 from brupop.services.controller.safety.canary_keeper import CanaryKeeper
 from brupop.services.controller.safety.halt_keeper import HaltKeeper
 from brupop.services.controller.safety.health_checks import HealthChecks
-from brupop.services.controller.safety.hook_keeper import HookKeeper
+from brupop.services.controller.safety.hook_keeper import HookJudgement, HookKeeper
 
 ALERT_READ_SECONDS = 5.0  # Prometheus is asked at most this often, however many passes run
 # HTTP probes can take seconds each, and a pass must write before the leader's Lease needs
@@ -67,6 +67,20 @@ class GatePorts:
     alerts: AlertSource
 
 
+class GateJudgement(NamedTuple):
+    """A node in its health gate and what the gate decided in this pass."""
+
+    shadow: Shadow
+    decision: GateDecision
+
+
+class _AlertsRead(NamedTuple):
+    """The alert gate last asked about, and when (the monotonic clock)."""
+
+    gate: AlertGate
+    at: float
+
+
 @dataclass(frozen=True)
 class SafetyPass:
     """The safety facts of one pass."""
@@ -74,10 +88,10 @@ class SafetyPass:
     halt: HaltDecision = NOT_HALTED
     halted_at: datetime | None = None
     alerts: AlertGateState = field(default_factory=AlertGateState)
-    gates: Mapping[str, tuple[Shadow, GateDecision]] = field(default_factory=dict)
+    gates: Mapping[str, GateJudgement] = field(default_factory=dict)
     canaries: frozenset[str] | None = None  # shadow names; None: every node may start
     soak: SoakProgress | None = None
-    hooks: Mapping[str, tuple[Shadow, HookDecision]] = field(default_factory=dict)
+    hooks: Mapping[str, HookJudgement] = field(default_factory=dict)
 
     @property
     def soaking(self) -> bool:
@@ -92,31 +106,33 @@ class SafetyPass:
     def withheld(self) -> frozenset[str]:
         """Nodes whose next step waits: the gate has not passed, or a reboot hook not answered
         (before the reboot, the step to RebootedIntoUpdate; after it, the step to Idle)."""
-        gated = (n for n, (_, d) in self.gates.items() if d.verdict is not GateVerdict.PASS)
-        hooked = (n for n, (_, d) in self.hooks.items() if d.verdict is not GateVerdict.PASS)
+        gated = (n for n, g in self.gates.items() if g.decision.verdict is not GateVerdict.PASS)
+        hooked = (n for n, h in self.hooks.items() if h.decision.verdict is not GateVerdict.PASS)
         return frozenset((*gated, *hooked))
 
-    def failing(self) -> list[tuple[Shadow, GateDecision]]:
+    def failing(self) -> list[GateJudgement]:
         """The nodes failing their gate in this pass."""
-        return [g for g in self.gates.values() if g[1].verdict is GateVerdict.FAIL]
+        return [g for g in self.gates.values() if g.decision.verdict is GateVerdict.FAIL]
 
-    def passing(self) -> list[tuple[Shadow, GateDecision]]:
+    def passing(self) -> list[GateJudgement]:
         """The nodes passing their gate in this pass."""
-        return [g for g in self.gates.values() if g[1].verdict is GateVerdict.PASS]
+        return [g for g in self.gates.values() if g.decision.verdict is GateVerdict.PASS]
 
-    def hook_failing(self) -> list[tuple[Shadow, HookDecision]]:
+    def hook_failing(self) -> list[HookJudgement]:
         """The nodes whose hooks did not answer in time (and that did not fail their gate)."""
+        gates = self.gates
         return [
-            (shadow, d)
-            for name, (shadow, d) in self.hooks.items()
-            if d.verdict is GateVerdict.FAIL
-            and (name not in self.gates or self.gates[name][1].verdict is not GateVerdict.FAIL)
+            hook
+            for name, hook in self.hooks.items()
+            if hook.decision.verdict is GateVerdict.FAIL
+            and (name not in gates or gates[name].decision.verdict is not GateVerdict.FAIL)
         ]
 
-    def gate_holds(self) -> dict[str, tuple[Reason, str]]:
+    def gate_holds(self) -> dict[str, Explanation]:
         """REASON of the nodes the gate or a hook keeps waiting (the hook named first)."""
-        holds = {n: h for n, (_, d) in self.gates.items() if (h := gate_hold(d)) is not None}
-        holds |= {n: h for n, (_, d) in self.hooks.items() if (h := hook_hold(d)) is not None}
+        gates, hooks = self.gates.items(), self.hooks.items()
+        holds = {n: h for n, g in gates if (h := gate_hold(g.decision)) is not None}
+        holds |= {n: h for n, k in hooks if (h := hook_hold(k.decision)) is not None}
         return holds
 
 
@@ -153,7 +169,7 @@ class RolloutSafety:
         self._budget = check_budget_seconds
         self.halts = HaltKeeper()
         self._alerts = AlertGateState()
-        self._alerts_read: tuple[AlertGate, float] | None = None
+        self._alerts_read: _AlertsRead | None = None
         self.canaries = CanaryKeeper(nodes)
         self._hooks = HookKeeper(nodes)
         self._unchecked: set[str] = set()  # gated nodes the last pass had no time to check
@@ -179,14 +195,14 @@ class RolloutSafety:
         # cleared before it saw it.
         if target is not None and policy.halts and leading:
             self._count_error_resets(book, touched, target, now)
-        gates: dict[str, tuple[Shadow, GateDecision]] = {}
+        gates: dict[str, GateJudgement] = {}
         if gate is not None and leading and self._ports is not None:
             with_alerts = alerts if policy.alert_gate is not None else None
             gates = self._judge_gates(book, gate, with_alerts, now)
             for shadow, decision in gates.values():
                 if decision.verdict is GateVerdict.FAIL and target is not None:
                     self._count_gate_failure(target, shadow, decision, now)
-        hooks: dict[str, tuple[Shadow, HookDecision]] = {}
+        hooks: dict[str, HookJudgement] = {}
         if leading:  # also with no hooks left: the keeper withdraws what it asked for
             hooks = self._hooks.judge(policy.hooks, book, now)
             for shadow, hook in hooks.values():
@@ -198,7 +214,13 @@ class RolloutSafety:
         failed = self.halts.failed_nodes()
         canaries, soak = self.canaries.facts(policy.canary, book, touched, target, failed, now)
         return SafetyPass(
-            self.halts.halt, self.halts.halted_at, alerts, gates, canaries, soak, hooks
+            halt=self.halts.halt,
+            halted_at=self.halts.halted_at,
+            alerts=alerts,
+            gates=gates,
+            canaries=canaries,
+            soak=soak,
+            hooks=hooks,
         )
 
     # --- the alert gate --------------------------------------------------------------------
@@ -209,9 +231,9 @@ class RolloutSafety:
             return AlertGateState()
         moment = self._clock.monotonic()
         last = self._alerts_read
-        if last is None or last[0] != gate or moment - last[1] >= ALERT_READ_SECONDS:
+        if last is None or last.gate != gate or moment - last.at >= ALERT_READ_SECONDS:
             self._alerts = read_alert_gate(self._ports.alerts, gate)
-            self._alerts_read = (gate, moment)
+            self._alerts_read = _AlertsRead(gate, moment)
         return self._alerts
 
     # --- the health gate and the halt --------------------------------------------------------
@@ -222,7 +244,7 @@ class RolloutSafety:
         gate: HealthGate,
         alerts: AlertGateState | None,
         now: datetime,
-    ) -> dict[str, tuple[Shadow, GateDecision]]:
+    ) -> dict[str, GateJudgement]:
         assert self._ports is not None
         gated = [
             (name, shadow)
@@ -232,15 +254,15 @@ class RolloutSafety:
         # Those not checked last time (the budget ran out) go first.
         gated.sort(key=lambda item: item[0] not in self._unchecked)
         began = self._clock.monotonic()
-        gates: dict[str, tuple[Shadow, GateDecision]] = {}
+        gates: dict[str, GateJudgement] = {}
         self._unchecked = set()
         for name, shadow in gated:
             since = gate_started_at(shadow) or now
             left = self._budget - (self._clock.monotonic() - began)
             if left <= 0:
                 self._unchecked.add(name)
-                first = next(iter(enabled_checks(gate)), (GateCheck.ALERT_GATE, None))
-                waiting = CheckResult(first[0], CheckOutcome.PENDING, _UNCHECKED, first[1])
+                check, index = next(iter(enabled_checks(gate)), (GateCheck.ALERT_GATE, None))
+                waiting = CheckResult(check, CheckOutcome.PENDING, _UNCHECKED, index)
                 decision = GateDecision(
                     GateVerdict.WAIT, since + timedelta(seconds=gate.timeout_seconds), waiting
                 )
@@ -249,7 +271,7 @@ class RolloutSafety:
                 decision = decide_gate(
                     results, monitoring_since=since, timeout_seconds=gate.timeout_seconds, now=now
                 )
-            gates[name] = (shadow, decision)
+            gates[name] = GateJudgement(shadow, decision)
         return gates
 
     def _count_gate_failure(

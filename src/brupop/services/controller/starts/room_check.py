@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import NamedTuple
 
 import structlog
 
@@ -34,6 +35,14 @@ ERROR_MAX_LENGTH = 200  # of a listing error repeated in REASON
 _LEAVING_STATES = frozenset(
     {UpdateState.STAGED_AND_PERFORMED_UPDATE, UpdateState.REBOOTED_INTO_UPDATE}
 )
+
+
+class RoomKey(NamedTuple):
+    """What a pass's capacity rule decides from: the census taken (a census is replaced, never
+    changed, so it is compared by identity) and the nodes leaving."""
+
+    census: FleetCensus | str | None
+    leaving: tuple[str, ...]
 
 
 class RoomCheck:
@@ -77,10 +86,9 @@ class RoomCheck:
             return [CensusMissing(taken or "no census taken")]
         return [CapacityRule(taken, self._leaving(holding), self._verdicts)]
 
-    def key(self, holding: Iterable[str]) -> tuple[object, tuple[str, ...]]:
-        """What this pass's capacity rule decides from: the census taken (a census is replaced,
-        never changed, so it is compared by identity) and the nodes leaving."""
-        return self._taken, tuple(sorted(self._leaving(holding)))
+    def key(self, holding: Iterable[str]) -> RoomKey:
+        """What this pass's capacity rule decides from (see `RoomKey`)."""
+        return RoomKey(census=self._taken, leaving=tuple(sorted(self._leaving(holding))))
 
     def _leaving(self, holding: Iterable[str]) -> list[str]:
         book = self._fleet.book

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.effective_policy import EffectivePolicy
@@ -34,7 +35,7 @@ from brupop.domain.starting.start_selection import StartSelection
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.mirrors.pod_census import PodCensus
 from brupop.services.controller.starts.offered_versions import OfferedVersions
-from brupop.services.controller.starts.room_check import RoomCheck
+from brupop.services.controller.starts.room_check import RoomCheck, RoomKey
 
 CHOICE_REUSE = timedelta(seconds=10)
 """How long a pass whose inputs (policy, free slots, holders, Node changes, ready list, cost
@@ -82,12 +83,19 @@ def rules_in_force(
     return tuple(rules)
 
 
+class _GroupSizes(NamedTuple):
+    """The nodes of each group of one budget label, as counted after `seen` Node changes."""
+
+    seen: int
+    sizes: Counter[str]
+
+
 class BudgetGroups:
     """Group sizes per budget label (cached until a Node changes) and the rules they give."""
 
     def __init__(self, fleet: FleetMirror) -> None:
         self._fleet = fleet
-        self._sizes: dict[str, tuple[int, Counter[str]]] = {}
+        self._sizes: dict[str, _GroupSizes] = {}
 
     def rules(self, budgets: Iterable[Budget], holding: Iterable[str]) -> list[BudgetRule]:
         """A fresh rule per budget, with the groups' nodes in use by `holding` shadows."""
@@ -108,9 +116,10 @@ class BudgetGroups:
     def _sizes_of(self, key: str) -> Counter[str]:
         seen = self._fleet.node_changes
         cached = self._sizes.get(key)
-        if cached is None or cached[0] != seen:
-            cached = self._sizes[key] = (seen, group_sizes(self._fleet.nodes.values(), key))
-        return cached[1]
+        if cached is None or cached.seen != seen:
+            sizes = group_sizes(self._fleet.nodes.values(), key)
+            cached = self._sizes[key] = _GroupSizes(seen, sizes)
+        return cached.sizes
 
 
 class StartRules:
@@ -165,7 +174,14 @@ class StartRules:
                 # report), the candidates' facts may have changed (a version past the pin).
                 lifts = [hold.until for hold in self.holds.values() if hold.until is not None]
                 expires = min([now + CHOICE_REUSE, *lifts])
-                self._last = _Choice(expires, inputs, ready, costs, room, self.holds)
+                self._last = _Choice(
+                    expires=expires,
+                    inputs=inputs,
+                    ready=ready,
+                    costs=costs,
+                    room=room,
+                    holds=self.holds,
+                )
             return chosen
 
         return choose
@@ -189,7 +205,7 @@ class _Choice:
     inputs: tuple[object, ...]
     ready: list[str]
     costs: EvictionCosts | None
-    room: tuple[object, tuple[str, ...]]
+    room: RoomKey
     holds: dict[str, StartHold]
 
     def same(
@@ -197,14 +213,14 @@ class _Choice:
         inputs: tuple[object, ...],
         ready: list[str],
         costs: object,
-        room: tuple[object, tuple[str, ...]],
+        room: RoomKey,
     ) -> bool:
         """Made from these very inputs (the same cost source and census objects: a census is
         replaced, never changed)."""
         return (
             costs is self.costs
-            and room[0] is self.room[0]
-            and room[1] == self.room[1]
+            and room.census is self.room.census
+            and room.leaving == self.room.leaving
             and inputs == self.inputs
             and ready == self.ready
         )

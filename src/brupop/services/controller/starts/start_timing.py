@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from brupop.domain.policy.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.policy.scheduling_policy import UpdateWindow
@@ -50,11 +51,11 @@ class StartTiming:
     """The policy's clock rules and the learned update durations of one controller replica."""
 
     def __init__(self) -> None:
-        self._parsed: tuple[tuple[UpdateWindow, ...], tuple[ZonedWindow, ...]] = ((), ())
+        self._parsed = _ParsedWindows(given=(), zoned=())
         self._shown: tuple[int, ...] = ()
         self._pending: tuple[float, ...] = ()
         self.history = UpdateDurations()
-        self._held: tuple[StartSchedule, int, datetime, datetime, StartVerdict] | None = None
+        self._held: _HeldVerdict | None = None
 
     def follow_status(self, status: UpdatePolicyStatus | None) -> None:
         """Take the durations the policy status shows (e.g. written before a restart)."""
@@ -103,19 +104,44 @@ class StartTiming:
         """The verdict for `now`, reusing a recent hold for the same rules: a hold stands
         until its next start by definition, only its sentence may age (by `HOLD_REUSE`)."""
         held = self._held
-        if held is not None and held[:2] == (schedule, expected) and held[2] <= now < held[3]:
-            return held[4]
+        if (
+            held is not None
+            and held.schedule == schedule
+            and held.expected == expected
+            and held.since <= now < held.until
+        ):
+            return held.verdict
         verdict = start_verdict(schedule, now, expected)
         self._held = None
         if verdict.hold is not None:
             until = now + HOLD_REUSE
             if verdict.next_start is not None:
                 until = min(until, verdict.next_start)
-            self._held = (schedule, expected, now, until, verdict)
+            self._held = _HeldVerdict(
+                schedule=schedule, expected=expected, since=now, until=until, verdict=verdict
+            )
         return verdict
 
     def _windows(self, given: tuple[UpdateWindow, ...]) -> tuple[ZonedWindow, ...]:
         """The policy's windows parsed (once per change of the policy's list)."""
-        if given != self._parsed[0]:
-            self._parsed = (given, tuple(parse_window(w.cron, w.time_zone) for w in given))
-        return self._parsed[1]
+        if given != self._parsed.given:
+            zoned = tuple(parse_window(w.cron, w.time_zone) for w in given)
+            self._parsed = _ParsedWindows(given=given, zoned=zoned)
+        return self._parsed.zoned
+
+
+class _ParsedWindows(NamedTuple):
+    """The policy's list of windows, as given and as parsed."""
+
+    given: tuple[UpdateWindow, ...]
+    zoned: tuple[ZonedWindow, ...]
+
+
+class _HeldVerdict(NamedTuple):
+    """A hold reused from `since` until `until` for the same rules and expected duration."""
+
+    schedule: StartSchedule
+    expected: int
+    since: datetime
+    until: datetime
+    verdict: StartVerdict
