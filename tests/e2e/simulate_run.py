@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.policy_file import write_policy_file
+
 # Well above any run's own --timeout, so the simulation's verdict, not pytest, ends a slow run.
 PROCESS_TIMEOUT_SECONDS = 150
 
@@ -61,6 +63,19 @@ def run_simulate(tmp_path: Path, *flags: str) -> SimulateRun:
     )
     report = json.loads(report_path.read_text()) if report_path.exists() else {}
     return SimulateRun(done.returncode, done.stdout, done.stderr, report, log_dir)
+
+
+@dataclass(frozen=True)
+class Simulate:
+    """`brupop simulate` in one test's directory; `policy`, when given, is the spec of the
+    `default` update policy (YAML indented by two) written there and passed as `--policy`."""
+
+    directory: Path
+
+    def __call__(self, *flags: str, policy: str | None = None) -> SimulateRun:
+        if policy is not None:
+            flags = (*flags, "--policy", write_policy_file(self.directory, policy))
+        return run_simulate(self.directory, *flags)
 
 
 def explain(run: SimulateRun) -> str:

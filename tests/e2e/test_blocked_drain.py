@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 BLOCKED = "node-02"
 
 
 @pytest.mark.e2e
 def test_an_undrainable_node_is_uncordoned_and_backs_off_while_the_rest_update(
-    tmp_path: Path,
+    simulate: Simulate,
 ) -> None:
-    run = run_simulate(
-        tmp_path, "--nodes", "4", "--max-concurrent", "2", "--block-drain", BLOCKED,
-        "--drain-timeout", "2", "--timeout", "90",
+    run = simulate(
+        "--nodes", "4", "--max-concurrent", "2", "--block-drain", BLOCKED, "--drain-timeout", "2",
+        "--timeout", "90",
     )  # fmt: skip
 
     assert run.returncode == 1, explain(run)

@@ -8,21 +8,14 @@ before the observer saw it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 SOAK_SECONDS = 5
 OBSERVER_MARGIN_SECONDS = 1.5
 
-POLICY = f"""\
-apiVersion: brupop.bottlerocket.aws/v1
-kind: BottlerocketUpdatePolicy
-metadata:
-  name: default
-spec:
+SPEC = f"""\
   canary:
     count: 1
     soakSeconds: {SOAK_SECONDS}
@@ -32,12 +25,9 @@ spec:
 
 
 @pytest.mark.e2e
-def test_the_canary_updates_first_and_the_others_wait_out_its_soak(tmp_path: Path) -> None:
-    policy = tmp_path / "policy.yaml"
-    policy.write_text(POLICY, encoding="utf-8")
-    run = run_simulate(
-        tmp_path, "--nodes", "3", "--max-concurrent", "3", "--policy", str(policy),
-        "--timeout", "100",
+def test_the_canary_updates_first_and_the_others_wait_out_its_soak(simulate: Simulate) -> None:
+    run = simulate(
+        "--nodes", "3", "--max-concurrent", "3", "--timeout", "100", policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 0, explain(run)

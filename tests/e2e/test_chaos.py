@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 
 @pytest.mark.e2e
-def test_the_fleet_converges_while_agents_are_killed_at_random(tmp_path: Path) -> None:
-    run = run_simulate(
-        tmp_path, "--nodes", "6", "--max-concurrent", "2", "--chaos-kills", "24",
+def test_the_fleet_converges_while_agents_are_killed_at_random(simulate: Simulate) -> None:
+    run = simulate(
+        "--nodes", "6", "--max-concurrent", "2", "--chaos-kills", "24",
         "--chaos-seed", "20", "--timeout", "100",
         # Restarted agents redo their step: give the steps room, so that what is tested here
         # is convergence under kills, not the (separately tested) transition timeouts.

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 
 @pytest.mark.e2e
-def test_a_controller_restart_mid_rollout_keeps_the_limit_and_finishes(tmp_path: Path) -> None:
-    run = run_simulate(
-        tmp_path, "--nodes", "6", "--max-concurrent", "2", "--restart-controller-after", "1",
+def test_a_controller_restart_mid_rollout_keeps_the_limit_and_finishes(simulate: Simulate) -> None:
+    run = simulate(
+        "--nodes", "6", "--max-concurrent", "2", "--restart-controller-after", "1",
         "--controller-down-seconds", "1.5", "--timeout", "90",
     )  # fmt: skip
 

@@ -11,13 +11,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.simulate_run import SimulateRun, explain, run_simulate
-from tests.support.policy_file import write_policy_file
+from tests.e2e.simulate_run import Simulate, SimulateRun, explain
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 PIN = "1.19.5"  # between --from-version 1.19.0 and the offered 1.20.0
@@ -48,14 +46,11 @@ def _details(node: dict[str, Any]) -> list[str]:
 
 @pytest.mark.e2e
 def test_a_zone_budget_of_one_keeps_one_node_per_zone_outside_idle_and_all_finish(
-    tmp_path: Path,
+    simulate: Simulate,
 ) -> None:
-    policy = write_policy_file(
-        tmp_path, "  budgets:\n  - groupBy: topology.kubernetes.io/zone\n    maxConcurrent: 1\n"
-    )
-    run = run_simulate(
-        tmp_path, "--nodes", "9", "--zones", "3", "--max-concurrent", "3", "--policy", policy,
-        "--timeout", "100",
+    spec = "  budgets:\n  - groupBy: topology.kubernetes.io/zone\n    maxConcurrent: 1\n"
+    run = simulate(
+        "--nodes", "9", "--zones", "3", "--max-concurrent", "3", "--timeout", "100", policy=spec,
     )  # fmt: skip
 
     assert run.returncode == 0, explain(run)
@@ -75,10 +70,10 @@ def test_a_zone_budget_of_one_keeps_one_node_per_zone_outside_idle_and_all_finis
 
 @pytest.mark.e2e
 def test_a_pin_below_the_offered_version_leaves_every_node_waiting_on_the_pin(
-    tmp_path: Path,
+    simulate: Simulate,
 ) -> None:
-    policy = write_policy_file(tmp_path, f"  version:\n    pin: {PIN}\n")
-    run = run_simulate(tmp_path, "--nodes", "3", "--policy", policy, "--timeout", "60")
+    spec = f"  version:\n    pin: {PIN}\n"
+    run = simulate("--nodes", "3", "--timeout", "60", policy=spec)
 
     assert run.returncode == 1, explain(run)
     assert run.report["timed_out"] is False, "the run ends once the waiting fleet is quiet"
@@ -93,10 +88,10 @@ def test_a_pin_below_the_offered_version_leaves_every_node_waiting_on_the_pin(
 
 @pytest.mark.e2e
 def test_a_node_running_a_do_not_disrupt_pod_is_not_started_and_its_reason_names_the_pod(
-    tmp_path: Path,
+    simulate: Simulate,
 ) -> None:
-    run = run_simulate(
-        tmp_path, "--nodes", "3", "--max-concurrent", "2", "--pods-per-node", "default=1",
+    run = simulate(
+        "--nodes", "3", "--max-concurrent", "2", "--pods-per-node", "default=1",
         "--do-not-disrupt-pod", "node-02", "--timeout", "60",
     )  # fmt: skip
 
@@ -111,15 +106,14 @@ def test_a_node_running_a_do_not_disrupt_pod_is_not_started_and_its_reason_names
 
 
 @pytest.mark.e2e
-def test_cheapest_first_starts_the_empty_nodes_before_the_loaded_ones(tmp_path: Path) -> None:
+def test_cheapest_first_starts_the_empty_nodes_before_the_loaded_ones(simulate: Simulate) -> None:
     # Paused until 4 s after every agent has reported (time for its first update check), so
     # all four are candidates of the same pass: otherwise the first to report would start
     # first, whatever the order.
-    policy = write_policy_file(tmp_path, "  paused: true\n")
-    run = run_simulate(
-        tmp_path, "--nodes", "4", "--max-concurrent", "1", "--policy", policy,
-        "--pods-per-node", "node-01=4,node-02=4,default=0", "--resume-at", "4",
-        "--timeout", "100",
+    spec = "  paused: true\n"
+    run = simulate(
+        "--nodes", "4", "--max-concurrent", "1", "--pods-per-node", "node-01=4,node-02=4,default=0",
+        "--resume-at", "4", "--timeout", "100", policy=spec,
     )  # fmt: skip
 
     assert run.returncode == 0, explain(run)

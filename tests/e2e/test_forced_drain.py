@@ -5,19 +5,13 @@ like the others instead of backing off, and the apiserver's log names the pod it
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 BLOCKED = "node-02"
-POLICY = """\
-apiVersion: brupop.bottlerocket.aws/v1
-kind: BottlerocketUpdatePolicy
-metadata:
-  name: default
-spec:
+SPEC = """\
   drain:
     timeoutSeconds: 2
     onTimeout: force
@@ -26,12 +20,10 @@ spec:
 
 
 @pytest.mark.e2e
-def test_a_drain_forced_by_the_policy_lets_the_blocked_node_update(tmp_path: Path) -> None:
-    policy = tmp_path / "policy.yaml"
-    policy.write_text(POLICY, encoding="utf-8")
-    run = run_simulate(
-        tmp_path, "--nodes", "3", "--max-concurrent", "1", "--policy", str(policy),
-        "--block-drain", BLOCKED, "--drain-timeout", "60", "--timeout", "90",
+def test_a_drain_forced_by_the_policy_lets_the_blocked_node_update(simulate: Simulate) -> None:
+    run = simulate(
+        "--nodes", "3", "--max-concurrent", "1", "--block-drain", BLOCKED, "--drain-timeout", "60",
+        "--timeout", "90", policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 0, explain(run)

@@ -14,15 +14,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 SVG_TEXT = "{http://www.w3.org/2000/svg}text"
-POLICY = """\
-apiVersion: brupop.bottlerocket.aws/v1
-kind: BottlerocketUpdatePolicy
-metadata:
-  name: default
-spec:
+SPEC = """\
   haltAfterFailures: 1
   healthGate:
     timeoutSeconds: 3
@@ -31,14 +26,13 @@ spec:
 
 @pytest.mark.e2e
 def test_an_unhealthy_node_fails_its_gate_and_the_fleet_halts_with_nothing_cordoned(
+    simulate: Simulate,
     tmp_path: Path,
 ) -> None:
-    policy = tmp_path / "policy.yaml"
-    policy.write_text(POLICY, encoding="utf-8")
     picture = tmp_path / "timeline.svg"
-    run = run_simulate(
-        tmp_path, "--nodes", "4", "--max-concurrent", "1", "--policy", str(policy),
-        "--unhealthy", "node-02", "--timeout", "100", "--timeline", str(picture),
+    run = simulate(
+        "--nodes", "4", "--max-concurrent", "1", "--unhealthy", "node-02", "--timeout", "100",
+        "--timeline", str(picture), policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 1, explain(run)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 FAULTS = {"node-02": "refresh", "node-03": "prepare", "node-04": "lock", "node-05": "garbage"}
 
 
 @pytest.mark.e2e
-def test_faulty_hosts_back_off_with_their_reason_and_the_rest_update(tmp_path: Path) -> None:
+def test_faulty_hosts_back_off_with_their_reason_and_the_rest_update(simulate: Simulate) -> None:
     flags = [flag for node, fault in FAULTS.items() for flag in ("--fault", f"{node}={fault}")]
-    run = run_simulate(tmp_path, "--nodes", "6", "--max-concurrent", "3", *flags, "--timeout", "90")
+    run = simulate("--nodes", "6", "--max-concurrent", "3", *flags, "--timeout", "90")
 
     assert run.returncode == 1, explain(run)
     report = run.report

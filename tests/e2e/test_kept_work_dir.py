@@ -6,14 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 
 @pytest.mark.e2e
-def test_a_kept_work_directory_has_no_key_and_no_token_left(tmp_path: Path) -> None:
+def test_a_kept_work_directory_has_no_key_and_no_token_left(
+    simulate: Simulate, tmp_path: Path
+) -> None:
     work = tmp_path / "work"
 
-    run = run_simulate(tmp_path, "--nodes", "2", "--timeout", "60", "--work-dir", str(work))
+    run = simulate("--nodes", "2", "--timeout", "60", "--work-dir", str(work))
 
     assert run.returncode == 0, explain(run)
     assert (work / "tls" / "ca.crt").is_file()  # kept: the run's certificates and hosts

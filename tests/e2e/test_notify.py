@@ -4,31 +4,22 @@ each in the documented json schema and naming the simulated cluster."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 from tests.support.webhook_receiver import running_receiver, validate_v1
 
-POLICY = """\
-apiVersion: brupop.bottlerocket.aws/v1
-kind: BottlerocketUpdatePolicy
-metadata:
-  name: default
-spec:
+SPEC = """\
   paused: false
 """
 
 
 @pytest.mark.e2e
-def test_simulate_notify_sends_the_runs_notifications_to_a_webhook(tmp_path: Path) -> None:
-    policy = tmp_path / "policy.yaml"
-    policy.write_text(POLICY)
+def test_simulate_notify_sends_the_runs_notifications_to_a_webhook(simulate: Simulate) -> None:
     with running_receiver() as receiver:
-        run = run_simulate(
-            tmp_path, "--nodes", "3", "--max-concurrent", "1", "--policy", str(policy),
-            "--pause-at", "0.5", "--resume-at", "4", "--notify", receiver.url, "--timeout", "100",
+        run = simulate(
+            "--nodes", "3", "--max-concurrent", "1", "--pause-at", "0.5", "--resume-at", "4",
+            "--notify", receiver.url, "--timeout", "100", policy=SPEC,
         )  # fmt: skip
         assert run.returncode == 0, explain(run)
         kinds = receiver.kinds()
@@ -43,7 +34,7 @@ def test_simulate_notify_sends_the_runs_notifications_to_a_webhook(tmp_path: Pat
 
 
 @pytest.mark.e2e
-def test_simulate_refuses_a_notify_url_that_is_not_http(tmp_path: Path) -> None:
-    run = run_simulate(tmp_path, "--nodes", "1", "--notify", "ftp://example/hook")
+def test_simulate_refuses_a_notify_url_that_is_not_http(simulate: Simulate) -> None:
+    run = simulate("--nodes", "1", "--notify", "ftp://example/hook")
     assert run.returncode == 2, explain(run)
     assert "--notify" in run.stderr

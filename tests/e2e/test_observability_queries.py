@@ -23,6 +23,7 @@ from tests.deploy.observability_kit import (
     dashboard_queries,
     metric_selectors,
 )
+from tests.support.policy_file import write_policy_file
 from tests.support.prometheus_server import PrometheusServer
 
 # Defined by the rollout-safety work (issue 11) in the controller's metrics; until the controller
@@ -71,12 +72,7 @@ def _config(endpoints: dict[str, str] | None) -> dict[str, Any]:
 
 
 # A health gate that node-03 fails (a failure by check), with room for failures before a halt.
-POLICY = """\
-apiVersion: brupop.bottlerocket.aws/v1
-kind: BottlerocketUpdatePolicy
-metadata:
-  name: default
-spec:
+SPEC = """\
   haltAfterFailures: 5
   healthGate:
     timeoutSeconds: 2
@@ -87,12 +83,11 @@ def _start_simulate(work_dir: Path, log_path: Path) -> subprocess.Popen[bytes]:
     """A rollout long enough to be scraped: one node at a time, a drain that fails (a failure
     by reason), a node that fails its health gate (a failure by check), and a quiet end while
     the failed node backs off."""
-    policy = log_path.parent / "policy.yaml"
-    policy.write_text(POLICY, encoding="utf-8")
+    policy = write_policy_file(log_path.parent, SPEC)
     command = [
         sys.executable, "-m", "brupop", "simulate", "--nodes", "4", "--max-concurrent", "1",
         "--block-drain", "node-02", "--drain-timeout", "3", "--settle-seconds", "8",
-        "--policy", str(policy), "--unhealthy", "node-03",
+        "--policy", policy, "--unhealthy", "node-03",
         "--timeout", str(RUN_SECONDS), "--live", "off", "--work-dir", str(work_dir),
     ]  # fmt: skip
     with log_path.open("wb") as log:

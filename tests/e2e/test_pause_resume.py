@@ -8,32 +8,24 @@ its end counts as made before it (the write's own latency)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
-POLICY = """\
-apiVersion: brupop.bottlerocket.aws/v1
-kind: BottlerocketUpdatePolicy
-metadata:
-  name: default
-spec:
+SPEC = """\
   haltAfterFailures: 5
 """
 
 
 @pytest.mark.e2e
 def test_no_node_starts_while_paused_and_the_rollout_completes_after_the_resume(
-    tmp_path: Path,
+    simulate: Simulate,
 ) -> None:
-    policy = tmp_path / "policy.yaml"
-    policy.write_text(POLICY, encoding="utf-8")
-    run = run_simulate(
-        tmp_path, "--nodes", "4", "--max-concurrent", "1", "--policy", str(policy),
-        "--pause-at", "0.5", "--resume-at", "6", "--timeout", "100",
+    run = simulate(
+        "--nodes", "4", "--max-concurrent", "1", "--pause-at", "0.5", "--resume-at", "6",
+        "--timeout", "100", policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 0, explain(run)

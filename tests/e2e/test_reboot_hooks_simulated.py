@@ -8,19 +8,13 @@ timeout, and the one that fails never answers at all."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
-POLICY = """\
-apiVersion: brupop.bottlerocket.aws/v1
-kind: BottlerocketUpdatePolicy
-metadata:
-  name: default
-spec:
+SPEC = """\
   haltAfterFailures: 1
   hooks:
     beforeReboot: [ceph-noout]
@@ -31,13 +25,11 @@ spec:
 
 @pytest.mark.e2e
 def test_a_hook_answered_lets_the_node_reboot_and_one_never_answered_fails_and_halts(
-    tmp_path: Path,
+    simulate: Simulate,
 ) -> None:
-    policy = tmp_path / "policy.yaml"
-    policy.write_text(POLICY, encoding="utf-8")
-    run = run_simulate(
-        tmp_path, "--nodes", "3", "--max-concurrent", "1", "--policy", str(policy),
-        "--hook", "ceph-noout:0.5", "--hook", "change-ticket:never", "--timeout", "120",
+    run = simulate(
+        "--nodes", "3", "--max-concurrent", "1", "--timeout", "120",
+        "--hook", "ceph-noout:0.5", "--hook", "change-ticket:never", policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 1, explain(run)

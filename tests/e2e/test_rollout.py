@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 REBOOT_EVENT = "node.rebooting_into_update"
 
 
 @pytest.mark.e2e
-def test_six_nodes_with_limit_two_all_update_cleanly(tmp_path: Path) -> None:
-    run = run_simulate(
-        tmp_path, "--nodes", "6", "--max-concurrent", "2",
+def test_six_nodes_with_limit_two_all_update_cleanly(simulate: Simulate) -> None:
+    run = simulate(
+        "--nodes", "6", "--max-concurrent", "2",
         "--from-version", "1.19.0", "--to-version", "1.20.0", "--timeout", "90",
     )  # fmt: skip
 
@@ -45,8 +45,8 @@ def test_six_nodes_with_limit_two_all_update_cleanly(tmp_path: Path) -> None:
     assert run.last_line.startswith("OK: 6/6 nodes updated"), explain(run)
 
 
-def test_a_bad_flag_stops_with_one_line_naming_it(tmp_path: Path) -> None:
-    run = run_simulate(tmp_path, "--max-concurrent", "0")
+def test_a_bad_flag_stops_with_one_line_naming_it(simulate: Simulate) -> None:
+    run = simulate("--max-concurrent", "0")
 
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
@@ -56,7 +56,9 @@ def test_a_bad_flag_stops_with_one_line_naming_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.e2e
-def test_any_apiclient_honouring_the_emulator_contract_drives_the_fleet(tmp_path: Path) -> None:
+def test_any_apiclient_honouring_the_emulator_contract_drives_the_fleet(
+    simulate: Simulate, tmp_path: Path
+) -> None:
     calls = tmp_path / "calls.log"
     apiclient = tmp_path / "my-apiclient"
     apiclient.write_text(
@@ -66,9 +68,8 @@ def test_any_apiclient_honouring_the_emulator_contract_drives_the_fleet(tmp_path
     )
     apiclient.chmod(0o755)
 
-    run = run_simulate(
-        tmp_path, "--nodes", "2", "--max-concurrent", "2", "--apiclient", str(apiclient),
-        "--timeout", "60",
+    run = simulate(
+        "--nodes", "2", "--max-concurrent", "2", "--apiclient", str(apiclient), "--timeout", "60",
     )  # fmt: skip
 
     assert run.returncode == 0, explain(run)

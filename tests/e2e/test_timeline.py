@@ -8,18 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.simulate_run import explain, run_simulate
+from tests.e2e.simulate_run import Simulate, explain
 
 SVG_TEXT = "{http://www.w3.org/2000/svg}text"
 
 
 @pytest.mark.e2e
 def test_a_run_with_a_failure_and_a_pause_draws_one_row_per_node_and_marks_both(
+    simulate: Simulate,
     tmp_path: Path,
 ) -> None:
     picture = tmp_path / "timeline.svg"
-    run = run_simulate(
-        tmp_path, "--nodes", "3", "--fault", "node-02=prepare", "--timeline", str(picture),
+    run = simulate(
+        "--nodes", "3", "--fault", "node-02=prepare", "--timeline", str(picture),
         "--pause-at", "1", "--resume-at", "3",
     )  # fmt: skip
 

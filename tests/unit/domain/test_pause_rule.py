@@ -12,31 +12,20 @@ from hypothesis import strategies as st
 from brupop.domain.reason import Reason
 from brupop.domain.reporting.waiting_reason import RolloutView, report
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import ChangeKind, RolloutPlan, RolloutPolicy, plan_rollout
+from brupop.domain.rollout.rollout import ChangeKind, RolloutPolicy, plan_rollout
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState as S
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from tests.unit.domain.controller_shadows import NOW, ago, shadow
-from tests.unit.domain.rollout.test_rollout_book import NODES, POLICY, shadows
+from tests.unit.domain.rollout.books import NODES, POLICY, book_of, plan_summary, shadows
 
 ALWAYS = MaintenanceWindow.starting("* * * * * * *", now=NOW)
 
 
-def _book(*listed: Shadow) -> RolloutBook:
-    book = RolloutBook(POLICY)
-    for one in listed:
-        book.record(one, NOW)
-    return book
-
-
-def _summary(plan: RolloutPlan) -> list[tuple[str, ChangeKind, object]]:
-    return sorted((c.shadow.name, c.kind, c.spec) for c in plan.changes)
-
-
 def test_a_paused_fleet_starts_nobody_and_lets_the_node_in_flight_move_on() -> None:
     in_flight = shadow("a", spec=S.STAGED_AND_PERFORMED_UPDATE, state=S.STAGED_AND_PERFORMED_UPDATE)
-    book = _book(in_flight, shadow("b"), shadow("c"))
+    book = book_of(in_flight, shadow("b"), shadow("c"))
 
     plan = book.plan(NOW, may_start=False)
 
@@ -48,7 +37,7 @@ def test_a_paused_fleet_starts_nobody_and_lets_the_node_in_flight_move_on() -> N
 
 
 def test_a_node_held_back_never_starts_while_the_others_do() -> None:
-    book = _book(shadow("a"), shadow("b"), shadow("c"))
+    book = book_of(shadow("a"), shadow("b"), shadow("c"))
 
     assert book.hold_back("brs-a", True) is True
 
@@ -60,7 +49,7 @@ def test_a_node_held_back_never_starts_while_the_others_do() -> None:
 
 def test_a_held_back_node_in_flight_still_finishes() -> None:
     in_flight = shadow("a", spec=S.MONITORING_UPDATE, state=S.MONITORING_UPDATE)
-    book = _book(in_flight)
+    book = book_of(in_flight)
     book.hold_back("brs-a", True)
 
     [change] = book.plan(NOW, may_start=True).changes
@@ -69,7 +58,7 @@ def test_a_held_back_node_in_flight_still_finishes() -> None:
 
 
 def test_letting_a_node_go_makes_it_start_on_the_next_plan() -> None:
-    book = _book(shadow("a"))
+    book = book_of(shadow("a"))
     book.hold_back("brs-a", True)
     assert book.plan(NOW, may_start=True).started() == ()
 
@@ -79,14 +68,14 @@ def test_letting_a_node_go_makes_it_start_on_the_next_plan() -> None:
 
 
 def test_holding_back_twice_changes_nothing_the_second_time() -> None:
-    book = _book(shadow("a"))
+    book = book_of(shadow("a"))
     assert book.hold_back("brs-a", True) is True
     assert book.hold_back("brs-a", True) is False
     assert book.hold_back("brs-b", False) is False
 
 
 def test_a_held_back_node_stays_held_back_when_its_shadow_changes() -> None:
-    book = _book(shadow("a"))
+    book = book_of(shadow("a"))
     book.hold_back("brs-a", True)
 
     book.record(shadow("a", crashes=1, failed_at=ago(3600), rv="2"), NOW)
@@ -176,7 +165,7 @@ def test_with_pauses_the_book_plans_what_a_full_recomputation_plans(
             fleet.values(), now, POLICY, may_start=not fleet_paused, held_back=frozenset(paused)
         )
         incremental = book.plan(now, may_start=not fleet_paused)
-        assert _summary(incremental) == _summary(full)
+        assert plan_summary(incremental) == plan_summary(full)
         assert incremental.slots_held == full.slots_held
         assert book.ready_names() == [s.name for s in full.ready]
         assert not any(c.kind is ChangeKind.START and c.shadow.name in paused for c in full.changes)

@@ -3,39 +3,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import ChangeKind, RolloutPlan, RolloutPolicy, plan_rollout
+from brupop.domain.rollout.rollout import ChangeKind, plan_rollout
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
-from brupop.domain.states import StateTimeouts
 from brupop.domain.states import UpdateState as S
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, ago, shadow
-
-TIMEOUTS = StateTimeouts(
-    idle=20, staged_and_performed_update=40, rebooted_into_update=30, monitoring_update=20
-)
-POLICY = RolloutPolicy(ConcurrencyLimit(2), TIMEOUTS, controller_node="node-1")
-
-
-def _book(*shadows: Shadow, now: datetime = NOW) -> RolloutBook:
-    book = RolloutBook(POLICY)
-    for one in shadows:
-        book.record(one, now)
-    return book
-
-
-def _summary(plan: RolloutPlan) -> list[tuple[str, ChangeKind, object]]:
-    return sorted((c.shadow.name, c.kind, c.spec) for c in plan.changes)
+from tests.unit.domain.rollout.books import NODES, POLICY, book_of, plan_summary, shadows
 
 
 def test_a_backoff_that_ends_with_no_event_makes_the_node_start() -> None:
     failed = shadow("n", crashes=1, failed_at=NOW)  # may retry after 2 + 1 minutes
-    book = _book(failed)
+    book = book_of(failed)
     assert book.plan(NOW, may_start=True).changes == ()
     later = NOW + timedelta(minutes=3)
 
@@ -46,7 +29,7 @@ def test_a_backoff_that_ends_with_no_event_makes_the_node_start() -> None:
 
 def test_a_timeout_with_no_event_is_still_enforced() -> None:
     stuck = shadow("n", spec=S.STAGED_AND_PERFORMED_UPDATE, stamped=NOW)
-    book = _book(stuck)
+    book = book_of(stuck)
     assert book.plan(NOW, may_start=True).changes == ()
     later = NOW + timedelta(seconds=41)
 
@@ -62,7 +45,7 @@ def test_a_timeout_with_no_event_is_still_enforced() -> None:
 
 def test_a_decision_replaced_before_its_deadline_is_not_due_at_the_old_one() -> None:
     stuck = shadow("n", spec=S.STAGED_AND_PERFORMED_UPDATE, stamped=NOW)
-    book = _book(stuck)
+    book = book_of(stuck)
     book.record(
         shadow("n", spec=S.STAGED_AND_PERFORMED_UPDATE, state=S.STAGED_AND_PERFORMED_UPDATE), NOW
     )
@@ -70,7 +53,7 @@ def test_a_decision_replaced_before_its_deadline_is_not_due_at_the_old_one() -> 
 
 
 def test_counts_follow_every_change_and_removal() -> None:
-    book = _book(shadow("a"), shadow("b", current=NEW))
+    book = book_of(shadow("a"), shadow("b", current=NEW))
     assert (dict(book.states), dict(book.versions)) == ({"Idle": 2}, {OLD: 1, NEW: 1})
     book.record(shadow("a", state=S.STAGED_AND_PERFORMED_UPDATE), NOW)
     book.drop("brs-b")
@@ -78,7 +61,7 @@ def test_counts_follow_every_change_and_removal() -> None:
 
 
 def test_the_ready_order_puts_fewer_crashes_first_and_the_controller_node_last() -> None:
-    book = _book(
+    book = book_of(
         shadow("node-1"), shadow("node-3", crashes=1, failed_at=ago(600)), shadow("node-2")
     )
     assert book.ready_names() == ["brs-node-2", "brs-node-3", "brs-node-1"]
@@ -86,28 +69,6 @@ def test_the_ready_order_puts_fewer_crashes_first_and_the_controller_node_last()
 
 # --- equivalence with the full recomputation ---------------------------------------------
 
-STATES = list(S)
-VERSIONS = [OLD, NEW, "1.21.0"]
-
-
-@st.composite
-def shadows(draw: st.DrawFn, node: str) -> Shadow:
-    state = draw(st.sampled_from([None, *STATES]))
-    crashes = draw(st.integers(min_value=0, max_value=4))
-    return shadow(
-        node,
-        spec=draw(st.sampled_from([s for s in STATES if s is not S.ERROR_RESET])),
-        state=state,
-        current=draw(st.sampled_from(VERSIONS)),
-        target=draw(st.sampled_from(VERSIONS)),
-        stamped=draw(st.sampled_from([None, ago(10), ago(35), ago(100)])),
-        crashes=crashes,
-        failed_at=draw(st.sampled_from([None, ago(60), ago(200), ago(2000)])) if crashes else None,
-        rv=str(draw(st.integers(min_value=1, max_value=10**6))),
-    )
-
-
-NODES = [f"node-{i}" for i in range(6)]
 steps = st.lists(
     st.one_of(
         st.tuples(st.just("change"), st.sampled_from(NODES).flatmap(shadows)),
@@ -141,7 +102,7 @@ def test_the_book_plans_what_a_full_recomputation_plans(
         book.redecide(book.due(now), now)
         full = plan_rollout(fleet.values(), now, POLICY, may_start=may_start)
         incremental = book.plan(now, may_start=may_start)
-        assert _summary(incremental) == _summary(full)
+        assert plan_summary(incremental) == plan_summary(full)
         assert incremental.started() == full.started()
         assert incremental.slots_held == full.slots_held
         assert book.ready_names() == [s.name for s in full.ready]
@@ -150,7 +111,7 @@ def test_the_book_plans_what_a_full_recomputation_plans(
 def test_a_withheld_change_waits_and_the_others_are_written() -> None:
     gated = shadow("a", spec=S.MONITORING_UPDATE, state=S.MONITORING_UPDATE, current=NEW)
     moving = shadow("b", spec=S.REBOOTED_INTO_UPDATE, state=S.REBOOTED_INTO_UPDATE, current=NEW)
-    book = _book(gated, moving)
+    book = book_of(gated, moving)
 
     plan = book.plan(NOW, may_start=True, withheld={gated.name})
 
@@ -161,7 +122,7 @@ def test_a_withheld_change_waits_and_the_others_are_written() -> None:
 
 
 def test_only_the_named_ready_nodes_start_in_start_order_within_the_free_slots() -> None:
-    book = _book(*(shadow(f"node-{i}") for i in range(2, 7)))
+    book = book_of(*(shadow(f"node-{i}") for i in range(2, 7)))
     names = {f"brs-node-{i}" for i in (6, 3, 5)}
 
     assert book.plan(NOW, may_start=True, only=names).started() == ("brs-node-3", "brs-node-5")
@@ -169,7 +130,7 @@ def test_only_the_named_ready_nodes_start_in_start_order_within_the_free_slots()
 
 
 def test_the_offered_versions_are_counted_as_shadows_change() -> None:
-    book = _book(shadow("a", target="1.20.10"), shadow("b", target="1.20.9"))
+    book = book_of(shadow("a", target="1.20.10"), shadow("b", target="1.20.9"))
     assert book.targets == {"1.20.10": 1, "1.20.9": 1}
 
     book.record(shadow("a", target="1.20.9", rv="2"), NOW)

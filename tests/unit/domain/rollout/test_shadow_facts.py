@@ -15,7 +15,7 @@ from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState as S
 from brupop.domain.versions import versions_differ
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, shadow
-from tests.unit.domain.rollout.test_rollout_book import POLICY, TIMEOUTS, shadows
+from tests.unit.domain.rollout.books import POLICY, TIMEOUTS, shadows
 
 
 @settings(max_examples=200, deadline=None)

@@ -12,13 +12,9 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.safety.reboot_hooks import HookPhase
 from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
 from brupop.entrypoints.simulate.scenarios.hook_responder import EmulatedHook, HookResponder
+from tests.support.policy_file import write_policy_file
 
-POLICY = """\
-apiVersion: brupop.bottlerocket.aws/v1
-kind: BottlerocketUpdatePolicy
-metadata:
-  name: default
-spec:
+SPEC = """\
   hooks:
     beforeReboot: [ceph-noout]
     afterReboot: [ceph-noout, ticket]
@@ -27,9 +23,7 @@ BEFORE, AFTER = HookPhase.BEFORE_REBOOT, HookPhase.AFTER_REBOOT
 
 
 def _policy(tmp_path: Path) -> str:
-    path = tmp_path / "policy.yaml"
-    path.write_text(POLICY, encoding="utf-8")
-    return str(path)
+    return write_policy_file(tmp_path, SPEC)
 
 
 def test_hook_flags_give_a_delay_or_never_and_the_phases_the_policy_names(

@@ -22,7 +22,6 @@ from tests.unit.services.apiserver.drain_fakes import (
     TIMINGS,
     RecordingPods,
     SteppingClock,
-    two_node_cluster,
 )
 
 REPLICA_SET = (OwnerReference(kind="ReplicaSet", name="web-5d9", controller=True),)
@@ -42,16 +41,6 @@ def make_drainer(
 
 def names_on(cluster: InMemoryCluster, node: str) -> set[str]:
     return {pod.name for pod in cluster.pods.list_on_node(node)}
-
-
-@pytest.fixture
-def clock() -> SteppingClock:
-    return SteppingClock()
-
-
-@pytest.fixture
-def cluster(clock: SteppingClock) -> InMemoryCluster:
-    return two_node_cluster(clock)
 
 
 def test_drain_evicts_workloads_and_leaves_daemonset_and_mirror_pods(

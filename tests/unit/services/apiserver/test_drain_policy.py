@@ -32,7 +32,6 @@ from tests.unit.services.apiserver.drain_fakes import (
     TIMINGS,
     RecordingPods,
     SteppingClock,
-    two_node_cluster,
 )
 
 ENVIRONMENT_TIMEOUT = TIMINGS.timeout_seconds  # 60 s
@@ -66,16 +65,6 @@ class TimedDeletions(RecordingPods):
     def delete(self, namespace: str, name: str) -> None:
         self.deleted_at.append(self._clock.monotonic())
         super().delete(namespace, name)
-
-
-@pytest.fixture
-def clock() -> SteppingClock:
-    return SteppingClock()
-
-
-@pytest.fixture
-def cluster(clock: SteppingClock) -> InMemoryCluster:
-    return two_node_cluster(clock)
 
 
 def apply_drain(cluster: InMemoryCluster, drain: Mapping[str, Any]) -> None:

@@ -84,7 +84,8 @@ class RecordingMetrics:
         self.expected_update = seconds
 
     def set_fleet(self, *, paused: bool, halted: bool) -> None:
-        self.fleet_paused, self.fleet_halted = paused, halted
+        self.fleet_paused = paused
+        self.fleet_halted = halted
 
     def observe_health_gate(self, seconds: float) -> None:
         self.gate_seconds.append(seconds)

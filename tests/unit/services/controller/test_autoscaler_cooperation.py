@@ -3,9 +3,7 @@ node updates, put back after; (with the start rules) nodes an autoscaler or a po
 
 from __future__ import annotations
 
-from typing import Any
-
-from brupop.domain.cluster.objects import ClusterEvent, Taint
+from brupop.domain.cluster.objects import Taint
 from brupop.domain.reason import Reason
 from brupop.domain.shadow import shadow_name
 from brupop.domain.starting.autoscaler_annotations import AUTOSCALER_RECORD_ANNOTATION as RECORD
@@ -16,22 +14,9 @@ from brupop.domain.starting.autoscaler_annotations import (
 from brupop.domain.states import UpdateState as S
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet
+from tests.unit.services.controller.passes import explanation_of, policy_object, started_shadows
 
 GUARDED = {SCALE_DOWN: "true", KARPENTER: "true"}
-
-
-def _policy(**spec: Any) -> dict[str, Any]:
-    return {"metadata": {"name": "default"}, "spec": spec}
-
-
-def _started(fleet: Fleet) -> list[str]:
-    events: list[ClusterEvent] = fleet.cluster.events.recorded
-    return [e.shadow_name for e in events if e.reason == "UpdateStarted"]
-
-
-def _reason(controller: ControllerService, node: str) -> tuple[Reason, str]:
-    row = next(r for r in controller.reports() if r.node == node)
-    return row.reason, row.detail
 
 
 def _annotations(fleet: Fleet, node: str) -> dict[str, str]:
@@ -105,8 +90,8 @@ def test_a_node_running_a_do_not_disrupt_pod_is_not_started_and_names_the_pod() 
     fleet.cluster.add_pod("shop", "db-0", "node-01", annotations={KARPENTER: "true"})
     controller = fleet.controller(3, policies=False)  # on without any policy object
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00"), shadow_name("node-02")]
-    reason, detail = _reason(controller, "node-01")
+    assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-02")]
+    reason, detail = explanation_of(controller, "node-01")
     assert reason is Reason.BLOCKING_POD
     assert detail.startswith("pod shop/db-0 has karpenter.sh/do-not-disrupt")
     assert not _guarded(fleet, "node-01")
@@ -117,11 +102,11 @@ def test_a_node_is_started_once_its_do_not_disrupt_pod_is_gone() -> None:
     fleet.cluster.add_pod("shop", "db-0", "node-00", annotations={KARPENTER: "true"})
     controller = fleet.controller(1)
     controller.tick()
-    assert _started(fleet) == []
+    assert started_shadows(fleet) == []
     fleet.cluster.pods.delete("shop", "db-0")
     fleet.clock.advance(10)  # past the pod listing's few seconds
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00")]
+    assert started_shadows(fleet) == [shadow_name("node-00")]
 
 
 def test_nodes_an_autoscaler_is_removing_are_not_started() -> None:
@@ -130,26 +115,26 @@ def test_nodes_an_autoscaler_is_removing_are_not_started() -> None:
     fleet.cluster.set_node_deleting("node-01")
     controller = fleet.controller(3)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-02")]
-    reason, detail = _reason(controller, "node-00")
+    assert started_shadows(fleet) == [shadow_name("node-02")]
+    reason, detail = explanation_of(controller, "node-00")
     assert reason is Reason.AUTOSCALER
     assert detail.startswith("being removed by the cluster autoscaler")
-    assert _reason(controller, "node-01")[0] is Reason.AUTOSCALER
+    assert explanation_of(controller, "node-01").reason is Reason.AUTOSCALER
 
 
 def test_nodes_younger_than_the_policys_minimum_age_wait_until_they_are_old_enough() -> None:
     fleet = Fleet(2)  # created at the fake clock's start
-    fleet.cluster.policies.apply(_policy(minNodeAgeSeconds=600))
+    fleet.cluster.policies.apply(policy_object(minNodeAgeSeconds=600))
     controller = fleet.controller(2)
     fleet.clock.advance(200)
     controller.tick()
-    assert _started(fleet) == []
-    reason, detail = _reason(controller, "node-00")
+    assert started_shadows(fleet) == []
+    reason, detail = explanation_of(controller, "node-00")
     assert reason is Reason.NODE_TOO_YOUNG
     assert detail.startswith("node is 3m old; starts after 10m")
     fleet.clock.advance(400)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
 
 
 def test_a_node_running_a_pod_the_blocking_selector_matches_waits_naming_the_pod() -> None:
@@ -157,11 +142,11 @@ def test_a_node_running_a_pod_the_blocking_selector_matches_waits_naming_the_pod
     fleet.cluster.add_pod("batch", "etl-7", "node-00", labels={"app": "etl"})
     fleet.cluster.add_pod("default", "web-1", "node-01", labels={"app": "web"})
     # The fleet's nodes declare no allocatable: the capacity check would hold node-01's pod.
-    policy = _policy(blockingPodSelector="app in (etl,ml)", capacityCheck=False)
+    policy = policy_object(blockingPodSelector="app in (etl,ml)", capacityCheck=False)
     fleet.cluster.policies.apply(policy)
     controller = fleet.controller(2)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-01")]
-    reason, detail = _reason(controller, "node-00")
+    assert started_shadows(fleet) == [shadow_name("node-01")]
+    reason, detail = explanation_of(controller, "node-00")
     assert reason is Reason.BLOCKING_POD
     assert detail.startswith("pod batch/etl-7 matches blockingPodSelector 'app in (etl,ml)'")

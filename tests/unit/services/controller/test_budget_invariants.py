@@ -24,11 +24,11 @@ from brupop.domain.starting.budget_rule import group_of
 from brupop.domain.states import UpdateState
 from brupop.services.controller.service import ControllerService
 from brupop.services.controller.starts.start_rules import StartRules
+from tests.unit.domain.rollout.books import plan_summary
 from tests.unit.services.controller.test_rollout_invariants import (
     LIMIT,
     NODES,
     RolloutMachine,
-    _summary,
     node_names,
 )
 
@@ -116,7 +116,7 @@ class BudgetMachine(RolloutMachine):
         rules = StartRules(controller.fleet)
         limit = rules.limit(policy, controller.config.policy.limit)
         kept = book.plan(now, may_start=True, limit=limit, choose=rules.chooser(policy, now))
-        assert _summary(kept) == _summary(self._full_plan_with_rules(controller, now))
+        assert plan_summary(kept) == plan_summary(self._full_plan_with_rules(controller, now))
 
     def _full_plan_with_rules(self, controller: ControllerService, now: datetime) -> RolloutPlan:
         policy = policy_from_spec(self.spec)

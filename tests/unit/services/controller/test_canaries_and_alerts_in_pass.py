@@ -7,52 +7,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.policy.alert_matcher import AlertMatcher
-from brupop.domain.policy.update_policy_status import PolicyPhase, UpdatePolicyStatus
+from brupop.domain.policy.update_policy_status import PolicyPhase
 from brupop.domain.reason import Reason
 from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.services.controller.safety.rollout_safety import ALERT_READ_SECONDS
-from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet
+from tests.unit.services.controller.passes import (
+    events_of,
+    policy_object,
+    policy_status,
+    reasons_by_node,
+    report_row,
+    run_passes,
+    started_shadows,
+)
 
-NAMESPACE = "brupop-bottlerocket-aws"
 PROMETHEUS = "http://prometheus.monitoring:9090"
 SOAK = 20
 
 
-def _policy(**spec: Any) -> dict[str, Any]:
-    return {"metadata": {"name": "default"}, "spec": spec}
-
-
 def _alerting(**spec: Any) -> dict[str, Any]:
     gate = {"prometheusUrl": PROMETHEUS, "matchers": ['severity="critical"']}
-    return _policy(alertGate=gate, **spec)
-
-
-def _status(fleet: Fleet) -> UpdatePolicyStatus:
-    status = fleet.cluster.policies.store.get(f"{NAMESPACE}/default").status
-    assert status is not None
-    return status
-
-
-def _reasons(controller: ControllerService) -> dict[str, Reason]:
-    return {row.node: row.reason for row in controller.reports()}
-
-
-def _events(fleet: Fleet, reason: str) -> list[ClusterEvent]:
-    return [e for e in fleet.cluster.events.recorded if e.reason == reason]
-
-
-def _started(fleet: Fleet) -> list[str]:
-    return [e.shadow_name for e in _events(fleet, "UpdateStarted")]
-
-
-def _run(fleet: Fleet, controller: ControllerService, passes: int) -> None:
-    for _ in range(passes):
-        controller.tick()
-        fleet.step_all()
-        fleet.clock.advance(1)
+    return policy_object(alertGate=gate, **spec)
 
 
 CRITICAL = FiringAlert("NodeDown", {"alertname": "NodeDown", "severity": "critical"})
@@ -60,38 +37,40 @@ CRITICAL = FiringAlert("NodeDown", {"alertname": "NodeDown", "severity": "critic
 
 def test_the_canary_updates_first_and_the_others_wait_out_the_soak() -> None:
     fleet = Fleet(3)
-    fleet.cluster.policies.apply(_policy(canary={"count": 1, "soakSeconds": SOAK}))
+    fleet.cluster.policies.apply(policy_object(canary={"count": 1, "soakSeconds": SOAK}))
     controller = fleet.controller(3)
 
-    _run(fleet, controller, 8)
+    run_passes(fleet, controller, 8)
 
-    assert _started(fleet) == ["brs-node-00"]
-    assert _reasons(controller)["node-01"] is Reason.CANARY_SOAK
-    status = _status(fleet)
+    assert started_shadows(fleet) == ["brs-node-00"]
+    assert reasons_by_node(controller)["node-01"] is Reason.CANARY_SOAK
+    status = policy_status(fleet)
     assert status.phase is PolicyPhase.SOAKING
     assert status.canary is not None and (status.canary.nodes, status.canary.updated) == (1, 1)
 
-    _run(fleet, controller, SOAK + 10)
+    run_passes(fleet, controller, SOAK + 10)
 
-    assert sorted(_started(fleet)) == ["brs-node-00", "brs-node-01", "brs-node-02"]
+    assert sorted(started_shadows(fleet)) == ["brs-node-00", "brs-node-01", "brs-node-02"]
     assert fleet.all_updated()
 
 
 def test_canaries_chosen_by_selector_start_before_the_first_node_in_order() -> None:
     fleet = Fleet(3)
     fleet.cluster.nodes.set_labels("node-02", {"canary": "true"})
-    fleet.cluster.policies.apply(_policy(canary={"selector": "canary=true", "soakSeconds": 5}))
+    fleet.cluster.policies.apply(
+        policy_object(canary={"selector": "canary=true", "soakSeconds": 5})
+    )
     controller = fleet.controller(3)
 
-    _run(fleet, controller, 3)
+    run_passes(fleet, controller, 3)
 
-    assert _started(fleet) == ["brs-node-02"]
+    assert started_shadows(fleet) == ["brs-node-02"]
 
 
 def test_a_canary_that_fails_its_gate_never_soaks_and_the_others_keep_waiting() -> None:
     fleet = Fleet(3)
     fleet.cluster.policies.apply(
-        _policy(
+        policy_object(
             canary={"count": 1, "soakSeconds": 1},
             healthGate={"timeoutSeconds": 5},
             haltAfterFailures=2,
@@ -100,11 +79,11 @@ def test_a_canary_that_fails_its_gate_never_soaks_and_the_others_keep_waiting() 
     fleet.cluster.set_node_ready("node-00", False)
     controller = fleet.controller(3)
 
-    _run(fleet, controller, 30)
+    run_passes(fleet, controller, 30)
 
-    assert _started(fleet) == ["brs-node-00"]
-    assert [e.shadow_name for e in _events(fleet, "HealthGateFailed")] == ["brs-node-00"]
-    assert _reasons(controller)["node-01"] is Reason.CANARY_SOAK
+    assert started_shadows(fleet) == ["brs-node-00"]
+    assert [e.shadow_name for e in events_of(fleet, "HealthGateFailed")] == ["brs-node-00"]
+    assert reasons_by_node(controller)["node-01"] is Reason.CANARY_SOAK
 
 
 def test_a_firing_alert_holds_every_start_and_its_resolution_releases_them() -> None:
@@ -113,18 +92,18 @@ def test_a_firing_alert_holds_every_start_and_its_resolution_releases_them() -> 
     fleet.cluster.policies.apply(_alerting())
     controller = fleet.controller(2)
 
-    _run(fleet, controller, 3)
+    run_passes(fleet, controller, 3)
 
-    assert _started(fleet) == []
-    assert _reasons(controller)["node-00"] is Reason.ALERT_HOLD
-    status = _status(fleet)
+    assert started_shadows(fleet) == []
+    assert reasons_by_node(controller)["node-00"] is Reason.ALERT_HOLD
+    status = policy_status(fleet)
     assert (status.phase, status.message) == (
         PolicyPhase.BLOCKED,
         "Blocked: alert firing: NodeDown.",
     )
 
     fleet.alerts.serve(PROMETHEUS)
-    _run(fleet, controller, int(ALERT_READ_SECONDS) + 12)
+    run_passes(fleet, controller, int(ALERT_READ_SECONDS) + 12)
 
     assert fleet.all_updated()
 
@@ -134,11 +113,13 @@ def test_an_alert_not_matching_or_ignored_does_not_hold() -> None:
     warning = FiringAlert("DiskFilling", {"alertname": "DiskFilling", "severity": "warning"})
     fleet.alerts.serve(PROMETHEUS, warning, FiringAlert("Watchdog", {"severity": "critical"}))
     fleet.cluster.policies.apply(
-        _policy(alertGate={"prometheusUrl": PROMETHEUS, "ignore": ["Watchdog", "DiskFilling"]})
+        policy_object(
+            alertGate={"prometheusUrl": PROMETHEUS, "ignore": ["Watchdog", "DiskFilling"]}
+        )
     )
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 6)
+    run_passes(fleet, controller, 6)
 
     assert fleet.all_updated()
 
@@ -149,10 +130,10 @@ def test_an_unreachable_prometheus_holds_and_says_why() -> None:
     fleet.cluster.policies.apply(_alerting())
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 3)
+    run_passes(fleet, controller, 3)
 
-    assert _started(fleet) == []
-    row = next(r for r in controller.reports() if r.node == "node-00")
+    assert started_shadows(fleet) == []
+    row = report_row(controller, "node-00")
     assert row.reason is Reason.ALERT_HOLD
     assert "Prometheus cannot be asked" in row.detail and "connection refused" in row.detail
 
@@ -163,16 +144,16 @@ def test_a_node_finishing_while_an_alert_fires_fails_its_gate_on_the_alert() -> 
     fleet.cluster.policies.apply(_alerting(healthGate={"timeoutSeconds": 60}))
     fleet.cluster.set_node_ready("node-00", False)  # keeps it in the gate until the alert
     controller = fleet.controller(1)
-    _run(fleet, controller, 6)
-    assert _reasons(controller)["node-00"] is Reason.GATE_PENDING
+    run_passes(fleet, controller, 6)
+    assert reasons_by_node(controller)["node-00"] is Reason.GATE_PENDING
 
     fleet.alerts.serve(PROMETHEUS, CRITICAL)
-    _run(fleet, controller, int(ALERT_READ_SECONDS) + 2)
+    run_passes(fleet, controller, int(ALERT_READ_SECONDS) + 2)
 
-    failed = _events(fleet, "HealthGateFailed")
+    failed = events_of(fleet, "HealthGateFailed")
     assert [e.shadow_name for e in failed] == ["brs-node-00"]
     assert "alertGate" in failed[0].message
-    halt = _status(fleet).halt_reason
+    halt = policy_status(fleet).halt_reason
     assert halt is not None and (halt.node, halt.check) == ("node-00", "alertGate")
 
 

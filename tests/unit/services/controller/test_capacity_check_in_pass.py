@@ -7,34 +7,24 @@ order its costs, and is listed only by a pass that can start a node."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from brupop.adapters.memory.pods import InMemoryPodRepository
-from brupop.domain.cluster.objects import ClusterEvent, Pod, PodDisruptionBudget
+from brupop.domain.cluster.objects import Pod, PodDisruptionBudget
 from brupop.domain.cluster.resources import Resources
 from brupop.domain.reason import Reason
 from brupop.domain.shadow import shadow_name
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import PortError
 from brupop.services.controller.mirrors.pod_census import PodCensus
-from brupop.services.controller.service import ControllerService
 from brupop.services.controller.starts.start_rules import StartPorts
 from tests.unit.services.controller.fleet import Fleet
+from tests.unit.services.controller.passes import (
+    explanations_by_node,
+    policy_object,
+    started_shadows,
+)
 
 GI = 1 << 30
-
-
-def _policy(**spec: Any) -> dict[str, Any]:
-    return {"metadata": {"name": "default"}, "spec": spec}
-
-
-def _started(fleet: Fleet) -> list[str]:
-    events: list[ClusterEvent] = fleet.cluster.events.recorded
-    return [e.shadow_name for e in events if e.reason == "UpdateStarted"]
-
-
-def _rows(controller: ControllerService) -> dict[str, tuple[Reason, str]]:
-    return {row.node: (row.reason, row.detail) for row in controller.reports()}
 
 
 def _sized(fleet: Fleet, node: str, cpu_millis: int) -> None:
@@ -60,11 +50,11 @@ def _full_nodes_and_a_spare(pods: dict[str, int], spare_millis: int) -> Fleet:
 
 def test_a_node_whose_pods_fit_nowhere_waits_with_no_room_while_one_whose_pods_fit_starts() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 3000, "node-01": 1000}, spare_millis=2000)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     controller = fleet.controller(limit=1)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-01")]
-    assert _rows(controller)["node-00"] == (
+    assert started_shadows(fleet) == [shadow_name("node-01")]
+    assert explanations_by_node(controller)["node-00"] == (
         Reason.NO_ROOM,
         "no room for 1 pod (needs 3 CPU); 1.20.0 offered",
     )
@@ -72,11 +62,11 @@ def test_a_node_whose_pods_fit_nowhere_waits_with_no_room_while_one_whose_pods_f
 
 def test_two_nodes_that_fit_alone_but_not_together_start_one_at_a_time() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 1500, "node-01": 1500}, spare_millis=2000)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     controller = fleet.controller(limit=2)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00")]
-    assert _rows(controller)["node-01"] == (
+    assert started_shadows(fleet) == [shadow_name("node-00")]
+    assert explanations_by_node(controller)["node-01"] == (
         Reason.NO_ROOM,
         "no room for 1 pod (needs 1.5 CPU) with 1 other node updating; 1.20.0 offered",
     )
@@ -84,19 +74,19 @@ def test_two_nodes_that_fit_alone_but_not_together_start_one_at_a_time() -> None
 
 def test_a_node_updating_keeps_counting_against_the_next_passes() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 1500, "node-01": 1500}, spare_millis=2000)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     controller = fleet.controller(limit=2)
     controller.tick()
     fleet.step("node-00")  # staged: next the controller asks it to drain and reboot
     controller.tick()
     assert fleet.specs()["node-00"] is UpdateState.REBOOTED_INTO_UPDATE
-    assert _started(fleet) == [shadow_name("node-00")]
-    assert _rows(controller)["node-01"][0] is Reason.NO_ROOM
+    assert started_shadows(fleet) == [shadow_name("node-00")]
+    assert explanations_by_node(controller)["node-01"].reason is Reason.NO_ROOM
 
 
 def test_a_node_back_from_its_reboot_no_longer_counts_as_leaving() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 1500, "node-01": 1500}, spare_millis=2000)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     controller = fleet.controller(limit=2)
     controller.tick()
     for _ in range(2):  # staged, rebooted: next it is monitored, back in service
@@ -104,31 +94,31 @@ def test_a_node_back_from_its_reboot_no_longer_counts_as_leaving() -> None:
         controller.tick()
     controller.tick()
     assert fleet.specs()["node-00"] is UpdateState.MONITORING_UPDATE  # still in its slot
-    assert _started(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
 
 
 def test_with_capacity_check_false_a_node_whose_pods_fit_nowhere_starts() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 3000, "node-01": 1000}, spare_millis=2000)
-    fleet.cluster.policies.apply(_policy(capacityCheck=False))
+    fleet.cluster.policies.apply(policy_object(capacityCheck=False))
     controller = fleet.controller(limit=2)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
 
 
 def test_without_a_policy_object_there_is_no_capacity_check() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 3000, "node-01": 1000}, spare_millis=2000)
     controller = fleet.controller(limit=2)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
 
 
 def test_a_node_with_nothing_to_evict_starts_whatever_the_room() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 3000}, spare_millis=0)
     fleet.add_node("node-01")
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     controller = fleet.controller(limit=2)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-01")]
 
 
 class CountingPods(InMemoryPodRepository):
@@ -160,13 +150,13 @@ def _pods_of(fleet: Fleet, kind: type[InMemoryPodRepository]) -> InMemoryPodRepo
 
 def test_the_census_is_listed_only_by_passes_that_can_start_a_node() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 1000, "node-01": 1000}, spare_millis=4000)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     pods = _pods_of(fleet, CountingPods)
     assert isinstance(pods, CountingPods)
     census = PodCensus(pods, fleet.cluster.nodes, census_seconds=30)
     controller = fleet.controller(limit=1, starts=StartPorts(census=census))
     controller.tick()
-    assert (pods.listings, _started(fleet)) == (1, [shadow_name("node-00")])
+    assert (pods.listings, started_shadows(fleet)) == (1, [shadow_name("node-00")])
     fleet.clock.advance(60)  # the census is old by now, but no slot is free
     for _ in range(3):
         controller.tick()
@@ -175,12 +165,12 @@ def test_the_census_is_listed_only_by_passes_that_can_start_a_node() -> None:
 
 def test_a_census_that_cannot_be_listed_holds_every_start_naming_why() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 1000}, spare_millis=4000)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     census = PodCensus(_pods_of(fleet, FailingPods), fleet.cluster.nodes)
     controller = fleet.controller(limit=1, starts=StartPorts(census=census))
     controller.tick()
-    assert _started(fleet) == []
-    assert _rows(controller)["node-00"] == (
+    assert started_shadows(fleet) == []
+    assert explanations_by_node(controller)["node-00"] == (
         Reason.NO_ROOM,
         "room unknown: the cluster's pods could not be listed (the apiserver is unavailable);"
         " 1.20.0 offered",
@@ -194,4 +184,4 @@ def test_cheapest_first_reads_its_costs_from_the_census() -> None:
     _pod(fleet, "node-01", "b-0", 100)
     controller = fleet.controller(limit=2)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-02"), shadow_name("node-01")]

@@ -19,8 +19,8 @@ from brupop.domain.reason import Reason
 from brupop.domain.states import UpdateState as S
 from brupop.ports.errors import ForbiddenError, NotFoundError
 from brupop.services.controller.policy.policy_follower import PolicyFollower
-from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
+from tests.unit.services.controller.passes import reasons_by_node, run_passes
 
 NAMESPACE = "brupop-bottlerocket-aws"
 
@@ -33,20 +33,9 @@ def _default(fleet: Fleet) -> UpdatePolicy:
     return fleet.cluster.policies.store.get(f"{NAMESPACE}/default")
 
 
-def _reasons(controller: ControllerService) -> dict[str, Reason]:
-    return {row.node: row.reason for row in controller.reports()}
-
-
 def _policy_events(fleet: Fleet) -> list[ClusterEvent]:
     recorded = fleet.cluster.events.recorded
     return [e for e in recorded if e.subject is EventSubject.UPDATE_POLICY]
-
-
-def _run(fleet: Fleet, controller: ControllerService, passes: int) -> None:
-    for _ in range(passes):
-        controller.tick()
-        fleet.step_all()
-        fleet.clock.advance(1)
 
 
 def test_a_paused_fleet_starts_nobody_and_the_node_in_flight_finishes() -> None:
@@ -57,12 +46,12 @@ def test_a_paused_fleet_starts_nobody_and_the_node_in_flight_finishes() -> None:
     assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
     fleet.cluster.policies.apply(_policy(paused=True))
 
-    _run(fleet, controller, 12)
+    run_passes(fleet, controller, 12)
 
     assert fleet.shadow("node-00").status.current_version == "1.20.0"  # type: ignore[union-attr]
     assert fleet.specs() == {"node-00": S.IDLE, "node-01": S.IDLE, "node-02": S.IDLE}
     assert fleet.outside_idle() == 0
-    assert _reasons(controller)["node-01"] is Reason.PAUSED
+    assert reasons_by_node(controller)["node-01"] is Reason.PAUSED
     assert metrics.fleet_paused is True
 
 
@@ -91,7 +80,7 @@ def test_a_node_with_the_pause_label_waits_while_the_others_update() -> None:
         "node-01": S.STAGED_AND_PERFORMED_UPDATE,
         "node-02": S.STAGED_AND_PERFORMED_UPDATE,
     }
-    assert _reasons(controller)["node-00"] is Reason.PAUSED
+    assert reasons_by_node(controller)["node-00"] is Reason.PAUSED
 
 
 def test_removing_the_pause_label_starts_the_node_on_the_next_pass() -> None:
@@ -113,7 +102,7 @@ def test_a_node_labelled_paused_while_updating_finishes_its_update() -> None:
     controller.tick()
     fleet.cluster.nodes.set_labels("node-00", {NODE_PAUSED_LABEL: "true"})
 
-    _run(fleet, controller, 10)
+    run_passes(fleet, controller, 10)
 
     assert fleet.all_updated()
 
@@ -185,7 +174,7 @@ def test_the_status_tells_the_phase_the_generation_and_the_nodes_by_state() -> N
     fleet.cluster.policies.apply(_policy(paused=False))
     controller.tick()
     rolling = _default(fleet).status
-    _run(fleet, controller, 40)
+    run_passes(fleet, controller, 40)
     done = _default(fleet).status
 
     assert paused is not None and rolling is not None and done is not None
@@ -235,7 +224,7 @@ def test_with_no_policy_object_nothing_is_written_and_no_event_is_recorded() -> 
     metrics = RecordingMetrics()
     controller = fleet.controller(1, metrics=metrics)
 
-    _run(fleet, controller, 20)
+    run_passes(fleet, controller, 20)
 
     assert fleet.all_updated()
     assert _policy_events(fleet) == []

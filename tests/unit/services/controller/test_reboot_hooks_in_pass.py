@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from brupop.domain.cluster.objects import ClusterEvent, Node
+from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.update_policy_status import PolicyPhase
 from brupop.domain.reason import Reason
 from brupop.domain.safety.reboot_hooks import HookPhase
 from brupop.domain.states import UpdateState as S
-from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, OLD, Fleet, RecordingMetrics
+from tests.unit.services.controller.passes import (
+    events_of,
+    explanation_of,
+    policy_status,
+    run_passes,
+)
 
-NAMESPACE = "brupop-bottlerocket-aws"
 HOOK_SECONDS = 30
 BEFORE, AFTER = HookPhase.BEFORE_REBOOT, HookPhase.AFTER_REBOOT
 
@@ -36,22 +40,6 @@ def _answer(fleet: Fleet, node: str, phase: HookPhase, hook: str) -> None:
     fleet.cluster.nodes.set_annotations(node, {phase.done_annotation(hook): "done"})
 
 
-def _run(fleet: Fleet, controller: ControllerService, passes: int) -> None:
-    for _ in range(passes):
-        controller.tick()
-        fleet.step_all()
-        fleet.clock.advance(1)
-
-
-def _events(fleet: Fleet, reason: str) -> list[ClusterEvent]:
-    return [e for e in fleet.cluster.events.recorded if e.reason == reason]
-
-
-def _row_detail(controller: ControllerService, node: str) -> tuple[Reason, str]:
-    row = next(r for r in controller.reports() if r.node == node)
-    return row.reason, row.detail
-
-
 def _hook_marks(node: Node) -> list[str]:
     return [k for k in (*node.labels, *node.annotations) if "reboot" in k]
 
@@ -61,19 +49,19 @@ def test_a_staged_node_waits_for_its_before_reboot_hooks_named_in_its_reason() -
     fleet.cluster.policies.apply(_hooked(["ceph-noout", "ticket"], []))
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 8)
+    run_passes(fleet, controller, 8)
 
     assert fleet.specs() == {"node-00": S.STAGED_AND_PERFORMED_UPDATE}, "no reboot yet"
     assert _node(fleet, "node-00").labels.get(BEFORE.label) == "true"
-    reason, detail = _row_detail(controller, "node-00")
+    reason, detail = explanation_of(controller, "node-00")
     assert reason is Reason.HOOK_PENDING
     assert "waiting for before reboot hook ceph-noout" in detail
 
     _answer(fleet, "node-00", BEFORE, "ceph-noout")
-    _run(fleet, controller, 3)
+    run_passes(fleet, controller, 3)
 
     assert fleet.specs() == {"node-00": S.STAGED_AND_PERFORMED_UPDATE}, "ticket not answered"
-    assert "waiting for before reboot hook ticket" in _row_detail(controller, "node-00")[1]
+    assert "waiting for before reboot hook ticket" in explanation_of(controller, "node-00").detail
 
 
 def test_hooks_answering_in_time_let_the_node_update_and_their_marks_are_removed() -> None:
@@ -96,7 +84,7 @@ def test_hooks_answering_in_time_let_the_node_update_and_their_marks_are_removed
     assert fleet.all_updated()
     assert asked == {(n, p) for n in fleet.names for p in (BEFORE, AFTER)}
     assert [_hook_marks(_node(fleet, n)) for n in fleet.names] == [[], []]
-    assert _events(fleet, "RebootHookFailed") == []
+    assert events_of(fleet, "RebootHookFailed") == []
     asked_events = [
         (e.shadow_name, e.reason)
         for e in fleet.cluster.events.recorded
@@ -114,14 +102,15 @@ def test_after_reboot_hooks_hold_a_monitored_node_until_they_answer() -> None:
     fleet.cluster.policies.apply(_hooked([], ["warm-cache"]))
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 10)
+    run_passes(fleet, controller, 10)
 
     assert fleet.specs() == {"node-00": S.MONITORING_UPDATE}
     assert _node(fleet, "node-00").labels.get(AFTER.label) == "true"
-    assert "waiting for after reboot hook warm-cache" in _row_detail(controller, "node-00")[1]
+    waiting = explanation_of(controller, "node-00").detail
+    assert "waiting for after reboot hook warm-cache" in waiting
 
     _answer(fleet, "node-00", AFTER, "warm-cache")
-    _run(fleet, controller, 4)
+    run_passes(fleet, controller, 4)
 
     assert fleet.all_updated()
     assert _hook_marks(_node(fleet, "node-00")) == []
@@ -133,11 +122,11 @@ def test_a_hook_answering_late_fails_the_node_returns_it_to_service_and_halts() 
     metrics = RecordingMetrics()
     controller = fleet.controller(1, metrics=metrics)
 
-    _run(fleet, controller, HOOK_SECONDS + 10)
+    run_passes(fleet, controller, HOOK_SECONDS + 10)
     _answer(fleet, "node-00", BEFORE, "ceph-noout")  # too late
-    _run(fleet, controller, 10)
+    run_passes(fleet, controller, 10)
 
-    failed = _events(fleet, "RebootHookFailed")
+    failed = events_of(fleet, "RebootHookFailed")
     assert [e.shadow_name for e in failed] == ["brs-node-00"]
     assert "before reboot hook ceph-noout did not answer" in failed[0].message
     node_00 = fleet.shadow("node-00")
@@ -145,13 +134,13 @@ def test_a_hook_answering_late_fails_the_node_returns_it_to_service_and_halts() 
     assert (node_00.status.current_version, node_00.status.current_state) == (OLD, S.IDLE)
     assert node_00.status.crash_count == 1
     assert BEFORE.label not in _node(fleet, "node-00").labels, "the label is removed"
-    status = fleet.cluster.policies.store.get(f"{NAMESPACE}/default").status
-    assert status is not None and status.phase is PolicyPhase.HALTED
+    status = policy_status(fleet)
+    assert status.phase is PolicyPhase.HALTED
     assert status.halt_reason is not None
     assert (status.halt_reason.node, status.halt_reason.check) == ("node-00", "beforeRebootHook")
     assert metrics.gate_failures == ["beforeRebootHook"]
     assert ("reboot_hook", "StagedAndPerformedUpdate") in metrics.failures
-    assert {e.shadow_name for e in _events(fleet, "UpdateStarted")} == {"brs-node-00"}
+    assert {e.shadow_name for e in events_of(fleet, "UpdateStarted")} == {"brs-node-00"}
 
 
 def test_a_failed_hook_phase_removes_its_label_and_answers() -> None:
@@ -159,12 +148,12 @@ def test_a_failed_hook_phase_removes_its_label_and_answers() -> None:
     fleet.cluster.policies.apply(_hooked([], ["warm-cache", "notify"], halt_after=5))
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 8)
+    run_passes(fleet, controller, 8)
     _answer(fleet, "node-00", AFTER, "warm-cache")
-    _run(fleet, controller, HOOK_SECONDS + 5)
+    run_passes(fleet, controller, HOOK_SECONDS + 5)
 
     assert _hook_marks(_node(fleet, "node-00")) == []
-    failed = _events(fleet, "RebootHookFailed")
+    failed = events_of(fleet, "RebootHookFailed")
     assert len(failed) == 1 and "after reboot hook notify did not answer" in failed[0].message
     shadow = fleet.shadow("node-00")
     assert shadow.status is not None and shadow.status.current_version == NEW
@@ -179,9 +168,9 @@ def test_a_node_failing_its_gate_while_an_after_reboot_hook_waits_loses_the_hook
     fleet.cluster.set_node_ready("node-00", False)
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 8)
+    run_passes(fleet, controller, 8)
     assert _node(fleet, "node-00").labels.get(AFTER.label) == "true"
-    _run(fleet, controller, 10)
+    run_passes(fleet, controller, 10)
 
-    assert [e.shadow_name for e in _events(fleet, "HealthGateFailed")] == ["brs-node-00"]
+    assert [e.shadow_name for e in events_of(fleet, "HealthGateFailed")] == ["brs-node-00"]
     assert _hook_marks(_node(fleet, "node-00")) == [], "no hook stays asked"

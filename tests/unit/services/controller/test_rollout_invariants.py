@@ -20,6 +20,7 @@ from brupop.domain.shadow import Shadow, shadow_name
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.controller.service import ControllerService
+from tests.unit.domain.rollout.books import plan_summary
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 
 LIMIT = 2
@@ -165,7 +166,8 @@ class RolloutMachine(RuleBasedStateMachine):
         now, book = self.fleet.clock.now(), controller.fleet.book
         fresh = {s.name: s for s in self.fleet.shadows()}
         assert {n: book.shadow(n) for n in book.names()} == fresh
-        assert _summary(book.plan(now, may_start=True)) == _summary(self._full_plan(fresh, now))
+        incremental = book.plan(now, may_start=True)
+        assert plan_summary(incremental) == plan_summary(self._full_plan(fresh, now))
         rows = Counter(r.reason.value for r in controller.reports() if r.reason.is_waiting)
         waiting = self.metrics[id(controller)].waiting
         assert {k: v for k, v in waiting.items() if v} == dict(rows)
@@ -177,10 +179,6 @@ class RolloutMachine(RuleBasedStateMachine):
     def _term(self) -> int:
         ns = self.fleet.cluster.namespace
         return self.fleet.cluster.leases.get(ns, DEFAULT_LEASE_NAME).transitions
-
-
-def _summary(plan: RolloutPlan) -> list[tuple[str, str, object]]:
-    return sorted((c.shadow.name, c.kind.value, c.spec) for c in plan.changes)
 
 
 class RolloutMachineInAWindow(RolloutMachine):

@@ -7,17 +7,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from brupop.domain.cluster.objects import ClusterEvent
-from brupop.domain.policy.update_policy_status import PolicyPhase, UpdatePolicyStatus
+from brupop.domain.policy.update_policy_status import PolicyPhase
 from brupop.domain.reason import Reason
 from brupop.domain.safety.gate_checks import ProbeAnswer
 from brupop.domain.states import UpdateState as S
 from brupop.services.controller.safety.rollout_safety import GATE_CHECKS_BUDGET_SECONDS
-from brupop.services.controller.service import ControllerService
 from brupop.services.pausing import FleetPause
 from tests.unit.services.controller.fleet import NEW, Fleet, RecordingMetrics
+from tests.unit.services.controller.passes import (
+    events_of,
+    policy_status,
+    reasons_by_node,
+    report_row,
+    run_passes,
+    started_shadows,
+)
 
-NAMESPACE = "brupop-bottlerocket-aws"
 GATE_SECONDS = 30
 
 
@@ -32,46 +37,21 @@ def _gated(halt_after: int = 1, **spec: Any) -> dict[str, Any]:
     }
 
 
-def _status(fleet: Fleet) -> UpdatePolicyStatus:
-    status = fleet.cluster.policies.store.get(f"{NAMESPACE}/default").status
-    assert status is not None
-    return status
-
-
-def _reasons(controller: ControllerService) -> dict[str, Reason]:
-    return {row.node: row.reason for row in controller.reports()}
-
-
-def _events(fleet: Fleet, reason: str) -> list[ClusterEvent]:
-    return [e for e in fleet.cluster.events.recorded if e.reason == reason]
-
-
-def _run(fleet: Fleet, controller: ControllerService, passes: int) -> None:
-    for _ in range(passes):
-        controller.tick()
-        fleet.step_all()
-        fleet.clock.advance(1)
-
-
-def _started(fleet: Fleet) -> set[str]:
-    return {e.shadow_name for e in _events(fleet, "UpdateStarted")}
-
-
 def test_a_node_whose_checks_pass_goes_idle_and_the_next_one_starts() -> None:
     fleet = Fleet(2)
     fleet.cluster.policies.apply(_gated())
     metrics = RecordingMetrics()
     controller = fleet.controller(1, metrics=metrics)
 
-    _run(fleet, controller, 12)
+    run_passes(fleet, controller, 12)
 
     assert fleet.all_updated()
-    assert [e.shadow_name for e in _events(fleet, "HealthGatePassed")] == [
+    assert [e.shadow_name for e in events_of(fleet, "HealthGatePassed")] == [
         "brs-node-00",
         "brs-node-01",
     ]
     assert len(metrics.gate_seconds) == 2 and metrics.gate_failures == []
-    assert _status(fleet).phase is PolicyPhase.IDLE
+    assert policy_status(fleet).phase is PolicyPhase.IDLE
 
 
 def test_a_node_whose_check_is_pending_stays_in_monitoring_and_holds_its_slot() -> None:
@@ -80,15 +60,15 @@ def test_a_node_whose_check_is_pending_stays_in_monitoring_and_holds_its_slot() 
     fleet.cluster.set_node_ready("node-00", False)
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 10)
+    run_passes(fleet, controller, 10)
 
     assert fleet.specs() == {"node-00": S.MONITORING_UPDATE, "node-01": S.IDLE}
-    assert _reasons(controller)["node-00"] is Reason.GATE_PENDING
-    row = next(r for r in controller.reports() if r.node == "node-00")
+    assert reasons_by_node(controller)["node-00"] is Reason.GATE_PENDING
+    row = report_row(controller, "node-00")
     assert "health gate waiting for nodeReady: the node is not Ready" in row.detail
 
     fleet.cluster.set_node_ready("node-00", True)
-    _run(fleet, controller, 8)
+    run_passes(fleet, controller, 8)
 
     assert fleet.all_updated()
 
@@ -100,22 +80,22 @@ def test_a_node_still_pending_at_the_gate_timeout_fails_and_halts_the_fleet() ->
     metrics = RecordingMetrics()
     controller = fleet.controller(1, metrics=metrics)
 
-    _run(fleet, controller, GATE_SECONDS + 20)
+    run_passes(fleet, controller, GATE_SECONDS + 20)
 
-    failed = _events(fleet, "HealthGateFailed")
+    failed = events_of(fleet, "HealthGateFailed")
     assert [e.shadow_name for e in failed] == ["brs-node-00"]
     assert "health gate failed on nodeReady" in failed[0].message
-    assert _started(fleet) == {"brs-node-00"}, "no node starts after the failure"
+    assert set(started_shadows(fleet)) == {"brs-node-00"}, "no node starts after the failure"
     node_00 = fleet.shadow("node-00")
     assert node_00.spec.state is S.IDLE and node_00.status is not None
     assert (node_00.status.current_version, node_00.status.current_state) == (NEW, S.IDLE)
-    status = _status(fleet)
+    status = policy_status(fleet)
     assert status.phase is PolicyPhase.HALTED
     assert status.halt_reason is not None
     assert (status.halt_reason.node, status.halt_reason.check) == ("node-00", "nodeReady")
     assert status.halted_at is not None and status.failures == 1
-    assert _reasons(controller)["node-01"] is Reason.HALTED
-    row = next(r for r in controller.reports() if r.node == "node-00")
+    assert reasons_by_node(controller)["node-01"] is Reason.HALTED
+    row = report_row(controller, "node-00")
     assert "health gate failed on nodeReady" in row.detail, "its REASON says why"
     assert metrics.fleet_halted is True
     assert metrics.gate_failures == ["nodeReady"]
@@ -129,10 +109,10 @@ def test_a_gate_failure_below_the_threshold_lets_the_rollout_go_on() -> None:
     fleet.cluster.set_node_ready("node-00", False)
     controller = fleet.controller(1)
 
-    _run(fleet, controller, GATE_SECONDS + 30)
+    run_passes(fleet, controller, GATE_SECONDS + 30)
 
-    assert _started(fleet) == {"brs-node-00", "brs-node-01", "brs-node-02"}
-    status = _status(fleet)
+    assert set(started_shadows(fleet)) == {"brs-node-00", "brs-node-01", "brs-node-02"}
+    status = policy_status(fleet)
     assert (status.phase, status.failures) == (PolicyPhase.IDLE, 1)
 
 
@@ -143,13 +123,13 @@ def test_an_update_ending_in_error_reset_counts_toward_the_halt() -> None:
     controller.tick()
     fleet.fail("node-00")
 
-    _run(fleet, controller, 10)
+    run_passes(fleet, controller, 10)
 
-    status = _status(fleet)
+    status = policy_status(fleet)
     assert status.phase is PolicyPhase.HALTED
     assert status.halt_reason is not None
     assert (status.halt_reason.node, status.halt_reason.check) == ("node-00", "errorReset")
-    assert _started(fleet) == {"brs-node-00"}
+    assert set(started_shadows(fleet)) == {"brs-node-00"}
 
 
 def test_resume_releases_the_halt_and_the_next_node_starts() -> None:
@@ -157,16 +137,16 @@ def test_resume_releases_the_halt_and_the_next_node_starts() -> None:
     fleet.cluster.policies.apply(_gated())
     fleet.cluster.set_node_ready("node-00", False)
     controller = fleet.controller(1)
-    _run(fleet, controller, GATE_SECONDS + 10)
-    assert _status(fleet).phase is PolicyPhase.HALTED
+    run_passes(fleet, controller, GATE_SECONDS + 10)
+    assert policy_status(fleet).phase is PolicyPhase.HALTED
 
     change = FleetPause(fleet.cluster.policies).resume()
-    _run(fleet, controller, 3)
+    run_passes(fleet, controller, 3)
 
     assert change.halt_cleared
-    assert "brs-node-01" in _started(fleet)
-    assert _status(fleet).phase is PolicyPhase.ROLLING
-    assert _status(fleet).halted_at is None
+    assert "brs-node-01" in set(started_shadows(fleet))
+    assert policy_status(fleet).phase is PolicyPhase.ROLLING
+    assert policy_status(fleet).halted_at is None
 
 
 def test_a_new_leader_takes_over_the_halt_recorded_in_the_status() -> None:
@@ -174,15 +154,15 @@ def test_a_new_leader_takes_over_the_halt_recorded_in_the_status() -> None:
     fleet.cluster.policies.apply(_gated())
     fleet.cluster.set_node_ready("node-00", False)
     first = fleet.controller(1)
-    _run(fleet, first, GATE_SECONDS + 10)
+    run_passes(fleet, first, GATE_SECONDS + 10)
     first.elector.release()
 
     second = fleet.controller(1)
-    _run(fleet, second, 5)
+    run_passes(fleet, second, 5)
 
-    assert _started(fleet) == {"brs-node-00"}
-    assert _status(fleet).phase is PolicyPhase.HALTED
-    assert _reasons(second)["node-01"] is Reason.HALTED
+    assert set(started_shadows(fleet)) == {"brs-node-00"}
+    assert policy_status(fleet).phase is PolicyPhase.HALTED
+    assert reasons_by_node(second)["node-01"] is Reason.HALTED
 
 
 def test_without_a_health_gate_a_not_ready_node_finishes_as_before() -> None:
@@ -191,10 +171,10 @@ def test_without_a_health_gate_a_not_ready_node_finishes_as_before() -> None:
     fleet.cluster.set_node_ready("node-00", False)
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 12)
+    run_passes(fleet, controller, 12)
 
     assert fleet.all_updated()
-    assert _events(fleet, "HealthGatePassed") == []
+    assert events_of(fleet, "HealthGatePassed") == []
 
 
 def test_deleting_the_policy_releases_a_halt() -> None:
@@ -202,20 +182,21 @@ def test_deleting_the_policy_releases_a_halt() -> None:
     fleet.cluster.policies.apply(_gated())
     fleet.cluster.set_node_ready("node-00", False)
     controller = fleet.controller(1)
-    _run(fleet, controller, GATE_SECONDS + 10)
-    assert _started(fleet) == {"brs-node-00"}
+    run_passes(fleet, controller, GATE_SECONDS + 10)
+    assert set(started_shadows(fleet)) == {"brs-node-00"}
 
     fleet.cluster.policies.delete("default")
-    _run(fleet, controller, 3)
+    run_passes(fleet, controller, 3)
 
-    assert "brs-node-01" in _started(fleet)
+    assert "brs-node-01" in set(started_shadows(fleet))
 
 
 class SlowProber:
     """Every probe answers 200 after `seconds` on the fleet's clock."""
 
     def __init__(self, fleet: Fleet, seconds: float) -> None:
-        self._fleet, self._seconds = fleet, seconds
+        self._fleet = fleet
+        self._seconds = seconds
         self.probed: list[str] = []
         self.timeouts: list[float] = []
 
@@ -257,7 +238,7 @@ def test_no_probe_is_given_longer_than_the_pass_budget_left() -> None:
     fleet.cluster.policies.apply(_gated(healthGate=gate))
     controller = fleet.controller(1)
 
-    _run(fleet, controller, 5)
+    run_passes(fleet, controller, 5)
 
     assert prober.timeouts and max(prober.timeouts) <= GATE_CHECKS_BUDGET_SECONDS
     assert fleet.all_updated()
@@ -273,7 +254,7 @@ def test_a_resume_holds_when_the_replica_that_saw_the_failure_as_follower_takes_
     second.tick()  # the follower sees the failure before the leader's Halted status
     first.tick()
     second.tick()
-    assert _status(fleet).phase is PolicyPhase.HALTED
+    assert policy_status(fleet).phase is PolicyPhase.HALTED
 
     FleetPause(fleet.cluster.policies).resume()
     first.tick()
@@ -285,5 +266,5 @@ def test_a_resume_holds_when_the_replica_that_saw_the_failure_as_follower_takes_
         fleet.step_all()
 
     assert second.elector.is_leader()
-    assert _status(fleet).phase is not PolicyPhase.HALTED
-    assert "brs-node-01" in _started(fleet)
+    assert policy_status(fleet).phase is not PolicyPhase.HALTED
+    assert "brs-node-01" in set(started_shadows(fleet))

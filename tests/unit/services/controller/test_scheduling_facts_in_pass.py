@@ -7,24 +7,20 @@ the clock's hold on every start)."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
-from brupop.domain.reason import Reason
+from brupop.domain.reason import Explanation, Reason
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.starting.budget_rule import BudgetUse
 from tests.unit.services.controller.fleet import START, Fleet, RecordingMetrics
+from tests.unit.services.controller.passes import policy_object
 
 ZONE = "topology.kubernetes.io/zone"
 
 
-def _policy(**spec: Any) -> dict[str, Any]:
-    return {"metadata": {"name": "default"}, "spec": spec}
-
-
 def test_a_percentage_max_concurrent_is_the_limit_the_controller_shows() -> None:
     fleet = Fleet(4)
-    fleet.cluster.policies.apply(_policy(maxConcurrent="50%"))
+    fleet.cluster.policies.apply(policy_object(maxConcurrent="50%"))
     metrics = RecordingMetrics()
     controller = fleet.controller(1, metrics=metrics)
 
@@ -37,7 +33,7 @@ def test_a_percentage_max_concurrent_is_the_limit_the_controller_shows() -> None
 
 def test_a_count_max_concurrent_is_the_limit_the_controller_shows() -> None:
     fleet = Fleet(4)
-    fleet.cluster.policies.apply(_policy(maxConcurrent=3))
+    fleet.cluster.policies.apply(policy_object(maxConcurrent=3))
     metrics = RecordingMetrics()
     controller = fleet.controller(1, metrics=metrics)
 
@@ -61,7 +57,7 @@ def test_without_a_policy_limit_the_environment_limit_is_shown() -> None:
 
 def test_the_expected_update_time_is_the_p90_of_the_durations_in_the_policy_status() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     durations = tuple(60 * minutes for minutes in range(1, 21))  # 1 to 20 minutes
     fleet.cluster.policies.update_status(UpdatePolicyStatus(update_durations=durations))
     metrics = RecordingMetrics()
@@ -76,7 +72,7 @@ def test_the_expected_update_time_is_the_p90_of_the_durations_in_the_policy_stat
 
 def test_before_any_history_the_expected_update_time_is_fifteen_minutes() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy(finishBy=False))
+    fleet.cluster.policies.apply(policy_object(finishBy=False))
     metrics = RecordingMetrics()
     controller = fleet.controller(1, metrics=metrics)
 
@@ -91,7 +87,7 @@ def test_the_scheduling_facts_carry_every_budget_group_in_use() -> None:
     fleet = Fleet(3)
     for node, zone in {"node-00": "a", "node-01": "a", "node-02": "b"}.items():
         fleet.cluster.nodes.set_labels(node, {ZONE: zone})
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
     controller = fleet.controller(5)
 
     controller.tick()
@@ -109,12 +105,12 @@ def test_a_blackout_in_force_is_the_hold_on_every_start() -> None:
         "end": (START + timedelta(days=2)).isoformat(),
         "reason": "holiday freeze",
     }
-    fleet.cluster.policies.apply(_policy(blackouts=[blackout]))
+    fleet.cluster.policies.apply(policy_object(blackouts=[blackout]))
     controller = fleet.controller(1)
 
     controller.tick()
 
-    assert controller.scheduling().hold == (
+    assert controller.scheduling().hold == Explanation(
         Reason.BLACKOUT,
         "blackout until 2026-01-07T10:00:00Z: holiday freeze",
     )
@@ -127,14 +123,14 @@ def test_a_closed_environment_window_is_the_hold_on_every_start() -> None:
     controller.tick()
 
     hold = controller.scheduling().hold
-    assert hold is not None and hold[0] is Reason.OUTSIDE_WINDOW
-    assert hold[1] == "outside window (next window opens at 2026-01-06T02:00:00+00:00)"
+    assert hold is not None and hold.reason is Reason.OUTSIDE_WINDOW
+    assert hold.detail == "outside window (next window opens at 2026-01-06T02:00:00+00:00)"
     assert not controller.scheduling().finish_by  # no policy object: no finishBy
 
 
 def test_an_open_window_and_no_blackout_hold_nothing() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     controller = fleet.controller(1)
 
     controller.tick()

@@ -7,16 +7,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from brupop.domain.cluster.objects import ClusterEvent
-from brupop.domain.policy.update_policy_status import BudgetUse, UpdatePolicyStatus
+from brupop.domain.policy.update_policy_status import BudgetUse
 from brupop.domain.reason import Reason
 from brupop.domain.shadow import shadow_name
 from brupop.ports.errors import PortError
-from brupop.services.controller.service import ControllerService
 from brupop.services.controller.starts.start_rules import CHOICE_REUSE, StartPorts
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
+from tests.unit.services.controller.passes import (
+    explanations_by_node,
+    policy_object,
+    policy_status,
+    started_shadows,
+)
 
-NAMESPACE = "brupop-bottlerocket-aws"
 ZONE = "topology.kubernetes.io/zone"
 ZONES = {"node-00": "a", "node-01": "a", "node-02": "b", "node-03": "b", "node-04": "c"}
 
@@ -31,10 +34,6 @@ class FakeCosts:
         return self._costs.get(node_name)
 
 
-def _policy(**spec: Any) -> dict[str, Any]:
-    return {"metadata": {"name": "default"}, "spec": spec}
-
-
 def _zoned_fleet() -> Fleet:
     fleet = Fleet(len(ZONES))
     for node, zone in ZONES.items():
@@ -42,35 +41,20 @@ def _zoned_fleet() -> Fleet:
     return fleet
 
 
-def _started(fleet: Fleet) -> list[str]:
-    events: list[ClusterEvent] = fleet.cluster.events.recorded
-    return [e.shadow_name for e in events if e.reason == "UpdateStarted"]
-
-
-def _rows(controller: ControllerService) -> dict[str, tuple[Reason, str]]:
-    return {row.node: (row.reason, row.detail) for row in controller.reports()}
-
-
-def _status(fleet: Fleet) -> UpdatePolicyStatus:
-    status = fleet.cluster.policies.store.get(f"{NAMESPACE}/default").status
-    assert status is not None
-    return status
-
-
 def test_a_zone_budget_of_one_starts_one_node_per_zone() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
     controller = fleet.controller(limit=5)
     controller.tick()
-    assert _started(fleet) == [shadow_name(n) for n in ("node-00", "node-02", "node-04")]
+    assert started_shadows(fleet) == [shadow_name(n) for n in ("node-00", "node-02", "node-04")]
 
 
 def test_a_node_held_by_its_budget_names_the_budget_in_reason() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
     controller = fleet.controller(limit=5)
     controller.tick()
-    assert _rows(controller)["node-01"] == (
+    assert explanations_by_node(controller)["node-01"] == (
         Reason.BUDGET_FULL,
         "zone a at 1/1; 1.20.0 offered",
     )
@@ -78,12 +62,12 @@ def test_a_node_held_by_its_budget_names_the_budget_in_reason() -> None:
 
 def test_budgets_in_use_show_in_the_metric_and_the_policy_status() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": "50%"}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": "50%"}]))
     metrics = RecordingMetrics()
     controller = fleet.controller(limit=5, metrics=metrics)
     controller.tick()
     assert metrics.budgets == {(ZONE, "a"): 1, (ZONE, "b"): 1, (ZONE, "c"): 1}
-    assert _status(fleet).budgets_in_use == (
+    assert policy_status(fleet).budgets_in_use == (
         BudgetUse(budget=ZONE, group="a", in_use=1, limit=1),
         BudgetUse(budget=ZONE, group="b", in_use=1, limit=1),
         BudgetUse(budget=ZONE, group="c", in_use=1, limit=1),
@@ -94,11 +78,11 @@ def test_budgets_in_use_show_in_the_metric_and_the_policy_status() -> None:
 def test_nodes_without_the_label_share_a_budget_group_of_their_own() -> None:
     fleet = Fleet(3)
     fleet.cluster.nodes.set_labels("node-00", {ZONE: "a"})
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
     controller = fleet.controller(limit=5)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
-    reason, detail = _rows(controller)["node-02"]
+    assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
+    reason, detail = explanations_by_node(controller)["node-02"]
     assert (reason, detail) == (
         Reason.BUDGET_FULL,
         "zone (no topology.kubernetes.io/zone) at 1/1; 1.20.0 offered",
@@ -107,48 +91,50 @@ def test_nodes_without_the_label_share_a_budget_group_of_their_own() -> None:
 
 def test_a_budget_applied_after_the_nodes_were_mirrored_reads_their_labels() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(paused=True))
+    fleet.cluster.policies.apply(policy_object(paused=True))
     controller = fleet.controller(limit=5)
     controller.tick()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
     controller.tick()
-    assert len(_started(fleet)) == 3
+    assert len(started_shadows(fleet)) == 3
 
 
 def test_a_node_moving_to_another_group_changes_that_groups_size() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": "75%"}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": "75%"}]))
     controller = fleet.controller(limit=5)
     controller.tick()
-    assert len(_started(fleet)) == 3  # one per group: 75% of 2 rounds down to 1
+    assert len(started_shadows(fleet)) == 3  # one per group: 75% of 2 rounds down to 1
     fleet.cluster.nodes.set_labels("node-03", {ZONE: "a"})  # a has 3 nodes now: 2 may update
     controller.tick()
-    assert _started(fleet)[3:] == [shadow_name("node-01")]
+    assert started_shadows(fleet)[3:] == [shadow_name("node-01")]
 
 
 def test_the_policys_max_concurrent_overrides_the_environments_limit() -> None:
     fleet = Fleet(4)
-    fleet.cluster.policies.apply(_policy(maxConcurrent=3))
+    fleet.cluster.policies.apply(policy_object(maxConcurrent=3))
     controller = fleet.controller(limit=1)
     controller.tick()
-    assert len(_started(fleet)) == 3
-    assert _rows(controller)["node-03"][1].startswith("concurrency full (3/3 nodes updating)")
+    assert len(started_shadows(fleet)) == 3
+    assert explanations_by_node(controller)["node-03"].detail.startswith(
+        "concurrency full (3/3 nodes updating)"
+    )
 
 
 def test_a_percentage_limit_is_of_the_opted_in_nodes_rounded_down() -> None:
     fleet = Fleet(5)
-    fleet.cluster.policies.apply(_policy(maxConcurrent="50%"))
+    fleet.cluster.policies.apply(policy_object(maxConcurrent="50%"))
     controller = fleet.controller(limit=5)
     controller.tick()
-    assert len(_started(fleet)) == 2
+    assert len(started_shadows(fleet)) == 2
 
 
 def test_without_max_concurrent_the_environments_limit_stays() -> None:
     fleet = Fleet(4)
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 4}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 4}]))
     controller = fleet.controller(limit=2)
     controller.tick()
-    assert len(_started(fleet)) == 2
+    assert len(started_shadows(fleet)) == 2
 
 
 def test_cheapest_first_is_the_order_without_a_policy_object() -> None:
@@ -156,28 +142,28 @@ def test_cheapest_first_is_the_order_without_a_policy_object() -> None:
     costs = FakeCosts({"node-00": 5, "node-01": 3, "node-02": 0, "node-03": 3})
     controller = fleet.controller(limit=2, policies=False, starts=StartPorts(costs=costs))
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
 
 
 def test_order_name_starts_by_name_whatever_the_costs() -> None:
     fleet = Fleet(4)
-    fleet.cluster.policies.apply(_policy(order="name"))
+    fleet.cluster.policies.apply(policy_object(order="name"))
     costs = FakeCosts({"node-00": 5, "node-01": 3, "node-02": 0, "node-03": 3})
     controller = fleet.controller(limit=2, starts=StartPorts(costs=costs))
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
 
 
 def test_a_hold_that_goes_leaves_the_waiting_counts_and_the_reasons_alike() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
     metrics = RecordingMetrics()
     controller = fleet.controller(limit=3, metrics=metrics)
     controller.tick()
     assert metrics.waiting["budget_full"] == 2
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     controller.tick()
-    rows = _rows(controller)
+    rows = explanations_by_node(controller)
     assert rows["node-01"][0] is Reason.CONCURRENCY_FULL
     assert metrics.waiting["budget_full"] == 0
     assert metrics.waiting["concurrency_full"] == 2
@@ -194,7 +180,7 @@ def test_cheapest_first_reads_the_pods_a_drain_would_evict_from_the_cluster() ->
     _with_pods(fleet, {"node-00": 2, "node-01": 1, "node-03": 1})
     controller = fleet.controller(limit=2, policies=False)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
+    assert started_shadows(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
 
 
 def test_a_pod_behind_a_disruption_budget_weighs_double_in_the_order() -> None:
@@ -204,7 +190,7 @@ def test_a_pod_behind_a_disruption_budget_weighs_double_in_the_order() -> None:
     _with_pods(fleet, {"node-01": 1, "node-02": 2})
     controller = fleet.controller(limit=1, policies=False)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-01")]  # node-00 and node-02 cost 2
+    assert started_shadows(fleet) == [shadow_name("node-01")]  # node-00 and node-02 cost 2
 
 
 def test_while_the_pods_cannot_be_listed_the_order_is_by_name() -> None:
@@ -217,7 +203,7 @@ def test_while_the_pods_cannot_be_listed_the_order_is_by_name() -> None:
     fleet.cluster.pods.list_all = unreachable  # type: ignore[method-assign]
     controller = fleet.controller(limit=1, policies=False)
     controller.tick()
-    assert _started(fleet) == [shadow_name("node-00")]
+    assert started_shadows(fleet) == [shadow_name("node-00")]
 
 
 class CountingCosts(FakeCosts):
@@ -234,7 +220,7 @@ class CountingCosts(FakeCosts):
 
 def test_a_fleet_held_by_its_budgets_is_not_tried_again_when_nothing_changed() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
     costs = CountingCosts({})
     controller = fleet.controller(limit=5, starts=StartPorts(costs=costs))
     controller.tick()  # starts one node per zone
@@ -242,12 +228,12 @@ def test_a_fleet_held_by_its_budgets_is_not_tried_again_when_nothing_changed() -
     asked = costs.asked
     controller.tick()
     assert (asked, costs.asked) == (len(ZONES) + 2, len(ZONES) + 2)
-    assert _rows(controller)["node-01"][0] is Reason.BUDGET_FULL
+    assert explanations_by_node(controller)["node-01"].reason is Reason.BUDGET_FULL
 
 
 def test_a_reused_choice_is_tried_again_once_it_is_ten_seconds_old() -> None:
     fleet = _zoned_fleet()
-    fleet.cluster.policies.apply(_policy(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
+    fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
     costs = CountingCosts({})
     controller = fleet.controller(limit=5, starts=StartPorts(costs=costs))
     controller.tick()

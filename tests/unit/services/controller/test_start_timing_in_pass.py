@@ -7,38 +7,19 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL
-from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.reason import Reason
-from brupop.domain.reporting.waiting_reason import NodeReport
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, START, Fleet
+from tests.unit.services.controller.passes import (
+    policy_object,
+    policy_status,
+    report_row,
+    run_passes,
+)
 
-NAMESPACE = "brupop-bottlerocket-aws"
 TEN_TO_NOON_UTC = {"cron": "* * 10-11 * * * *", "timeZone": "UTC"}
-
-
-def _policy(**spec: Any) -> dict[str, Any]:
-    return {"metadata": {"name": "default"}, "spec": spec}
-
-
-def _status(fleet: Fleet) -> UpdatePolicyStatus:
-    status = fleet.cluster.policies.store.get(f"{NAMESPACE}/default").status
-    assert status is not None
-    return status
-
-
-def _row(controller: ControllerService, node: str) -> NodeReport:
-    return next(r for r in controller.reports() if r.node == node)
-
-
-def _run(fleet: Fleet, controller: ControllerService, passes: int, seconds: float) -> None:
-    for _ in range(passes):
-        controller.tick()
-        fleet.step_all()
-        fleet.clock.advance(seconds)
 
 
 def _at(fleet: Fleet, moment: datetime) -> None:
@@ -59,13 +40,13 @@ def test_the_policy_windows_replace_the_environment_window() -> None:
     fleet = Fleet(1)
     # 10:00 UTC is 19:00 in Tokyo: the Tokyo night window (02:00-03:59) is closed.
     tokyo = {"cron": "* * 2-3 * * * *", "timeZone": "Asia/Tokyo"}
-    fleet.cluster.policies.apply(_policy(windows=[tokyo], finishBy=False))
+    fleet.cluster.policies.apply(policy_object(windows=[tokyo], finishBy=False))
     controller = fleet.controller(1, window="* * * * * * *")
 
     controller.tick()
 
     assert fleet.outside_idle() == 0
-    row = _row(controller, "node-00")
+    row = report_row(controller, "node-00")
     assert row.reason is Reason.OUTSIDE_WINDOW
     assert row.detail == (
         f"outside the update windows; next start at 2026-01-05T17:00:00Z; {NEW} offered"
@@ -77,13 +58,13 @@ def test_the_policy_windows_replace_the_environment_window() -> None:
 
 def test_a_policy_without_windows_keeps_the_environment_window() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy(finishBy=False))
+    fleet.cluster.policies.apply(policy_object(finishBy=False))
     controller = fleet.controller(1, window="* * 2-3 * * * *")  # closed at 10:00 UTC
 
     controller.tick()
 
     assert fleet.outside_idle() == 0
-    assert _row(controller, "node-00").reason is Reason.OUTSIDE_WINDOW
+    assert report_row(controller, "node-00").reason is Reason.OUTSIDE_WINDOW
 
 
 def test_a_blackout_starting_mid_rollout_lets_the_node_in_flight_finish_and_starts_none() -> None:
@@ -94,16 +75,16 @@ def test_a_blackout_starting_mid_rollout_lets_the_node_in_flight_finish_and_star
         "end": (START + timedelta(days=2)).isoformat(),
         "reason": "holiday freeze",
     }
-    fleet.cluster.policies.apply(_policy(blackouts=[blackout], finishBy=False))
+    fleet.cluster.policies.apply(policy_object(blackouts=[blackout], finishBy=False))
     controller = fleet.controller(1)
     controller.tick()
     assert fleet.outside_idle() == 1  # node-00 started before the blackout
 
-    _run(fleet, controller, 20, 10)
+    run_passes(fleet, controller, 20, 10)
 
     assert fleet.shadow("node-00").status.current_version == NEW  # type: ignore[union-attr]
     assert fleet.outside_idle() == 0
-    row = _row(controller, "node-01")
+    row = report_row(controller, "node-01")
     assert row.reason is Reason.BLACKOUT
     assert row.detail == f"blackout until 2026-01-07T10:00:00Z: holiday freeze; {NEW} offered"
 
@@ -111,12 +92,12 @@ def test_a_blackout_starting_mid_rollout_lets_the_node_in_flight_finish_and_star
 def test_finish_by_holds_a_start_near_the_window_end_with_the_learned_duration() -> None:
     fleet = Fleet(2)
     fleet.cluster.nodes.set_labels("node-01", {NODE_PAUSED_LABEL: "true"})
-    fleet.cluster.policies.apply(_policy(windows=[TEN_TO_NOON_UTC]))
+    fleet.cluster.policies.apply(policy_object(windows=[TEN_TO_NOON_UTC]))
     controller = fleet.controller(1)
-    _run(fleet, controller, 8, 300)  # node-00 updates, a pass every 5 minutes
-    learned = _status(fleet).update_durations
+    run_passes(fleet, controller, 8, 300)  # node-00 updates, a pass every 5 minutes
+    learned = policy_status(fleet).update_durations
     assert len(learned) == 1 and learned[0] > 900  # longer than the 15-minute guess
-    assert _status(fleet).expected_update_seconds == learned[0]
+    assert policy_status(fleet).expected_update_seconds == learned[0]
 
     # Between 15 minutes and the learned duration before the window closes at 12:00.
     noon = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -127,7 +108,7 @@ def test_finish_by_holds_a_start_near_the_window_end_with_the_learned_duration()
 
     assert controller.elector.is_leader()
     assert fleet.outside_idle() == 0
-    row = _row(controller, "node-01")
+    row = report_row(controller, "node-01")
     assert row.reason is Reason.FINISH_BY
     minutes = math.ceil(learned[0] / 60)
     assert row.detail.startswith(
@@ -139,10 +120,10 @@ def test_finish_by_holds_a_start_near_the_window_end_with_the_learned_duration()
 def test_a_controller_restart_keeps_the_learned_durations() -> None:
     fleet = Fleet(2)
     fleet.cluster.nodes.set_labels("node-01", {NODE_PAUSED_LABEL: "true"})
-    fleet.cluster.policies.apply(_policy(windows=[TEN_TO_NOON_UTC]))
+    fleet.cluster.policies.apply(policy_object(windows=[TEN_TO_NOON_UTC]))
     first = fleet.controller(1)
-    _run(fleet, first, 8, 300)
-    [learned] = _status(fleet).update_durations
+    run_passes(fleet, first, 8, 300)
+    [learned] = policy_status(fleet).update_durations
 
     noon = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
     _at(fleet, noon - timedelta(seconds=(learned + 900) // 2 + 16))
@@ -153,11 +134,11 @@ def test_a_controller_restart_keeps_the_learned_durations() -> None:
 
     # Without the learned duration the 15-minute guess would fit and node-01 would start.
     assert fleet.outside_idle() == 0
-    assert _row(restarted, "node-01").reason is Reason.FINISH_BY
+    assert report_row(restarted, "node-01").reason is Reason.FINISH_BY
     _at(fleet, datetime(2026, 1, 6, 10, 0, tzinfo=UTC))
-    _run(fleet, restarted, 8, 300)
+    run_passes(fleet, restarted, 8, 300)
     assert fleet.all_updated()
-    durations = _status(fleet).update_durations
+    durations = policy_status(fleet).update_durations
     assert len(durations) == 2 and durations[0] == learned
 
 
@@ -173,33 +154,33 @@ def test_with_no_policy_object_nothing_is_learned_and_the_environment_window_dec
 
 def test_a_failed_update_teaches_no_duration() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     controller = fleet.controller(1)
     controller.tick()
     fleet.step("node-00")  # staged
     controller.tick()
     fleet.fail("node-00")  # the reboot step fails
-    _run(fleet, controller, 4, 5)
+    run_passes(fleet, controller, 4, 5)
 
     shadow = fleet.shadow("node-00")
     assert shadow.status is not None and shadow.status.current_state.value == "Idle"
     assert shadow.status.current_version != NEW
-    assert _status(fleet).update_durations == ()
-    assert _status(fleet).expected_update_seconds == 900
+    assert policy_status(fleet).update_durations == ()
+    assert policy_status(fleet).expected_update_seconds == 900
 
 
 def test_a_new_leader_counts_on_from_the_durations_the_old_one_wrote() -> None:
     fleet = Fleet(2)
-    fleet.cluster.policies.apply(_policy())
+    fleet.cluster.policies.apply(policy_object())
     leader, follower = fleet.controller(1), fleet.controller(1)
     for _ in range(8):
         leader.tick()
         follower.tick()
         fleet.step_all()
         fleet.clock.advance(1)
-        if len(_status(fleet).update_durations) == 1:
+        if len(policy_status(fleet).update_durations) == 1:
             break
-    [first] = _status(fleet).update_durations
+    [first] = policy_status(fleet).update_durations
 
     fleet.clock.advance(16)  # the leader is gone; its Lease expires
     for _ in range(10):
@@ -208,5 +189,5 @@ def test_a_new_leader_counts_on_from_the_durations_the_old_one_wrote() -> None:
         fleet.clock.advance(1)
 
     assert fleet.all_updated()
-    durations = _status(fleet).update_durations
+    durations = policy_status(fleet).update_durations
     assert len(durations) == 2 and durations[0] == first

@@ -13,18 +13,13 @@ from brupop.domain.shadow import Shadow, ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState as S
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, START, Fleet
+from tests.unit.services.controller.passes import explanations_by_node, policy_object, policy_status
 
 NAMESPACE = "brupop-bottlerocket-aws"
 
 
-def _policy(**spec: Any) -> dict[str, Any]:
-    return {"metadata": {"name": "default"}, "spec": spec}
-
-
 def _written(fleet: Fleet) -> tuple[VersionSeen, ...]:
-    status = fleet.cluster.policies.store.get(f"{NAMESPACE}/default").status
-    assert status is not None
-    return status.versions_first_seen
+    return policy_status(fleet).versions_first_seen
 
 
 def _first_seen(controller: ControllerService) -> dict[str, str]:
@@ -37,7 +32,7 @@ def _json(controller: ControllerService) -> list[dict[str, Any]]:
 
 def test_the_leader_writes_when_each_offered_version_was_first_seen() -> None:
     fleet = Fleet(2)
-    fleet.cluster.policies.apply(_policy(paused=True))
+    fleet.cluster.policies.apply(policy_object(paused=True))
     fleet.controller(1).tick()
 
     assert _written(fleet) == (VersionSeen(version=NEW, at=START),)
@@ -45,7 +40,7 @@ def test_the_leader_writes_when_each_offered_version_was_first_seen() -> None:
 
 def test_a_restarted_controller_keeps_the_first_seen_time_from_the_status() -> None:
     fleet = Fleet(2)
-    fleet.cluster.policies.apply(_policy(paused=True))
+    fleet.cluster.policies.apply(policy_object(paused=True))
     first = fleet.controller(1)
     first.tick()
     first.elector.release()
@@ -61,7 +56,7 @@ def test_a_restarted_controller_keeps_the_first_seen_time_from_the_status() -> N
 
 def test_a_version_offered_later_is_first_seen_when_it_appears() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy(paused=True))
+    fleet.cluster.policies.apply(policy_object(paused=True))
     controller = fleet.controller(1)
     controller.tick()
     fleet.clock.advance(600)
@@ -85,7 +80,7 @@ def test_without_a_policy_object_no_version_is_tracked() -> None:
 
 def test_deleting_the_policy_object_forgets_the_first_seen_times() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy(paused=True))
+    fleet.cluster.policies.apply(policy_object(paused=True))
     controller = fleet.controller(1)
     controller.tick()
     fleet.cluster.policies.store.delete(f"{NAMESPACE}/default")
@@ -95,13 +90,9 @@ def test_deleting_the_policy_object_forgets_the_first_seen_times() -> None:
     assert controller.versions() == []
 
 
-def _reasons(controller: ControllerService) -> dict[str, tuple[Reason, str]]:
-    return {row.node: (row.reason, row.detail) for row in controller.reports()}
-
-
 def test_a_pin_below_the_offered_version_leaves_every_node_waiting_pinned() -> None:
     fleet = Fleet(3)
-    fleet.cluster.policies.apply(_policy(version={"pin": "1.19.5"}))
+    fleet.cluster.policies.apply(policy_object(version={"pin": "1.19.5"}))
     controller = fleet.controller(3)
 
     for _ in range(3):
@@ -109,14 +100,14 @@ def test_a_pin_below_the_offered_version_leaves_every_node_waiting_pinned() -> N
         fleet.clock.advance(60)
 
     assert fleet.outside_idle() == 0
-    reasons = _reasons(controller)
+    reasons = explanations_by_node(controller)
     assert {reason for reason, _ in reasons.values()} == {Reason.PINNED}
     assert all(detail.startswith("pinned to 1.19.5") for _, detail in reasons.values())
 
 
 def test_a_pin_equal_to_the_offered_version_lets_nodes_start() -> None:
     fleet = Fleet(2)
-    fleet.cluster.policies.apply(_policy(version={"pin": NEW}))
+    fleet.cluster.policies.apply(policy_object(version={"pin": NEW}))
     controller = fleet.controller(2)
 
     controller.tick()
@@ -129,7 +120,9 @@ class RacingAgent:
     before the controller's first start of it is written (so that write conflicts)."""
 
     def __init__(self, fleet: Fleet, node: str, offered: str) -> None:
-        self._fleet, self._name, self._offered = fleet, shadow_name(node), offered
+        self._fleet = fleet
+        self._name = shadow_name(node)
+        self._offered = offered
         self._inner = fleet.cluster.shadows
         self.raced = False
 
@@ -148,7 +141,7 @@ class RacingAgent:
 
 def test_a_start_whose_write_conflicted_meets_the_pin_again_on_the_next_pass() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy(version={"pin": NEW}))
+    fleet.cluster.policies.apply(policy_object(version={"pin": NEW}))
     racing = RacingAgent(fleet, "node-00", "1.21.0")
     fleet.cluster.shadows = racing  # type: ignore[assignment]
     controller = fleet.controller(1)
@@ -158,17 +151,17 @@ def test_a_start_whose_write_conflicted_meets_the_pin_again_on_the_next_pass() -
     controller.tick()  # within the choice's reuse: the node now offered 1.21.0 must not start
 
     assert fleet.outside_idle() == 0
-    assert _reasons(controller)["node-00"][0] is Reason.PINNED
+    assert explanations_by_node(controller)["node-00"].reason is Reason.PINNED
 
 
 def test_a_version_younger_than_the_release_age_starts_once_it_is_old_enough() -> None:
     fleet = Fleet(2)
-    fleet.cluster.policies.apply(_policy(version={"minReleaseAgeHours": 2}))
+    fleet.cluster.policies.apply(policy_object(version={"minReleaseAgeHours": 2}))
     controller = fleet.controller(1)
     controller.tick()
     assert fleet.outside_idle() == 0
-    assert _reasons(controller)["node-00"][0] is Reason.RELEASE_TOO_NEW
-    assert _reasons(controller)["node-00"][1].startswith(
+    assert explanations_by_node(controller)["node-00"].reason is Reason.RELEASE_TOO_NEW
+    assert explanations_by_node(controller)["node-00"].detail.startswith(
         f"{NEW} first offered 2026-01-05T10:00:00+00:00; eligible at 2026-01-05T12:00:00+00:00"
     )
 
@@ -183,7 +176,7 @@ def test_a_version_younger_than_the_release_age_starts_once_it_is_old_enough() -
 
 def test_a_restarted_controller_counts_the_release_age_from_the_first_sighting() -> None:
     fleet = Fleet(1)
-    fleet.cluster.policies.apply(_policy(version={"minReleaseAgeHours": 2}))
+    fleet.cluster.policies.apply(policy_object(version={"minReleaseAgeHours": 2}))
     first = fleet.controller(1)
     first.tick()
     first.elector.release()
@@ -203,14 +196,14 @@ def test_a_pinned_node_names_the_pin_even_when_its_budget_is_full() -> None:
     for name in fleet.names:
         fleet.cluster.nodes.set_labels(name, {"topology.kubernetes.io/zone": "zone-a"})
     budget = {"groupBy": "topology.kubernetes.io/zone", "maxConcurrent": 1}
-    fleet.cluster.policies.apply(_policy(budgets=[budget]))
+    fleet.cluster.policies.apply(policy_object(budgets=[budget]))
     controller = fleet.controller(3)
     controller.tick()
     assert fleet.outside_idle() == 1
 
-    fleet.cluster.policies.apply(_policy(budgets=[budget], version={"pin": "1.19.5"}))
+    fleet.cluster.policies.apply(policy_object(budgets=[budget], version={"pin": "1.19.5"}))
     controller.tick()
 
-    reasons = _reasons(controller).values()
+    reasons = explanations_by_node(controller).values()
     waiting = [reason for reason, _ in reasons if reason is not Reason.UPDATING]
     assert waiting == [Reason.PINNED, Reason.PINNED]
