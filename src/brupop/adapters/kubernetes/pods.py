@@ -15,6 +15,8 @@ from brupop.adapters.kubernetes.scheduling_fields import (
     requests_of,
     tolerations_of,
 )
+from brupop.domain.cluster.disruption_budget import int_or_percent
+from brupop.domain.cluster.label_selector import Requirement, SelectorOperator
 from brupop.domain.cluster.objects import OwnerReference, Pod, PodDisruptionBudget, PodPhase
 from brupop.domain.cluster.resources import NO_RESOURCES
 
@@ -61,20 +63,58 @@ def pod_from_object(obj: JSON) -> Pod:
 
 
 def budget_from_object(obj: JSON) -> PodDisruptionBudget:
-    """The domain PodDisruptionBudget; percentages and matchExpressions are not carried over."""
-    meta = obj.get("metadata") or {}
-    spec = obj.get("spec") or {}
+    """The domain PodDisruptionBudget: matchLabels, matchExpressions, numbers and percentages.
+
+    A selector that cannot be read is taken to select every pod of the namespace, so a drain
+    still counts the budget rather than ignoring it.
+    """
+    meta = _mapping(obj.get("metadata"))
+    spec = _mapping(obj.get("spec"))
+    selector = spec.get("selector")
+    labels, expressions = _selector_of(selector) if isinstance(selector, dict) else ({}, ())
     return PodDisruptionBudget(
         name=str(meta.get("name") or ""),
         namespace=str(meta.get("namespace") or ""),
-        selector=dict((spec.get("selector") or {}).get("matchLabels") or {}),
-        min_available=_count(spec.get("minAvailable")),
-        max_unavailable=_count(spec.get("maxUnavailable")),
+        selector=labels,
+        expressions=expressions,
+        selects_none=selector is None,
+        min_available=int_or_percent(spec.get("minAvailable")),
+        max_unavailable=int_or_percent(spec.get("maxUnavailable")),
     )
 
 
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+_OPERATORS = {
+    "In": SelectorOperator.IN,
+    "NotIn": SelectorOperator.NOT_IN,
+    "Exists": SelectorOperator.EXISTS,
+    "DoesNotExist": SelectorOperator.DOES_NOT_EXIST,
+}
+
+
+def _selector_of(selector: JSON) -> tuple[dict[str, str], tuple[Requirement, ...]]:
+    """A metav1 LabelSelector's matchLabels and matchExpressions; both empty when unreadable."""
+    labels = selector.get("matchLabels") or {}
+    terms = selector.get("matchExpressions") or []
+    if not isinstance(labels, dict) or not isinstance(terms, list):
+        return {}, ()
+    requirements = [_requirement_of(term) for term in terms]
+    if any(requirement is None for requirement in requirements):
+        return {}, ()
+    return {str(k): str(v) for k, v in labels.items()}, tuple(r for r in requirements if r)
+
+
+def _requirement_of(term: object) -> Requirement | None:
+    if not isinstance(term, dict):
+        return None
+    operator = _OPERATORS.get(str(term.get("operator")))
+    values = term.get("values") or []
+    if operator is None or not isinstance(values, list):
+        return None
+    return Requirement(str(term.get("key") or ""), operator, tuple(str(v) for v in values))
+
+
+def _mapping(value: object) -> JSON:
+    return value if isinstance(value, dict) else {}
 
 
 class KubernetesPodRepository:
