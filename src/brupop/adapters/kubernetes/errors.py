@@ -71,7 +71,7 @@ def error_for_status(
 def from_api_exception(error: ApiException, action: str) -> PortError:
     """Translate the client's ApiException, reading the Status body when there is one."""
     status = _status_of(error.body)
-    code = int(status.get("code") or error.status or 0)
+    code = status_code(status.get("code"), default=error.status or 0)
     reason = str(status.get("reason") or error.reason or "")
     message = str(status.get("message") or "")
     headers = error.headers or {}
@@ -83,6 +83,13 @@ def from_api_exception(error: ApiException, action: str) -> PortError:
         budget_refusal=_names_a_budget(status),
         retry_after=headers.get("Retry-After") if hasattr(headers, "get") else None,
     )
+
+
+def status_code(value: object, *, default: int) -> int:
+    """A Status body's HTTP code when it is one (100-599), else `default`."""
+    if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
+        return value
+    return default
 
 
 def retry_after_seconds(value: str | None) -> float | None:

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 from kubernetes.client import CoreV1Api, PolicyV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
+from brupop.adapters.kubernetes.decoding import entries, mapping, reads, text_map, text_or_none
 from brupop.adapters.kubernetes.nodes import condition_true
 from brupop.adapters.kubernetes.scheduling_fields import (
     interned,
@@ -27,21 +28,22 @@ T = TypeVar("T")
 _PHASES = frozenset(phase.value for phase in PodPhase)
 
 
+@reads("Pod")
 def pod_from_object(obj: JSON) -> Pod:
     """The domain Pod of a `v1 Pod` object."""
-    meta = obj.get("metadata") or {}
-    spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
+    meta = mapping(obj.get("metadata"))
+    spec = mapping(obj.get("spec"))
+    status = mapping(obj.get("status"))
     phase = str(status.get("phase") or "")
     requests = requests_of(spec)
     return Pod(
         name=str(meta.get("name") or ""),
         namespace=str(meta.get("namespace") or ""),
         uid=str(meta.get("uid") or ""),
-        node_name=spec.get("nodeName"),
+        node_name=text_or_none(spec.get("nodeName")),
         phase=PodPhase(phase) if phase in _PHASES else PodPhase.UNKNOWN,
-        labels=dict(meta.get("labels") or {}),
-        annotations=dict(meta.get("annotations") or {}),
+        labels=text_map(meta.get("labels")),
+        annotations=text_map(meta.get("annotations")),
         owners=interned(
             tuple(
                 OwnerReference(
@@ -49,10 +51,10 @@ def pod_from_object(obj: JSON) -> Pod:
                     name=str(ref.get("name") or ""),
                     controller=bool(ref.get("controller")),
                 )
-                for ref in meta.get("ownerReferences") or []
+                for ref in entries(meta.get("ownerReferences"))
             )
         ),
-        service_account=spec.get("serviceAccountName"),
+        service_account=text_or_none(spec.get("serviceAccountName")),
         terminating=bool(meta.get("deletionTimestamp")),
         ready=condition_true(status, "Ready"),
         requests=requests if requests is not None else NO_RESOURCES,
@@ -62,14 +64,15 @@ def pod_from_object(obj: JSON) -> Pod:
     )
 
 
+@reads("PodDisruptionBudget")
 def budget_from_object(obj: JSON) -> PodDisruptionBudget:
     """The domain PodDisruptionBudget: matchLabels, matchExpressions, numbers and percentages.
 
     A selector that cannot be read is taken to select every pod of the namespace, so a drain
     still counts the budget rather than ignoring it.
     """
-    meta = _mapping(obj.get("metadata"))
-    spec = _mapping(obj.get("spec"))
+    meta = mapping(obj.get("metadata"))
+    spec = mapping(obj.get("spec"))
     selector = spec.get("selector")
     labels, expressions = _selector_of(selector) if isinstance(selector, dict) else ({}, ())
     return PodDisruptionBudget(
@@ -111,10 +114,6 @@ def _requirement_of(term: object) -> Requirement | None:
     if operator is None or not isinstance(values, list):
         return None
     return Requirement(str(term.get("key") or ""), operator, tuple(str(v) for v in values))
-
-
-def _mapping(value: object) -> JSON:
-    return value if isinstance(value, dict) else {}
 
 
 class KubernetesPodRepository:
