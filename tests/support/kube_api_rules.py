@@ -169,26 +169,54 @@ def is_healthy(pod: JSON) -> bool:
 
 
 def budget_selects(budget: JSON, pod: JSON) -> bool:
-    """The budget's matchLabels select the pod (same namespace)."""
+    """The budget's selector (matchLabels and matchExpressions) selects the pod, in its
+    namespace; a budget without a selector selects nothing (policy/v1)."""
     if _dig(budget, "metadata.namespace") != _dig(pod, "metadata.namespace"):
         return False
-    wanted = _dig(budget, "spec.selector.matchLabels") or {}
+    selector = _dig(budget, "spec.selector")
+    if not isinstance(selector, dict):
+        return False
     labels = _dig(pod, "metadata.labels") or {}
-    return all(labels.get(key) == value for key, value in wanted.items())
+    wanted = selector.get("matchLabels") or {}
+    return all(labels.get(key) == value for key, value in wanted.items()) and all(
+        _expression_holds(term, labels) for term in selector.get("matchExpressions") or []
+    )
+
+
+def _expression_holds(term: JSON, labels: JSON) -> bool:
+    key, values = str(term.get("key")), term.get("values") or []
+    match term.get("operator"):
+        case "In":
+            return labels.get(key) in values
+        case "NotIn":
+            return labels.get(key) not in values
+        case "Exists":
+            return key in labels
+        case "DoesNotExist":
+            return key not in labels
+    return False
+
+
+def _scaled(count: Any, expected: int) -> int | None:
+    """An int-or-percent count of a budget as pods, rounded up as the disruption controller
+    does; None when absent."""
+    if isinstance(count, str) and count.endswith("%"):
+        return -(-int(count[:-1]) * expected // 100)
+    return count if isinstance(count, int) else None
 
 
 def budget_refusal(budget: JSON, selected: list[JSON]) -> str | None:
     """Why evicting one more selected pod would break the budget; None when it would not."""
     healthy = sum(1 for pod in selected if is_healthy(pod))
     name = _dig(budget, "metadata.name")
-    min_available = _dig(budget, "spec.minAvailable")
-    max_unavailable = _dig(budget, "spec.maxUnavailable")
-    if isinstance(min_available, int) and healthy - 1 < min_available:
+    min_available = _scaled(_dig(budget, "spec.minAvailable"), len(selected))
+    max_unavailable = _scaled(_dig(budget, "spec.maxUnavailable"), len(selected))
+    if min_available is not None and healthy - 1 < min_available:
         return (
             f"The disruption budget {name} needs {min_available} healthy pods "
             f"and has {healthy} currently"
         )
-    if isinstance(max_unavailable, int) and len(selected) - healthy + 1 > max_unavailable:
+    if max_unavailable is not None and len(selected) - healthy + 1 > max_unavailable:
         return f"The disruption budget {name} allows {max_unavailable} unavailable pods"
     return None
 

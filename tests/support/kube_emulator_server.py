@@ -10,6 +10,7 @@ import threading
 import kmock
 import kubernetes.client
 
+from brupop.adapters.kubernetes.cluster import bounded
 from tests.support.kube_emulator import KubeEmulator
 
 
@@ -38,9 +39,8 @@ class EmulatorServer:
 
     def api_client(self) -> kubernetes.client.ApiClient:
         """An official-client ApiClient pointed at this emulator."""
-        config = kubernetes.client.Configuration()
+        config = bounded(kubernetes.client.Configuration())
         config.host = self.url
-        config.retries = False
         return kubernetes.client.ApiClient(config)
 
     def _run(self) -> None:

@@ -83,11 +83,21 @@ class ForbiddenError(PortError):
 
 
 class TooManyRequestsError(PortError):
-    """The cluster asks to retry later (429), e.g. an eviction a PodDisruptionBudget refuses."""
+    """A PodDisruptionBudget refuses an eviction (a 429 whose Status names the budget); a 429
+    that only sheds load is a ThrottledError."""
 
 
 class UnavailableError(PortError):
     """The cluster or the apiserver could not be reached or failed (5xx, connection error)."""
+
+
+class ThrottledError(UnavailableError):
+    """The cluster is shedding load (a 429 from API Priority and Fairness, not a budget's
+    refusal): retry after `retry_after_seconds` (None when the answer did not say)."""
+
+    def __init__(self, message: str, *, retry_after_seconds: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
 
 
 class DrainFailedError(PortError):

@@ -15,7 +15,7 @@ import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.kubernetes.nodes import node_from_object
-from brupop.adapters.kubernetes.pods import pod_from_object
+from brupop.adapters.kubernetes.pods import budget_from_object, pod_from_object
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import (
     ClusterEvent,
@@ -40,7 +40,7 @@ from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
-from tests.support.kube_api_rules import EVENTS, PODS, POLICIES
+from tests.support.kube_api_rules import BUDGETS, EVENTS, PODS, POLICIES
 from tests.support.kube_emulator_server import EmulatorServer
 
 NAMESPACE = "brupop-bottlerocket-aws"
@@ -116,6 +116,9 @@ class Backend(Protocol):
     def add_disruption_budget(
         self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
     ) -> None: ...
+
+    def add_budget_spec(self, namespace: str, name: str, spec: Mapping[str, Any]) -> None:
+        """A PodDisruptionBudget with this policy/v1 `spec`, as an administrator writes it."""
 
     def remove_pod(self, namespace: str, name: str) -> None: ...
 
@@ -220,6 +223,10 @@ class MemoryBackend:
         self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
     ) -> None:
         self.memory.add_disruption_budget(namespace, name, selector, min_available=min_available)
+
+    def add_budget_spec(self, namespace: str, name: str, spec: Mapping[str, Any]) -> None:
+        meta = {"name": name, "namespace": namespace}
+        self.memory.pods.set_budget(budget_from_object({"metadata": meta, "spec": dict(spec)}))
 
     def remove_pod(self, namespace: str, name: str) -> None:
         self.memory.pods.delete(namespace, name)
@@ -342,6 +349,12 @@ class KubernetesBackend:
         self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
     ) -> None:
         self.emulator.add_disruption_budget(namespace, name, selector, min_available=min_available)
+
+    def add_budget_spec(self, namespace: str, name: str, spec: Mapping[str, Any]) -> None:
+        budget = {"metadata": {"name": name, "namespace": namespace}, "spec": dict(spec)}
+        self.emulator.put_object(
+            BUDGETS, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget"} | budget
+        )
 
     def remove_pod(self, namespace: str, name: str) -> None:
         self.emulator.remove_object(PODS, namespace, name)

@@ -101,6 +101,52 @@ def test_eviction_a_budget_allows_goes_through(backend: Backend, cluster: Ports)
     assert [p.name for p in cluster.pods.list_on_node("node-a")] == ["db-1"]
 
 
+def test_a_budget_with_only_match_expressions_guards_only_the_pods_they_match(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    backend.add_pod("default", "db-0", "node-a", labels={"app": "db"})
+    backend.add_pod("default", "web-0", "node-a", labels={"app": "web"})
+    expressions = [{"key": "app", "operator": "In", "values": ["db"]}]
+    spec = {"selector": {"matchExpressions": expressions}, "minAvailable": 1}
+    backend.add_budget_spec("default", "db-budget", spec)
+
+    cluster.pods.evict("default", "web-0")
+    with pytest.raises(TooManyRequestsError):
+        cluster.pods.evict("default", "db-0")
+
+    (budget,) = cluster.pods.list_disruption_budgets("default")
+    assert budget.selects(cluster.pods.get("default", "db-0"))
+
+
+@pytest.mark.parametrize(
+    ("max_unavailable", "evictions_allowed"), [("50%", 2), ("25%", 1), ("0%", 0), (1, 1)]
+)
+def test_a_percentage_max_unavailable_is_scaled_over_the_pods_and_rounded_up(
+    backend: Backend, cluster: Ports, max_unavailable: int | str, evictions_allowed: int
+) -> None:
+    backend.add_node("node-a")
+    for index in range(3):
+        backend.add_pod("default", f"db-{index}", "node-a", labels={"app": "db"})
+    spec = {"selector": {"matchLabels": {"app": "db"}}, "maxUnavailable": max_unavailable}
+    backend.add_budget_spec("default", "db-budget", spec)
+
+    evicted = 0
+    for index in range(3):
+        try:
+            cluster.pods.evict("default", f"db-{index}")
+        except TooManyRequestsError:
+            break
+        evicted += 1
+        backend.add_pod(  # the replacement is not ready yet: it counts as unavailable
+            "default", f"db-{index}-new", "node-a", labels={"app": "db"}, phase=PodPhase.PENDING
+        )
+
+    assert evicted == evictions_allowed
+    (budget,) = cluster.pods.list_disruption_budgets("default")
+    assert budget.max_unavailable == max_unavailable
+
+
 def test_an_eviction_carries_the_grace_period_it_was_given(
     backend: Backend, cluster: Ports
 ) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+import kmock
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.adapters.kubernetes.errors import retry_after_seconds
 from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState
@@ -17,6 +19,7 @@ from brupop.ports.errors import (
     InvalidObjectError,
     NotFoundError,
     PortError,
+    ThrottledError,
     TooManyRequestsError,
     UnauthorizedError,
     UnavailableError,
@@ -77,7 +80,7 @@ def test_410_on_opening_a_watch_is_watch_expired(
         (400, "BadRequest", InvalidObjectError),
         (401, "Unauthorized", UnauthorizedError),
         (403, "Forbidden", ForbiddenError),
-        (429, "TooManyRequests", TooManyRequestsError),
+        (429, "TooManyRequests", ThrottledError),
         (500, "InternalError", UnavailableError),
         (503, "ServiceUnavailable", UnavailableError),
     ],
@@ -105,6 +108,31 @@ def test_eviction_refused_by_a_budget_is_too_many_requests(
 
     with pytest.raises(TooManyRequestsError, match="disruption budget"):
         kube.pods.evict("default", "db-0")
+
+
+def test_a_429_that_names_no_budget_is_throttling_with_its_retry_after_not_a_refusal(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    emulator.add_node("node-a")
+    emulator.add_pod("default", "db-0", "node-a", labels={"app": "db"})
+    (
+        emulator["post /api/v1/namespaces/default/pods/db-0/eviction"]
+        << 429
+        << kmock.headers({"Retry-After": "3"})
+        << status(429, "TooManyRequests", "Too many requests, please try again later.")
+    )
+
+    with pytest.raises(ThrottledError) as caught:
+        kube.pods.evict("default", "db-0")
+    assert not isinstance(caught.value, TooManyRequestsError)
+    assert caught.value.retry_after_seconds == 3.0
+
+
+def test_a_retry_after_that_is_huge_or_not_a_number_is_bounded_or_ignored() -> None:
+    assert retry_after_seconds("86400") == 60.0
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") is None
+    assert retry_after_seconds("²") is None
+    assert retry_after_seconds(None) is None
 
 
 def test_pod_under_two_budgets_cannot_be_evicted_and_it_is_a_server_failure(

@@ -71,7 +71,7 @@ def lines(response: Any) -> Iterator[str]:
 def _parse(action: str, data: bytes) -> JSON:
     try:
         parsed = json.loads(data) if data else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         raise UnavailableError(
             f"{action}: the Kubernetes API sent something other than JSON"
         ) from None

@@ -24,10 +24,15 @@ from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRep
 from brupop.adapters.kubernetes.workloads import KubernetesWorkloadReplicas
 from brupop.ports.errors import UnavailableError
 
+CONNECTIONS = 16
+"""Connections kept to the Kubernetes API: the watches (shadows, Nodes, policies), the token
+reviews (TOKEN_REVIEW_THREADS, 8) and a pass's calls. The client's default is five per CPU of
+the host, which on a 96-core node is 480, whatever the pod's CPU limit."""
+
 
 def load_configuration() -> Configuration:
     """In-cluster service-account configuration, else the kubeconfig's current context."""
-    configuration = Configuration()
+    configuration = bounded(Configuration())
     try:
         kube_config.load_incluster_config(client_configuration=configuration)
     except ConfigException as in_cluster:
@@ -42,6 +47,18 @@ def load_configuration() -> Configuration:
                 f"no Kubernetes configuration: not in a pod ({in_cluster}) "
                 f"and no usable kubeconfig ({kubeconfig})"
             ) from None
+    return configuration
+
+
+def bounded(configuration: Configuration) -> Configuration:
+    """No silent retries, and a pool of CONNECTIONS.
+
+    The client leaves `retries` unset, so urllib3 retries a timed-out or dropped request three
+    more times: a 30 s read timeout became 120 s, a Lease renew outlived its lease, and a PUT
+    was sent again with a stale resourceVersion. Every caller here retries on its own terms.
+    """
+    configuration.retries = False
+    configuration.connection_pool_maxsize = CONNECTIONS
     return configuration
 
 

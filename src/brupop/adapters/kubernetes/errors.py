@@ -21,6 +21,7 @@ from brupop.ports.errors import (
     InvalidObjectError,
     NotFoundError,
     PortError,
+    ThrottledError,
     TooManyRequestsError,
     UnauthorizedError,
     UnavailableError,
@@ -40,21 +41,73 @@ _BY_CODE: dict[int, type[PortError]] = {
 }
 
 
-def error_for_status(code: int, reason: str, message: str, action: str) -> PortError:
-    """The port error for an HTTP status and the Status object's reason and message."""
+RETRY_AFTER_MAX_SECONDS = 60.0
+"""The longest Retry-After believed: a bigger one is read as this many seconds."""
+DISRUPTION_BUDGET_CAUSE = "DisruptionBudget"
+
+
+def error_for_status(
+    code: int,
+    reason: str,
+    message: str,
+    action: str,
+    *,
+    budget_refusal: bool = False,
+    retry_after: str | None = None,
+) -> PortError:
+    """The port error for an HTTP status and the Status object's reason and message.
+
+    A 429 is a budget's refusal only when the Status says so (`budget_refusal`); any other 429
+    is the API shedding load, a ThrottledError that carries the Retry-After it was given.
+    """
     text = f"{action}: {code} {reason}: {message}".rstrip(": ")
     if code == 409 and reason == "AlreadyExists":
         return AlreadyExistsError(text)
+    if code == 429 and not budget_refusal:
+        return ThrottledError(text, retry_after_seconds=retry_after_seconds(retry_after))
     return _BY_CODE.get(code, UnavailableError)(text)
 
 
 def from_api_exception(error: ApiException, action: str) -> PortError:
     """Translate the client's ApiException, reading the Status body when there is one."""
     status = _status_of(error.body)
-    code = int(status.get("code") or error.status or 0)
+    code = status_code(status.get("code"), default=error.status or 0)
     reason = str(status.get("reason") or error.reason or "")
     message = str(status.get("message") or "")
-    return error_for_status(code, reason, message, action)
+    headers = error.headers or {}
+    return error_for_status(
+        code,
+        reason,
+        message,
+        action,
+        budget_refusal=_names_a_budget(status),
+        retry_after=headers.get("Retry-After") if hasattr(headers, "get") else None,
+    )
+
+
+def status_code(value: object, *, default: int) -> int:
+    """A Status body's HTTP code when it is one (100-599), else `default`."""
+    if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
+        return value
+    return default
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """A Retry-After header's seconds, bounded; None when absent or not a whole number."""
+    text = (value or "").strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 6:
+        return None
+    return min(float(text), RETRY_AFTER_MAX_SECONDS)
+
+
+def _names_a_budget(status: dict[str, Any]) -> bool:
+    """The Status is an eviction refused by a PodDisruptionBudget (its cause says so)."""
+    details = status.get("details")
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return isinstance(causes, list) and any(
+        isinstance(cause, dict) and cause.get("reason") == DISRUPTION_BUDGET_CAUSE
+        for cause in causes
+    )
 
 
 @contextmanager
@@ -75,6 +128,6 @@ def _status_of(body: Any) -> dict[str, Any]:
         return {}
     try:
         parsed = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return parsed if isinstance(parsed, dict) and parsed.get("kind") == "Status" else {}

@@ -10,24 +10,33 @@ from datetime import UTC, datetime
 from kubernetes.client import CoordinationV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
+from brupop.adapters.kubernetes.decoding import mapping, reads, text_or_none
 from brupop.domain.cluster.objects import Lease
 from brupop.domain.timestamps import rfc3339_or_none
 
 
+@reads("Lease")
 def lease_from_object(obj: JSON) -> Lease:
     """The domain Lease of a `coordination.k8s.io/v1 Lease` object."""
-    meta = obj.get("metadata") or {}
-    spec = obj.get("spec") or {}
+    meta = mapping(obj.get("metadata"))
+    spec = mapping(obj.get("spec"))
     return Lease(
         name=str(meta.get("name") or ""),
         namespace=str(meta.get("namespace") or ""),
-        holder=spec.get("holderIdentity") or None,
-        duration_seconds=int(spec.get("leaseDurationSeconds") or 0),
-        acquired_at=rfc3339_or_none(spec.get("acquireTime")),
-        renewed_at=rfc3339_or_none(spec.get("renewTime")),
-        transitions=int(spec.get("leaseTransitions") or 0),
-        resource_version=meta.get("resourceVersion"),
+        holder=text_or_none(spec.get("holderIdentity")),
+        duration_seconds=_whole(spec.get("leaseDurationSeconds")),
+        acquired_at=rfc3339_or_none(text_or_none(spec.get("acquireTime"))),
+        renewed_at=rfc3339_or_none(text_or_none(spec.get("renewTime"))),
+        transitions=_whole(spec.get("leaseTransitions")),
+        resource_version=text_or_none(meta.get("resourceVersion")),
     )
+
+
+def _whole(value: object) -> int:
+    """A non-negative int32 field; 0 when absent or of another type."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return min(max(value, 0), 2**31 - 1)
 
 
 def lease_object(lease: Lease) -> JSON:

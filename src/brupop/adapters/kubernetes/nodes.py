@@ -12,22 +12,31 @@ from kubernetes.client import CoreV1Api
 
 from brupop.adapters.kubernetes import watching
 from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
+from brupop.adapters.kubernetes.decoding import (
+    entries,
+    mapping,
+    reads,
+    skipping,
+    text_map,
+    text_or_none,
+)
 from brupop.adapters.kubernetes.scheduling_fields import allocatable_of, taints_of, timestamp_of
 from brupop.domain.cluster.objects import Listing, Node, VersionListing, WatchEvent
 
 
+@reads("Node")
 def node_from_object(obj: JSON) -> Node:
     """The domain Node of a `v1 Node` object."""
-    meta = obj.get("metadata") or {}
-    status = obj.get("status") or {}
-    spec = obj.get("spec") or {}
+    meta = mapping(obj.get("metadata"))
+    status = mapping(obj.get("status"))
+    spec = mapping(obj.get("spec"))
     return Node(
         name=str(meta.get("name") or ""),
         uid=str(meta.get("uid") or ""),
-        labels=dict(meta.get("labels") or {}),
-        annotations=dict(meta.get("annotations") or {}),
-        unschedulable=bool(spec.get("unschedulable")),
-        resource_version=meta.get("resourceVersion"),
+        labels=text_map(meta.get("labels")),
+        annotations=text_map(meta.get("annotations")),
+        unschedulable=spec.get("unschedulable") is True,
+        resource_version=text_or_none(meta.get("resourceVersion")),
         ready=condition_true(status, "Ready"),
         internal_ip=_internal_ip(status),
         taints=taints_of(spec),
@@ -37,18 +46,22 @@ def node_from_object(obj: JSON) -> Node:
     )
 
 
+_readable_or_none = skipping(node_from_object)
+"""Lists and watches leave out a Node they cannot read (logged), rather than fail."""
+
+
 def condition_true(status: JSON, kind: str) -> bool:
     """The object's condition `kind` is "True" (absent or Unknown counts as not)."""
     return any(
-        isinstance(c, dict) and c.get("type") == kind and c.get("status") == "True"
-        for c in status.get("conditions") or []
+        c.get("type") == kind and c.get("status") == "True"
+        for c in entries(status.get("conditions"))
     )
 
 
 def _internal_ip(status: JSON) -> str | None:
-    for address in status.get("addresses") or []:
-        if isinstance(address, dict) and address.get("type") == "InternalIP":
-            return str(address.get("address") or "") or None
+    for address in entries(status.get("addresses")):
+        if address.get("type") == "InternalIP":
+            return text_or_none(address.get("address"))
     return None
 
 
@@ -73,7 +86,7 @@ class KubernetesNodeRepository:
         selector = selector_text(label_selector)
         params = (("label_selector", selector),) if selector else ()
         source = watching.WatchSource(
-            "list nodes", self._api.list_node, node_from_object, (), params
+            "list nodes", self._api.list_node, _readable_or_none, (), params
         )
         items, version = watching.list_items(self._calls, source, watching.LIST_PAGE_SIZE)
         return Listing(items=tuple(node for node, _ in items), resource_version=version or None)
@@ -82,7 +95,7 @@ class KubernetesNodeRepository:
         selector = selector_text(label_selector)
         params = (("label_selector", selector),) if selector else ()
         source = watching.WatchSource(
-            "list nodes", self._api.list_node, node_from_object, (), params
+            "list nodes", self._api.list_node, _readable_or_none, (), params
         )
         return watching.list_versions(self._calls, source, watching.LIST_PAGE_SIZE)
 
@@ -95,7 +108,7 @@ class KubernetesNodeRepository:
         selector = selector_text(label_selector)
         params = (("label_selector", selector),) if selector else ()
         source = watching.WatchSource(
-            "watch nodes", self._api.list_node, node_from_object, (), params
+            "watch nodes", self._api.list_node, _readable_or_none, (), params
         )
         return watching.watch(self._calls, source, resource_version, timeout_seconds)
 

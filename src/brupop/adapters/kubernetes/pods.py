@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 from kubernetes.client import CoreV1Api, PolicyV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
+from brupop.adapters.kubernetes.decoding import entries, mapping, reads, text_map, text_or_none
 from brupop.adapters.kubernetes.nodes import condition_true
 from brupop.adapters.kubernetes.scheduling_fields import (
     interned,
@@ -15,6 +16,8 @@ from brupop.adapters.kubernetes.scheduling_fields import (
     requests_of,
     tolerations_of,
 )
+from brupop.domain.cluster.disruption_budget import int_or_percent
+from brupop.domain.cluster.label_selector import Requirement, SelectorOperator
 from brupop.domain.cluster.objects import OwnerReference, Pod, PodDisruptionBudget, PodPhase
 from brupop.domain.cluster.resources import NO_RESOURCES
 
@@ -25,21 +28,22 @@ T = TypeVar("T")
 _PHASES = frozenset(phase.value for phase in PodPhase)
 
 
+@reads("Pod")
 def pod_from_object(obj: JSON) -> Pod:
     """The domain Pod of a `v1 Pod` object."""
-    meta = obj.get("metadata") or {}
-    spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
+    meta = mapping(obj.get("metadata"))
+    spec = mapping(obj.get("spec"))
+    status = mapping(obj.get("status"))
     phase = str(status.get("phase") or "")
     requests = requests_of(spec)
     return Pod(
         name=str(meta.get("name") or ""),
         namespace=str(meta.get("namespace") or ""),
         uid=str(meta.get("uid") or ""),
-        node_name=spec.get("nodeName"),
+        node_name=text_or_none(spec.get("nodeName")),
         phase=PodPhase(phase) if phase in _PHASES else PodPhase.UNKNOWN,
-        labels=dict(meta.get("labels") or {}),
-        annotations=dict(meta.get("annotations") or {}),
+        labels=text_map(meta.get("labels")),
+        annotations=text_map(meta.get("annotations")),
         owners=interned(
             tuple(
                 OwnerReference(
@@ -47,10 +51,10 @@ def pod_from_object(obj: JSON) -> Pod:
                     name=str(ref.get("name") or ""),
                     controller=bool(ref.get("controller")),
                 )
-                for ref in meta.get("ownerReferences") or []
+                for ref in entries(meta.get("ownerReferences"))
             )
         ),
-        service_account=spec.get("serviceAccountName"),
+        service_account=text_or_none(spec.get("serviceAccountName")),
         terminating=bool(meta.get("deletionTimestamp")),
         ready=condition_true(status, "Ready"),
         requests=requests if requests is not None else NO_RESOURCES,
@@ -60,21 +64,56 @@ def pod_from_object(obj: JSON) -> Pod:
     )
 
 
+@reads("PodDisruptionBudget")
 def budget_from_object(obj: JSON) -> PodDisruptionBudget:
-    """The domain PodDisruptionBudget; percentages and matchExpressions are not carried over."""
-    meta = obj.get("metadata") or {}
-    spec = obj.get("spec") or {}
+    """The domain PodDisruptionBudget: matchLabels, matchExpressions, numbers and percentages.
+
+    A selector that cannot be read is taken to select every pod of the namespace, so a drain
+    still counts the budget rather than ignoring it.
+    """
+    meta = mapping(obj.get("metadata"))
+    spec = mapping(obj.get("spec"))
+    selector = spec.get("selector")
+    labels, expressions = _selector_of(selector) if isinstance(selector, dict) else ({}, ())
     return PodDisruptionBudget(
         name=str(meta.get("name") or ""),
         namespace=str(meta.get("namespace") or ""),
-        selector=dict((spec.get("selector") or {}).get("matchLabels") or {}),
-        min_available=_count(spec.get("minAvailable")),
-        max_unavailable=_count(spec.get("maxUnavailable")),
+        selector=labels,
+        expressions=expressions,
+        selects_none=selector is None,
+        min_available=int_or_percent(spec.get("minAvailable")),
+        max_unavailable=int_or_percent(spec.get("maxUnavailable")),
     )
 
 
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+_OPERATORS = {
+    "In": SelectorOperator.IN,
+    "NotIn": SelectorOperator.NOT_IN,
+    "Exists": SelectorOperator.EXISTS,
+    "DoesNotExist": SelectorOperator.DOES_NOT_EXIST,
+}
+
+
+def _selector_of(selector: JSON) -> tuple[dict[str, str], tuple[Requirement, ...]]:
+    """A metav1 LabelSelector's matchLabels and matchExpressions; both empty when unreadable."""
+    labels = selector.get("matchLabels") or {}
+    terms = selector.get("matchExpressions") or []
+    if not isinstance(labels, dict) or not isinstance(terms, list):
+        return {}, ()
+    requirements = [_requirement_of(term) for term in terms]
+    if any(requirement is None for requirement in requirements):
+        return {}, ()
+    return {str(k): str(v) for k, v in labels.items()}, tuple(r for r in requirements if r)
+
+
+def _requirement_of(term: object) -> Requirement | None:
+    if not isinstance(term, dict):
+        return None
+    operator = _OPERATORS.get(str(term.get("operator")))
+    values = term.get("values") or []
+    if operator is None or not isinstance(values, list):
+        return None
+    return Requirement(str(term.get("key") or ""), operator, tuple(str(v) for v in values))
 
 
 class KubernetesPodRepository:

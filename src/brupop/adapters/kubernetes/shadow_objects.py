@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from brupop.adapters.kubernetes.decoding import entries, mapping, reads, text_or_none
 from brupop.domain.shadow import (
     API_GROUP,
     API_VERSION_V2,
@@ -28,27 +29,30 @@ PLURAL = "bottlerocketshadows"
 JSON = dict[str, Any]
 
 
+@reads("BottlerocketShadow")
 def shadow_from_object(obj: JSON) -> Shadow:
     """The domain Shadow of a custom object; InvalidObjectError when it cannot be read."""
-    meta = obj.get("metadata") or {}
+    meta = mapping(obj.get("metadata"))
     name = str(meta.get("name") or "")
     node_name, node_uid = _owner_node(meta, name)
     try:
         spec = ShadowSpec.model_validate(obj.get("spec") or {})
-        raw_status = obj.get("status")
+        raw_status = obj.get("status")  # pydantic refuses a status of the wrong type
         status = ShadowStatus.model_validate(raw_status) if raw_status else None
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
         )
-        raise InvalidObjectError(f"shadow {name!r} cannot be read: {problems}") from None
+        raise InvalidObjectError(
+            f"shadow {name[:253]!r} cannot be read: {problems[:300]}"
+        ) from None
     return Shadow(
         name=name,
         namespace=str(meta.get("namespace") or ""),
         node_name=node_name,
         node_uid=node_uid,
-        resource_version=meta.get("resourceVersion"),
-        uid=meta.get("uid"),
+        resource_version=text_or_none(meta.get("resourceVersion")),
+        uid=text_or_none(meta.get("uid")),
         spec=spec,
         status=status,
     )
@@ -81,7 +85,7 @@ def status_object(status: ShadowStatus) -> JSON:
 
 
 def _owner_node(meta: JSON, name: str) -> tuple[str, str]:
-    owners = [ref for ref in meta.get("ownerReferences") or [] if isinstance(ref, dict)]
+    owners = entries(meta.get("ownerReferences"))
     nodes = [ref for ref in owners if ref.get("kind") == "Node"] or owners
     if nodes and nodes[0].get("name"):
         return str(nodes[0]["name"]), str(nodes[0].get("uid") or "")

@@ -8,31 +8,38 @@ from __future__ import annotations
 from kubernetes.client import AuthenticationV1Api
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
+from brupop.adapters.kubernetes.decoding import mapping, reads, text_or_none
 from brupop.domain.cluster.objects import TokenIdentity
 
 EXTRA_PREFIX = "authentication.kubernetes.io/"
 
 
+@reads("TokenReview")
 def identity_from_review(review: JSON) -> TokenIdentity:
-    """What a TokenReview's status says about the token."""
-    status = review.get("status") or {}
-    user = status.get("user") or {}
-    extra = user.get("extra") or {}
+    """What a TokenReview's status says about the token; only a literal `true` authenticates."""
+    status = mapping(review.get("status"))
+    user = mapping(status.get("user"))
+    extra = mapping(user.get("extra"))
+    audiences = status.get("audiences")
     return TokenIdentity(
-        authenticated=bool(status.get("authenticated")),
-        username=user.get("username") or None,
-        audiences=tuple(status.get("audiences") or ()),
+        authenticated=status.get("authenticated") is True,
+        username=text_or_none(user.get("username")),
+        audiences=tuple(a for a in audiences if isinstance(a, str))
+        if isinstance(audiences, list)
+        else (),
         pod_name=_single(extra, "pod-name"),
         pod_uid=_single(extra, "pod-uid"),
         node_name=_single(extra, "node-name"),
-        error=status.get("error") or None,
+        error=text_or_none(status.get("error")),
     )
 
 
 def _single(extra: JSON, key: str) -> str | None:
     """The one value of an extra field; None when absent or ambiguous (several values)."""
     values = extra.get(EXTRA_PREFIX + key) or []
-    return str(values[0]) if isinstance(values, list) and len(values) == 1 else None
+    if isinstance(values, list) and len(values) == 1:
+        return text_or_none(values[0])
+    return None
 
 
 class KubernetesTokenReviewer:

@@ -18,7 +18,7 @@ import structlog
 import urllib3.exceptions
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls, lines
-from brupop.adapters.kubernetes.errors import error_for_status
+from brupop.adapters.kubernetes.errors import error_for_status, status_code
 from brupop.domain.cluster.objects import VersionListing, WatchEvent, WatchEventType
 from brupop.ports.errors import UnavailableError
 
@@ -124,12 +124,12 @@ def _decode_line(source: WatchSource[T], line: str) -> Iterator[tuple[WatchEvent
     try:
         event = json.loads(line)
         kind, obj = event["type"], event["object"]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         raise UnavailableError(f"{source.action}: unreadable watch event {line[:200]!r}") from None
     if kind == "ERROR":
         status = obj if isinstance(obj, dict) else {}
         raise error_for_status(
-            int(status.get("code") or 500),
+            status_code(status.get("code"), default=500),
             str(status.get("reason") or ""),
             str(status.get("message") or ""),
             source.action,

@@ -20,6 +20,8 @@ from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
 from brupop.adapters.memory.workloads import InMemoryWorkloadReplicas
 from brupop.adapters.system.clock import SystemClock
+from brupop.domain.cluster.disruption_budget import IntOrPercent
+from brupop.domain.cluster.label_selector import Requirement
 from brupop.domain.cluster.objects import (
     Node,
     OwnerReference,
@@ -156,8 +158,9 @@ class InMemoryCluster:
         name: str,
         selector: Mapping[str, str],
         *,
-        min_available: int | None = None,
-        max_unavailable: int | None = None,
+        min_available: IntOrPercent | None = None,
+        max_unavailable: IntOrPercent | None = None,
+        expressions: tuple[Requirement, ...] = (),
     ) -> PodDisruptionBudget:
         budget = PodDisruptionBudget(
             name=name,
@@ -165,6 +168,7 @@ class InMemoryCluster:
             selector=dict(selector),
             min_available=min_available,
             max_unavailable=max_unavailable,
+            expressions=expressions,
         )
         self.pods.set_budget(budget)
         return budget

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable
 
 from brupop.adapters.memory.store import Revisions, VersionedStore
+from brupop.domain.cluster.disruption_budget import allows_one_more_gone
 from brupop.domain.cluster.objects import Node, Pod, PodDisruptionBudget, PodPhase
 from brupop.ports.errors import NotFoundError, TooManyRequestsError, UnavailableError
 
@@ -139,12 +140,13 @@ class InMemoryPodRepository:
                 continue
             selected = self.store.list(budget.selects).items
             healthy = [p for p in selected if p.phase is PodPhase.RUNNING and not p.terminating]
-            if budget.min_available is not None and len(healthy) - 1 < budget.min_available:
+            if not allows_one_more_gone(
+                budget.min_available,
+                budget.max_unavailable,
+                selected=len(selected),
+                healthy=len(healthy),
+            ):
                 return budget
-            if budget.max_unavailable is not None:
-                unavailable = len(selected) - len(healthy)
-                if unavailable + 1 > budget.max_unavailable:
-                    return budget
         return None
 
     def _recreate(self, pod: Pod) -> None:

@@ -11,6 +11,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Generic, TypeVar
 
+from brupop.domain.cluster.disruption_budget import IntOrPercent
+from brupop.domain.cluster.label_selector import Requirement
+
 # Re-exported (`as`): the Node and Pod fields below are of these types.
 from brupop.domain.cluster.resources import NO_RESOURCES
 from brupop.domain.cluster.resources import Resources as Resources
@@ -95,18 +98,27 @@ class Pod:
 
 @dataclass(frozen=True)
 class PodDisruptionBudget:
-    """A PodDisruptionBudget, named so a blocked drain can say who blocks it."""
+    """A PodDisruptionBudget, named so a blocked drain can say who blocks it.
+
+    Its selector is `selector` (matchLabels) and `expressions` (matchExpressions), all of
+    which must hold; a budget with no selector at all (`selects_none`) selects no pod, as in
+    policy/v1. Counts are numbers or percentages (`disruption_budget.IntOrPercent`).
+    """
 
     name: str
     namespace: str
     selector: Mapping[str, str] = field(default_factory=dict)
-    min_available: int | None = None
-    max_unavailable: int | None = None
+    min_available: IntOrPercent | None = None
+    max_unavailable: IntOrPercent | None = None
+    expressions: tuple[Requirement, ...] = ()
+    selects_none: bool = False
 
     def selects(self, pod: Pod) -> bool:
-        """The budget covers `pod` (same namespace, every selector label matches)."""
-        return pod.namespace == self.namespace and all(
-            pod.labels.get(key) == value for key, value in self.selector.items()
+        """The budget covers `pod` (same namespace, every label and expression matches)."""
+        if self.selects_none or pod.namespace != self.namespace:
+            return False
+        return all(pod.labels.get(key) == value for key, value in self.selector.items()) and all(
+            requirement.matches(pod.labels) for requirement in self.expressions
         )
 
 

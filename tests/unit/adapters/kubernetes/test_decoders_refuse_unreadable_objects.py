@@ -1,0 +1,140 @@
+"""Whatever the API (or a proxy in front of it) sends, a decoder returns a well-typed domain
+value or raises InvalidObjectError: nothing else may escape into the services."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brupop.adapters.kubernetes.api_calls import _parse
+from brupop.adapters.kubernetes.leases import lease_from_object
+from brupop.adapters.kubernetes.nodes import node_from_object
+from brupop.adapters.kubernetes.pods import budget_from_object, pod_from_object
+from brupop.adapters.kubernetes.shadow_objects import shadow_from_object
+from brupop.adapters.kubernetes.tokens import identity_from_review
+from brupop.domain.cluster.objects import Lease, Node, Pod, PodDisruptionBudget, TokenIdentity
+from brupop.domain.shadow import Shadow
+from brupop.ports.errors import InvalidObjectError, UnavailableError
+from tests.support.arbitrary_json import JSON_VALUES, deeply_nested, shaped_like
+
+META = {
+    "name": None,
+    "namespace": None,
+    "uid": None,
+    "resourceVersion": None,
+    "labels": None,
+    "annotations": None,
+    "ownerReferences": None,
+    "creationTimestamp": None,
+    "deletionTimestamp": None,
+}
+SHAPES: dict[str, dict[str, Any]] = {
+    "node": {
+        "metadata": META,
+        "spec": {"unschedulable": None, "taints": None},
+        "status": {"conditions": None, "addresses": None, "allocatable": None},
+    },
+    "pod": {
+        "metadata": META,
+        "spec": {"nodeName": None, "containers": None, "initContainers": None, "tolerations": None},
+        "status": {"phase": None, "conditions": None},
+    },
+    "budget": {
+        "metadata": META,
+        "spec": {
+            "selector": {"matchLabels": None, "matchExpressions": None},
+            "minAvailable": None,
+            "maxUnavailable": None,
+        },
+    },
+    "lease": {
+        "metadata": META,
+        "spec": {"holderIdentity": None, "leaseDurationSeconds": None, "renewTime": None},
+    },
+    "review": {"status": {"authenticated": None, "user": {"username": None, "extra": None}}},
+    "shadow": {"metadata": META, "spec": {"state": None, "version": None}, "status": None},
+}
+Decoder = Callable[[Any], Any]
+DECODERS: dict[str, tuple[Decoder, type[Any]]] = {
+    "node": (node_from_object, Node),
+    "pod": (pod_from_object, Pod),
+    "budget": (budget_from_object, PodDisruptionBudget),
+    "lease": (lease_from_object, Lease),
+    "review": (identity_from_review, TokenIdentity),
+    "shadow": (shadow_from_object, Shadow),
+}
+
+
+def _all_text(mapping: Any) -> bool:
+    return all(isinstance(k, str) and isinstance(v, str) for k, v in mapping.items())
+
+
+def _well_typed(kind: str, value: Any) -> None:
+    assert isinstance(value, DECODERS[kind][1])
+    if kind in ("node", "pod"):
+        assert isinstance(value.name, str)
+        assert _all_text(value.labels)
+        assert _all_text(value.annotations)
+    if kind == "review":
+        assert value.authenticated in (True, False)
+        assert value.username is None or isinstance(value.username, str)
+        assert all(isinstance(audience, str) for audience in value.audiences)
+    if kind == "lease":
+        assert isinstance(value.duration_seconds, int)
+        assert value.holder is None or isinstance(value.holder, str)
+
+
+def _decode(kind: str, obj: Any) -> None:
+    try:
+        value = DECODERS[kind][0](obj)
+    except InvalidObjectError:
+        return
+    _well_typed(kind, value)
+
+
+@pytest.mark.parametrize("kind", sorted(DECODERS))
+@settings(max_examples=100, deadline=1000)
+@given(data=st.data())
+def test_an_object_of_any_shape_is_read_or_refused_as_invalid(
+    kind: str, data: st.DataObject
+) -> None:
+    _decode(kind, data.draw(shaped_like(SHAPES[kind]) | JSON_VALUES))
+
+
+@pytest.mark.parametrize("kind", sorted(DECODERS))
+def test_a_deeply_nested_field_is_read_or_refused_as_invalid(kind: str) -> None:
+    deep = deeply_nested()
+    for obj in (
+        {"metadata": deep},
+        {"metadata": {"labels": {"a": deep}}},
+        {"spec": deep, "status": {"conditions": deep}},
+    ):
+        _decode(kind, obj)
+
+
+def test_a_node_address_of_any_form_is_kept_as_text_for_the_probe_to_judge() -> None:
+    node = node_from_object(
+        {
+            "metadata": {"name": "n"},
+            "status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.9:8080"}]},
+        }
+    )
+    assert node.internal_ip == "10.0.0.9:8080"
+
+
+def test_a_review_says_authenticated_only_for_a_literal_true() -> None:
+    for value in ("true", 1, "yes", [True], {"a": True}):
+        identity = identity_from_review({"status": {"authenticated": value}})
+        assert identity.authenticated is False
+
+
+@pytest.mark.parametrize(
+    "body", [b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 50_000 + b"1" + b"}" * 50_000]
+)
+def test_an_answer_nested_deeper_than_the_parser_can_go_is_unavailable(body: bytes) -> None:
+    with pytest.raises(UnavailableError):
+        _parse("get node 'n'", body)
