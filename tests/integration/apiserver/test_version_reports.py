@@ -1,9 +1,16 @@
-"""Over HTTPS: a status naming a running version no host offered is a 422 with its reason, and
-an agent whose report is refused keeps running and retries (no crash, no traceback)."""
+"""Over HTTPS: a status naming a running version no host offered is a 422 with its reason; an
+agent whose report is refused keeps running and retries (no crash, no traceback); and what a
+caller sends cannot mint label values in the request metrics."""
 
 from __future__ import annotations
 
+import http.client
+import ssl
+import urllib.request
+from urllib.parse import urlsplit
+
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState
@@ -48,3 +55,27 @@ def test_an_agent_whose_report_is_refused_retries_later_and_keeps_running(rig: R
     (warning,) = [line for line in log.at("warning") if "422" in str(line.fields)]
     assert "never offered" in warning.fields["reason"]
     assert "exc_info" not in warning.fields
+
+
+def test_uncommon_methods_share_one_label_value_in_the_request_metrics(rig: Rig) -> None:
+    context = ssl.create_default_context(cafile=str(rig.certs.ca_path))
+    parts = urlsplit(rig.server.base_url)
+    for method in ("PROPFIND", "MKCOL", "LOCK", "UNLOCK", "SEARCH", "PURGE", "REPORT"):
+        connection = http.client.HTTPSConnection(
+            parts.hostname or "", parts.port, context=context, timeout=5
+        )
+        try:
+            connection.request(method, "/ping")
+            connection.getresponse().read()
+        finally:
+            connection.close()
+    with urllib.request.urlopen(rig.server.base_url + "/metrics", context=context) as answer:
+        text = answer.read().decode()
+    methods = {
+        sample.labels["method"]
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "brupop_apiserver_requests_total"
+    }
+    assert methods <= {"GET", "other"}, methods
+    assert "other" in methods

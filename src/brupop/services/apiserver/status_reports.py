@@ -11,9 +11,9 @@ A shadow without a status takes the first report as it comes (the agent's first 
 shadow: deleting the shadow is how an administrator has a node updated outside brupop start
 afresh). `target_version` is what the host says it offers, which only the agent can see; it is
 not checked. The check reads the shared watch's copy of the shadow and, only when that copy
-would refuse, the stored shadow, so an accepted report costs no extra read. A refusal is a
-`VersionNotOfferedError` (a 422 with a short reason), logged once per node until that node's
-report is taken again.
+has no status yet or would refuse, the stored shadow, so a report usually costs no extra read.
+A refusal is a `VersionNotOfferedError` (a 422 with a short reason), logged once per node until
+that node's report is taken again.
 """
 
 from __future__ import annotations
@@ -56,8 +56,10 @@ class StatusReports:
     def write(self, name: str, status: ShadowStatus) -> Shadow:
         """Store `status` on shadow `name`, or refuse it (VersionNotOfferedError)."""
         seen = self._feed.latest(name)
-        if seen is None or not version_offered(seen, status):
-            stored = self._shadows.get(name)  # the watch may lag: the stored shadow decides
+        if seen is None or seen.status is None or not version_offered(seen, status):
+            # The watch may lag (a copy without a status would take anything): the stored
+            # shadow decides.
+            stored = self._shadows.get(name)
             if not version_offered(stored, status):
                 self._refused(name, status)
         written = self._shadows.update_status(name, status)

@@ -63,9 +63,7 @@ def test_other_events_and_policy_events_are_not_notifications() -> None:
     assert from_cluster_event(policy, T0) is None
 
 
-def test_a_rollout_starts_with_the_controllers_first_start_and_finishes_when_all_run_it() -> (
-    None
-):
+def test_a_rollout_starts_with_the_controllers_first_start_and_finishes_when_all_run_it() -> None:
     tracker = RolloutTracker()
     assert tracker.observe({"Idle": 3}, {"1.19.0": 3}, T0) == []
     started = tracker.starting("1.20.0", T0)

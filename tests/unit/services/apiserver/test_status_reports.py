@@ -8,7 +8,7 @@ import pytest
 import structlog.testing
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.shadow import ShadowSpec, ShadowStatus, shadow_name
+from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import StatusReports, VersionNotOfferedError
@@ -77,3 +77,22 @@ def test_a_node_refused_again_and_again_is_logged_once_until_its_report_is_taken
     refused = [line for line in logs if line["event"] == "status.refused"]
     assert len(refused) == 2
     assert refused[0]["shadow"] == NAME and refused[0]["log_level"] == "warning"
+
+
+class LaggingFeed(ShadowFeed):
+    """A watch that still shows the shadow as it was created (no status yet)."""
+
+    def __init__(self, cluster: InMemoryCluster) -> None:
+        super().__init__(cluster.shadows)
+        self._first = cluster.shadows.get(NAME)
+
+    def latest(self, name: str) -> Shadow | None:
+        return self._first if name == NAME else None
+
+
+def test_a_watch_that_lags_behind_the_first_report_does_not_let_any_version_through() -> None:
+    cluster, _ = _reports()
+    reports = StatusReports(cluster.shadows, LaggingFeed(cluster))
+    reports.write(NAME, _status("1.19.0"))
+    with pytest.raises(VersionNotOfferedError):
+        reports.write(NAME, _status("9.9.9"))
