@@ -1,9 +1,11 @@
-"""A webhook receiver on loopback for the notification tests: records every POST, and answers
-as a test tells it (a status code per request, a pause before answering)."""
+"""Webhook receivers on loopback for the notification tests: one records every POST and answers
+as a test tells it (a status code per request, a pause before answering); one drips its
+answer's headers forever."""
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -95,3 +97,56 @@ def running_receiver(receiver: Receiver | None = None) -> Iterator[Receiver]:
             seen.hold.set()
         server.shutdown()
         server.server_close()
+
+
+@dataclass
+class Drip:
+    """A receiver that takes each request and then drips its answer's headers, a byte at a time,
+    for as long as the test lasts: each read finishes within any socket timeout, the answer
+    never does."""
+
+    url: str = ""
+    connections: int = 0
+    closed: int = 0  # connections the client gave up
+    byte_every_seconds: float = 0.05
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@contextmanager
+def dripping_receiver(drip: Drip | None = None) -> Iterator[Drip]:
+    """A `Drip` on 127.0.0.1 (a free port) for the duration of the block."""
+    seen = drip or Drip()
+    done = threading.Event()
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    seen.url = f"http://127.0.0.1:{listener.getsockname()[1]}/hook"
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            try:
+                while not done.wait(seen.byte_every_seconds):
+                    conn.sendall(b"X")
+            except OSError:
+                with seen.lock:
+                    seen.closed += 1
+
+    def accept() -> None:
+        while not done.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with seen.lock:
+                seen.connections += 1
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        done.set()
+        thread.join(2)
+        listener.close()

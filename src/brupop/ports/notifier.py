@@ -22,10 +22,11 @@ class Notifier(Protocol):
 class NotificationCounts(Protocol):
     """Counters of delivery; every call is cheap and never raises."""
 
-    def count_sent(self) -> None:
-        """One message reached its receiver (a 2xx answer)."""
+    def count_sent(self, webhook: str) -> None:
+        """One message reached the receiver named `webhook` (a 2xx answer)."""
         ...
 
-    def count_dropped(self, reason: str) -> None:
-        """One message was given up: `queue_full`, `refused` (4xx) or `undeliverable`."""
+    def count_dropped(self, webhook: str, reason: str) -> None:
+        """One message to `webhook` was given up: `queue_full`, `refused` (4xx) or
+        `undeliverable`."""
         ...

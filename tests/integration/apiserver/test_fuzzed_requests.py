@@ -117,7 +117,7 @@ def test_fuzzed_status_bodies_from_the_real_agent_are_refused_cleanly(
     status, answer = send(rig, "PUT", RESOURCE, headers, body)
 
     assert_answered_cleanly(status, answer)
-    assert status in (200, 400, 413)
+    assert status in (200, 400, 413, 422)  # 422: a running version never offered
 
 
 @FUZZ

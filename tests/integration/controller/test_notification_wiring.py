@@ -53,7 +53,8 @@ def test_the_controller_process_sends_a_pause_to_its_webhook_and_counts_it() -> 
 
 
 def _sent(metrics: PrometheusRolloutMetrics) -> float:
-    return metrics.registry.get_sample_value("brupop_notifications_sent_total") or 0.0
+    sample = metrics.registry.get_sample_value
+    return sample("brupop_notifications_sent_total", {"webhook": "webhook-1"}) or 0.0
 
 
 def test_without_a_webhook_the_controller_has_no_notification_counters() -> None:

@@ -39,13 +39,12 @@ class Replica:
     registry: CollectorRegistry
 
     def sent(self) -> float:
-        return self.registry.get_sample_value("brupop_notifications_sent_total") or 0.0
+        labels = {"webhook": "webhook-1"}
+        return self.registry.get_sample_value("brupop_notifications_sent_total", labels) or 0.0
 
     def dropped(self, reason: str) -> float:
-        value = self.registry.get_sample_value(
-            "brupop_notifications_dropped_total", {"reason": reason}
-        )
-        return value or 0.0
+        labels = {"webhook": "webhook-1", "reason": reason}
+        return self.registry.get_sample_value("brupop_notifications_dropped_total", labels) or 0.0
 
 
 def _cluster(clock: FakeClock, nodes: int) -> InMemoryCluster:
@@ -64,7 +63,11 @@ def _cluster(clock: FakeClock, nodes: int) -> InMemoryCluster:
 
 @contextmanager
 def _replica(
-    cluster: InMemoryCluster, clock: FakeClock, url: str, identity: str = "c1"
+    cluster: InMemoryCluster,
+    clock: FakeClock,
+    url: str,
+    identity: str = "c1",
+    delivery: DeliveryPolicy = QUICK,
 ) -> Iterator[Replica]:
     config = ControllerConfig(
         policy=RolloutPolicy(ConcurrencyLimit(1)),
@@ -73,7 +76,7 @@ def _replica(
         identity=identity,
     )
     metrics = PrometheusRolloutMetrics()
-    settings = NotificationSettings("test-cluster", (WebhookTarget("webhook-1", url),), QUICK)
+    settings = NotificationSettings("test-cluster", (WebhookTarget("webhook-1", url),), delivery)
     wiring = wire_notifications(
         settings,
         events=cluster.events,
@@ -228,8 +231,11 @@ def test_passes_go_on_while_the_receiver_hangs_and_what_does_not_fit_is_dropped_
     clock = FakeClock()
     cluster = _cluster(clock, 3)
     hanging = Receiver(hold=threading.Event())
-    with running_receiver(hanging) as receiver, _replica(cluster, clock, receiver.url) as replica:
-        replica.wiring.notifier._queue.maxsize = 1  # one in delivery, one queued, the rest drop
+    one = DeliveryPolicy(queue_size=1, timeout_seconds=5, attempts=2, first_retry_seconds=0.01)
+    with (
+        running_receiver(hanging) as receiver,
+        _replica(cluster, clock, receiver.url, delivery=one) as replica,  # one in delivery,
+    ):  # one queued, the rest dropped
         _roll(cluster, replica, clock, passes=60)
         states = {s.status.current_version for s in cluster.shadows.list().items if s.status}
         assert states == {NEW}, "the rollout finished while every delivery hung"

@@ -1,10 +1,12 @@
-"""WebhookNotifier against a receiver on loopback: delivery, retries with backoff, drops counted
-(receiver down, slow, answering 500 or 400), and a `notify` that never waits."""
+"""WebhookNotifier against receivers on loopback: delivery, retries with backoff, drops counted
+per webhook (receiver down, slow, answering 500 or 400), a deadline for each whole exchange, a
+slow webhook that delays only itself, and a `notify` that never waits."""
 
 from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +16,12 @@ from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookNotifie
 from brupop.domain.reporting.notification_formats import NotificationFormat
 from brupop.domain.reporting.notifications import Notification, NotificationKind
 from brupop.services.supervisor import Supervisor
-from tests.support.webhook_receiver import Receiver, running_receiver, validate_v1
+from tests.support.webhook_receiver import (
+    Receiver,
+    dripping_receiver,
+    running_receiver,
+    validate_v1,
+)
 
 NOTE = Notification(NotificationKind.FLEET_PAUSED, datetime(2026, 3, 1, tzinfo=UTC), "paused")
 FAST_RETRIES = DeliveryPolicy(
@@ -23,27 +30,38 @@ FAST_RETRIES = DeliveryPolicy(
 
 
 class Counts:
-    """The NotificationCounts port, counting in memory."""
+    """The NotificationCounts port, counting in memory (`sent` and `dropped` over every webhook,
+    `by_webhook` each one's)."""
 
     def __init__(self) -> None:
         self.sent = 0
         self.dropped: Counter[str] = Counter()
+        self.by_webhook: Counter[tuple[str, str]] = Counter()
         self.changed = threading.Condition()
 
-    def count_sent(self) -> None:
+    def count_sent(self, webhook: str) -> None:
         with self.changed:
             self.sent += 1
+            self.by_webhook[webhook, "sent"] += 1
             self.changed.notify_all()
 
-    def count_dropped(self, reason: str) -> None:
+    def count_dropped(self, webhook: str, reason: str) -> None:
         with self.changed:
             self.dropped[reason] += 1
+            self.by_webhook[webhook, reason] += 1
             self.changed.notify_all()
 
     def wait_for(self, sent: int = 0, dropped: int = 0, seconds: float = 30.0) -> bool:
         with self.changed:
             return self.changed.wait_for(
                 lambda: self.sent >= sent and sum(self.dropped.values()) >= dropped, seconds
+            )
+
+    def dropped_by(self, webhook: str) -> int:
+        with self.changed:
+            return (
+                sum(n for (name, what), n in self.by_webhook.items() if name == webhook)
+                - (self.by_webhook[webhook, "sent"])
             )
 
 
@@ -55,13 +73,20 @@ def _delivering(
     kinds: frozenset[NotificationKind] = frozenset(NotificationKind),
     start: bool = True,
 ) -> Iterator[tuple[WebhookNotifier, Counts]]:
+    with _delivering_to([WebhookTarget("webhook-1", url, form, kinds)], policy, start) as both:
+        yield both
+
+
+@contextmanager
+def _delivering_to(
+    targets: list[WebhookTarget], policy: DeliveryPolicy = FAST_RETRIES, start: bool = True
+) -> Iterator[tuple[WebhookNotifier, Counts]]:
     stop = threading.Event()
     counts = Counts()
-    notifier = WebhookNotifier(
-        [WebhookTarget("webhook-1", url, form, kinds)], "test-cluster", counts, stop, policy
-    )
+    notifier = WebhookNotifier(targets, "test-cluster", counts, stop, policy)
     if start:
-        Supervisor("notification-delivery", notifier.deliver, stop).start()
+        for lane in notifier.lanes:
+            Supervisor(lane.name, lane.deliver, stop).start()
     try:
         yield notifier, counts
     finally:
@@ -165,3 +190,38 @@ def test_notify_never_waits_a_full_queue_drops_and_counts() -> None:
             notifier.notify(NOTE)
         assert notifier.pending() == 2
     assert counts.dropped == Counter({"queue_full": 3})
+
+
+def test_a_receiver_that_drips_its_headers_is_cut_at_the_deadline_of_the_whole_exchange() -> None:
+    policy = DeliveryPolicy(queue_size=8, timeout_seconds=1.0, attempts=1)
+    with dripping_receiver() as drip, _delivering(drip.url, policy) as (notifier, counts):
+        began = time.monotonic()
+        notifier.notify(NOTE)
+        assert counts.wait_for(dropped=1, seconds=10)
+        took = time.monotonic() - began
+        assert drip.connections == 1
+    assert 1.0 <= took < 3.0, f"the exchange ended {took:.2f} s after it began"
+    assert counts.dropped == Counter({"undeliverable": 1})
+
+
+def test_a_slow_webhook_delays_only_itself_and_what_it_drops_is_counted_as_its_own() -> None:
+    policy = DeliveryPolicy(queue_size=3, timeout_seconds=2.0, attempts=1)
+    with (
+        dripping_receiver() as drip,
+        running_receiver() as healthy,
+        _delivering_to(
+            [WebhookTarget("webhook-1", drip.url), WebhookTarget("webhook-2", healthy.url)], policy
+        ) as (notifier, counts),
+    ):
+        began = time.monotonic()
+        for _ in range(3):
+            notifier.notify(NOTE)
+        assert healthy.wait_for(lambda r: len(r.bodies) == 3, seconds=10)
+        healthy_took = time.monotonic() - began
+        assert notifier.wait_delivered(15)
+    assert healthy_took < policy.timeout_seconds, "the healthy webhook did not wait on the slow"
+    assert counts.by_webhook["webhook-2", "sent"] == 3
+    assert counts.dropped_by("webhook-2") == 0
+    assert counts.by_webhook["webhook-1", "sent"] == 0
+    assert counts.dropped_by("webhook-1") == 3, counts.by_webhook
+    assert counts.by_webhook["webhook-1", "undeliverable"] >= 1

@@ -1,23 +1,24 @@
-"""WebhookNotifier: the Notifier port over HTTP POSTs of JSON, delivered from a bounded queue.
+"""WebhookNotifier: the Notifier port over HTTP POSTs of JSON, one bounded queue and worker per
+webhook.
 
-`notify` puts one message per interested webhook on a queue and returns at once; a full queue
-drops the message and counts it (`queue_full`). `deliver` (the body of a supervised daemon
-thread) takes messages off the queue and POSTs them with a timeout per attempt, reading at most
-`RESPONSE_LIMIT` bytes of the answer. A connection error, a timeout, a 429 or a 5xx is retried
-with exponential backoff (tenacity) up to `attempts` tries, then dropped (`undeliverable`);
-any other 4xx is dropped at once (`refused`): the same body would be refused again.
+`notify` puts the message on the queue of each interested webhook and returns at once; a full
+queue drops the message and counts it (`queue_full`, for that webhook). Each webhook's `lane`
+has its own worker (`WebhookLane.deliver`, the body of a supervised daemon thread), so a slow
+or dead receiver delays only its own messages. Each attempt is one exchange under a wall-clock
+deadline (`timeout_seconds`: connect, send, headers and body together, see `exchange`). A
+connection error, the deadline, a 429 or a 5xx is retried with exponential backoff (tenacity)
+up to `attempts` tries, then dropped (`undeliverable`); any other 4xx is dropped at once
+(`refused`): the same body would be refused again.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import queue
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 import structlog
 from tenacity import (
@@ -29,19 +30,20 @@ from tenacity import (
     wait_exponential,
 )
 
+from brupop.adapters.notifications.exchange import ExchangeError, post_within
 from brupop.domain.reporting.notification_formats import NotificationFormat, render
 from brupop.domain.reporting.notifications import Notification, NotificationKind
 from brupop.ports.notifier import NotificationCounts
 
-RESPONSE_LIMIT = 4096
 _IDLE_WAIT_SECONDS = 0.5
+_HEADERS = {"Content-Type": "application/json", "User-Agent": "brupop-controller"}
 log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
 class WebhookTarget:
-    """One receiver: where, in which format, for which events; `name` is what logs show (the
-    URL may hold a secret)."""
+    """One receiver: where, in which format, for which events; `name` is what logs and metrics
+    show (the URL may hold a secret)."""
 
     name: str
     url: str
@@ -51,7 +53,8 @@ class WebhookTarget:
 
 @dataclass(frozen=True)
 class DeliveryPolicy:
-    """Bounds of delivery: queue size, per-attempt timeout, tries and their backoff."""
+    """Bounds of delivery: queue size (per webhook), the deadline of one whole exchange, tries
+    and their backoff."""
 
     queue_size: int = 256
     timeout_seconds: float = 5.0
@@ -69,7 +72,7 @@ class RefusedDelivery(Exception):
 
 
 class WebhookNotifier:
-    """Queues notifications and delivers them to the webhooks that want them."""
+    """Hands each notification to the lanes of the webhooks that want it."""
 
     def __init__(
         self,
@@ -79,30 +82,54 @@ class WebhookNotifier:
         stop: threading.Event,
         policy: DeliveryPolicy | None = None,
     ) -> None:
-        self._targets = tuple(targets)
-        self._cluster = cluster
-        self._counts = counts
-        self._stop = stop
-        self._policy = policy or DeliveryPolicy()
-        self._queue: queue.Queue[tuple[WebhookTarget, Notification]] = queue.Queue(
-            self._policy.queue_size
-        )
+        chosen = policy or DeliveryPolicy()
+        self.lanes = tuple(WebhookLane(target, cluster, counts, stop, chosen) for target in targets)
 
     def notify(self, notification: Notification) -> None:
-        for target in self._targets:
-            if notification.kind not in target.kinds:
-                continue
-            try:
-                self._queue.put_nowait((target, notification))
-            except queue.Full:
-                self._counts.count_dropped("queue_full")
+        for lane in self.lanes:
+            lane.offer(notification)
+
+    def pending(self) -> int:
+        """Messages queued or being delivered, over every webhook."""
+        return sum(lane.pending() for lane in self.lanes)
+
+    def wait_delivered(self, seconds: float) -> bool:
+        """Wait up to `seconds` for every queue to empty (at the end of a simulation)."""
+        deadline = time.monotonic() + seconds
+        return all(lane.wait_delivered(deadline - time.monotonic()) for lane in self.lanes)
+
+
+class WebhookLane:
+    """One webhook's bounded queue and its worker: a slow receiver delays only itself."""
+
+    def __init__(
+        self,
+        target: WebhookTarget,
+        cluster: str,
+        counts: NotificationCounts,
+        stop: threading.Event,
+        policy: DeliveryPolicy,
+    ) -> None:
+        self.target = target
+        self.name = f"notify-{target.name}"
+        self._cluster, self._counts, self._stop, self._policy = cluster, counts, stop, policy
+        self._queue: queue.Queue[Notification] = queue.Queue(policy.queue_size)
+
+    def offer(self, notification: Notification) -> None:
+        """Queue `notification` if this webhook wants its kind; never waits."""
+        if notification.kind not in self.target.kinds:
+            return
+        try:
+            self._queue.put_nowait(notification)
+        except queue.Full:
+            self._counts.count_dropped(self.target.name, "queue_full")
 
     def pending(self) -> int:
         """Messages queued or being delivered."""
         return self._queue.unfinished_tasks
 
     def wait_delivered(self, seconds: float) -> bool:
-        """Wait up to `seconds` for the queue to empty (at the end of a simulation)."""
+        """Wait up to `seconds` for the queue to empty."""
         deadline = time.monotonic() + seconds
         with self._queue.all_tasks_done:
             while self._queue.unfinished_tasks:
@@ -113,19 +140,19 @@ class WebhookNotifier:
         return True
 
     def deliver(self) -> None:
-        """Deliver queued messages until `stop` is set (the delivery thread's body)."""
+        """Deliver queued messages until `stop` is set (the worker thread's body)."""
         while not self._stop.is_set():
             try:
-                target, notification = self._queue.get(timeout=_IDLE_WAIT_SECONDS)
+                notification = self._queue.get(timeout=_IDLE_WAIT_SECONDS)
             except queue.Empty:
                 continue
             try:
-                self._deliver_one(target, notification)
+                self._deliver_one(notification)
             finally:
                 self._queue.task_done()
 
-    def _deliver_one(self, target: WebhookTarget, notification: Notification) -> None:
-        body = json.dumps(render(target.format, notification, self._cluster)).encode()
+    def _deliver_one(self, notification: Notification) -> None:
+        body = json.dumps(render(self.target.format, notification, self._cluster)).encode()
         policy = self._policy
         retrying = Retrying(
             stop=stop_after_attempt(policy.attempts) | stop_when_event_set(self._stop),
@@ -136,46 +163,33 @@ class WebhookNotifier:
             sleep=self._pause,
         )
         try:
-            retrying(self._post, target.url, body)
+            retrying(self._post, body)
         except RefusedDelivery as error:
-            self._dropped(target, notification, "refused", str(error))
+            self._dropped(notification, "refused", str(error))
         except RetryError as error:
-            self._dropped(
-                target, notification, "undeliverable", str(error.last_attempt.exception())
-            )
+            self._dropped(notification, "undeliverable", str(error.last_attempt.exception()))
         else:
-            self._counts.count_sent()
+            self._counts.count_sent(self.target.name)
 
     def _pause(self, seconds: float) -> None:
         """Backoff between tries, cut short by a stop (which then also ends the tries)."""
         self._stop.wait(seconds)
 
-    def _dropped(self, target: WebhookTarget, note: Notification, why: str, error: str) -> None:
-        self._counts.count_dropped(why)
+    def _dropped(self, note: Notification, why: str, error: str) -> None:
+        self._counts.count_dropped(self.target.name, why)
         log.warning(
-            "notification.dropped", webhook=target.name, kind=note.kind.value, why=why, error=error
+            "notification.dropped",
+            webhook=self.target.name,
+            kind=note.kind.value,
+            why=why,
+            error=error,
         )
 
-    def _post(self, url: str, body: bytes) -> None:
-        parts = urlsplit(url)
-        timeout = self._policy.timeout_seconds
-        host, port = parts.hostname or "", parts.port
-        connection: http.client.HTTPConnection
-        if parts.scheme == "https":
-            connection = http.client.HTTPSConnection(host, port, timeout=timeout)
-        else:
-            connection = http.client.HTTPConnection(host, port, timeout=timeout)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        headers = {"Content-Type": "application/json", "User-Agent": "brupop-controller"}
+    def _post(self, body: bytes) -> None:
         try:
-            connection.request("POST", path, body, headers)
-            response = connection.getresponse()
-            response.read(RESPONSE_LIMIT)  # a bounded look: receivers answer "ok" or similar
-            status = response.status
-        except (OSError, http.client.HTTPException) as error:
-            raise RetryableDelivery(f"{type(error).__name__}: {error}") from error
-        finally:
-            connection.close()
+            status = post_within(self.target.url, body, _HEADERS, self._policy.timeout_seconds)
+        except ExchangeError as error:
+            raise RetryableDelivery(str(error)) from error
         if 200 <= status < 300:
             return
         if status == 429 or status >= 500:

@@ -117,7 +117,7 @@ def _canary(soak: SoakProgress | None) -> CanaryProgress | None:
 
 
 def _budgets(budgets: tuple[BudgetUse, ...]) -> tuple[BudgetUseStatus, ...]:
-    """The first BUDGET_GROUPS_MAX groups (the status has a bound; the metric has them all)."""
+    """The first BUDGET_GROUPS_MAX groups (the metric shows the same ones and counts the rest)."""
     return tuple(
         BudgetUseStatus(budget=u.budget, group=u.group, in_use=u.in_use, limit=u.limit)
         for u in budgets[:BUDGET_GROUPS_MAX]

@@ -1,14 +1,16 @@
 """Rollout and fleet tracking for notifications: pure edge detectors over what the controller
 already publishes each pass (hosts per state and per version; paused and halted).
 
-* `RolloutTracker`: the controller starting a first node towards a version no node ran (its
-  `UpdateStarted` Event), or else a first node seen running such a version, is a rollout
-  started; every node then running it, all Idle, is the rollout finished (with the counts and
-  the duration).
+* `RolloutTracker`: a rollout is announced once per version the controller offers, when it
+  starts a first node towards it (its `UpdateStarted` Event), never from what agents report: an
+  agent may claim any version, and a claim is no rollout. Every node then running the version,
+  all Idle, is the rollout finished (with the counts and the duration).
 * `FleetTracker`: the fleet becoming paused, halted, or neither again (resumed).
 
-The first observation with reported versions is the baseline and tells nothing: a controller
-that starts (or a replica that takes over) does not announce what was already true.
+A start towards a version some node already runs is a rollout under way (another replica, or
+an earlier run of this one, announced it): it is followed, not announced again. A replica that
+does not lead follows the rollout from the versions alone, so that on taking over it can tell
+the finish.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from brupop.domain.states import UpdateState
 from brupop.domain.versions import compare_versions, is_version
 
 _IDLE = UpdateState.IDLE.value
+OFFERS_KEPT = 64  # versions remembered as announced (a fleet offers a handful)
 
 
 class RolloutTracker:
-    """Starts and ends of rollouts, from hosts per version and per reported state."""
+    """Starts and ends of rollouts, from the controller's starts and the hosts per version."""
 
     def __init__(self) -> None:
-        self._known: set[str] | None = None
+        self._announced: dict[str, None] = {}  # an ordered set, oldest first
         self._target: str | None = None
         self._started_at: datetime | None = None
         self._failures = 0
@@ -39,40 +42,40 @@ class RolloutTracker:
             self._failures += 1
 
     def starting(self, version: str, now: datetime) -> list[Notification]:
-        """The controller started a node's update to `version`."""
-        if version in (self._known or ()):
+        """The controller started a node's update to `version`: a rollout the first time."""
+        if version in self._announced:
             return []
-        self._known = self._known or set()
-        self._known.add(version)
+        self._announced[version] = None
+        if len(self._announced) > OFFERS_KEPT:
+            del self._announced[next(iter(self._announced))]
         self._target = version
         self._started_at = now
         self._failures = 0
+        if self._versions.get(version, 0) > 0:
+            return []  # under way already: told before this tracker began
         return [self._started(self._versions, now)]
 
     def observe(
-        self, states: Mapping[str, int], versions: Mapping[str, int], now: datetime
+        self,
+        states: Mapping[str, int],
+        versions: Mapping[str, int],
+        now: datetime,
+        *,
+        following: bool = False,
     ) -> list[Notification]:
-        """What changed since the last observation."""
+        """The rollout finished, if it did. `following` (a replica that does not lead): take a
+        version newer than the rest, that not every node runs yet, as the rollout under way."""
         self._versions = dict(versions)
-        running = {version for version, count in versions.items() if count > 0}
-        if self._known is None:
-            if running:  # no agent has reported yet: no baseline to compare with
-                self._known = running
-            return []
-        told: list[Notification] = []
-        new = [v for v in sorted(running - self._known) if _newer_than_all(v, self._known)]
-        self._known |= running
-        if new:
-            self._target = _highest(new)
+        total = sum(versions.values())
+        if following and self._target is None:
+            self._target = _under_way(versions, total)
             self._started_at = now
             self._failures = 0
-            told.append(self._started(versions, now))
-        total = sum(versions.values())
         target = self._target
         everyone = total > 0 and versions.get(target or "", 0) == total
         if target is not None and everyone and states.get(_IDLE, 0) == total:
-            told.append(self._finished(target, total, now))
-        return told
+            return [self._finished(target, total, now)]
+        return []
 
     def _started(self, versions: Mapping[str, int], now: datetime) -> Notification:
         target = self._target
@@ -135,20 +138,13 @@ class FleetTracker:
         return told
 
 
-def _newer_than_all(version: str, known: set[str]) -> bool:
-    """A node that joins on an older (or a known) version starts no rollout; only a newer one
-    can (compared by semver when they are versions)."""
-    if not is_version(version):
-        return version not in known
-    return all(not is_version(k) or compare_versions(version, k) > 0 for k in known)
-
-
-def _highest(versions: list[str]) -> str:
-    """The highest of the new versions (by semver when all are versions, else by name)."""
-    if all(is_version(v) for v in versions):
-        best = versions[0]
-        for version in versions[1:]:
-            if compare_versions(version, best) > 0:
-                best = version
-        return best
-    return max(versions)
+def _under_way(versions: Mapping[str, int], total: int) -> str | None:
+    """The version newer than every other one running, when some but not all nodes run it."""
+    running = [v for v, count in versions.items() if count > 0 and is_version(v)]
+    if len(running) < 2:
+        return None
+    best = running[0]
+    for version in running[1:]:
+        if compare_versions(version, best) > 0:
+            best = version
+    return best if 0 < versions[best] < total else None

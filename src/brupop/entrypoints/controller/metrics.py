@@ -1,16 +1,22 @@
 """PrometheusRolloutMetrics: the RolloutMetrics port in a registry of its own.
 
 The original's two gauges keep their names and labels (`brupop_hosts_state{state}`,
-`brupop_hosts_version{bottlerocket_version}`); as in the original, a label value seen before
-reports 0 rather than vanishing.
+`brupop_hosts_version{bottlerocket_version}`). A state seen before reports 0 rather than
+vanishing, as in the original (there are nine states). A version is what agents report, so its
+series are pruned to the versions nodes report now: at most one series per node, however many
+versions an agent has claimed. `brupop_budget_in_use` is capped like the policy's status (its
+first `BUDGET_GROUPS_MAX` groups); `brupop_budget_groups_left_out` says how many were not shown.
+docs/observability.md gives the bound on the series of every metric.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import islice
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from brupop.domain.policy.update_policy_status import BUDGET_GROUPS_MAX
 from brupop.domain.safety.health_gate import GateCheck
 from brupop.domain.starting.update_durations import DEFAULT_EXPECTED_SECONDS
 from brupop.entrypoints.controller.limit_metric import concurrency_limit_gauge, limit_value
@@ -91,6 +97,12 @@ class PrometheusRolloutMetrics:
             ["budget", "group"],
             registry=self.registry,
         )
+        self._budgets_left_out = Gauge(
+            "brupop_budget_groups_left_out",
+            f"Budget groups in use beyond the first {BUDGET_GROUPS_MAX}, which "
+            "brupop_budget_in_use (like the policy's status) does not show.",
+            registry=self.registry,
+        )
         self._budgets_set: dict[tuple[str, str], int] = {}
         self._limit = concurrency_limit_gauge(self.registry)
         self._expected = Gauge(
@@ -101,15 +113,18 @@ class PrometheusRolloutMetrics:
         )
         self._expected.set(DEFAULT_EXPECTED_SECONDS)
         self._seen_states: set[str] = set()
-        self._seen_versions: set[str] = set()
+        self._shown_versions: set[str] = set()
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self._seen_states |= set(states)
-        self._seen_versions |= set(versions)
         for state in self._seen_states:
             self._states.labels(state=state).set(states.get(state, 0))
-        for version in self._seen_versions:
-            self._versions.labels(bottlerocket_version=version).set(versions.get(version, 0))
+        reported = {version for version, count in versions.items() if count > 0}
+        for gone in self._shown_versions - reported:
+            self._versions.remove(gone)
+        for version in reported:
+            self._versions.labels(bottlerocket_version=version).set(versions[version])
+        self._shown_versions = reported
 
     def set_waiting(self, reasons: Mapping[str, int]) -> None:
         for reason, count in reasons.items():
@@ -141,13 +156,17 @@ class PrometheusRolloutMetrics:
         self._paused.set(1 if paused else 0)
 
     def set_budgets_in_use(self, in_use: Mapping[tuple[str, str], int]) -> None:
-        if in_use == self._budgets_set:
+        """The first BUDGET_GROUPS_MAX groups, in the order given (the status shows the same
+        ones); the rest only counted."""
+        self._budgets_left_out.set(max(len(in_use) - BUDGET_GROUPS_MAX, 0))
+        shown = dict(islice(in_use.items(), BUDGET_GROUPS_MAX))
+        if shown == self._budgets_set:
             return
-        for gone in self._budgets_set.keys() - in_use.keys():
+        for gone in self._budgets_set.keys() - shown.keys():
             self._budgets.remove(*gone)
-        for (budget, group), count in in_use.items():
+        for (budget, group), count in shown.items():
             self._budgets.labels(budget=budget, group=group).set(count)
-        self._budgets_set = dict(in_use)
+        self._budgets_set = shown
 
     def set_concurrency_limit(self, maximum: int | None) -> None:
         self._limit.set(limit_value(maximum))

@@ -3,7 +3,8 @@
 `CLUSTER_NAME` (in every message), up to `MAX_WEBHOOKS` webhooks numbered from 1:
 `NOTIFICATION_WEBHOOK_<n>_URL` (http or https), `NOTIFICATION_WEBHOOK_<n>_FORMAT` (json | slack)
 and `NOTIFICATION_WEBHOOK_<n>_EVENTS` (a comma-separated list of kinds, or `all`), and the bounds
-of delivery (`NOTIFICATION_QUEUE_SIZE`, `NOTIFICATION_TIMEOUT_SECONDS`, `NOTIFICATION_ATTEMPTS`).
+of delivery: `NOTIFICATION_QUEUE_SIZE` (each webhook's own queue), `NOTIFICATION_TIMEOUT_SECONDS`
+(the deadline of one whole exchange: connect, send, headers and body), `NOTIFICATION_ATTEMPTS`.
 A bad value stops the process with one line naming the variable (exit 2). The Helm chart writes
 these from `notifications.webhooks`, a `urlFromSecret` as an env var from a Secret's key.
 """

@@ -2,8 +2,9 @@
 
 They change nothing of what the wrapped port does (the call goes through first); they only let
 the notifications hang on the calls the controller already makes. `wire_notifications` builds
-the whole chain for one controller: the webhook notifier, its supervised delivery thread, its
-counters in the controller's registry, and the two decorators.
+the whole chain for one controller: the webhook notifier, one supervised delivery thread per
+webhook (a slow receiver holds up only its own), their counters in the controller's registry,
+and the two decorators.
 """
 
 from __future__ import annotations
@@ -104,10 +105,10 @@ class NotificationWiring:
     notices: RolloutNotices
     notifier: WebhookNotifier
     stop: threading.Event
-    delivery: Supervisor
+    deliveries: tuple[Supervisor, ...]
 
     def close(self, flush_seconds: float = 0.0) -> None:
-        """Give queued messages up to `flush_seconds`, then end the delivery thread."""
+        """Give queued messages up to `flush_seconds`, then end the delivery threads."""
         if flush_seconds > 0:
             self.notifier.wait_delivered(flush_seconds)
         self.stop.set()
@@ -122,22 +123,23 @@ def wire_notifications(
     pods: PodRepository,
     clock: Clock,
 ) -> NotificationWiring | None:
-    """The notification chain, its delivery thread started; None when no webhook is set."""
+    """The notification chain, its delivery threads started; None when no webhook is set."""
     if not settings.targets:
         return None
     stop = threading.Event()
-    counts = PrometheusNotificationCounts(registry)
+    counts = PrometheusNotificationCounts(registry, (t.name for t in settings.targets))
     notifier = WebhookNotifier(
         settings.targets, settings.cluster_name, counts, stop, settings.delivery
     )
     notices = RolloutNotices(notifier, clock, pods)
-    delivery = Supervisor("notification-delivery", notifier.deliver, stop)
-    delivery.start()
+    deliveries = tuple(Supervisor(lane.name, lane.deliver, stop) for lane in notifier.lanes)
+    for delivery in deliveries:
+        delivery.start()
     return NotificationWiring(
         NotifyingEvents(events, notices),
         NotifyingMetrics(metrics, notices),
         notices,
         notifier,
         stop,
-        delivery,
+        deliveries,
     )

@@ -80,6 +80,12 @@ class ShadowFeed:
         """The watch thread keeps failing (it is restarted over and over)."""
         return self._supervisor.failing
 
+    def latest(self, name: str) -> Shadow | None:
+        """The shadow as the watch last saw it (None: not listed yet, or no such shadow)."""
+        with self._lock:
+            entry = self._entries.get(name) if self._ready else None
+            return entry.shadow if entry is not None else None
+
     def waiting(self) -> int:
         """How many requests are waiting on the feed now."""
         with self._lock:

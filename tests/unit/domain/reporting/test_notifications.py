@@ -63,15 +63,11 @@ def test_other_events_and_policy_events_are_not_notifications() -> None:
     assert from_cluster_event(policy, T0) is None
 
 
-def test_a_rollout_starts_with_the_first_node_of_a_new_version_and_finishes_when_all_run_it() -> (
-    None
-):
+def test_a_rollout_starts_with_the_controllers_first_start_and_finishes_when_all_run_it() -> None:
     tracker = RolloutTracker()
-    assert tracker.observe({"Idle": 3}, {"1.19.0": 3}, T0) == [], "the baseline tells nothing"
     assert tracker.observe({"Idle": 3}, {"1.19.0": 3}, T0) == []
-    started = tracker.observe({"Idle": 2, "MonitoringUpdate": 1}, {"1.19.0": 2, "1.20.0": 1}, T0)
-    assert [n.kind for n in started] == [NotificationKind.ROLLOUT_STARTED]
-    assert started[0].version == "1.20.0"
+    started = tracker.starting("1.20.0", T0)
+    assert [(n.kind, n.version) for n in started] == [(NotificationKind.ROLLOUT_STARTED, "1.20.0")]
     tracker.count_failure()
     later = T0 + timedelta(minutes=5)
     busy = tracker.observe({"Idle": 2, "MonitoringUpdate": 1}, {"1.20.0": 3}, later)
@@ -83,10 +79,52 @@ def test_a_rollout_starts_with_the_first_node_of_a_new_version_and_finishes_when
     assert tracker.observe({"Idle": 3}, {"1.20.0": 3}, later) == [], "told once"
 
 
-def test_a_version_already_running_when_tracking_began_is_no_new_rollout() -> None:
+def test_two_hundred_versions_claimed_by_one_agent_announce_no_rollout() -> None:
+    tracker = RolloutTracker()
+    tracker.observe({"Idle": 3}, {"1.19.0": 3}, T0)
+    told = [
+        note
+        for n in range(200)
+        for note in tracker.observe({"Idle": 3}, {"1.19.0": 2, f"1.{20 + n}.0": 1}, T0)
+    ]
+    assert told == []
+
+
+def test_each_version_the_controller_offers_is_announced_once() -> None:
+    tracker = RolloutTracker()
+    tracker.observe({"Idle": 3}, {"1.19.0": 3}, T0)
+    kinds = [
+        (n.kind, n.version)
+        for version in ("1.20.0", "1.20.0", "1.21.0", "1.20.0", "1.21.0")
+        for n in tracker.starting(version, T0)
+    ]
+    assert kinds == [
+        (NotificationKind.ROLLOUT_STARTED, "1.20.0"),
+        (NotificationKind.ROLLOUT_STARTED, "1.21.0"),
+    ]
+
+
+def test_a_start_towards_a_version_some_node_runs_is_followed_not_announced() -> None:
     tracker = RolloutTracker()
     tracker.observe({"Idle": 2}, {"1.19.0": 1, "1.20.0": 1}, T0)
-    assert tracker.observe({"Idle": 2}, {"1.20.0": 2}, T0) == []
+    assert tracker.starting("1.20.0", T0) == [], "under way: another replica told it"
+    done = tracker.observe({"Idle": 2}, {"1.20.0": 2}, T0)
+    assert [(n.kind, n.version) for n in done] == [(NotificationKind.ROLLOUT_FINISHED, "1.20.0")]
+
+
+def test_a_replica_that_follows_knows_the_rollout_under_way_and_tells_its_finish() -> None:
+    tracker = RolloutTracker()
+    assert tracker.observe({"Idle": 3}, {"1.19.0": 3}, T0, following=True) == []
+    assert tracker.observe({"Idle": 3}, {"1.19.0": 2, "1.20.0": 1}, T0, following=True) == []
+    done = tracker.observe({"Idle": 3}, {"1.20.0": 3}, T0)  # it leads now
+    assert [(n.kind, n.version) for n in done] == [(NotificationKind.ROLLOUT_FINISHED, "1.20.0")]
+
+
+def test_a_replica_that_follows_takes_no_version_every_node_runs_for_a_rollout() -> None:
+    tracker = RolloutTracker()
+    assert tracker.observe({"Idle": 1}, {"1.19.0": 1}, T0, following=True) == []
+    assert tracker.observe({"Idle": 1}, {"1.20.0": 1}, T0, following=True) == []
+    assert tracker.observe({"Idle": 1}, {"1.20.0": 1}, T0) == []
 
 
 def test_the_fleet_tracker_tells_paused_halted_and_resumed_once_each() -> None:
@@ -112,7 +150,7 @@ def test_a_fleet_paused_when_tracking_began_is_not_announced() -> None:
 def _every_kind() -> list[Notification]:
     rollout = RolloutTracker()
     rollout.observe({"Idle": 2}, {"1.19.0": 2}, T0)
-    started = rollout.observe({"Idle": 2}, {"1.19.0": 1, "1.20.0": 1}, T0)
+    started = rollout.starting("1.20.0", T0)
     finished = rollout.observe({"Idle": 2}, {"1.20.0": 2}, T0 + timedelta(seconds=42))
     fleet = FleetTracker()
     fleet.observe(paused=False, halted=False, now=T0)

@@ -28,6 +28,7 @@ from brupop.services.apiserver.authorization import AgentCaller
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
+from brupop.services.apiserver.status_reports import StatusReports, VersionNotOfferedError
 
 T = TypeVar("T")
 
@@ -51,6 +52,7 @@ class Handlers:
         drain_wait_seconds: float,
     ) -> None:
         self._shadows = shadows
+        self._reports = StatusReports(shadows, feed)
         self._actions = actions
         self._drains = drains
         self._feed = feed
@@ -118,9 +120,11 @@ class Handlers:
         status = parse_status(await read_body(request))
         name = shadow_name(caller.node_name)
         try:
-            shadow = await self._call(self._shadows.update_status, name, status)
+            shadow = await self._call(self._reports.write, name, status)
         except NotFoundError:
             return error_response(404, f"node {caller.node_name} has no shadow")
+        except VersionNotOfferedError as refused:
+            return error_response(422, str(refused))
         if request.query_params.get("view") == "shadow":
             return JSONResponse(shadow_document(shadow))
         return JSONResponse(status.model_dump(mode="json"))

@@ -15,6 +15,8 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 UNMATCHED_ROUTE = "unmatched"
+OTHER_METHOD = "other"  # any method but the HTTP ones: a caller must not mint label values
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 class ApiserverMetrics:
@@ -66,7 +68,8 @@ class MetricsMiddleware:
             await self._app(scope, receive, send)
             return
         route = scope["path"] if scope["path"] in self._routes else UNMATCHED_ROUTE
-        method = str(scope.get("method", ""))[:10]
+        method = str(scope.get("method", ""))
+        method = method if method in METHODS else OTHER_METHOD
         status = 500
         started = time.perf_counter()
 

@@ -7,9 +7,9 @@ here, where it hangs:
 * node updated / node failed: the `UpdateCompleted`, `UpdateFailed`, `UpdateTimedOut`,
   `HealthGateFailed` and `RebootHookFailed` Events
   (`domain.notifications.from_cluster_event`);
-* rollout started: the first `UpdateStarted` Event towards a version no node ran (or, failing
-  that, the first node seen running it); rollout finished: hosts per version and state
-  (`set_hosts`, every pass); both through `RolloutTracker`;
+* rollout started: the first `UpdateStarted` Event towards a version, once per version the
+  controller offers (never a version an agent merely reports); rollout finished: hosts per
+  version and state (`set_hosts`, every pass); both through `RolloutTracker`;
 * fleet paused / halted / resumed: `set_fleet_paused` and `set_fleet`, through `FleetTracker`;
 * drain blocked: the nodes-waiting counts (`set_waiting`): when nodes wait on `drain_blocked`,
   the rows of `brupop status` name them, and their pods and budgets are read through the
@@ -77,7 +77,11 @@ class RolloutNotices:
         self._guarded(self._on_event, event)
 
     def hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
-        self._guarded(lambda: self._send(self._rollout.observe(states, versions, self._now())))
+        self._guarded(
+            lambda: self._send(
+                self._rollout.observe(states, versions, self._now(), following=not self._leading)
+            )
+        )
 
     def fleet(self, *, paused: bool, halted: bool | None = None) -> None:
         if halted is not None:
