@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.control_plane.gotool import BuildError, Go, Progress
+from tests.support.control_plane.kwok_stages import write_stages
 from tests.support.control_plane.versions import Cache, Versions
 
 ETCD_MAIN = "go.etcd.io/etcd/server/v3"
 KUBERNETES = "k8s.io/kubernetes"
 KUBERNETES_COMMANDS = ("kube-apiserver", "kube-controller-manager")
-KWOK_MAIN = "sigs.k8s.io/kwok/cmd/kwok"
+KWOK_MODULE = "sigs.k8s.io/kwok"
+KWOK_MAIN = f"{KWOK_MODULE}/cmd/kwok"
 STAGING_PREFIX = "./staging/src/"
 
 
@@ -41,13 +43,17 @@ def build_etcd(cache: Cache, go: Go, progress: Progress) -> None:
 
 def build_kwok(cache: Cache, go: Go, progress: Progress) -> None:
     version = cache.versions.kwok
-    if is_built(cache, "kwok", progress):
+    if not is_built(cache, "kwok", progress):
+        folder = throwaway_module(cache, "kwok")
+        with progress.step(f"kwok {version}: module resolved"):
+            go.run(folder, "get", f"{KWOK_MAIN}@{version}")
+        with progress.step(f"kwok {version}: built"):
+            go_build(go, folder, KWOK_MAIN, cache.binary("kwok"), "-s -w")
+    if cache.kwok_stages.exists():
         return
-    folder = throwaway_module(cache, "kwok")
-    with progress.step(f"kwok {version}: module resolved"):
-        go.run(folder, "get", f"{KWOK_MAIN}@{version}")
-    with progress.step(f"kwok {version}: built"):
-        go_build(go, folder, KWOK_MAIN, cache.binary("kwok"), "-s -w")
+    with progress.step(f"kwok {version}: stages collected into {cache.kwok_stages.name}"):
+        source = Path(go.module_info(cache.home, f"{KWOK_MODULE}@{version}")["Dir"])
+        write_stages(source, cache.kwok_stages)
 
 
 def build_kubernetes(cache: Cache, go: Go, progress: Progress) -> None:

@@ -115,6 +115,7 @@ def kwok(cache: Cache, root: Path, ports: Ports) -> list[str]:
     return [
         str(cache.binary("kwok")),
         f"--kubeconfig={root / 'kwok.kubeconfig'}",
+        f"--config={cache.kwok_stages}",
         "--manage-all-nodes=false",
         f"--manage-nodes-with-annotation-selector={KWOK_NODE_SELECTOR}",
         f"--cidr={POD_RANGE}",

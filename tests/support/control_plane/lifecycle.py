@@ -12,7 +12,14 @@ from pathlib import Path
 
 from tests.support.control_plane import components, probes
 from tests.support.control_plane.pki import Pki, make_pki, write_kubeconfig
-from tests.support.control_plane.processes import RunFolder, is_ours, log_tail, start, stop
+from tests.support.control_plane.processes import (
+    RunFolder,
+    is_ours,
+    log_tail,
+    resident_mib,
+    start,
+    stop,
+)
 from tests.support.control_plane.versions import Cache
 
 ORDER = ("etcd", "kube-apiserver", "kube-controller-manager", "kwok")
@@ -139,7 +146,9 @@ def status(root: Path, cache: Cache) -> int:
         record = folder.read(name)
         if record is not None and is_ours(record):
             running += 1
-            print(f"{name}: running (pid {record.pid})")
+            print(
+                f"{name}: running (pid {record.pid}, RSS {resident_mib(record.pid) or 0:.0f} MiB)"
+            )
         else:
             print(f"{name}: not running")
     ports_file = root / "ports.json"

@@ -119,6 +119,18 @@ def reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
+def resident_mib(pid: int) -> float | None:
+    """VmRSS of a process in MiB, None when it is gone."""
+    try:
+        status = (Path("/proc") / str(pid) / "status").read_text()
+    except FileNotFoundError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
 def log_tail(path: Path, lines: int = 25) -> str:
     if not path.exists():
         return "(no log)"

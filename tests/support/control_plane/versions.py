@@ -54,13 +54,21 @@ class Cache:
     def binary(self, name: str) -> Path:
         return self.bin / name
 
+    @property
+    def kwok_stages(self) -> Path:
+        """kwok's stage definitions, taken from its module source at build time."""
+        return self.home / "kwok-stages.yaml"
+
     def module(self, name: str) -> Path:
         """The throwaway Go module that builds `name`."""
         return self.home / "modules" / name
 
     def missing(self) -> list[str]:
-        """The binaries not built yet."""
-        return [name for name in BINARIES if not os.access(self.binary(name), os.X_OK)]
+        """What `build` has not made yet: binaries, and kwok's stages."""
+        missing = [name for name in BINARIES if not os.access(self.binary(name), os.X_OK)]
+        if not self.kwok_stages.exists():
+            missing.append(self.kwok_stages.name)
+        return missing
 
 
 def default_cache() -> Cache:
