@@ -69,7 +69,7 @@ def up(root: Path, cache: Cache) -> int:
 
 def prepare(root: Path, cache: Cache) -> tuple[list[Plan], components.Ports]:
     """Fresh certificates, ports, kubeconfigs and data folder; the start plan."""
-    for stale in ("etcd", "pki", "apiserver-generated"):
+    for stale in ("etcd", "pki", "apiserver-generated", "logs"):
         shutil.rmtree(root / stale, ignore_errors=True)
     root.mkdir(parents=True, exist_ok=True)
     pki = make_pki(root / "pki")
