@@ -29,8 +29,11 @@ def main(argv: list[str]) -> int:
     arguments = parser().parse_args(argv)
     if arguments.command == "build":
         return build()
-    from tests.support.control_plane import lifecycle
-
+    try:
+        from tests.support.control_plane import lifecycle
+    except ImportError as error:
+        print(f"control-plane: {error.name} is missing: run scripts/bootstrap", file=sys.stderr)
+        return 2
     handlers = {"up": lifecycle.up, "down": lifecycle.down, "status": lifecycle.status}
     return handlers[arguments.command](arguments.dir.resolve(), default_cache())
 
