@@ -1,0 +1,52 @@
+"""The subcommands of `scripts/control-plane`: build, up DIR, down DIR, status DIR."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tests.support.control_plane.gotool import BuildError, go_available
+from tests.support.control_plane.versions import default_cache
+
+NO_GO = "control-plane build: the `go` command is missing; install Go 1.26 or newer and rerun"
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="scripts/control-plane", description=__doc__)
+    commands = top.add_subparsers(dest="command", required=True)
+    commands.add_parser("build", help="build the binaries into the cache (skips cached ones)")
+    for name, text in (
+        ("up", "start the control plane in DIR and wait until it is ready"),
+        ("down", "stop the processes that `up` started in DIR"),
+        ("status", "show which of DIR's processes are running"),
+    ):
+        commands.add_parser(name, help=text).add_argument("dir", type=Path)
+    return top
+
+
+def main(argv: list[str]) -> int:
+    arguments = parser().parse_args(argv)
+    if arguments.command == "build":
+        return build()
+    try:
+        from tests.support.control_plane import lifecycle
+    except ImportError as error:
+        print(f"control-plane: {error.name} is missing: run scripts/bootstrap", file=sys.stderr)
+        return 2
+    handlers = {"up": lifecycle.up, "down": lifecycle.down, "status": lifecycle.status}
+    return handlers[arguments.command](arguments.dir.resolve(), default_cache())
+
+
+def build() -> int:
+    if not go_available():
+        print(NO_GO, file=sys.stderr)
+        return 2
+    from tests.support.control_plane.build import build_all
+
+    try:
+        build_all(default_cache())
+    except BuildError as error:
+        print(f"control-plane build: {error}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,125 @@
+"""The command line of each component: etcd, kube-apiserver, kube-controller-manager, kwok.
+
+All listen on 127.0.0.1 only, on ports picked free at start. The reasons for each flag are in
+docs/control-plane.md.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tests.support.control_plane.pki import Pki
+from tests.support.control_plane.versions import Cache
+
+KWOK_NODE_SELECTOR = "kwok.x-k8s.io/node=fake"
+SERVICE_RANGE = "10.96.0.0/16"
+POD_RANGE = "10.244.0.1/16"
+CONTROLLERS = (
+    "serviceaccount-controller",
+    "serviceaccount-token-controller",
+    "garbage-collector-controller",
+    "namespace-controller",
+    "disruption-controller",
+    "root-ca-certificate-publisher-controller",
+)
+
+
+@dataclass(frozen=True)
+class Ports:
+    etcd_client: int
+    etcd_peer: int
+    apiserver: int
+    kwok: int
+
+    @property
+    def server(self) -> str:
+        return f"https://127.0.0.1:{self.apiserver}"
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self)) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> Ports:
+        return cls(**json.loads(path.read_text()))
+
+
+def free_ports() -> Ports:
+    """Ask the kernel for four free loopback ports (held together so they differ)."""
+    sockets = [socket.socket() for _ in range(4)]
+    try:
+        for each in sockets:
+            each.bind(("127.0.0.1", 0))
+        numbers = [each.getsockname()[1] for each in sockets]
+    finally:
+        for each in sockets:
+            each.close()
+    return Ports(*numbers)
+
+
+def etcd(cache: Cache, root: Path, ports: Ports) -> list[str]:
+    client = f"http://127.0.0.1:{ports.etcd_client}"
+    peer = f"http://127.0.0.1:{ports.etcd_peer}"
+    return [
+        str(cache.binary("etcd")),
+        "--name=brupop",
+        f"--data-dir={root / 'etcd'}",
+        f"--listen-client-urls={client}",
+        f"--advertise-client-urls={client}",
+        f"--listen-peer-urls={peer}",
+        f"--initial-advertise-peer-urls={peer}",
+        f"--initial-cluster=brupop={peer}",
+        "--unsafe-no-fsync",
+        "--log-level=warn",
+    ]
+
+
+def apiserver(cache: Cache, root: Path, pki: Pki, ports: Ports) -> list[str]:
+    return [
+        str(cache.binary("kube-apiserver")),
+        f"--etcd-servers=http://127.0.0.1:{ports.etcd_client}",
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        f"--secure-port={ports.apiserver}",
+        f"--cert-dir={root / 'apiserver-generated'}",
+        f"--tls-cert-file={pki.cert('apiserver')}",
+        f"--tls-private-key-file={pki.key('apiserver')}",
+        f"--client-ca-file={pki.ca}",
+        f"--service-account-issuer={ports.server}",
+        f"--service-account-key-file={pki.service_account_key}",
+        f"--service-account-signing-key-file={pki.service_account_key}",
+        f"--service-cluster-ip-range={SERVICE_RANGE}",
+        "--authorization-mode=Node,RBAC",
+        "--allow-privileged=true",
+        "--endpoint-reconciler-type=none",
+        "--profiling=false",
+    ]
+
+
+def controller_manager(cache: Cache, root: Path, pki: Pki) -> list[str]:
+    return [
+        str(cache.binary("kube-controller-manager")),
+        f"--kubeconfig={root / 'kcm.kubeconfig'}",
+        "--leader-elect=false",
+        "--secure-port=0",
+        f"--controllers={','.join(CONTROLLERS)}",
+        f"--root-ca-file={pki.ca}",
+        f"--service-account-private-key-file={pki.service_account_key}",
+        "--profiling=false",
+    ]
+
+
+def kwok(cache: Cache, root: Path, ports: Ports) -> list[str]:
+    return [
+        str(cache.binary("kwok")),
+        f"--kubeconfig={root / 'kwok.kubeconfig'}",
+        f"--config={cache.kwok_stages}",
+        "--manage-all-nodes=false",
+        f"--manage-nodes-with-annotation-selector={KWOK_NODE_SELECTOR}",
+        f"--cidr={POD_RANGE}",
+        "--node-ip=127.0.0.1",
+        "--node-lease-duration-seconds=40",
+        f"--server-address=127.0.0.1:{ports.kwok}",
+    ]
