@@ -53,8 +53,10 @@ from brupop.domain.shadow import (
 )
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
+from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 
 HERE = Path(__file__).resolve()
@@ -118,15 +120,15 @@ def _controller(cluster: InMemoryCluster, limit: int) -> ControllerService:
         namespace=NAMESPACE,
         identity="brupop-controller-bench",
     )
-    return ControllerService(
+    ports = ControllerPorts(
         shadows=cluster.shadows,
         nodes=cluster.nodes,
         pods=cluster.pods,
         leases=cluster.leases,
         events=cluster.events,
         clock=cluster.clock,
-        config=config,
     )
+    return build_controller(ports, config)
 
 
 def _cpu_ms(action: Callable[[], object]) -> float:

@@ -23,13 +23,15 @@ from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.apiserver.app import ApiserverOptions, ApiserverParts, build_apiserver_app
+from brupop.entrypoints.apiserver.app import ApiserverOptions, ApiserverParts
+from brupop.entrypoints.apiserver.container import build_apiserver_app
 from brupop.entrypoints.apiserver.serving.server import RunningServer, serve_in_thread
+from brupop.entrypoints.controller.container import build_controller
 from brupop.entrypoints.logging.logs import configure_logging
 from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.service import ControllerService
+from brupop.services.controller.replica import ControllerPorts
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
@@ -232,15 +234,15 @@ class ControllerThread:
             lease_seconds=lease_seconds,
             renew_seconds=renew_seconds,
         )
-        self.service = ControllerService(
+        ports = ControllerPorts(
             shadows=cluster.shadows,
             nodes=cluster.nodes,
             pods=cluster.pods,
             leases=cluster.leases,
             events=cluster.events,
             clock=cluster.clock,
-            config=config,
         )
+        self.service = build_controller(ports, config)
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self.service.run, args=(self._stop,), name="controller", daemon=True

@@ -11,6 +11,7 @@ import sys
 
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.extras import SIMULATE, Extra
+from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_OK
 
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("brupop.entrypoints.agent.main", "run the node agent (DaemonSet)"),
@@ -38,11 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
         print(_usage())
-        return 0 if args else 2
+        return EXIT_OK if args else EXIT_BAD_SETTINGS
     name, rest = args[0], args[1:]
     if name not in _SUBCOMMANDS:
         print(f"brupop: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_SETTINGS
     extra = _NEEDS.get(name)
     if extra is not None and (missing := extra.missing()):
         print(
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{extra.install_hint()}",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_BAD_SETTINGS
     if name == "agent":
         early_stop.install()  # before the agent's imports, which take a moment
     module = importlib.import_module(_SUBCOMMANDS[name][0])

@@ -17,7 +17,8 @@ from typing import Any, TextIO
 from pydantic import Field, ValidationError
 from pydantic_core import PydanticCustomError
 
-EXIT_BAD_SETTINGS = 2
+from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS
+
 _RULE = "brupop_setting_rule"
 _SHOWN_INPUT_CHARS = 80
 

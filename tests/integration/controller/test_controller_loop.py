@@ -16,7 +16,9 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 
 NEW = "1.20.0"
@@ -49,15 +51,15 @@ def _controller(
         renew_seconds=lease / 3,
         watch_seconds=1.0,
     )
-    return ControllerService(
+    ports = ControllerPorts(
         shadows=cluster.shadows,
         nodes=cluster.nodes,
         pods=cluster.pods,
         leases=cluster.leases,
         events=cluster.events,
         clock=clock,
-        config=config,
     )
+    return build_controller(ports, config)
 
 
 @contextmanager

@@ -13,10 +13,11 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.controller.container import build_service
+from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.service import ControllerService
 from tests.fakes.clock import FakeClock
 from tests.support.webhook_receiver import running_receiver
 
@@ -33,6 +34,21 @@ def _setup() -> tuple[InMemoryCluster, FakeClock, ControllerConfig]:
         identity="controller-1",
     )
     return cluster, clock, config
+
+
+def build_service(
+    cluster: InMemoryCluster,
+    clock: FakeClock,
+    config: ControllerConfig,
+    metrics: PrometheusRolloutMetrics,
+    settings: NotificationSettings,
+) -> ControllerService:
+    """The process's container, over the in-memory cluster, its clock and these collectors."""
+    container = ControllerContainer(config=config, notification_settings=settings)
+    container.cluster.override(cluster)
+    container.clock.override(clock)
+    container.prometheus.override(metrics)
+    return container.service()
 
 
 def test_the_controller_process_sends_a_pause_to_its_webhook_and_counts_it() -> None:

@@ -18,8 +18,10 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.entrypoints.controller.container import build_controller
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from brupop.services.pausing import FleetPause
 from tests.contract.kubernetes.conftest import sent
@@ -83,16 +85,16 @@ def _controller(kube: KubernetesCluster, clock: Clock, *, by_hand: bool) -> Cont
         watch_seconds=1.0,
         catch_up_by_list=by_hand,
     )
-    return ControllerService(
+    ports = ControllerPorts(
         shadows=kube.shadows,
         nodes=kube.nodes,
         pods=kube.pods,
         leases=kube.leases,
         events=kube.events,
         clock=clock,
-        config=config,
         policies=kube.policies,
     )
+    return build_controller(ports, config)
 
 
 def _outside_idle(kube: KubernetesCluster) -> int:

@@ -20,10 +20,12 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.entrypoints.controller.container import build_controller
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.entrypoints.controller.notifying_ports import NotificationWiring, wire_notifications
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
 from brupop.services.controller.service import ControllerService
 from tests.fakes.clock import FakeClock
 from tests.support.webhook_receiver import Receiver, running_receiver, validate_v1
@@ -86,17 +88,16 @@ def _replica(
         clock=clock,
     )
     assert wiring is not None
-    service = ControllerService(
+    ports = ControllerPorts(
         shadows=cluster.shadows,
         nodes=cluster.nodes,
         pods=cluster.pods,
         leases=cluster.leases,
         events=wiring.events,
         clock=clock,
-        config=config,
-        metrics=wiring.metrics,
         policies=cluster.policies,
     )
+    service = build_controller(ports, config, ControllerMetrics(rollout=wiring.metrics))
     wiring.notices.read_reports_from(service.reports)
     try:
         yield Replica(service, wiring, metrics.registry)

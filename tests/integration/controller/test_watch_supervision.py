@@ -13,7 +13,9 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from brupop.services.supervisor import RestartPolicy
 from tests.fakes.breakable_watch import with_breakable_shadows
@@ -31,17 +33,17 @@ def _controller(cluster: InMemoryCluster) -> ControllerService:
         identity="c1",
         tick_seconds=30.0,
         watch_seconds=1.0,
+        watch_restart=QUICK,
     )
-    return ControllerService(
+    ports = ControllerPorts(
         shadows=cluster.shadows,
         nodes=cluster.nodes,
         pods=cluster.pods,
         leases=cluster.leases,
         events=cluster.events,
         clock=clock,
-        config=config,
-        watch_restart=QUICK,
     )
+    return build_controller(ports, config)
 
 
 def test_a_watch_that_keeps_raising_is_restarted_and_makes_the_controller_unready() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brupop.entrypoints.controller.container import build_metrics
+from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.settings import load_settings
 
 
@@ -22,5 +22,5 @@ def test_the_metrics_carry_max_concurrent_update(
     monkeypatch.setenv("BRUPOP_CLUSTER", "memory")
     monkeypatch.setenv("MAX_CONCURRENT_UPDATE", setting)
     _, config = load_settings()
-    lines = build_metrics(config).exposition().decode().splitlines()
+    lines = ControllerContainer(config=config).prometheus().exposition().decode().splitlines()
     assert sample in lines

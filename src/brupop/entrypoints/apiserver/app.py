@@ -1,6 +1,7 @@
 """The apiserver app: routes, authorization before every protected handler, metrics, lifecycle.
 
-`build_apiserver_app` takes the cluster's ports, so the same app runs against Kubernetes, the
+`starlette_app` puts the HTTP surface around services that the apiserver's container
+(`container.py`) builds over the cluster's ports, so the same app runs against Kubernetes, the
 in-memory cluster of `brupop simulate`, and the tests.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import anyio
 import anyio.to_thread
@@ -17,7 +17,6 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from brupop.adapters.system.clock import SystemClock
 from brupop.domain.shadow import DEFAULT_NAMESPACE
 from brupop.entrypoints.apiserver.conversion.worker_process import (
     ConversionOptions,
@@ -35,21 +34,10 @@ from brupop.entrypoints.apiserver.routes.metrics import ApiserverMetrics, Metric
 from brupop.entrypoints.apiserver.routes.requests import MAX_BODY_BYTES
 from brupop.entrypoints.apiserver.serving.body_limits import BodyLimitMiddleware
 from brupop.entrypoints.apiserver.serving.listeners import WebhookPortMiddleware
-from brupop.ports.clock import Clock
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.shadow_repository import ShadowRepository
-from brupop.ports.token_reviewer import TokenReviewer
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
-from brupop.ports.workload_replicas import WorkloadReplicas
 from brupop.services.apiserver.authorization import Authorizer
-from brupop.services.apiserver.drain import Drainer, DrainTimings
-from brupop.services.apiserver.drain_policy_source import DEFAULT_CACHE_SECONDS, DrainPolicySource
+from brupop.services.apiserver.drain import DrainTimings
+from brupop.services.apiserver.drain_policy_source import DEFAULT_CACHE_SECONDS
 from brupop.services.apiserver.drain_registry import DrainRegistry
-from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
-from brupop.services.apiserver.forced_removal import ForcedRemoval
-from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.supervisor import RestartPolicy
 
@@ -64,25 +52,6 @@ PROTECTED: dict[str, bool] = {
     f"{RESOURCE}/node-uid": False,
 }
 OPEN_PATHS = frozenset({"/ping", "/readyz", "/metrics", "/crdconvert"})
-
-
-class ApiserverCluster(Protocol):
-    """The cluster ports the apiserver needs (InMemoryCluster and KubernetesCluster have them)."""
-
-    @property
-    def shadows(self) -> ShadowRepository: ...
-    @property
-    def nodes(self) -> NodeRepository: ...
-    @property
-    def pods(self) -> PodRepository: ...
-    @property
-    def token_reviewer(self) -> TokenReviewer: ...
-    @property
-    def workloads(self) -> WorkloadReplicas: ...
-    @property
-    def policies(self) -> UpdatePolicyRepository: ...
-    @property
-    def events(self) -> EventRecorder: ...
 
 
 @dataclass(frozen=True)
@@ -120,7 +89,7 @@ class ApiserverParts:
     conversion: ConversionWorker
 
 
-class _Threads:
+class ThreadLimit:
     """A sized threadpool limiter, made on first use inside the event loop."""
 
     def __init__(self, size: int) -> None:
@@ -133,55 +102,20 @@ class _Threads:
         return self._limiter
 
 
-def build_apiserver_app(
-    *, cluster: ApiserverCluster, options: ApiserverOptions, clock: Clock | None = None
+def starlette_app(
+    *,
+    handlers: Handlers,
+    parts: ApiserverParts,
+    closing: Closing,
+    options: ApiserverOptions,
+    review_threads: ThreadLimit,
 ) -> Starlette:
-    """The Starlette app over `cluster`'s ports.
+    """The Starlette app over the services in `parts`: routes, middleware, lifecycle.
 
     `app.state.begin_shutdown()` ends pending long-polls and drain waits early (the servers in
     `server.py` call it when they start to stop); `app.state.parts` exposes the services.
     """
-    clock = clock or SystemClock()
-    actions = NodeActions(cluster.nodes)
-    drainer = Drainer(
-        actions=actions,
-        pods=cluster.pods,
-        clock=clock,
-        timings=options.drain,
-        recorder=EvictedWorkloadRecorder(cluster.nodes, cluster.workloads),
-        policy=DrainPolicySource(
-            cluster.policies, clock, cache_seconds=options.drain_policy_cache_seconds
-        ),
-        forced=ForcedRemoval(cluster.pods, cluster.events),
-    )
-    drains = DrainRegistry(drainer.drain, clock, outcome_seconds=options.drain_outcome_seconds)
-    feed = ShadowFeed(
-        cluster.shadows, watch_seconds=options.feed_watch_seconds, restart=options.feed_restart
-    )
-    authorizer = Authorizer(
-        token_reviewer=cluster.token_reviewer,
-        pods=cluster.pods,
-        nodes=cluster.nodes,
-        clock=clock,
-        namespace=options.namespace,
-        cache_seconds=options.token_review_cache_seconds,
-        refusal_seconds=options.token_refusal_cache_seconds,
-    )
-    metrics = ApiserverMetrics(drains.in_progress)
-    threads = _Threads(options.threads)
-    closing = Closing()
-    conversion = ConversionWorker(options.conversion)
-    handlers = Handlers(
-        shadows=cluster.shadows,
-        actions=actions,
-        drains=drains,
-        feed=feed,
-        closing=closing,
-        conversion=conversion,
-        limiter=threads,
-        longest_wait_seconds=options.longest_wait_seconds,
-        drain_wait_seconds=options.drain_wait_seconds,
-    )
+    feed, conversion = parts.feed, parts.conversion
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -194,32 +128,40 @@ def build_apiserver_app(
             await anyio.to_thread.run_sync(conversion.stop)
 
     app = Starlette(
-        routes=_routes(handlers, metrics, ConversionRoute(conversion)),
-        middleware=[
-            Middleware(CloseConnectionsMiddleware, closing=closing),
-            Middleware(WebhookPortMiddleware, port=options.webhook_port),
-            Middleware(
-                MetricsMiddleware, metrics=metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
-            ),
-            Middleware(
-                BodyLimitMiddleware,
-                limits={"/crdconvert": CONVERSION_BODY_LIMIT},
-                default=MAX_BODY_BYTES,
-            ),
-            Middleware(
-                AuthorizationMiddleware,
-                authorizer=authorizer,
-                metrics=metrics,
-                protected=PROTECTED,
-                limiter=_Threads(options.review_threads),
-            ),
-        ],
+        routes=_routes(handlers, parts.metrics, ConversionRoute(conversion)),
+        middleware=_middleware(parts, closing, options, review_threads),
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
-    app.state.parts = ApiserverParts(authorizer, drains, feed, metrics, conversion)
+    app.state.parts = parts
     app.state.begin_shutdown = closing.close
     return app
+
+
+def _middleware(
+    parts: ApiserverParts, closing: Closing, options: ApiserverOptions, review_threads: ThreadLimit
+) -> list[Middleware]:
+    """From the outside in: closing, the webhook port's paths, metrics, body limits, and the
+    authorization of every protected path."""
+    return [
+        Middleware(CloseConnectionsMiddleware, closing=closing),
+        Middleware(WebhookPortMiddleware, port=options.webhook_port),
+        Middleware(
+            MetricsMiddleware, metrics=parts.metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
+        ),
+        Middleware(
+            BodyLimitMiddleware,
+            limits={"/crdconvert": CONVERSION_BODY_LIMIT},
+            default=MAX_BODY_BYTES,
+        ),
+        Middleware(
+            AuthorizationMiddleware,
+            authorizer=parts.authorizer,
+            metrics=parts.metrics,
+            protected=PROTECTED,
+            limiter=review_threads,
+        ),
+    ]
 
 
 def _routes(

@@ -1,30 +1,41 @@
-"""The apiserver's wiring: settings -> cluster adapter (BRUPOP_CLUSTER) -> app."""
+"""The apiserver's composition root: the whole graph of one `brupop apiserver` process.
+
+Settings in (`settings`, a Configuration loaded from ApiserverSettings; `options`, the app's
+ApiserverOptions), then the cluster BRUPOP_CLUSTER chooses, every service over its ports, and
+the Starlette app around them. Tests swap a fake in by overriding a provider
+(`container.token_reviewer.override(...)`); `build_apiserver_app` is the short way to build
+the app over a given cluster (`brupop simulate`, the integration tests).
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
 from dependency_injector import containers, providers
+from starlette.applications import Starlette
 
-from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
-from brupop.entrypoints.apiserver.app import ApiserverOptions, build_apiserver_app
+from brupop.entrypoints.apiserver.app import (
+    ApiserverOptions,
+    ApiserverParts,
+    ThreadLimit,
+    starlette_app,
+)
+from brupop.entrypoints.apiserver.conversion.worker_process import ConversionWorker
+from brupop.entrypoints.apiserver.routes.closing import Closing
+from brupop.entrypoints.apiserver.routes.handlers import Handlers
+from brupop.entrypoints.apiserver.routes.metrics import ApiserverMetrics
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
+from brupop.entrypoints.clusters import ApiserverCluster, ClusterChoice
 from brupop.ports.clock import Clock
+from brupop.services.apiserver.authorization import Authorizer
+from brupop.services.apiserver.drain import Drainer
+from brupop.services.apiserver.drain_policy_source import DrainPolicySource
+from brupop.services.apiserver.drain_registry import DrainRegistry
+from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
+from brupop.services.apiserver.forced_removal import ForcedRemoval
+from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.shadow_feed import ShadowFeed
 
 EVENT_COMPONENT = "brupop-apiserver"
-
-
-def choose_cluster(kind: str, namespace: str, clock: Clock) -> Any:
-    """The cluster BRUPOP_CLUSTER names; the Kubernetes client is imported only when used.
-
-    UnavailableError when `kubernetes` is chosen and no configuration is found.
-    """
-    if kind == "memory":
-        return InMemoryCluster(namespace, clock=clock)
-    from brupop.adapters.kubernetes.cluster import KubernetesCluster
-
-    return KubernetesCluster.from_environment(namespace, component=EVENT_COMPONENT)
 
 
 def options_from(settings: ApiserverSettings) -> ApiserverOptions:
@@ -40,15 +51,99 @@ def options_from(settings: ApiserverSettings) -> ApiserverOptions:
 
 
 class ApiserverContainer(containers.DeclarativeContainer):
-    """Providers for one `brupop apiserver` process."""
+    """Providers for one `brupop apiserver` process (Singletons: one container, one app)."""
 
-    settings = providers.Dependency(instance_of=ApiserverSettings)
+    settings = providers.Configuration(strict=True)
+    options = providers.Dependency(instance_of=ApiserverOptions, default=ApiserverOptions())
+
+    # --- the outside world: the cluster and the clock --------------------------------------
     clock = providers.Singleton(SystemClock)
-    cluster = providers.Singleton(
-        choose_cluster,
-        kind=settings.provided.cluster,
-        namespace=settings.provided.namespace,
+    clusters = providers.Container(
+        ClusterChoice,
+        kind=settings.cluster,
+        namespace=settings.namespace,
+        component=EVENT_COMPONENT,
         clock=clock,
     )
-    options = providers.Singleton(options_from, settings=settings)
-    app = providers.Singleton(build_apiserver_app, cluster=cluster, options=options, clock=clock)
+    cluster = clusters.cluster
+    token_reviewer = cluster.provided.token_reviewer
+
+    # --- the services over its ports ------------------------------------------------------
+    actions = providers.Singleton(NodeActions, cluster.provided.nodes)
+    drainer = providers.Singleton(
+        Drainer,
+        actions=actions,
+        pods=cluster.provided.pods,
+        clock=clock,
+        timings=options.provided.drain,
+        recorder=providers.Singleton(
+            EvictedWorkloadRecorder, cluster.provided.nodes, cluster.provided.workloads
+        ),
+        policy=providers.Singleton(
+            DrainPolicySource,
+            cluster.provided.policies,
+            clock,
+            cache_seconds=options.provided.drain_policy_cache_seconds,
+        ),
+        forced=providers.Singleton(ForcedRemoval, cluster.provided.pods, cluster.provided.events),
+    )
+    drains = providers.Singleton(
+        DrainRegistry,
+        drainer.provided.drain,
+        clock,
+        outcome_seconds=options.provided.drain_outcome_seconds,
+    )
+    feed = providers.Singleton(
+        ShadowFeed,
+        cluster.provided.shadows,
+        watch_seconds=options.provided.feed_watch_seconds,
+        restart=options.provided.feed_restart,
+    )
+    authorizer = providers.Singleton(
+        Authorizer,
+        token_reviewer=token_reviewer,
+        pods=cluster.provided.pods,
+        nodes=cluster.provided.nodes,
+        clock=clock,
+        namespace=options.provided.namespace,
+        cache_seconds=options.provided.token_review_cache_seconds,
+        refusal_seconds=options.provided.token_refusal_cache_seconds,
+    )
+    metrics = providers.Singleton(ApiserverMetrics, drains.provided.in_progress)
+    conversion = providers.Singleton(ConversionWorker, options.provided.conversion)
+    closing = providers.Singleton(Closing)
+
+    # --- the HTTP surface -----------------------------------------------------------------
+    handlers = providers.Singleton(
+        Handlers,
+        shadows=cluster.provided.shadows,
+        actions=actions,
+        drains=drains,
+        feed=feed,
+        closing=closing,
+        conversion=conversion,
+        limiter=providers.Singleton(ThreadLimit, options.provided.threads),
+        longest_wait_seconds=options.provided.longest_wait_seconds,
+        drain_wait_seconds=options.provided.drain_wait_seconds,
+    )
+    parts = providers.Singleton(ApiserverParts, authorizer, drains, feed, metrics, conversion)
+    app = providers.Singleton(
+        starlette_app,
+        handlers=handlers,
+        parts=parts,
+        closing=closing,
+        options=options,
+        review_threads=providers.Singleton(ThreadLimit, options.provided.review_threads),
+    )
+
+
+def build_apiserver_app(
+    *, cluster: ApiserverCluster, options: ApiserverOptions, clock: Clock | None = None
+) -> Starlette:
+    """The app over `cluster`'s ports: the container with its cluster (and clock) overridden."""
+    container = ApiserverContainer(options=options)
+    container.cluster.override(cluster)
+    if clock is not None:
+        container.clock.override(clock)
+    app: Starlette = container.app()
+    return app

@@ -7,14 +7,18 @@ problem at start (TLS files, cluster) is one line too, also written to the termi
 from __future__ import annotations
 
 import signal
+import socket
 import ssl
 import sys
 from pathlib import Path
 
-from brupop.entrypoints.apiserver.container import ApiserverContainer
+from starlette.applications import Starlette
+
+from brupop.entrypoints.apiserver.container import ApiserverContainer, options_from
 from brupop.entrypoints.apiserver.serving.server import bind, uvicorn_server
 from brupop.entrypoints.apiserver.serving.tls import CertificateReloader
 from brupop.entrypoints.apiserver.settings import ApiserverSettings, load_settings
+from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK, answer_arguments
 from brupop.entrypoints.logging.log_filter import LogFilter
 from brupop.entrypoints.logging.logs import start_logging
 from brupop.entrypoints.logging.stdlib_logging import route_to_structlog
@@ -36,12 +40,9 @@ HTTP_SERVER_LOGGERS = ("uvicorn", "asyncio")
 
 def main(argv: list[str]) -> int:
     """Run the apiserver; the exit code says how it ended."""
-    if argv and argv[0] in ("-h", "--help"):
-        print(USAGE)
-        return 0
-    if argv:
-        print(f"brupop apiserver: unexpected arguments {argv!r}\n\n{USAGE}", file=sys.stderr)
-        return 2
+    answered = answer_arguments("apiserver", argv, USAGE)
+    if answered is not None:
+        return answered
     try:
         settings = load_settings()
     except SettingsError as error:
@@ -57,12 +58,8 @@ def main(argv: list[str]) -> int:
     route_to_structlog(HTTP_SERVER_LOGGERS, level=level)
     try:
         certificates = CertificateReloader(settings.tls_cert_path, settings.tls_key_path)
-        app = ApiserverContainer(settings=settings).app()
-        sockets = [bind(settings.bind_address, settings.internal_port)]
-        if (
-            settings.webhook_port is not None
-        ):  # only /crdconvert, /ping and /readyz are served there
-            sockets.append(bind(settings.bind_address, settings.webhook_port))
+        app = build_app(settings)
+        sockets = _sockets(settings)
     except (OSError, ssl.SSLError, PortError) as error:
         return _fatal(settings, f"cannot start: {error}")
     server = uvicorn_server(
@@ -79,7 +76,24 @@ def main(argv: list[str]) -> int:
         signal.signal(stop_signal, _ignore)
     server.run(sockets=sockets)
     log.info("apiserver.stopped")
-    return 0
+    return EXIT_OK
+
+
+def build_app(settings: ApiserverSettings) -> Starlette:
+    """The app the container builds from the settings (UnavailableError: no cluster)."""
+    container = ApiserverContainer(options=options_from(settings))
+    container.settings.from_pydantic(settings)
+    app: Starlette = container.app()
+    return app
+
+
+def _sockets(settings: ApiserverSettings) -> list[socket.socket]:
+    """The listening sockets: the agents' port, and the webhook's when set (there only
+    /crdconvert, /ping and /readyz are served)."""
+    sockets = [bind(settings.bind_address, settings.internal_port)]
+    if settings.webhook_port is not None:
+        sockets.append(bind(settings.bind_address, settings.webhook_port))
+    return sockets
 
 
 def _ignore(_signal: int, _frame: object) -> None:
@@ -89,7 +103,7 @@ def _ignore(_signal: int, _frame: object) -> None:
 def _fatal(settings: ApiserverSettings, message: str) -> int:
     print(f"brupop apiserver: {message}", file=sys.stderr)
     _write_termination_log(settings.termination_log, message)
-    return 1
+    return EXIT_FATAL
 
 
 def _write_termination_log(path: Path, message: str) -> None:

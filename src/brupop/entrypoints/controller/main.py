@@ -16,7 +16,8 @@ import structlog
 
 from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.notification_settings import load_notification_settings
-from brupop.entrypoints.controller.settings import load_settings
+from brupop.entrypoints.controller.settings import ControllerSettings, load_settings
+from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK, answer_arguments
 from brupop.entrypoints.logging.logs import start_logging
 from brupop.entrypoints.settings_error import SettingsError, refuse_start
 from brupop.ports.errors import PortError
@@ -35,34 +36,23 @@ BRUPOP_CLUSTER (kubernetes | memory), CLUSTER_NAME, NOTIFICATION_WEBHOOK_<n>_URL
 
 def main(argv: list[str]) -> int:
     """Run the controller; the exit code says how it ended."""
-    if argv and argv[0] in ("-h", "--help"):
-        print(USAGE)
-        return 0
-    if argv:
-        print(f"brupop controller: unexpected arguments {argv!r}\n\n{USAGE}", file=sys.stderr)
-        return 2
+    answered = answer_arguments("controller", argv, USAGE)
+    if answered is not None:
+        return answered
     try:
         settings, config = load_settings()
         notifications = load_notification_settings(os.environ)
     except SettingsError as error:
         return refuse_start("controller", error)
-    log = start_logging(
-        "controller",
-        settings.node_name,
-        formatter=settings.logging_formatter,
-        directive=settings.tracing_filter_directive,
-    )
-    # Every line of this thread (the loop's) carries the component and the node.
-    structlog.contextvars.bind_contextvars(component="controller", node=settings.node_name)
-    if settings.legacy_window_ignored:
-        log.warning("schedule.legacy_window_ignored", used="SCHEDULER_CRON_EXPRESSION")
-    container = ControllerContainer(settings=settings, config=config, notifications=notifications)
+    log = _start_logging(settings)
+    container = ControllerContainer(config=config, notification_settings=notifications)
+    container.settings.from_pydantic(settings)
     try:
         service = container.service()
         server = container.http_server()
     except (OSError, PortError) as error:
         print(f"brupop controller: cannot start: {error}", file=sys.stderr)
-        return 1
+        return EXIT_FATAL
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda _signal, _frame: stop.set())
@@ -80,4 +70,19 @@ def main(argv: list[str]) -> int:
         service.run(stop)
     finally:
         server.stop()
-    return 0
+    return EXIT_OK
+
+
+def _start_logging(settings: ControllerSettings) -> structlog.stdlib.BoundLogger:
+    """Logging as LOGGING_FORMATTER and TRACING_FILTER_DIRECTIVE say; every line of this thread
+    (the loop's) carries the component and the node."""
+    log = start_logging(
+        "controller",
+        settings.node_name,
+        formatter=settings.logging_formatter,
+        directive=settings.tracing_filter_directive,
+    )
+    structlog.contextvars.bind_contextvars(component="controller", node=settings.node_name)
+    if settings.legacy_window_ignored:
+        log.warning("schedule.legacy_window_ignored", used="SCHEDULER_CRON_EXPRESSION")
+    return log

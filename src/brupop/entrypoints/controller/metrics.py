@@ -17,6 +17,7 @@ from itertools import islice
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from brupop.domain.policy.update_policy_status import BUDGET_GROUPS_MAX
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.safety.health_gate import GateCheck
 from brupop.domain.starting.update_durations import DEFAULT_EXPECTED_SECONDS
 from brupop.entrypoints.controller.limit_metric import concurrency_limit_gauge, limit_value
@@ -30,7 +31,10 @@ GATE_BUCKETS = (5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 86400)
 class PrometheusRolloutMetrics:
     """The controller's collectors; `exposition()` is the `/metrics` body."""
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(
+        self, registry: CollectorRegistry | None = None, *, limit: ConcurrencyLimit | None = None
+    ) -> None:
+        """`limit`: the one to show until the first pass sets the one it applies."""
         self.registry = registry or CollectorRegistry()
         self._states = Gauge(
             "brupop_hosts_state", "Brupop host's state", ["state"], registry=self.registry
@@ -114,6 +118,8 @@ class PrometheusRolloutMetrics:
         self._expected.set(DEFAULT_EXPECTED_SECONDS)
         self._seen_states: set[str] = set()
         self._shown_versions: set[str] = set()
+        if limit is not None:
+            self.set_concurrency_limit(limit.maximum)
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self._seen_states |= set(states)

@@ -4,14 +4,15 @@ They change nothing of what the wrapped port does (the call goes through first);
 the notifications hang on the calls the controller already makes. `wire_notifications` builds
 the whole chain for one controller: the webhook notifier, one supervised delivery thread per
 webhook (a slow receiver holds up only its own), their counters in the controller's registry,
-and the two decorators.
+and the two decorators; the controller's container puts them in place with `notifying_ports`,
+`notifying_metrics` and `notices_read`.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from prometheus_client import CollectorRegistry
 
@@ -25,7 +26,9 @@ from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.runtime.rollout_notices import RolloutNotices
+from brupop.services.controller.service import ControllerService
 from brupop.services.supervisor import Supervisor
 
 
@@ -33,7 +36,8 @@ class NotifyingEvents:
     """An EventRecorder that also tells RolloutNotices what it recorded."""
 
     def __init__(self, inner: EventRecorder, notices: RolloutNotices) -> None:
-        self._inner, self._notices = inner, notices
+        self._inner = inner
+        self._notices = notices
 
     def record(self, event: ClusterEvent) -> None:
         self._inner.record(event)
@@ -44,7 +48,8 @@ class NotifyingMetrics:
     """The controller's metrics (RolloutMetrics and SafetyMetrics) that also feed the notices."""
 
     def __init__(self, inner: PrometheusRolloutMetrics, notices: RolloutNotices) -> None:
-        self._inner, self._notices = inner, notices
+        self._inner = inner
+        self._notices = notices
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self._inner.set_hosts(states, versions)
@@ -143,3 +148,26 @@ def wire_notifications(
         stop,
         deliveries,
     )
+
+
+def notifying_ports(ports: ControllerPorts, wiring: NotificationWiring | None) -> ControllerPorts:
+    """The ports the controller works with: `ports`, their Events also feeding the notices
+    when a webhook is set."""
+    return replace(ports, events=wiring.events) if wiring is not None else ports
+
+
+def notifying_metrics(
+    wiring: NotificationWiring | None, metrics: PrometheusRolloutMetrics
+) -> NotifyingMetrics | PrometheusRolloutMetrics:
+    """The metrics the controller reports to: its collectors, also feeding the notices when a
+    webhook is set."""
+    return wiring.metrics if wiring is not None else metrics
+
+
+def notices_read(
+    service: ControllerService, wiring: NotificationWiring | None
+) -> ControllerService:
+    """`service`, its node reports read by the notices (when a webhook is set)."""
+    if wiring is not None:
+        wiring.notices.read_reports_from(service.reports)
+    return service

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
+from brupop.services.supervisor import RestartPolicy
 
 
 @dataclass(frozen=True)
@@ -29,3 +30,10 @@ class ControllerConfig:
     """When `tick()` is called without `run()` (tests, benchmarks) the mirrors catch up by
     polling the watch without waiting, which the in-memory cluster can do; True catches up by
     a list instead (a Kubernetes watch cannot be polled without waiting)."""
+    watch_restart: RestartPolicy | None = None
+    """How the change watch is restarted when it fails; None: the watch's own default."""
+
+    @property
+    def gate_check_budget_seconds(self) -> float:
+        """Gate checks get half the time a leader may go without renewing its Lease."""
+        return max(1.0, (self.lease_seconds - self.renew_seconds) / 2)

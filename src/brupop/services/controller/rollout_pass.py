@@ -2,11 +2,13 @@
 
 It absorbs what changed into the book, assesses the policy's rules, cleans up orphans, plans
 the starts and steps, writes them, keeps the autoscaler off the nodes in a slot, and hands its
-facts to the publisher. The loop (leadership, catching up, waiting) is ControllerService's.
+facts to the publisher. The loop (leadership, catching up, waiting) is ControllerService's;
+the parts a pass shares with the loop come in one PassParts.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 import structlog
@@ -18,19 +20,13 @@ from brupop.domain.rollout.rollout import RolloutPlan
 from brupop.domain.shadow import Shadow
 from brupop.domain.starting.update_durations import UpdateDurations
 from brupop.domain.windows.maintenance_window import WindowGate
-from brupop.ports.clock import Clock
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.rollout_metrics import RolloutMetrics
-from brupop.ports.safety_metrics import SafetyMetrics
-from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirrors.drain_watch import observe_drains
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.pass_publishing import PassFacts, PassPublisher
 from brupop.services.controller.phase_timing import PhaseTimer
 from brupop.services.controller.policy.policy_rules import PolicyRules
+from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
 from brupop.services.controller.runtime.leader_election import LeaderElector
 from brupop.services.controller.safety.gate_settling import settle_gates
 from brupop.services.controller.safety.rollout_safety import SafetyPass
@@ -43,39 +39,51 @@ from brupop.services.controller.writing.rollout_writer import RolloutWriter, Wri
 from brupop.services.controller.writing.write_journal import WriteJournal
 
 
+@dataclass(frozen=True)
+class PassParts:
+    """The replica's pieces a pass works with; its loop and its readout share them."""
+
+    elector: LeaderElector
+    fleet: FleetMirror
+    rules: PolicyRules
+    starts: StartRules
+    journal: WriteJournal
+    failures: RecalledFailures
+    publisher: PassPublisher
+
+
 class RolloutPass:
     """Decides and writes one pass over the fleet mirror."""
 
     def __init__(
         self,
-        *,
-        shadows: ShadowRepository,
-        nodes: NodeRepository,
-        pods: PodRepository,
-        events: EventRecorder,
-        clock: Clock,
+        ports: ControllerPorts,
         config: ControllerConfig,
-        metrics: RolloutMetrics,
-        safety_metrics: SafetyMetrics,
+        metrics: ControllerMetrics,
+        parts: PassParts,
         log: structlog.typing.FilteringBoundLogger,
-        elector: LeaderElector,
-        fleet: FleetMirror,
-        rules: PolicyRules,
-        starts: StartRules,
-        journal: WriteJournal,
-        failures: RecalledFailures,
-        publisher: PassPublisher,
     ) -> None:
-        self._pods, self._clock, self._config, self._log = pods, clock, config, log
-        self._metrics, self._safety_metrics = metrics, safety_metrics
-        self._elector, self._fleet, self._rules, self._starts = elector, fleet, rules, starts
-        self._journal, self._failures, self._publisher = journal, failures, publisher
-        self._writer = RolloutWriter(shadows, events, metrics, config.policy.timeouts, journal)
-        self._cleanup = OptOutCleanup(shadows, nodes, events)
-        self._phases = PhaseTimer(metrics)
-        self._gate = WindowGate(clock.now())
+        self._pods = ports.pods
+        self._clock = ports.clock
+        self._config = config
+        self._log = log
+        self._metrics = metrics.rollout
+        self._safety_metrics = metrics.safety
+        self._elector = parts.elector
+        self._fleet = parts.fleet
+        self._rules = parts.rules
+        self._starts = parts.starts
+        self._journal = parts.journal
+        self._failures = parts.failures
+        self._publisher = parts.publisher
+        self._writer = RolloutWriter(
+            ports.shadows, ports.events, metrics.rollout, config.policy.timeouts, parts.journal
+        )
+        self._cleanup = OptOutCleanup(ports.shadows, ports.nodes, ports.events)
+        self._phases = PhaseTimer(metrics.rollout)
+        self._gate = WindowGate(ports.clock.now())
         self._autoscaler = AutoscalerGuard(
-            nodes, fleet.nodes, clock, log, rescan_seconds=config.resync_seconds
+            ports.nodes, parts.fleet.nodes, ports.clock, log, rescan_seconds=config.resync_seconds
         )
 
     def run(self, leading: bool) -> bool:

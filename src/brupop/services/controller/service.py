@@ -9,15 +9,17 @@ repeats it whenever a shadow, Node or policy changes (watch threads feed the mir
 least every `tick_seconds`. Constructible in-process, so
 `brupop simulate` can run, stop and restart it in a thread.
 
-This module holds the loop and the wiring; the parts live apart: MirrorCatchUp (keeping the
-mirrors up to date), RolloutPass (deciding and writing), PassPublisher (the view, reasons,
-metrics and status a pass publishes) and StatusReadout (what the HTTP surface reads).
+This module holds the loop; the parts live apart and come in one ReplicaParts, which the
+controller's container (`brupop.entrypoints.controller.container`) assembles: MirrorCatchUp
+(keeping the mirrors up to date), RolloutPass (deciding and writing, with the PassPublisher of
+the view, reasons, metrics and status a pass publishes) and StatusReadout (what the HTTP
+surface reads).
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass
 
 import structlog
 
@@ -25,156 +27,58 @@ from brupop.domain.reporting.waiting_reason import NodeReport
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.starting.scheduling_facts import SchedulingFacts
 from brupop.domain.starting.version_gate import VersionStanding
-from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.lease_store import LeaseStore
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.rollout_metrics import RolloutMetrics
-from brupop.ports.safety_metrics import SafetyMetrics
-from brupop.ports.shadow_repository import ShadowRepository
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirror_catch_up import MirrorCatchUp
 from brupop.services.controller.mirrors.change_watch import ChangeWatch
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
-from brupop.services.controller.mirrors.node_pods import NodePods
-from brupop.services.controller.mirrors.pod_census import PodCensus
-from brupop.services.controller.node_reasons import NodeReasons
-from brupop.services.controller.pass_publishing import PassPublisher
 from brupop.services.controller.policy.policy_follower import PolicyFollower
 from brupop.services.controller.policy.policy_rules import PolicyRules
+from brupop.services.controller.replica import ControllerMetrics
 from brupop.services.controller.rollout_pass import RolloutPass
 from brupop.services.controller.runtime.leader_election import LeaderElector
-from brupop.services.controller.runtime.quiet_metrics import QuietMetrics
-from brupop.services.controller.safety.rollout_safety import GatePorts, RolloutSafety
-from brupop.services.controller.starts.start_rules import StartPorts, StartRules
 from brupop.services.controller.status_readout import StatusReadout
-from brupop.services.controller.writing.recalled_failures import RecalledFailures
 from brupop.services.controller.writing.write_journal import WriteJournal
-from brupop.services.supervisor import RestartPolicy
+
+
+@dataclass(frozen=True)
+class ReplicaParts:
+    """The pieces of one replica that its loop drives; its container assembles them."""
+
+    elector: LeaderElector
+    journal: WriteJournal
+    fleet: FleetMirror
+    rules: PolicyRules
+    mirrors: MirrorCatchUp
+    rollout_pass: RolloutPass
+    readout: StatusReadout
+    log: structlog.typing.FilteringBoundLogger
+
+
+def replica_log(identity: str) -> structlog.typing.FilteringBoundLogger:
+    """The logger every part of one replica writes with: each line names the replica."""
+    logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(__name__)
+    return logger.bind(identity=identity)
 
 
 class ControllerService:
     """One controller replica: decides and (as leader) writes the rollout."""
 
     def __init__(
-        self,
-        *,
-        shadows: ShadowRepository,
-        nodes: NodeRepository,
-        pods: PodRepository,
-        leases: LeaseStore,
-        events: EventRecorder,
-        clock: Clock,
-        config: ControllerConfig,
-        metrics: RolloutMetrics | None = None,
-        watch_restart: RestartPolicy | None = None,
-        policies: UpdatePolicyRepository | None = None,
-        gates: GatePorts | None = None,
-        safety_metrics: SafetyMetrics | None = None,
-        starts: StartPorts | None = None,
+        self, parts: ReplicaParts, config: ControllerConfig, metrics: ControllerMetrics
     ) -> None:
-        self.config, self._clock = config, clock
-        self._watch_restart = watch_restart
+        self.config = config
+        self.elector = parts.elector
+        self.fleet = parts.fleet
+        self._journal = parts.journal
+        self._rules = parts.rules
+        self._mirrors = parts.mirrors
+        self._rollout_pass = parts.rollout_pass
+        self._readout = parts.readout
+        self._log = parts.log
+        self._metrics = metrics.rollout
         self._watch: ChangeWatch | None = None
-        self._metrics: RolloutMetrics = metrics or QuietMetrics()
-        self._safety_metrics: SafetyMetrics = safety_metrics or QuietMetrics()
-        self.elector = LeaderElector(
-            leases,
-            clock,
-            namespace=config.namespace,
-            identity=config.identity,
-            name=config.lease_name,
-            lease_seconds=config.lease_seconds,
-            renew_seconds=config.renew_seconds,
-        )
-        self._journal = WriteJournal()
         self._wake = threading.Event()
-        self._log = structlog.get_logger(__name__).bind(identity=config.identity)
-        self.fleet = FleetMirror(shadows, nodes, config.policy)
-        self._reasons = NodeReasons(self._log)
-        self._rules = self._policy_rules(policies, events, gates, nodes)
-        self._assemble(shadows, nodes, pods, events, starts)
-        self._mirrors = MirrorCatchUp(self.fleet, self._rules, config, clock, self._log)
-
-    def _assemble(
-        self,
-        shadows: ShadowRepository,
-        nodes: NodeRepository,
-        pods: PodRepository,
-        events: EventRecorder,
-        starts: StartPorts | None,
-    ) -> None:
-        """The pass (deciding and writing), its publisher, and the HTTP surface's readout."""
-        clock, config = self._clock, self.config
-        start_rules = StartRules(self.fleet, self._start_ports(starts, pods, nodes))
-        failures = RecalledFailures()
-        publisher = PassPublisher(
-            fleet=self.fleet,
-            config=config,
-            reasons=self._reasons,
-            rules=self._rules,
-            starts=start_rules,
-            failures=failures,
-            metrics=self._metrics,
-        )
-        self._rollout_pass = RolloutPass(
-            shadows=shadows,
-            nodes=nodes,
-            pods=pods,
-            events=events,
-            clock=clock,
-            config=config,
-            metrics=self._metrics,
-            safety_metrics=self._safety_metrics,
-            log=self._log,
-            elector=self.elector,
-            fleet=self.fleet,
-            rules=self._rules,
-            starts=start_rules,
-            journal=self._journal,
-            failures=failures,
-            publisher=publisher,
-        )
-        self._readout = StatusReadout(
-            fleet=self.fleet,
-            rules=self._rules,
-            reasons=self._reasons,
-            published=publisher,
-            config=config,
-            clock=clock,
-        )
-
-    def _policy_rules(
-        self,
-        policies: UpdatePolicyRepository | None,
-        events: EventRecorder,
-        gates: GatePorts | None,
-        nodes: NodeRepository,
-    ) -> PolicyRules:
-        """The policy followed (if any) and the safety rules, with their metrics."""
-        config = self.config
-        follower = (
-            PolicyFollower(policies, events, config.namespace) if policies is not None else None
-        )
-        # Gate checks get half the time a leader may go without renewing its Lease.
-        budget = max(1.0, (config.lease_seconds - config.renew_seconds) / 2)
-        safety = RolloutSafety(gates, nodes, self._clock, check_budget_seconds=budget)
-        return PolicyRules(follower, safety, self._metrics, self._safety_metrics)
-
-    def _start_ports(
-        self, starts: StartPorts | None, pods: PodRepository, nodes: NodeRepository
-    ) -> StartPorts:
-        """What the start rules read, with the defaults for what was not given."""
-        # The version gate reads the first-seen times that the policy rules keep.
-        starts = replace(starts or StartPorts(), versions=self._rules.versions)
-        if starts.census is None:  # listed only by a pass that can start a node
-            starts = replace(starts, census=PodCensus(pods, nodes))
-        if starts.pods is None:  # the blocking-pod rule reads the pods through a short cache
-            starts = replace(starts, pods=NodePods(pods, self._clock, self._log))
-        return starts
 
     @property
     def policy(self) -> PolicyFollower | None:
@@ -207,7 +111,7 @@ class ControllerService:
             self.wake,
             watch_stop,
             watch_seconds=self.config.watch_seconds,
-            restart=self._watch_restart,
+            restart=self.config.watch_restart,
         )
         self._watch.start()
         threading.Thread(target=self._wake_on, args=(stop,), name="stop-wake", daemon=True).start()

@@ -8,7 +8,7 @@ from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.controller.container import build_service
+from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.services.controller.config import ControllerConfig
 from tests.fakes.clock import FakeClock
@@ -31,7 +31,11 @@ def test_the_controller_process_pauses_on_the_policy_and_says_so_in_its_metrics(
         identity="controller-1",
     )
     metrics = PrometheusRolloutMetrics()
-    service = build_service(cluster, clock, config, metrics)
+    container = ControllerContainer(config=config)
+    container.cluster.override(cluster)
+    container.clock.override(clock)
+    container.prometheus.override(metrics)
+    service = container.service()
 
     service.tick()
     assert _paused_gauge(metrics) == "brupop_fleet_paused 0.0"

@@ -22,8 +22,11 @@ from brupop.domain.shadow import (
 )
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.entrypoints.controller.container import build_controller
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
+from brupop.services.controller.runtime.quiet_metrics import QuietMetrics
 from brupop.services.controller.safety.health_checks import HealthChecks
 from brupop.services.controller.safety.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
@@ -135,15 +138,13 @@ class Fleet:
             namespace=self.cluster.namespace,
             identity=f"controller-{next(_identities)}",
         )
-        return ControllerService(
+        ports = ControllerPorts(
             shadows=self.cluster.shadows,
             nodes=self.cluster.nodes,
             pods=self.cluster.pods,
             leases=self.cluster.leases,
             events=self.cluster.events,
             clock=self.clock,
-            config=config,
-            metrics=metrics,
             policies=self.cluster.policies if policies else None,
             gates=GatePorts(
                 HealthChecks(
@@ -154,9 +155,13 @@ class Fleet:
                 ),
                 self.alerts,
             ),
-            safety_metrics=metrics if isinstance(metrics, RecordingMetrics) else None,
             starts=starts,
         )
+        reported = ControllerMetrics(
+            rollout=metrics or QuietMetrics(),
+            safety=metrics if isinstance(metrics, RecordingMetrics) else QuietMetrics(),
+        )
+        return build_controller(ports, config, reported)
 
     # --- looking -------------------------------------------------------------------------
 

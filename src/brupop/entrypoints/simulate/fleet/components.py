@@ -1,7 +1,9 @@
 """The cluster side of a simulation: the real apiserver and controller, in this process.
 
-Both run over the in-memory cluster's ports, exactly as they run over Kubernetes in a cluster;
-their log lines go to one file so the terminal shows the rollout, not the plumbing.
+Both are built by their processes' containers, with the in-memory cluster (and its stand-ins
+for HTTP probes and Prometheus) overriding the providers of the real ones, so they run over it
+exactly as they run over Kubernetes in a cluster; their log lines go to one file so the
+terminal shows the rollout, not the plumbing.
 """
 
 from __future__ import annotations
@@ -19,12 +21,11 @@ from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.states import StateTimeouts
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.apiserver.app import ApiserverOptions, build_apiserver_app
+from brupop.entrypoints.apiserver.app import ApiserverOptions
+from brupop.entrypoints.apiserver.container import build_apiserver_app
 from brupop.entrypoints.apiserver.serving.server import serve_in_thread
-from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
-from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
+from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
-from brupop.entrypoints.controller.notifying_ports import wire_notifications
 from brupop.entrypoints.logging.logs import configure_logging
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet.certificates import LOOPBACK_HOST, TlsFiles
@@ -32,7 +33,6 @@ from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.safety.health_checks import HealthChecks
 from brupop.services.controller.safety.rollout_safety import GatePorts
-from brupop.services.controller.service import ControllerService
 
 ALWAYS = "* * * * * * *"
 _FEED_WATCH_SECONDS = 1.0
@@ -129,54 +129,24 @@ class _Controller:
     `brupop controller` serves it); `stop()` then a new instance is a pod restart."""
 
     def __init__(self, cluster: InMemoryCluster, options: SimulationOptions, identity: str):
-        timing = options.timing
-        config = ControllerConfig(
-            policy=RolloutPolicy(
-                limit=ConcurrencyLimit(options.max_concurrent),
-                timeouts=StateTimeouts(
-                    idle=timing["timeout-idle"],
-                    staged_and_performed_update=timing["timeout-staged"],
-                    rebooted_into_update=timing["timeout-rebooted"],
-                    monitoring_update=timing["timeout-monitoring"],
-                ),
-            ),
-            window=MaintenanceWindow.starting(ALWAYS, now=cluster.clock.now()),
-            namespace=cluster.namespace,
-            identity=identity,
-            tick_seconds=timing["controller-tick"],
-            lease_seconds=timing["leader-lease"],
-            renew_seconds=timing["leader-renew"],
-            watch_seconds=_CONTROLLER_WATCH_SECONDS,
+        container = ControllerContainer(
+            config=_controller_config(cluster, options, identity),
+            notification_settings=_notification_settings(options),
         )
-        metrics = PrometheusRolloutMetrics()
-        metrics.set_concurrency_limit(config.policy.limit.maximum)
-        self._notifications = wire_notifications(
-            _notification_settings(options),
-            events=cluster.events,
-            metrics=metrics,
-            registry=metrics.registry,
-            pods=cluster.pods,
-            clock=cluster.clock,
+        container.settings.from_dict(
+            {
+                "cluster": "memory",
+                "namespace": cluster.namespace,
+                "bind_address": LOOPBACK_HOST,
+                "metrics_port": 0,
+            }
         )
-        wired = self._notifications
-        self.service = ControllerService(
-            shadows=cluster.shadows,
-            nodes=cluster.nodes,
-            pods=cluster.pods,
-            leases=cluster.leases,
-            events=wired.events if wired else cluster.events,
-            clock=cluster.clock,
-            config=config,
-            metrics=wired.metrics if wired else metrics,
-            policies=cluster.policies,
-            gates=simulated_gates(cluster, options),
-            safety_metrics=wired.metrics if wired else metrics,
-        )
-        if wired is not None:
-            wired.notices.read_reports_from(self.service.reports)
-        self._server = ControllerHttpServer(
-            Surface(metrics.exposition, self.service), LOOPBACK_HOST, 0
-        )
+        container.cluster.override(cluster)
+        container.clock.override(cluster.clock)
+        container.gates.override(simulated_gates(cluster, options))
+        self.service = container.service()
+        self._notifications = container.notifications()
+        self._server = container.http_server()
         self._serving = False
         self._stop = threading.Event()
         self._thread = threading.Thread(
@@ -205,6 +175,31 @@ class _Controller:
 
     def reports(self) -> list[NodeReport]:
         return self.service.reports()
+
+
+def _controller_config(
+    cluster: InMemoryCluster, options: SimulationOptions, identity: str
+) -> ControllerConfig:
+    """The replica's settings from the simulation's flags; the window is always open."""
+    timing = options.timing
+    return ControllerConfig(
+        policy=RolloutPolicy(
+            limit=ConcurrencyLimit(options.max_concurrent),
+            timeouts=StateTimeouts(
+                idle=timing["timeout-idle"],
+                staged_and_performed_update=timing["timeout-staged"],
+                rebooted_into_update=timing["timeout-rebooted"],
+                monitoring_update=timing["timeout-monitoring"],
+            ),
+        ),
+        window=MaintenanceWindow.starting(ALWAYS, now=cluster.clock.now()),
+        namespace=cluster.namespace,
+        identity=identity,
+        tick_seconds=timing["controller-tick"],
+        lease_seconds=timing["leader-lease"],
+        renew_seconds=timing["leader-renew"],
+        watch_seconds=_CONTROLLER_WATCH_SECONDS,
+    )
 
 
 def simulated_gates(cluster: InMemoryCluster, options: SimulationOptions) -> GatePorts:

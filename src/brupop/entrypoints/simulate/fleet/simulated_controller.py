@@ -27,8 +27,11 @@ class SimulatedController:
         work_dir: Path,
         ca_file: Path,
     ) -> None:
-        self._cluster, self._options = cluster, options
-        self._apiserver_url, self._work_dir, self._ca_file = apiserver_url, work_dir, ca_file
+        self._cluster = cluster
+        self._options = options
+        self._apiserver_url = apiserver_url
+        self._work_dir = work_dir
+        self._ca_file = ca_file
         self._handle: components.ControllerHandle | None = None
         self.restarts = 0
 
@@ -69,7 +72,9 @@ class ControllerRestart:
         self._after = options.restart_controller_after
         self._down_for = options.controller_down_seconds
         self._down_since: float | None = None
-        self._stop, self._start, self._note = stop, start, note
+        self._stop = stop
+        self._start = start
+        self._note = note
 
     @property
     def done(self) -> bool:
@@ -82,7 +87,8 @@ class ControllerRestart:
         if self._after is not None and began is not None and now - began >= self._after:
             self._stop()
             self._note("controller stopped (scenario)")
-            self._down_since, self._after = now, None
+            self._down_since = now
+            self._after = None
         if self._down_since is not None and now - self._down_since >= self._down_for:
             self._start()
             self._note("controller started again (scenario)")

@@ -1,0 +1,90 @@
+"""The cluster a brupop process talks to, chosen once for both the controller and the apiserver.
+
+BRUPOP_CLUSTER names it: `kubernetes` (the cluster this process runs in, or the kubeconfig's)
+or `memory` (the embedded in-memory cluster). ClusterChoice is the sub-container both processes'
+containers hold; ControllerCluster and ApiserverCluster say which of the cluster's ports each
+process needs, which InMemoryCluster and KubernetesCluster both have.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from dependency_injector import containers, providers
+
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.ports.clock import Clock
+from brupop.ports.event_recorder import EventRecorder
+from brupop.ports.lease_store import LeaseStore
+from brupop.ports.node_repository import NodeRepository
+from brupop.ports.pod_repository import PodRepository
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.update_policy_repository import UpdatePolicyRepository
+from brupop.ports.workload_replicas import WorkloadReplicas
+
+if TYPE_CHECKING:
+    from brupop.adapters.kubernetes.cluster import KubernetesCluster
+
+
+class ControllerCluster(Protocol):
+    """The cluster ports the controller needs."""
+
+    @property
+    def shadows(self) -> ShadowRepository: ...
+    @property
+    def nodes(self) -> NodeRepository: ...
+    @property
+    def pods(self) -> PodRepository: ...
+    @property
+    def leases(self) -> LeaseStore: ...
+    @property
+    def events(self) -> EventRecorder: ...
+    @property
+    def policies(self) -> UpdatePolicyRepository: ...
+    @property
+    def workloads(self) -> WorkloadReplicas: ...
+
+
+class ApiserverCluster(Protocol):
+    """The cluster ports the apiserver needs."""
+
+    @property
+    def shadows(self) -> ShadowRepository: ...
+    @property
+    def nodes(self) -> NodeRepository: ...
+    @property
+    def pods(self) -> PodRepository: ...
+    @property
+    def token_reviewer(self) -> TokenReviewer: ...
+    @property
+    def workloads(self) -> WorkloadReplicas: ...
+    @property
+    def policies(self) -> UpdatePolicyRepository: ...
+    @property
+    def events(self) -> EventRecorder: ...
+
+
+def kubernetes_cluster(namespace: str, component: str) -> KubernetesCluster:
+    """The real cluster; the official client is imported only when this one is chosen.
+
+    UnavailableError when no configuration is found (neither in a pod nor a kubeconfig).
+    """
+    from brupop.adapters.kubernetes.cluster import KubernetesCluster
+
+    return KubernetesCluster.from_environment(namespace, component=component)
+
+
+class ClusterChoice(containers.DeclarativeContainer):
+    """The cluster adapter `kind` (BRUPOP_CLUSTER) names, for brupop's `namespace`; its Events
+    are signed by `component`."""
+
+    kind = providers.Dependency(instance_of=str)
+    namespace = providers.Dependency(instance_of=str)
+    component = providers.Dependency(instance_of=str)
+    clock: providers.Dependency[Clock] = providers.Dependency()
+    cluster = providers.Selector(
+        kind,
+        memory=providers.Singleton(InMemoryCluster, namespace, clock=clock),
+        kubernetes=providers.Singleton(kubernetes_cluster, namespace, component),
+    )
