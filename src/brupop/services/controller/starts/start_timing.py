@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from brupop.domain.policy.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.policy.scheduling_policy import UpdateWindow
@@ -26,9 +27,18 @@ from brupop.domain.starting.update_durations import HISTORY_SIZE, UpdateDuration
 from brupop.domain.windows.maintenance_window import MaintenanceWindow, WindowKind
 from brupop.domain.windows.zoned_window import ZonedWindow, parse_window
 
-HOLD_REUSE = timedelta(minutes=1)
-"""A hold is reused for at most this long (never past its next start): searching for the next
-start can take milliseconds when no window is long enough, too much for every pass."""
+REUSE = timedelta(minutes=1)
+"""A verdict is reused for at most this long (a hold never past its next start, a "may start"
+never past its `allowed_until`): searching the windows can take milliseconds, or more when a
+long expected update crosses many short windows, too much for every pass."""
+
+
+class VerdictSearch(Protocol):
+    """How a verdict is searched (`start_verdict`; tests count the searches)."""
+
+    def __call__(
+        self, schedule: StartSchedule, now: datetime, expected_seconds: int, *, steady: timedelta
+    ) -> StartVerdict: ...
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,8 @@ class ScheduleGate:
 class StartTiming:
     """The policy's clock rules and the learned update durations of one controller replica."""
 
-    def __init__(self) -> None:
+    def __init__(self, search: VerdictSearch = start_verdict) -> None:
+        self._search = search
         self._parsed: tuple[tuple[UpdateWindow, ...], tuple[ZonedWindow, ...]] = ((), ())
         self._shown: tuple[int, ...] = ()
         self._pending: tuple[float, ...] = ()
@@ -99,18 +110,16 @@ class StartTiming:
         return ScheduleGate(window_open, verdict.hold)
 
     def _verdict(self, schedule: StartSchedule, expected: int, now: datetime) -> StartVerdict:
-        """The verdict for `now`, reusing a recent hold for the same rules: a hold stands
-        until its next start by definition, only its sentence may age (by `HOLD_REUSE`)."""
+        """The verdict for `now`, reusing a recent one for the same rules (for `REUSE` at
+        most): a hold stands until its next start, a "may start" until its `allowed_until`,
+        by definition; only a hold's sentence may age."""
         held = self._held
         if held is not None and held[:2] == (schedule, expected) and held[2] <= now < held[3]:
             return held[4]
-        verdict = start_verdict(schedule, now, expected)
-        self._held = None
-        if verdict.hold is not None:
-            until = now + HOLD_REUSE
-            if verdict.next_start is not None:
-                until = min(until, verdict.next_start)
-            self._held = (schedule, expected, now, until, verdict)
+        verdict = self._search(schedule, now, expected, steady=REUSE)
+        until = verdict.allowed_until if verdict.may_start else verdict.next_start
+        until = min(until or now + REUSE, now + REUSE)
+        self._held = (schedule, expected, now, until, verdict) if until > now else None
         return verdict
 
     def _windows(self, given: tuple[UpdateWindow, ...]) -> tuple[ZonedWindow, ...]:
