@@ -29,7 +29,10 @@ from brupop.entrypoints.apiserver.routes.conversion_webhook import (
     CONVERSION_BODY_LIMIT,
     ConversionRoute,
 )
-from brupop.entrypoints.apiserver.routes.errors import EXCEPTION_HANDLERS
+from brupop.entrypoints.apiserver.routes.errors import (
+    EXCEPTION_HANDLERS,
+    UnexpectedErrorMiddleware,
+)
 from brupop.entrypoints.apiserver.routes.handlers import Handlers
 from brupop.entrypoints.apiserver.routes.metrics import ApiserverMetrics, MetricsMiddleware
 from brupop.entrypoints.apiserver.routes.requests import MAX_BODY_BYTES
@@ -196,6 +199,7 @@ def build_apiserver_app(
     app = Starlette(
         routes=_routes(handlers, metrics, ConversionRoute(conversion)),
         middleware=[
+            Middleware(UnexpectedErrorMiddleware),
             Middleware(CloseConnectionsMiddleware, closing=closing),
             Middleware(WebhookPortMiddleware, port=options.webhook_port),
             Middleware(
