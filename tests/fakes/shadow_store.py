@@ -11,7 +11,7 @@ from collections.abc import Callable
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
-from brupop.ports.errors import NotFoundError, PortError
+from brupop.ports.errors import NotFoundError
 from brupop.ports.shadow_store import ShadowStore
 from tests.fakes.clock import FakeClock
 
@@ -42,8 +42,8 @@ class InMemoryShadowStore:
         self.namespace = namespace
         self.node_uid = node_uid
         self.shadow: Shadow | None = None
-        self.fail_next: dict[str, PortError] = {}
-        self.fail_always: dict[str, PortError] = {}
+        self.fail_next: dict[str, Exception] = {}
+        self.fail_always: dict[str, Exception] = {}
         self.on_wait: Callable[[InMemoryShadowStore], None] | None = None
         self.calls: list[str] = []
         self.status_writes: list[ShadowStatus] = []

@@ -35,12 +35,25 @@ class NodeRepository(Protocol):
         come too, so a consumer treats it as "gone, if known"."""
         ...
 
-    def set_unschedulable(self, name: str, unschedulable: bool) -> Node:
-        """Cordon (True) or uncordon (False)."""
+    def set_unschedulable(
+        self,
+        name: str,
+        unschedulable: bool,
+        *,
+        annotations: Mapping[str, str | None] | None = None,
+    ) -> Node:
+        """Cordon (True) or uncordon (False), changing `annotations` in the same write (so a
+        mark of who cordoned never drifts apart from the cordon)."""
         ...
 
-    def set_labels(self, name: str, labels: Mapping[str, str | None]) -> Node:
-        """Add or change labels; a None value removes that label."""
+    def set_labels(
+        self,
+        name: str,
+        labels: Mapping[str, str | None],
+        *,
+        annotations: Mapping[str, str | None] | None = None,
+    ) -> Node:
+        """Add or change labels, and `annotations` in the same write; None removes one."""
         ...
 
     def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:

@@ -61,6 +61,10 @@ class RolloutMetrics(Protocol):
         else `MAX_CONCURRENT_UPDATE`); None: unlimited."""
         ...
 
+    def count_pass_failure(self) -> None:
+        """A controller pass failed on an unexpected error (a bug) and will be tried again."""
+        ...
+
     def set_expected_update(self, seconds: int) -> None:
         """The update time finishBy expects: the 90th percentile of the last 20 update
         durations, 900 before there is any."""

@@ -108,6 +108,44 @@ def test_annotations_are_added_and_removed(backend: Backend, cluster: Ports) -> 
     assert cluster.nodes.get("node-a").annotations == {}
 
 
+MARK = "brupop.bottlerocket.aws/cordoned-by-brupop"
+
+
+def test_a_cordon_and_its_mark_are_one_write_and_so_are_the_uncordon_and_its_removal(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    before = cluster.nodes.list().resource_version
+
+    cordoned = cluster.nodes.set_unschedulable("node-a", True, annotations={MARK: "true"})
+    uncordoned = cluster.nodes.set_unschedulable("node-a", False, annotations={MARK: None})
+    events = list(cluster.nodes.watch(before, 0.3))
+
+    assert (cordoned.unschedulable, cordoned.annotations) == (True, {MARK: "true"})
+    assert (uncordoned.unschedulable, uncordoned.annotations) == (False, {})
+    assert [(e.object.unschedulable, e.object.annotations) for e in events] == [
+        (True, {MARK: "true"}),
+        (False, {}),
+    ]
+
+
+def test_a_label_and_its_mark_are_one_write(backend: Backend, cluster: Ports) -> None:
+    backend.add_node("node-a", labels=OPTED_IN)
+    before = cluster.nodes.list().resource_version
+    mark = "brupop.bottlerocket.aws/lb-excluded-by-brupop"
+
+    cluster.nodes.set_labels(
+        "node-a", {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE}, annotations={mark: "true"}
+    )
+    cluster.nodes.set_labels("node-a", {LB_EXCLUSION_LABEL: None}, annotations={mark: None})
+    events = list(cluster.nodes.watch(before, 0.3))
+
+    assert [(e.object.labels, e.object.annotations) for e in events] == [
+        (OPTED_IN | {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE}, {mark: "true"}),
+        (OPTED_IN, {}),
+    ]
+
+
 def test_reboot_hook_marks_are_set_found_by_selector_and_removed_together(
     backend: Backend, cluster: Ports
 ) -> None:

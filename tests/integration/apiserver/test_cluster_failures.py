@@ -7,7 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 import urllib3
+from structlog.testing import capture_logs
 
+from brupop.domain.cluster.objects import Node
 from tests.integration.apiserver.conftest import NS, Rig, agent_pod
 
 RESOURCE = "/bottlerocket-node-resource"
@@ -48,3 +50,25 @@ def test_a_drain_whose_pod_listing_fails_is_a_503(rig: Rig, http: urllib3.PoolMa
 
     assert_short_unavailable(call(rig, http, token, "POST", f"{RESOURCE}/cordon-and-drain"))
     assert rig.parts.drains.in_progress() == 0
+
+
+def test_a_bug_in_a_handler_is_a_500_with_a_short_body_logged_once_with_its_traceback(
+    rig: Rig, http: urllib3.PoolManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = rig.cluster.issue_token(NS, agent_pod("n1"))
+    assert call(rig, http, token, "GET", RESOURCE).status == 404  # authorized, and cached
+
+    def bug(name: str) -> Node:
+        raise RuntimeError(f"made-up bug reading {name}")
+
+    monkeypatch.setattr(rig.cluster.nodes, "get", bug)
+    with capture_logs() as logs:
+        response = call(rig, http, token, "POST", f"{RESOURCE}/uncordon")
+
+    assert response.status == 500
+    assert json.loads(response.data) == {"error": "internal error"}
+    assert b"Traceback" not in response.data and b"made-up bug" not in response.data
+    (error,) = [line for line in logs if line["log_level"] == "error"]
+    assert error["event"] == "request.failed"
+    assert isinstance(error["exc_info"], RuntimeError)  # rendered as its traceback
+    assert call(rig, http, token, "GET", RESOURCE).status == 404  # the server goes on

@@ -7,7 +7,9 @@ call) is asked once, lazily, from the authorized `node-uid` route.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, Protocol
 
 from brupop.adapters.apiserver_client.transport import HttpsTransport, Reply, RetryPolicy
 from brupop.adapters.apiserver_client.wire import shadow_from_document
@@ -35,6 +37,27 @@ def apiserver_base_url(namespace: str, port: int, cluster_domain: str = "cluster
     return f"https://{SERVICE_NAME}.{namespace}.svc.{cluster_domain}:{port}"
 
 
+class ApiserverTransport(Protocol):
+    """How the client's calls reach the apiserver (HttpsTransport; tests script the answers)."""
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        read_seconds: float,
+        node_uid: str | None = None,
+        body: Any = None,
+        query: Mapping[str, str] | None = None,
+    ) -> Reply:
+        """One logical call: its answer, or the PortError it ended in."""
+        ...
+
+    def close(self) -> None:
+        """Close the connections."""
+        ...
+
+
 class ApiserverClient:
     """ShadowStore and NodeOperations of one node, through the brupop apiserver."""
 
@@ -48,12 +71,12 @@ class ApiserverClient:
         timeout_seconds: float,
         drain_timeout_seconds: float,
         retry: RetryPolicy | None = None,
-        transport: HttpsTransport | None = None,
+        transport: ApiserverTransport | None = None,
     ) -> None:
         self._node_name = node_name
         self._timeout = timeout_seconds
         self._drain_timeout = drain_timeout_seconds
-        self._http = transport or HttpsTransport(
+        self._http: ApiserverTransport = transport or HttpsTransport(
             base_url=base_url,
             node_name=node_name,
             token_path=token_path,
@@ -103,9 +126,7 @@ class ApiserverClient:
             read_seconds=self._drain_timeout + self._timeout,
         )
         if reply.status == 409:
-            blockers = reply.json().get("blockers") if reply.data else None
-            names = tuple(str(b) for b in blockers) if isinstance(blockers, list) else ()
-            raise DrainFailedError(reply.error_message(), blockers=names)
+            raise DrainFailedError(reply.error_message(), blockers=_blockers(reply))
         _expect_ok(reply)
 
     def uncordon(self) -> None:
@@ -161,6 +182,17 @@ class ApiserverClient:
         if reply.status == 404:
             return None
         return shadow_from_document(_expect_ok(reply).json())
+
+
+def _blockers(reply: Reply) -> tuple[str, ...]:
+    """The pods a refused drain names (none when its answer cannot be read)."""
+    try:
+        blockers = reply.json().get("blockers")
+    except UnavailableError:
+        return ()
+    if not isinstance(blockers, list):
+        return ()
+    return tuple(b for b in blockers if isinstance(b, str))
 
 
 def _expect_ok(reply: Reply) -> Reply:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from brupop.adapters.apiserver_client.answers import error_text, json_object
 from brupop.adapters.apiserver_client.connections import (
     ApiserverConnections,
     ResponseTooLargeError,
@@ -62,20 +63,13 @@ class Reply:
     status: int
     data: bytes
 
-    def json(self) -> Any:
-        try:
-            return json.loads(self.data)
-        except ValueError:
-            raise UnavailableError("the apiserver answered something that is not JSON") from None
+    def json(self) -> dict[str, Any]:
+        """The answer's JSON object; UnavailableError when it is anything else."""
+        return json_object(self.data)
 
     def error_message(self) -> str:
-        try:
-            document = json.loads(self.data)
-        except ValueError:
-            document = None
-        if isinstance(document, dict) and isinstance(document.get("error"), str):
-            return str(document["error"])[:300]
-        return self.data[:300].decode("utf-8", "replace") or f"HTTP {self.status}"
+        """What the answer says went wrong, in a few hundred characters."""
+        return error_text(self.status, self.data)
 
 
 class HttpsTransport:

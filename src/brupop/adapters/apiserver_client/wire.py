@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError
 
@@ -25,6 +23,13 @@ def shadow_from_document(document: Any) -> Shadow:
             spec=document.get("spec") or {},
             status=document.get("status"),
         )
-    except (KeyError, TypeError, AttributeError, StopIteration, ValidationError) as error:
+    except (
+        KeyError,
+        TypeError,
+        AttributeError,
+        StopIteration,
+        ValueError,  # pydantic's ValidationError included
+        RecursionError,
+    ) as error:
         kind = type(error).__name__
         raise UnavailableError(f"the apiserver sent a shadow brupop cannot read ({kind})") from None

@@ -112,14 +112,31 @@ class KubernetesNodeRepository:
         )
         return watching.watch(self._calls, source, resource_version, timeout_seconds)
 
-    def set_unschedulable(self, name: str, unschedulable: bool) -> Node:
-        # Like kubectl: cordon sets the flag, uncordon removes it.
-        body = {"spec": {"unschedulable": True if unschedulable else None}}
+    def set_unschedulable(
+        self,
+        name: str,
+        unschedulable: bool,
+        *,
+        annotations: Mapping[str, str | None] | None = None,
+    ) -> Node:
+        # Like kubectl: cordon sets the flag, uncordon removes it; the marks go in the same patch.
+        body: dict[str, JSON] = {"spec": {"unschedulable": True if unschedulable else None}}
+        if annotations:
+            body["metadata"] = {"annotations": dict(annotations)}
         action = f"{'cordon' if unschedulable else 'uncordon'} node {name!r}"
         return self._patch(action, name, body)
 
-    def set_labels(self, name: str, labels: Mapping[str, str | None]) -> Node:
-        return self._patch(f"label node {name!r}", name, {"metadata": {"labels": dict(labels)}})
+    def set_labels(
+        self,
+        name: str,
+        labels: Mapping[str, str | None],
+        *,
+        annotations: Mapping[str, str | None] | None = None,
+    ) -> Node:
+        metadata: dict[str, JSON] = {"labels": dict(labels)}
+        if annotations:
+            metadata["annotations"] = dict(annotations)
+        return self._patch(f"label node {name!r}", name, {"metadata": metadata})
 
     def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
         body = {"metadata": {"annotations": dict(annotations)}}

@@ -55,17 +55,37 @@ class InMemoryNodeRepository:
             return events
         return _selected(events, dict(label_selector))
 
-    def set_unschedulable(self, name: str, unschedulable: bool) -> Node:
+    def set_unschedulable(
+        self,
+        name: str,
+        unschedulable: bool,
+        *,
+        annotations: Mapping[str, str | None] | None = None,
+    ) -> Node:
+        marks = annotations or {}
         node = self.store.update(
-            name, lambda n: dataclasses.replace(n, unschedulable=unschedulable)
+            name,
+            lambda n: dataclasses.replace(
+                n, unschedulable=unschedulable, annotations=_merged(n.annotations, marks)
+            ),
         )
         if not unschedulable:
             self.on_schedulable(name)
         return node
 
-    def set_labels(self, name: str, labels: Mapping[str, str | None]) -> Node:
+    def set_labels(
+        self,
+        name: str,
+        labels: Mapping[str, str | None],
+        *,
+        annotations: Mapping[str, str | None] | None = None,
+    ) -> Node:
+        marks = annotations or {}
         return self.store.update(
-            name, lambda n: dataclasses.replace(n, labels=_merged(n.labels, labels))
+            name,
+            lambda n: dataclasses.replace(
+                n, labels=_merged(n.labels, labels), annotations=_merged(n.annotations, marks)
+            ),
         )
 
     def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:

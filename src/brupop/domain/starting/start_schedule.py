@@ -11,6 +11,8 @@ Three rules, checked in this order at a moment `t`:
 
 `start_verdict` answers for `now`: may a node start, and if not, why (a REASON sentence) and
 when it next may (the first moment all three rules allow, searched up to `HORIZON` ahead).
+Asked for a `steady` span, a "may start" also says until when within it a start stays
+allowed, so a caller need not search again on every pass.
 Pure: no clock reads; nodes already updating are never concerned.
 """
 
@@ -50,6 +52,8 @@ class StartVerdict:
 
     hold: StartHold | None
     next_start: datetime | None
+    allowed_until: datetime | None = None
+    """While a node may start: every moment in `[now, allowed_until)` allows one too."""
 
     @property
     def may_start(self) -> bool:
@@ -73,16 +77,41 @@ class _Block:
     resume: datetime | None  # the first moment worth checking again; None: never
 
 
-def start_verdict(schedule: StartSchedule, now: datetime, expected_seconds: int) -> StartVerdict:
-    """May a node start at `now`, given the update is expected to take `expected_seconds`?"""
+def start_verdict(
+    schedule: StartSchedule,
+    now: datetime,
+    expected_seconds: int,
+    *,
+    steady: timedelta = timedelta(),
+) -> StartVerdict:
+    """May a node start at `now`, given the update is expected to take `expected_seconds`?
+    When it may, `allowed_until` says for how long of the next `steady` it still may."""
     now = now.astimezone(UTC)
     expected = timedelta(seconds=max(0, expected_seconds))
     horizon = now + HORIZON
     block = _blocked_at(schedule, now, expected, horizon)
     if block is None:
-        return StartVerdict(None, now)
+        return StartVerdict(None, now, _allowed_until(schedule, now, expected, steady))
     following = _next_start(schedule, block, expected, horizon)
     return StartVerdict(StartHold(block.reason, _sentence(block, following)), following)
+
+
+def _allowed_until(
+    schedule: StartSchedule, now: datetime, expected: timedelta, steady: timedelta
+) -> datetime:
+    """The end of `[now, end)`, at most `steady` long, in which a start stays allowed, given
+    one is at `now`: before the open stretch closes or a blackout begins, less the expected
+    update when finishBy asks for it to fit. The stretch is known open up to `now + fit` (the
+    verdict searched that far), so only the `steady` beyond is searched."""
+    if steady <= timedelta():
+        return now
+    fit = expected if schedule.finish_by else timedelta()
+    limit = now + fit + steady
+    ends = [b.start for b in schedule.blackouts if now < b.start < limit]
+    if schedule.windows:
+        closes = _stretch_end(schedule.windows, now + fit, limit)
+        ends += [closes] if closes is not None else []
+    return max(now, min(ends, default=limit) - fit)
 
 
 def _next_start(

@@ -28,7 +28,10 @@ from brupop.entrypoints.apiserver.routes.conversion_webhook import (
     CONVERSION_BODY_LIMIT,
     ConversionRoute,
 )
-from brupop.entrypoints.apiserver.routes.errors import EXCEPTION_HANDLERS
+from brupop.entrypoints.apiserver.routes.errors import (
+    EXCEPTION_HANDLERS,
+    UnexpectedErrorMiddleware,
+)
 from brupop.entrypoints.apiserver.routes.handlers import Handlers
 from brupop.entrypoints.apiserver.routes.metrics import ApiserverMetrics, MetricsMiddleware
 from brupop.entrypoints.apiserver.routes.requests import MAX_BODY_BYTES
@@ -141,9 +144,10 @@ def starlette_app(
 def _middleware(
     parts: ApiserverParts, closing: Closing, options: ApiserverOptions, review_threads: ThreadLimit
 ) -> list[Middleware]:
-    """From the outside in: closing, the webhook port's paths, metrics, body limits, and the
-    authorization of every protected path."""
+    """From the outside in: a bug's short 500, closing, the webhook port's paths, metrics, body
+    limits, and the authorization of every protected path."""
     return [
+        Middleware(UnexpectedErrorMiddleware),
         Middleware(CloseConnectionsMiddleware, closing=closing),
         Middleware(WebhookPortMiddleware, port=options.webhook_port),
         Middleware(

@@ -215,6 +215,7 @@ class ControllerContainer(containers.DeclarativeContainer):
                 mirrors=mirrors,
                 rollout_pass=rollout_pass,
                 readout=readout,
+                clock=notified.provided.clock,
                 log=log,
             ),
             config,

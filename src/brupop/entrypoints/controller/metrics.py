@@ -116,6 +116,11 @@ class PrometheusRolloutMetrics:
             registry=self.registry,
         )
         self._expected.set(DEFAULT_EXPECTED_SECONDS)
+        self._pass_failures = Counter(
+            "brupop_controller_pass_failures",
+            "Controller passes that failed on an unexpected error (a bug) and were retried.",
+            registry=self.registry,
+        )
         self._seen_states: set[str] = set()
         self._shown_versions: set[str] = set()
         if limit is not None:
@@ -179,6 +184,9 @@ class PrometheusRolloutMetrics:
 
     def set_expected_update(self, seconds: int) -> None:
         self._expected.set(seconds)
+
+    def count_pass_failure(self) -> None:
+        self._pass_failures.inc()
 
     def exposition(self) -> bytes:
         """The Prometheus text format of every collector."""

@@ -81,6 +81,9 @@ class NotifyingMetrics:
     def set_expected_update(self, seconds: int) -> None:
         self._inner.set_expected_update(seconds)
 
+    def count_pass_failure(self) -> None:
+        self._inner.count_pass_failure()
+
     def set_fleet_paused(self, paused: bool) -> None:
         self._inner.set_fleet_paused(paused)
         self._notices.fleet(paused=paused)

@@ -90,6 +90,7 @@ class NodeAgent:
         self._resource_version: str | None = None
         self._fresh: Shadow | None = None
         self._trouble: tuple[str, str] | None = None
+        self._bug: str | None = None  # the kind of unexpected error in the current streak
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -101,13 +102,17 @@ class NodeAgent:
                 return outcome
             if outcome is Next.RETRY_LATER:
                 self._stop.wait(self._clock, self._config.loop_interval_seconds)
-            else:
+                continue
+            try:
                 self._await_change()
+            except Exception as error:  # a bug, not the cluster: retried like a failed tick
+                self._note_bug(error)
+                self._stop.wait(self._clock, self._config.loop_interval_seconds)
 
     def tick(self) -> Next | AgentExit:
         """One pass: make sure the shadow and its status exist, act on drift, report."""
         try:
-            return self._tick()
+            outcome = self._tick()
         except StopRequested:
             return self._stopped()
         except RebootIssued:
@@ -118,6 +123,11 @@ class NodeAgent:
         except PortError as error:
             self._note_trouble("cluster.unavailable", error)
             return Next.RETRY_LATER
+        except Exception as error:  # a bug: the next tick starts again from the shadow
+            self._note_bug(error)
+            return Next.RETRY_LATER
+        self._bug_over()
+        return outcome
 
     def _stopped(self) -> AgentExit:
         self._log.info("agent.stopped", reason="stop requested (SIGTERM)")
@@ -296,6 +306,26 @@ class NodeAgent:
             event, error=key[0], reason=key[1], retry_in_seconds=self._config.loop_interval_seconds
         )
         self._trouble = key
+
+    def _note_bug(self, error: Exception) -> None:
+        """ERROR with its traceback once per streak of unexpected errors; repeats go to DEBUG.
+        Called while `error` is being handled, so the traceback is its own."""
+        if self._bug is None:
+            self._log.error(
+                "agent.unexpected_error",
+                error=type(error).__name__,
+                reason=str(error)[:300],
+                retry_in_seconds=self._config.loop_interval_seconds,
+                exc_info=True,
+            )
+        else:
+            self._log.debug("agent.unexpected_error_again", error=type(error).__name__)
+        self._bug = type(error).__name__
+
+    def _bug_over(self) -> None:
+        if self._bug is not None:
+            self._log.info("agent.recovered_from_unexpected_error", error=self._bug)
+            self._bug = None
 
     def _trouble_over(self) -> None:
         if self._trouble is not None:

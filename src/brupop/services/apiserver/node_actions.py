@@ -1,7 +1,9 @@
 """Cordon, uncordon and load-balancer exclusion that respect what an administrator did.
 
 brupop marks on the Node what it changed itself (annotations), and undoes only that: a node an
-administrator cordoned, or excluded from load balancers, stays so after the update.
+administrator cordoned, or excluded from load balancers, stays so after the update. A mark and
+the change it stands for are one write, so a failure can never leave a mark without its cordon
+(which would later undo an administrator's) or a cordon without its mark.
 """
 
 from __future__ import annotations
@@ -37,8 +39,9 @@ class NodeActions:
         if node.unschedulable:
             log.info("node.cordon_kept", node=node_name, reason="cordoned_by_administrator")
             return
-        self._nodes.set_annotations(node_name, {CORDONED_BY_BRUPOP_ANNOTATION: MARK})
-        self._nodes.set_unschedulable(node_name, True)
+        self._nodes.set_unschedulable(
+            node_name, True, annotations={CORDONED_BY_BRUPOP_ANNOTATION: MARK}
+        )
         log.info("node.cordoned", node=node_name)
 
     def uncordon(self, node_name: str) -> None:
@@ -48,9 +51,9 @@ class NodeActions:
             if node.unschedulable:
                 log.info("node.uncordon_skipped", node=node_name, reason="not_cordoned_by_brupop")
             return
-        if node.unschedulable:
-            self._nodes.set_unschedulable(node_name, False)
-        self._nodes.set_annotations(node_name, {CORDONED_BY_BRUPOP_ANNOTATION: None})
+        self._nodes.set_unschedulable(
+            node_name, False, annotations={CORDONED_BY_BRUPOP_ANNOTATION: None}
+        )
         log.info("node.uncordoned", node=node_name)
 
     def exclude_from_load_balancers(self, node_name: str) -> None:
@@ -63,8 +66,11 @@ class NodeActions:
         if LB_EXCLUSION_LABEL in node.labels:
             log.info("node.lb_exclusion_kept", node=node_name, reason="set_by_administrator")
             return
-        self._nodes.set_annotations(node_name, {LB_EXCLUDED_BY_BRUPOP_ANNOTATION: MARK})
-        self._nodes.set_labels(node_name, {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE})
+        self._nodes.set_labels(
+            node_name,
+            {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE},
+            annotations={LB_EXCLUDED_BY_BRUPOP_ANNOTATION: MARK},
+        )
         log.info("node.excluded_from_load_balancers", node=node_name)
 
     def restore_to_load_balancers(self, node_name: str) -> None:
@@ -72,7 +78,9 @@ class NodeActions:
         node = self._nodes.get(node_name)
         if node.annotations.get(LB_EXCLUDED_BY_BRUPOP_ANNOTATION) != MARK:
             return
-        if LB_EXCLUSION_LABEL in node.labels:
-            self._nodes.set_labels(node_name, {LB_EXCLUSION_LABEL: None})
-        self._nodes.set_annotations(node_name, {LB_EXCLUDED_BY_BRUPOP_ANNOTATION: None})
+        self._nodes.set_labels(
+            node_name,
+            {LB_EXCLUSION_LABEL: None},
+            annotations={LB_EXCLUDED_BY_BRUPOP_ANNOTATION: None},
+        )
         log.info("node.restored_to_load_balancers", node=node_name)

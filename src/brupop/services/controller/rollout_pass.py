@@ -86,8 +86,9 @@ class RolloutPass:
             ports.nodes, parts.fleet.nodes, ports.clock, log, rescan_seconds=config.resync_seconds
         )
 
-    def run(self, leading: bool) -> bool:
-        """Decide and write once; True when a write met a conflict and a new pass is due."""
+    def run(self, leading: bool, *, hold_starts: bool = False) -> bool:
+        """Decide and write once (starting nobody when `hold_starts`); True when a write met a
+        conflict and a new pass is due."""
         now = self._clock.now()
         if self._lags_behind_own_writes():
             return False
@@ -100,7 +101,9 @@ class RolloutPass:
         limit = self._starts.limit(in_force, self._config.policy.limit)
         self._metrics.set_concurrency_limit(limit.maximum)
         clock_says = self._clock_says(now)
-        plan = self._plan(now, in_force, limit, clock_says, paused=paused, safety=safety)
+        plan = self._plan(
+            now, in_force, limit, clock_says, paused=paused or hold_starts, safety=safety
+        )
         history = self._observe_phases(touched, drains, now, leading=leading)
         outcome = self._write(plan, safety, now, leading=leading)
         touched |= self._absorb_written(outcome, now)

@@ -27,6 +27,7 @@ from brupop.domain.reporting.waiting_reason import NodeReport
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.starting.scheduling_facts import SchedulingFacts
 from brupop.domain.starting.version_gate import VersionStanding
+from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirror_catch_up import MirrorCatchUp
@@ -37,6 +38,7 @@ from brupop.services.controller.policy.policy_rules import PolicyRules
 from brupop.services.controller.replica import ControllerMetrics
 from brupop.services.controller.rollout_pass import RolloutPass
 from brupop.services.controller.runtime.leader_election import LeaderElector
+from brupop.services.controller.runtime.pass_guard import PassGuard
 from brupop.services.controller.status_readout import StatusReadout
 from brupop.services.controller.writing.write_journal import WriteJournal
 
@@ -52,6 +54,7 @@ class ReplicaParts:
     mirrors: MirrorCatchUp
     rollout_pass: RolloutPass
     readout: StatusReadout
+    clock: Clock
     log: structlog.typing.FilteringBoundLogger
 
 
@@ -75,6 +78,7 @@ class ControllerService:
         self._mirrors = parts.mirrors
         self._rollout_pass = parts.rollout_pass
         self._readout = parts.readout
+        self._clock = parts.clock
         self._log = parts.log
         self._metrics = metrics.rollout
         self._watch: ChangeWatch | None = None
@@ -91,15 +95,17 @@ class ControllerService:
 
     # --- the loop ------------------------------------------------------------------------
 
-    def tick(self) -> None:
-        """One decision (a few passes when writes met changes made meanwhile)."""
+    def tick(self, *, hold_starts: bool = False) -> None:
+        """One decision (a few passes when writes met changes made meanwhile); `hold_starts`:
+        start nobody (while passes keep failing, see PassGuard)."""
         leading = self.elector.ensure()
         self._metrics.set_leader(leading)
         if not leading:
             self._journal.forget()
         self._mirrors.catch_up(self.elector.term if leading else None)
         for _ in range(self.config.passes_per_tick):
-            if not self._rollout_pass.run(leading and self.elector.is_leader()):
+            run = self._rollout_pass.run
+            if not run(leading and self.elector.is_leader(), hold_starts=hold_starts):
                 break
         self._readout.ticked()
 
@@ -116,17 +122,30 @@ class ControllerService:
         self._watch.start()
         threading.Thread(target=self._wake_on, args=(stop,), name="stop-wake", daemon=True).start()
         self._log.info("controller.started", limit=str(self.config.policy.limit))
+        guard = PassGuard(
+            self._clock,
+            self._log,
+            self._metrics.count_pass_failure,
+            base_seconds=self.config.tick_seconds,
+        )
         try:
             while not stop.is_set():
                 try:
-                    self.tick()
+                    if guard.due():
+                        self.tick(hold_starts=guard.holding_starts)
+                        guard.succeeded()
+                    else:  # backing off after a failed pass: keep the Lease meanwhile
+                        self._metrics.set_leader(self.elector.ensure())
                 except PortError as error:
                     self._log.warning(
                         "controller.cluster_unavailable",
                         error=type(error).__name__,
                         reason=str(error),
                     )
-                wait = min(self.config.tick_seconds, max(self.elector.seconds_until_due(), 0.05))
+                except Exception as error:  # a bug: the pass fails closed, the loop goes on
+                    guard.failed(error)
+                due = min(self.elector.seconds_until_due(), guard.seconds_until_due())
+                wait = min(self.config.tick_seconds, max(due, 0.05))
                 if self._wake.wait(wait):
                     self._wake.clear()
                     stop.wait(self.config.settle_seconds)

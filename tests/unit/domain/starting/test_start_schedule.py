@@ -199,3 +199,62 @@ def test_the_next_start_is_allowed_and_every_moment_before_it_is_held(
     span = following - now
     for step in range(1, 20):
         assert not start_verdict(schedule, now + span * step / 20, expected).may_start
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    windows=st.lists(st.tuples(st.sampled_from(_CRONS), st.sampled_from(_ZONES)), max_size=2),
+    freeze_hours=st.one_of(st.none(), st.tuples(st.integers(0, 72), st.integers(1, 48))),
+    expected=st.integers(0, 3 * 3600),
+    offset_minutes=st.integers(0, 48 * 60),
+    steady_minutes=st.integers(0, 90),
+    finish_by=st.booleans(),
+)
+def test_every_moment_before_allowed_until_allows_a_start_and_it_stays_within_steady(
+    windows: list[tuple[str, str]],
+    freeze_hours: tuple[int, int] | None,
+    expected: int,
+    offset_minutes: int,
+    steady_minutes: int,
+    finish_by: bool,
+) -> None:
+    now = _utc(10, 24, 0) + timedelta(minutes=offset_minutes)
+    blackouts: tuple[Freeze, ...] = ()
+    if freeze_hours is not None:
+        start = _utc(10, 24, 0) + timedelta(hours=freeze_hours[0])
+        blackouts = (Freeze(start, start + timedelta(hours=freeze_hours[1]), "freeze"),)
+    schedule = StartSchedule(
+        windows=tuple(parse_window(c, z) for c, z in windows),
+        blackouts=blackouts,
+        finish_by=finish_by,
+    )
+    steady = timedelta(minutes=steady_minutes)
+    verdict = start_verdict(schedule, now, expected, steady=steady)
+    if not verdict.may_start:
+        assert verdict.allowed_until is None
+        return
+    until = verdict.allowed_until
+    assert until is not None and now <= until <= now + steady
+    for step in range(20):
+        moment = now + (until - now) * step / 20
+        assert start_verdict(schedule, moment, expected).may_start, moment
+
+
+def test_a_start_stays_allowed_until_finish_by_would_reach_past_the_window() -> None:
+    window = parse_window("* * 2-3 * * * *", "UTC")  # open 02:00-03:59
+    verdict = start_verdict(
+        StartSchedule(windows=(window,)), _utc(1, 5, 2), 90 * MIN, steady=timedelta(hours=1)
+    )
+    assert verdict.allowed_until == _utc(1, 5, 2, 30)
+
+
+def test_a_start_stays_allowed_until_an_update_would_reach_into_a_blackout() -> None:
+    schedule = StartSchedule(blackouts=(HOLIDAY,))
+    now = HOLIDAY.start - timedelta(hours=1)
+    verdict = start_verdict(schedule, now, 20 * MIN, steady=timedelta(hours=2))
+    assert verdict.allowed_until == HOLIDAY.start - timedelta(minutes=20)
+
+
+def test_without_a_steady_span_a_start_is_allowed_only_for_the_moment_asked() -> None:
+    verdict = start_verdict(StartSchedule(), _utc(1, 5, 12), 900)
+    assert verdict.allowed_until == _utc(1, 5, 12)

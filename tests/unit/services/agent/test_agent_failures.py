@@ -224,3 +224,34 @@ def test_killed_apiclient_during_a_step_is_logged_as_a_failure_not_success() -> 
     assert rig.store.status is not None
     assert rig.store.status.current_state is UpdateState.ERROR_RESET
     assert rig.log.at("warning")[0].fields["error"] == "HostCommandKilledError"
+
+
+def test_an_unexpected_error_in_a_tick_is_logged_once_with_its_traceback_and_retried() -> None:
+    rig = _rig_asked_to_stage()
+    rig.store.fail_always["get"] = RuntimeError("a bug in reading the shadow")
+
+    for _ in range(3):
+        assert rig.agent.tick() is Next.RETRY_LATER
+
+    (error,) = rig.log.at("error")
+    assert error.event == "agent.unexpected_error"
+    assert (error.fields["error"], error.fields["reason"]) == (
+        "RuntimeError",
+        "a bug in reading the shadow",
+    )
+    assert error.fields["exc_info"] is True
+    assert len(rig.log.events("agent.unexpected_error_again")) == 2
+    assert "prepare_update" not in rig.host.calls  # nothing was done on the host meanwhile
+
+
+def test_after_an_unexpected_error_the_agent_recovers_and_finishes_the_step() -> None:
+    rig = _rig_asked_to_stage()
+    rig.store.fail_next["get"] = KeyError("a bug in reading the shadow")
+    assert rig.agent.tick() is Next.RETRY_LATER
+
+    rig.agent.tick()
+
+    assert rig.log.events("agent.recovered_from_unexpected_error")
+    assert rig.store.status is not None
+    assert rig.store.status.current_state is UpdateState.STAGED_AND_PERFORMED_UPDATE
+    assert rig.store.status.crash_count == 0

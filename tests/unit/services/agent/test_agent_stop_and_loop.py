@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import signal
 
-import pytest
-
 from brupop.domain.host.host import HostUpdateState, HostUpdateStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import HostCommandKilledError, UnavailableError
@@ -194,13 +192,24 @@ def test_failed_long_poll_is_warned_and_followed_by_the_loop_interval() -> None:
     assert polled_at == [5]  # the failed poll, then the pause, then the next poll
 
 
-def test_a_bug_in_the_long_poll_surfaces_in_the_loop_instead_of_vanishing() -> None:
-    rig = make_rig()
+def test_a_bug_in_the_long_poll_is_logged_with_its_traceback_and_the_loop_goes_on() -> None:
+    rig = make_rig(config=AgentConfig(loop_interval_seconds=5))
+    rig.agent.tick()
+    start = rig.clock.monotonic()
+    polled_at: list[float] = []
 
-    def broken(store: InMemoryShadowStore) -> None:
-        raise RuntimeError("bug in the shadow store")
+    def broken_then_stop(store: InMemoryShadowStore) -> None:
+        polled_at.append(rig.clock.monotonic() - start)
+        if len(polled_at) == 1:
+            raise RuntimeError("bug in the shadow store")
+        rig.stop.request()
 
-    rig.store.on_wait = broken
+    rig.store.on_wait = broken_then_stop
 
-    with pytest.raises(RuntimeError, match="bug in the shadow store"):
-        rig.agent.run()
+    assert rig.agent.run() == AgentExit(ExitKind.STOPPED)
+
+    (error,) = rig.log.at("error")
+    assert error.event == "agent.unexpected_error"
+    assert error.fields["error"] == "RuntimeError"
+    assert error.fields["exc_info"] is True  # the log line carries the traceback
+    assert polled_at == [0, 5]  # the broken poll, the loop interval, a tick, the next poll

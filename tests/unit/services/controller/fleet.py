@@ -55,6 +55,7 @@ class RecordingMetrics:
     budgets: Mapping[tuple[str, str], int] = field(default_factory=dict)
     concurrency_limits: list[int | None] = field(default_factory=list)
     expected_update: int | None = None
+    pass_failures: int = 0
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self.hosts = (dict(states), dict(versions))
@@ -85,6 +86,9 @@ class RecordingMetrics:
 
     def set_expected_update(self, seconds: int) -> None:
         self.expected_update = seconds
+
+    def count_pass_failure(self) -> None:
+        self.pass_failures += 1
 
     def set_fleet(self, *, paused: bool, halted: bool) -> None:
         self.fleet_paused = paused

@@ -9,6 +9,7 @@ from brupop.domain.policy.effective_policy import ENVIRONMENT_POLICY, EffectiveP
 from brupop.domain.policy.scheduling_policy import Blackout, SchedulingPolicy, UpdateWindow
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.reason import Reason
+from brupop.domain.starting.start_schedule import StartSchedule, StartVerdict, start_verdict
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.services.controller.starts.start_timing import StartTiming
 
@@ -88,3 +89,34 @@ def test_durations_come_from_the_status_and_the_leaders_measurements() -> None:
     timing.follow_status(UpdatePolicyStatus(update_durations=(600, 700, 650, 800)))
     assert _seen(timing) == [600, 700, 650, 800]
     assert timing.history.expected_seconds == 800
+
+
+class _CountedSearch:
+    """start_verdict, counting how often the windows are searched."""
+
+    def __init__(self) -> None:
+        self.searches = 0
+
+    def __call__(
+        self, schedule: StartSchedule, now: datetime, expected_seconds: int, *, steady: timedelta
+    ) -> StartVerdict:
+        self.searches += 1
+        return start_verdict(schedule, now, expected_seconds, steady=steady)
+
+
+def _alternating_minutes(count: int) -> tuple[UpdateWindow, ...]:
+    """`count` windows that are open on alternate minutes: together, always open."""
+    return tuple(
+        UpdateWindow(cron=f"* {'0-59/2' if i % 2 == 0 else '1-59/2'} * * * * *", time_zone="UTC")
+        for i in range(count)
+    )
+
+
+def test_an_allowed_start_is_not_searched_again_on_every_pass() -> None:
+    search = _CountedSearch()
+    timing = StartTiming(search=search)
+    policy = _policy(windows=_alternating_minutes(4))
+    passes = [NOW + timedelta(seconds=2 * i) for i in range(90)]  # three minutes, a pass per 2 s
+    gates = [timing.gate(policy, _window("* * * * * * *"), window_open=True, now=t) for t in passes]
+    assert all(gate.may_start for gate in gates)
+    assert search.searches <= 4  # once per minute reused, not 90 times

@@ -1,4 +1,5 @@
-"""How failures become HTTP answers: bad input 4xx, cluster trouble 502/503, never a traceback."""
+"""How failures become HTTP answers: bad input 4xx, cluster trouble 502/503, a bug 500; never a
+traceback in an answer."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import structlog
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from brupop.entrypoints.apiserver.routes.closing import ClientGoneError
 from brupop.entrypoints.apiserver.routes.requests import BadRequestError
@@ -64,6 +66,39 @@ async def _port_error(request: Request, error: Exception) -> Response:
             return error_response(status, message)
     log.warning("request.cluster_failed", path=request.url.path, error=str(error))
     return error_response(502, "the cluster refused the operation")
+
+
+class UnexpectedErrorMiddleware:
+    """The last net, outside every other middleware: an exception nothing turned into an answer
+    (a bug) is a 500 with a short body, and one ERROR line with its traceback. Nothing is raised
+    on to the server, which would log it a second time."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        answered = False
+
+        async def note_answer(message: Message) -> None:
+            nonlocal answered
+            answered = answered or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._app(scope, receive, note_answer)
+        except Exception as error:
+            log.error(
+                "request.failed",
+                path=scope.get("path"),
+                error=type(error).__name__,
+                answered=answered,
+                exc_info=error,
+            )
+            if not answered:  # else the answer is cut short: the server closes the connection
+                await error_response(500, "internal error")(scope, receive, send)
 
 
 EXCEPTION_HANDLERS: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {

@@ -50,6 +50,9 @@ class QuietMetrics:
     def set_expected_update(self, seconds: int) -> None:
         return None
 
+    def count_pass_failure(self) -> None:
+        return None
+
 
 _: RolloutMetrics = QuietMetrics()
 _safety: SafetyMetrics = QuietMetrics()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from brupop.domain.policy.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.policy.scheduling_policy import UpdateWindow
@@ -27,9 +27,18 @@ from brupop.domain.starting.update_durations import HISTORY_SIZE, UpdateDuration
 from brupop.domain.windows.maintenance_window import MaintenanceWindow, WindowKind
 from brupop.domain.windows.zoned_window import ZonedWindow, parse_window
 
-HOLD_REUSE = timedelta(minutes=1)
-"""A hold is reused for at most this long (never past its next start): searching for the next
-start can take milliseconds when no window is long enough, too much for every pass."""
+REUSE = timedelta(minutes=1)
+"""A verdict is reused for at most this long (a hold never past its next start, a "may start"
+never past its `allowed_until`): searching the windows can take milliseconds, or more when a
+long expected update crosses many short windows, too much for every pass."""
+
+
+class VerdictSearch(Protocol):
+    """How a verdict is searched (`start_verdict`; tests count the searches)."""
+
+    def __call__(
+        self, schedule: StartSchedule, now: datetime, expected_seconds: int, *, steady: timedelta
+    ) -> StartVerdict: ...
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,8 @@ class ScheduleGate:
 class StartTiming:
     """The policy's clock rules and the learned update durations of one controller replica."""
 
-    def __init__(self) -> None:
+    def __init__(self, search: VerdictSearch = start_verdict) -> None:
+        self._search = search
         self._parsed = _ParsedWindows(given=(), zoned=())
         self._shown: tuple[int, ...] = ()
         self._pending: tuple[float, ...] = ()
@@ -101,8 +111,9 @@ class StartTiming:
         return ScheduleGate(window_open, verdict.hold)
 
     def _verdict(self, schedule: StartSchedule, expected: int, now: datetime) -> StartVerdict:
-        """The verdict for `now`, reusing a recent hold for the same rules: a hold stands
-        until its next start by definition, only its sentence may age (by `HOLD_REUSE`)."""
+        """The verdict for `now`, reusing a recent one for the same rules (for `REUSE` at
+        most): a hold stands until its next start, a "may start" until its `allowed_until`,
+        by definition; only a hold's sentence may age."""
         held = self._held
         if (
             held is not None
@@ -111,12 +122,11 @@ class StartTiming:
             and held.since <= now < held.until
         ):
             return held.verdict
-        verdict = start_verdict(schedule, now, expected)
+        verdict = self._search(schedule, now, expected, steady=REUSE)
+        until = verdict.allowed_until if verdict.may_start else verdict.next_start
+        until = min(until or now + REUSE, now + REUSE)
         self._held = None
-        if verdict.hold is not None:
-            until = now + HOLD_REUSE
-            if verdict.next_start is not None:
-                until = min(until, verdict.next_start)
+        if until > now:
             self._held = _HeldVerdict(
                 schedule=schedule, expected=expected, since=now, until=until, verdict=verdict
             )
@@ -138,7 +148,7 @@ class _ParsedWindows(NamedTuple):
 
 
 class _HeldVerdict(NamedTuple):
-    """A hold reused from `since` until `until` for the same rules and expected duration."""
+    """A verdict reused from `since` until `until` for the same rules and expected duration."""
 
     schedule: StartSchedule
     expected: int

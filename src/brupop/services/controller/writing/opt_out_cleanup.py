@@ -85,14 +85,17 @@ class OptOutCleanup:
 
     def _give_back(self, node: Node) -> None:
         if node.annotations.get(CORDONED_BY_BRUPOP_ANNOTATION) == BRUPOP_MARK:
-            if node.unschedulable:
-                self._nodes.set_unschedulable(node.name, False)
-            self._nodes.set_annotations(node.name, {CORDONED_BY_BRUPOP_ANNOTATION: None})
+            # One write: a mark left behind would later undo an administrator's cordon.
+            self._nodes.set_unschedulable(
+                node.name, False, annotations={CORDONED_BY_BRUPOP_ANNOTATION: None}
+            )
             self._log.info("cleanup.uncordoned", node=node.name)
         if node.annotations.get(LB_EXCLUDED_BY_BRUPOP_ANNOTATION) == BRUPOP_MARK:
-            if LB_EXCLUSION_LABEL in node.labels:
-                self._nodes.set_labels(node.name, {LB_EXCLUSION_LABEL: None})
-            self._nodes.set_annotations(node.name, {LB_EXCLUDED_BY_BRUPOP_ANNOTATION: None})
+            self._nodes.set_labels(
+                node.name,
+                {LB_EXCLUSION_LABEL: None},
+                annotations={LB_EXCLUDED_BY_BRUPOP_ANNOTATION: None},
+            )
             self._log.info("cleanup.restored_to_load_balancers", node=node.name)
 
     def _delete(self, shadow: Shadow, *, opted_out: bool) -> None:
