@@ -6,10 +6,12 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
+from brupop.adapters.http.bounded_get import BoundedGet
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
+from brupop.domain.policy.address_policy import AddressPolicy
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
@@ -39,6 +41,7 @@ def build_service(
     config: ControllerConfig,
     metrics: PrometheusRolloutMetrics,
     notifications: NotificationSettings | None = None,
+    gates: GatePorts | None = None,
 ) -> ControllerService:
     """The controller service over the chosen cluster's ports (their Events and metrics also
     feeding the webhooks, when some are configured)."""
@@ -60,7 +63,7 @@ def build_service(
         config=config,
         metrics=wiring.metrics if wiring else metrics,
         policies=cluster.policies,
-        gates=build_gates(cluster),
+        gates=gates or build_gates(cluster),
         safety_metrics=wiring.metrics if wiring else metrics,
     )
     if wiring is not None:
@@ -68,12 +71,14 @@ def build_service(
     return service
 
 
-def build_gates(cluster: Any) -> GatePorts:
-    """The health gate's checks over the cluster's ports, HTTP probes and Prometheus."""
+def build_gates(cluster: Any, policy: AddressPolicy | None = None) -> GatePorts:
+    """The health gate's checks over the cluster's ports, HTTP probes and Prometheus, both
+    reaching only where `policy` allows (by default: the SSRF refusals alone)."""
+    http = BoundedGet(policy)
     checks = HealthChecks(
-        nodes=cluster.nodes, pods=cluster.pods, workloads=cluster.workloads, prober=UrlProber()
+        nodes=cluster.nodes, pods=cluster.pods, workloads=cluster.workloads, prober=UrlProber(http)
     )
-    return GatePorts(checks, PrometheusAlertSource())
+    return GatePorts(checks, PrometheusAlertSource(http))
 
 
 def build_metrics(config: ControllerConfig) -> PrometheusRolloutMetrics:
@@ -104,6 +109,9 @@ class ControllerContainer(containers.DeclarativeContainer):
         clock=clock,
     )
     metrics = providers.Singleton(build_metrics, config=config)
+    gates = providers.Singleton(
+        build_gates, cluster=cluster, policy=settings.provided.address_policy
+    )
     service = providers.Singleton(
         build_service,
         cluster=cluster,
@@ -111,6 +119,7 @@ class ControllerContainer(containers.DeclarativeContainer):
         config=config,
         metrics=metrics,
         notifications=notifications,
+        gates=gates,
     )
     surface = providers.Singleton(build_surface, metrics=metrics, service=service)
     http_server = providers.Singleton(
