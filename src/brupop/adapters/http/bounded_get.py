@@ -75,7 +75,7 @@ class BoundedGet:
                 raise BoundedGetError(_refused(refusal))
         left = deadline - time.monotonic()
         if left <= 0:
-            raise BoundedGetError(f"no answer within {timeout_seconds:g} s")
+            raise BoundedGetError(f"no answer within {round(timeout_seconds, 1):g} s")
         # Socket operations may wait a little past the deadline, so that the deadline (not a
         # socket timeout) is what ends a stalled exchange, always with the same reason.
         connection = _connection(parts.scheme, host, port, addresses[0], left + _SOCKET_SLACK)
@@ -145,7 +145,7 @@ def _exchange(
     worker.join(max(deadline - time.monotonic(), 0.0))
     if worker.is_alive():
         _abort(connection)  # the worker ends on its own once its socket is shut
-        raise BoundedGetError(f"no answer within {timeout_seconds:g} s")
+        raise BoundedGetError(f"no answer within {round(timeout_seconds, 1):g} s")
     connection.close()
     result = outcome[0] if outcome else BoundedGetError("no answer")
     if isinstance(result, Exception):
