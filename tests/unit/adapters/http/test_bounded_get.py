@@ -3,11 +3,16 @@ server (or the resolver) does, and connects only where the address policy allows
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import threading
 import time
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from brupop.adapters.http.bounded_get import BoundedGet, BoundedGetError
 from brupop.adapters.http.host_lookup import LOOKUPS_MAX
@@ -184,3 +189,27 @@ def test_the_default_policy_refuses_what_reaches_more_than_a_workload(
         BoundedGet().get(url, 2)
 
     assert reason in str(refused.value)
+
+
+def _no_name_resolves(host: str, port: int) -> Sequence[str]:
+    raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+
+def _is_address(url: str) -> bool:
+    try:
+        ipaddress.ip_address(urlsplit(url).hostname or "")
+    except ValueError:
+        return False
+    return True
+
+
+@settings(max_examples=300, deadline=2000)
+@given(st.sampled_from(["http://", "https://", "", "ftp://"]), st.text(max_size=120))
+def test_any_url_gives_an_answer_or_a_bounded_get_error(scheme: str, rest: str) -> None:
+    url = scheme + rest
+    assume(not _is_address(url))  # an address would be connected to, off loopback
+    http = loopback_http(_no_name_resolves)
+    with pytest.raises(BoundedGetError) as failed:
+        http.get(url, 1)
+
+    assert "\x1b" not in str(failed.value) and len(str(failed.value)) < 400
