@@ -21,12 +21,14 @@ class ProbeServer:
         self.answers: dict[str, tuple[int, bytes]] = {}
         self.content_types: dict[str, str] = {}  # by path; JSON when not given
         self.requests: list[str] = []
+        self.hosts: list[str] = []  # the Host header of each request
         self._stop = threading.Event()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 owner.requests.append(self.path)
+                owner.hosts.append(self.headers.get("Host", ""))
                 if self.path == SLOW_PATH:
                     owner._stop.wait(STALL_MAX_SECONDS)
                     return

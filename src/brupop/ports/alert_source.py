@@ -19,8 +19,13 @@ class AlertSource(Protocol):
     """Firing alerts that satisfy every matcher, their names not in `ignore`."""
 
     def firing(
-        self, source_url: str, matchers: Sequence[AlertMatcher], ignore: Sequence[str]
+        self,
+        source_url: str,
+        matchers: Sequence[AlertMatcher],
+        ignore: Sequence[str],
+        timeout_seconds: float,
     ) -> tuple[FiringAlert, ...]:
         """The matching alerts firing at `source_url` now; AlertSourceError when it cannot
-        tell, within the adapter's time and size limits."""
+        tell within `timeout_seconds` (the call returns by then) and the adapter's size
+        limits."""
         ...

@@ -19,6 +19,7 @@ from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.alert_source import AlertSource
 from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
 from tests.support.alerting_prometheus import AlertingPrometheus
+from tests.support.loopback_reach import loopback_http
 from tests.support.polling import wait_until
 
 ALERT = "BrupopTestAlert"
@@ -59,7 +60,7 @@ class MemoryAlerts:
 class RealPrometheus:
     def __init__(self, server: AlertingPrometheus) -> None:
         self.server = server
-        self.source: AlertSource = PrometheusAlertSource(timeout_seconds=10)
+        self.source: AlertSource = PrometheusAlertSource(loopback_http())
         self.url = server.url
 
     def fire(self, severity: str) -> None:

@@ -53,7 +53,11 @@ class InMemoryAlertSource:
             self._down[source_url] = reason
 
     def firing(
-        self, source_url: str, matchers: Sequence[AlertMatcher], ignore: Sequence[str]
+        self,
+        source_url: str,
+        matchers: Sequence[AlertMatcher],
+        ignore: Sequence[str],
+        timeout_seconds: float,
     ) -> tuple[FiringAlert, ...]:
         with self._lock:
             if source_url in self._down:

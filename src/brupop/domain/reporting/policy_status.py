@@ -24,6 +24,7 @@ from brupop.domain.policy.update_policy_status import (
     VersionSeen,
 )
 from brupop.domain.policy.update_policy_status import BudgetUse as BudgetUseStatus
+from brupop.domain.printable import printable
 from brupop.domain.reporting.fleet_phase import FleetFacts, fleet_phase
 from brupop.domain.safety.canary import SoakProgress
 from brupop.domain.safety.halt import NOT_HALTED, HaltDecision
@@ -96,7 +97,7 @@ def policy_status(
     halt = progress.halt
     return UpdatePolicyStatus(
         phase=phase,
-        message=message[:MESSAGE_MAX_LENGTH],
+        message=printable(message, MESSAGE_MAX_LENGTH),  # no terminal controls from outside
         observed_generation=generation,
         halted_at=(progress.halted_at or now) if halt.halted else None,
         halt_reason=halt.cause.as_halt_reason() if halt.halted and halt.cause else None,

@@ -10,6 +10,7 @@ from typing import Any
 
 from brupop.domain.cluster.drain_progress import DrainProgress
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
+from brupop.domain.printable import printable
 from brupop.domain.reason import Explanation, Reason
 from brupop.domain.rollout.backoff import is_retry_allowed, retry_allowed_at
 from brupop.domain.rollout.concurrency import holds_slot
@@ -238,5 +239,5 @@ def _row(shadow: Shadow, why: Explanation) -> NodeReport:
         target_version=shadow.spec.version or "",
         crash_count=status.crash_count if status else None,
         reason=why.reason,
-        detail=why.detail,
+        detail=printable(why.detail),  # REASON shows text from outside: no terminal controls
     )

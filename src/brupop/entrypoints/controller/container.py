@@ -15,9 +15,11 @@ from dataclasses import replace
 import structlog
 from dependency_injector import containers, providers
 
+from brupop.adapters.http.bounded_get import BoundedGet
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.system.clock import SystemClock
+from brupop.domain.policy.address_policy import AddressPolicy
 from brupop.entrypoints.clusters import ClusterChoice
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
@@ -92,15 +94,21 @@ class ControllerContainer(containers.DeclarativeContainer):
     )
     cluster = clusters.cluster
     prometheus = providers.Singleton(PrometheusRolloutMetrics, limit=config.provided.policy.limit)
+    # Probes and Prometheus connect only where the address policy allows (docs/safety.md):
+    # main gives the one PROBE_ALLOWED_NETWORKS lifts; by default, the refusals alone.
+    address_policy = providers.Dependency(
+        instance_of=AddressPolicy, default=providers.Singleton(AddressPolicy.parse, "")
+    )
+    http = providers.Singleton(BoundedGet, address_policy)
     health_checks = providers.Singleton(
         HealthChecks,
         nodes=cluster.provided.nodes,
         pods=cluster.provided.pods,
         workloads=cluster.provided.workloads,
-        prober=providers.Singleton(UrlProber),
+        prober=providers.Singleton(UrlProber, http),
     )
     gates = providers.Singleton(
-        GatePorts, health_checks, providers.Singleton(PrometheusAlertSource)
+        GatePorts, health_checks, providers.Singleton(PrometheusAlertSource, http)
     )
     ports = providers.Singleton(
         ControllerPorts,

@@ -45,7 +45,11 @@ def main(argv: list[str]) -> int:
     except SettingsError as error:
         return refuse_start("controller", error)
     log = _start_logging(settings)
-    container = ControllerContainer(config=config, notification_settings=notifications)
+    container = ControllerContainer(
+        config=config,
+        notification_settings=notifications,
+        address_policy=settings.address_policy,
+    )
     container.settings.from_pydantic(settings)
     try:
         service = container.service()

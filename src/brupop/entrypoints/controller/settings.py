@@ -17,6 +17,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from brupop.domain.policy.address_policy import (
+    SETTING_MAX_LENGTH,
+    AddressPolicy,
+    AddressPolicyError,
+)
 from brupop.domain.rollout.concurrency import (
     ACCEPTED_FORMS,
     ConcurrencyLimit,
@@ -97,6 +102,11 @@ class ControllerSettings(BaseSettings):
     cluster: Literal["kubernetes", "memory"] = Field("kubernetes", alias="BRUPOP_CLUSTER")
     logging_formatter: LoggingFormatter = Field("auto", alias="LOGGING_FORMATTER")
     tracing_filter_directive: FilterDirective = Field("info", alias="TRACING_FILTER_DIRECTIVE")
+    # What probes and the alert gate may reach beyond the default refusals (docs/safety.md).
+    probe_allowed_networks: str = Field(
+        "", max_length=SETTING_MAX_LENGTH, alias="PROBE_ALLOWED_NETWORKS"
+    )
+    kubernetes_service_host: str = Field("", max_length=253, alias="KUBERNETES_SERVICE_HOST")
 
     @field_validator("max_concurrent_update")
     @classmethod
@@ -106,6 +116,23 @@ class ControllerSettings(BaseSettings):
         except ConcurrencyLimitError:
             raise ValueError(f"expected {ACCEPTED_FORMS}") from None
         return value
+
+    @field_validator("probe_allowed_networks")
+    @classmethod
+    def _allowance_parses(cls, value: str) -> str:
+        try:
+            AddressPolicy.parse(value)
+        except AddressPolicyError as error:
+            raise ValueError(f"{error} (expected CIDRs, addresses or host names)") from None
+        return value
+
+    @property
+    def address_policy(self) -> AddressPolicy:
+        """Where probes and the alert gate may connect: the default refusals, the cluster's
+        API server among them, lifted for what PROBE_ALLOWED_NETWORKS lists."""
+        return AddressPolicy.parse(
+            self.probe_allowed_networks, api_server=(self.kubernetes_service_host,)
+        )
 
     @field_validator("scheduler_time_zone")
     @classmethod

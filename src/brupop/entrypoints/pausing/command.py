@@ -15,6 +15,7 @@ from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.adapters.kubernetes.cluster import load_configuration
 from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
 from brupop.adapters.kubernetes.update_policies import PLURAL, KubernetesUpdatePolicyRepository
+from brupop.domain.printable import printable_lines
 from brupop.entrypoints.argument_types import dns_label, node_name, seconds_up_to
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.ports.errors import (
@@ -90,11 +91,11 @@ def run(verb: Verb, argv: list[str]) -> int:
             line = verb.fleet_line(verb.on_fleet(FleetPause(policies)), args.namespace)
     except PortError as error:
         where = Where(str(configuration.host), args.namespace, args.node)
-        print(f"brupop {verb.name}: {advice(error, where)}", file=sys.stderr)
+        print(printable_lines(f"brupop {verb.name}: {advice(error, where)}"), file=sys.stderr)
         return 1
     finally:
         api_client.close()
-    print(line)
+    print(printable_lines(line))  # it names what the cluster holds: no terminal controls
     return 0
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+from collections.abc import Mapping
 from typing import Any
 
 from kubernetes.client import Configuration
@@ -34,6 +34,7 @@ from brupop.entrypoints.status.reaching import (
 )
 from brupop.entrypoints.status.scheduling_lines import scheduling_lines
 from brupop.entrypoints.status.table import format_table
+from brupop.entrypoints.status.terminal import complain, printable_document, show
 from brupop.entrypoints.status.timeline_command import write_cluster_timeline
 from brupop.entrypoints.status.version_lines import version_lines
 from brupop.ports.errors import UnavailableError
@@ -106,7 +107,7 @@ def _add_policy(
     try:
         policy = read_policy(configuration, namespace, timeout)
     except PolicyUnreadable as error:  # the nodes are still worth showing
-        print(f"brupop status: {error}", file=sys.stderr)
+        complain(f"brupop status: {error}")
         return
     if policy is not None:
         document["policy"] = policy_summary(policy)
@@ -127,17 +128,23 @@ def main(argv: list[str]) -> int:
     try:
         document = read_status(args.url, args.namespace, args.timeout)
     except StatusUnavailable as error:
-        print(f"brupop status: {error}", file=sys.stderr)
+        complain(f"brupop status: {error}")
         return 1
     if args.output == "json":
-        print(json.dumps(document, indent=2))
+        show(json.dumps(printable_document(document), indent=2))
         return 0
     policy = document.get("policy")
-    if isinstance(policy, dict):
-        print(policy_line(policy))
+    if isinstance(policy, Mapping):
+        show(policy_line(policy))
     for line in scheduling_lines(document.get("scheduling")):
-        print(line)
+        show(line)
     for line in version_lines(document.get("versions")):
-        print(line)
-    print(format_table(document.get("nodes", [])))
+        show(line)
+    show(format_table(_rows(document.get("nodes"))))
     return 0
+
+
+def _rows(nodes: object) -> list[Mapping[str, Any]]:
+    """The table's rows: the entries of `nodes` that are objects (a malformed answer shows
+    what it has rather than a traceback)."""
+    return [row for row in nodes if isinstance(row, Mapping)] if isinstance(nodes, list) else []

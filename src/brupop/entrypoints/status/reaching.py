@@ -54,7 +54,7 @@ def read_url(url: str, timeout: float) -> dict[str, Any]:
     try:
         with urllib.request.urlopen(target, timeout=timeout) as response:
             document = json.load(response)
-    except (urllib.error.URLError, OSError, ValueError) as error:
+    except (urllib.error.URLError, OSError, ValueError, RecursionError) as error:
         reason = getattr(error, "reason", error)
         raise StatusUnavailable(f"cannot read {target}: {reason}") from None
     if not isinstance(document, dict):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from brupop.domain.printable import printable
 from brupop.domain.reporting.waiting_reason import NodeReport
 
 COLUMNS = (
@@ -38,4 +39,5 @@ def format_reports(reports: Iterable[NodeReport]) -> str:
 
 
 def _cell(value: Any) -> str:
-    return "" if value is None else str(value)
+    """The value as it may be shown: from the cluster, so cleaned before the widths are taken."""
+    return "" if value is None else printable(str(value))

@@ -8,7 +8,6 @@ answers; without it the picture has no limit line.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -25,6 +24,7 @@ from brupop.entrypoints.status.cluster_timeline import (
 )
 from brupop.entrypoints.status.policy_line import PolicyUnreadable, read_policy
 from brupop.entrypoints.status.reaching import StatusUnavailable
+from brupop.entrypoints.status.terminal import complain, show
 from brupop.ports.errors import PortError
 
 EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
@@ -57,7 +57,7 @@ def write_cluster_timeline(
     except OSError as error:
         return _fail(f"the timeline could not be written: {error}", EXIT_UNREACHABLE)
     rows = len(drawn.timeline.rows)
-    print(f"timeline: {path} ({rows} nodes, {len(history.events)} Events)")
+    show(f"timeline: {path} ({rows} nodes, {len(history.events)} Events)")
     return EXIT_OK
 
 
@@ -68,7 +68,7 @@ def _read(namespace: str, timeout: float) -> ClusterHistory:
     try:
         policy = read_policy(configuration, namespace, timeout)
     except PolicyUnreadable as error:  # the nodes' rows are still worth drawing
-        print(f"brupop status: {error}", file=sys.stderr)
+        complain(f"brupop status: {error}")
         return history
     return replace(history, fleet=policy_moments(policy))
 
@@ -78,7 +78,7 @@ def _limit(read_limit: Callable[[], str]) -> str:
     try:
         return read_limit()
     except StatusUnavailable as error:
-        print(f"brupop status: drawn without the concurrency limit: {error}", file=sys.stderr)
+        complain(f"brupop status: drawn without the concurrency limit: {error}")
         return "unknown"
 
 
@@ -98,5 +98,5 @@ def _x_label(drawn: ClusterTimeline) -> str:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"brupop status: {message}", file=sys.stderr)
+    complain(f"brupop status: {message}")
     return code

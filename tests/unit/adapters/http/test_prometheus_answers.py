@@ -11,6 +11,7 @@ import pytest
 from brupop.adapters.http.prometheus import ALERTS_MAX, PrometheusAlertSource, alerts_query
 from brupop.domain.policy.alert_matcher import parse_alert_matcher
 from brupop.ports.alert_source import AlertSourceError
+from tests.support.loopback_reach import loopback_http
 from tests.support.probe_server import ProbeServer
 
 QUERY = "/api/v1/query"
@@ -35,7 +36,7 @@ def test_firing_alerts_are_read_sorted_and_ignored_names_dropped() -> None:
             200,
             _vector({"alertname": "Zeta"}, {"alertname": "Alpha"}, {"alertname": "Noise"}),
         )
-        alerts = PrometheusAlertSource().firing(server.base_url, [], ["Noise"])
+        alerts = PrometheusAlertSource(loopback_http()).firing(server.base_url, [], ["Noise"], 5)
         sent = server.requests[-1]
 
     assert [alert.name for alert in alerts] == ["Alpha", "Zeta"]
@@ -52,6 +53,12 @@ def test_firing_alerts_are_read_sorted_and_ignored_names_dropped() -> None:
         ((200, b'{"status":"success","data":{}}'), "no result list"),
         ((200, _vector(*({"alertname": f"A{i}"} for i in range(ALERTS_MAX + 1)))), "more than"),
         ((200, b'{"status":"success","data":{"result":["x"]}}'), "labels cannot be read"),
+        ((200, b'{"status":"success","data":1}'), "no result list"),
+        ((200, b'{"status":"success","data":[1]}'), "no result list"),
+        ((200, b'{"status":"success","data":"x"}'), "no result list"),
+        ((200, b"[" * 100_000 + b"]" * 100_000), "not JSON"),
+        ((200, b'{"status":"success","data":{"result":[{"metric":{"a":1}}]}}'), "labels"),
+        ((500, b'{"error":"\\u001b]0;owned\\u0007boom"}'), "HTTP 500 (boom)"),
     ],
 )
 def test_an_unreadable_answer_is_an_error_with_a_reason(
@@ -60,11 +67,41 @@ def test_an_unreadable_answer_is_an_error_with_a_reason(
     with ProbeServer() as server:
         server.answers[QUERY] = answer
         with pytest.raises(AlertSourceError, match=re.escape(reason)):
-            PrometheusAlertSource().firing(server.base_url, [], [])
+            PrometheusAlertSource(loopback_http()).firing(server.base_url, [], [], 5)
 
 
 def test_an_answer_larger_than_the_cap_is_refused() -> None:
     with ProbeServer() as server:
         server.answers[QUERY] = (200, _vector(*({"alertname": "A" * 100} for _ in range(50))))
         with pytest.raises(AlertSourceError, match="larger than 1000 bytes"):
-            PrometheusAlertSource(max_bytes=1000).firing(server.base_url, [], [])
+            PrometheusAlertSource(loopback_http(), max_bytes=1000).firing(
+                server.base_url, [], [], 5
+            )
+
+
+def test_the_reason_repeats_a_bounded_error_without_terminal_controls() -> None:
+    hostile = "\x1b]52;c;cm0=\x07\r\x1b[2Kall nodes healthy" + "x" * 5000
+    with ProbeServer() as server:
+        server.answers[QUERY] = (422, json.dumps({"error": hostile}).encode())
+        with pytest.raises(AlertSourceError) as refused:
+            PrometheusAlertSource(loopback_http()).firing(server.base_url, [], [], 5)
+
+    reason = str(refused.value)
+    assert "\x1b" not in reason and "\r" not in reason
+    assert "all nodes healthy" in reason and len(reason) < 300
+
+
+def test_alert_names_are_shown_without_terminal_controls() -> None:
+    with ProbeServer() as server:
+        server.answers[QUERY] = (200, _vector({"alertname": "Disk\x1b]0;t\x07Full\u202e"}))
+        alerts = PrometheusAlertSource(loopback_http()).firing(server.base_url, [], [], 5)
+
+    assert [alert.name for alert in alerts] == ["DiskFull"]
+
+
+def test_the_default_policy_refuses_a_prometheus_on_loopback() -> None:
+    with ProbeServer() as server:
+        server.answers[QUERY] = (200, _vector())
+        with pytest.raises(AlertSourceError, match=r"refused: 127\.0\.0\.1 is a loopback address"):
+            PrometheusAlertSource().firing(server.base_url, [], [], 5)
+        assert server.requests == []

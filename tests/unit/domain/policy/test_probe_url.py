@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brupop.domain.policy.probe_url import (
     ProbeUrlError,
@@ -75,3 +77,42 @@ def test_an_unknown_placeholder_is_named_along_with_the_known_ones() -> None:
     with pytest.raises(ProbeUrlError) as refused:
         check_probe_template("http://{node}:{port}/healthz")
     assert "unknown placeholder {node}, {port} (only {node_name}, {node_ip})" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://admin:s3cret@prometheus.monitoring:9090",
+        "https://token@checks.example.com/",
+        "http://admin:s3cret@[::1/",
+    ],
+)
+def test_credentials_in_a_url_are_refused_and_never_repeated(url: str) -> None:
+    with pytest.raises(ProbeUrlError) as refused:
+        check_http_url(url)
+
+    assert "s3cret" not in str(refused.value) and "token@" not in str(refused.value)
+
+
+def test_control_characters_in_a_url_are_refused() -> None:
+    with pytest.raises(ProbeUrlError, match="control characters"):
+        check_http_url("http://prom:9090/\x1b]0;t\x07")
+
+
+@pytest.mark.parametrize(
+    "address", ["10.0.0.9:8080", "evil.example#", "10.0.0.9/x", "", "a@b", "[fd00::1]", "1" * 200]
+)
+def test_a_node_address_that_is_no_ip_address_is_a_probe_url_error(address: str) -> None:
+    with pytest.raises(ProbeUrlError, match="is not an IP address"):
+        fill_probe_template("http://{node_ip}:10256/healthz", "node-a", address)
+
+
+@settings(max_examples=400, deadline=1000)
+@given(st.text(max_size=80), st.text(max_size=80))
+def test_any_node_name_and_address_give_a_url_or_a_probe_url_error(name: str, address: str) -> None:
+    try:
+        url = fill_probe_template("http://{node_ip}:10256/healthz/{node_name}", name, address)
+    except ProbeUrlError:
+        return
+    assert check_http_url(url) == url
+    assert url.startswith("http://") and url.endswith(f":10256/healthz/{name}")

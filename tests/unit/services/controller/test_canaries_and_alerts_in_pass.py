@@ -164,7 +164,11 @@ class CountingAlertSource:
         self.asked = 0
 
     def firing(
-        self, source_url: str, matchers: Sequence[AlertMatcher], ignore: Sequence[str]
+        self,
+        source_url: str,
+        matchers: Sequence[AlertMatcher],
+        ignore: Sequence[str],
+        timeout_seconds: float,
     ) -> tuple[FiringAlert, ...]:
         self.asked += 1
         return ()

@@ -6,6 +6,10 @@ and the halt they lead to (`HaltKeeper`), the canaries and their soak, and the h
 verdict for each node in MonitoringUpdate. Only nodes in the gate are checked, each once per
 pass, so a pass costs the nodes holding a slot, not the fleet. With no policy object every
 rule is off and `assess` returns at once: the controller behaves as it did before policies.
+
+Every outside read of a pass (Prometheus, then the probes) fits in one budget, which the
+controller derives from its Lease so the pass ends in time to renew it: Prometheus gets at
+most `ALERT_SHARE` of it, the probes what is left, each probe no longer than the time left.
 """
 
 from __future__ import annotations
@@ -40,17 +44,21 @@ from brupop.domain.states import UpdateState
 from brupop.ports.alert_source import AlertSource
 from brupop.ports.clock import Clock
 from brupop.ports.node_repository import NodeRepository
-from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
+from brupop.services.controller.safety.alert_gate_reader import (
+    ALERT_TIMEOUT_SECONDS,
+    read_alert_gate,
+)
 from brupop.services.controller.safety.canary_keeper import CanaryKeeper
 from brupop.services.controller.safety.halt_keeper import HaltKeeper
 from brupop.services.controller.safety.health_checks import HealthChecks
 from brupop.services.controller.safety.hook_keeper import HookJudgement, HookKeeper
 
 ALERT_READ_SECONDS = 5.0  # Prometheus is asked at most this often, however many passes run
-# HTTP probes can take seconds each, and a pass must write before the leader's Lease needs
-# renewing: past this much checking in one pass, the nodes left wait for the next pass (which
-# starts with them), and no probe is given longer than the budget left.
+# Prometheus and the HTTP probes can take seconds each, and a pass must write before the
+# leader's Lease needs renewing: past this much reading in one pass, the nodes left wait for
+# the next pass (which starts with them), and no read is given longer than the budget left.
 GATE_CHECKS_BUDGET_SECONDS = 5.0
+ALERT_SHARE = 0.5  # of the budget, the most a Prometheus read may take
 # An alert gate without a health gate still judges finishing nodes, on the alert alone.
 _ALERT_ONLY_GATE = HealthGate(
     require_node_ready=False,
@@ -140,18 +148,6 @@ QUIET = SafetyPass()
 _UNCHECKED = "not checked in this pass (the checks of other nodes took its time); next pass"
 
 
-def _capped(gate: HealthGate, seconds: float) -> HealthGate:
-    """`gate` with no probe timeout longer than `seconds` (at least 1 s)."""
-    cap = max(1, int(seconds))
-    if all(probe.timeout_seconds <= cap for probe in gate.http_probes):
-        return gate
-    probes = tuple(
-        probe.model_copy(update={"timeout_seconds": min(probe.timeout_seconds, cap)})
-        for probe in gate.http_probes
-    )
-    return gate.model_copy(update={"http_probes": probes})
-
-
 class RolloutSafety:
     """The halt ledger, the canaries chosen, the alert gate's last answer, across passes."""
 
@@ -189,6 +185,7 @@ class RolloutSafety:
             self.halts.decide(None, None, now)
             return QUIET
         target = highest_version(book.targets)
+        began = self._clock.monotonic()  # the pass's budget for outside reads starts now
         alerts = self._read_alerts(policy.alert_gate)
         # Only the leader counts failures and decides a halt; a follower shows the halt the
         # policy's status holds (HaltKeeper.follow_status), so it never keeps one a resume
@@ -198,7 +195,7 @@ class RolloutSafety:
         gates: dict[str, GateJudgement] = {}
         if gate is not None and leading and self._ports is not None:
             with_alerts = alerts if policy.alert_gate is not None else None
-            gates = self._judge_gates(book, gate, with_alerts, now)
+            gates = self._judge_gates(book, gate, with_alerts, now, began)
             for shadow, decision in gates.values():
                 if decision.verdict is GateVerdict.FAIL and target is not None:
                     self._count_gate_failure(target, shadow, decision, now)
@@ -232,7 +229,8 @@ class RolloutSafety:
         moment = self._clock.monotonic()
         last = self._alerts_read
         if last is None or last.gate != gate or moment - last.at >= ALERT_READ_SECONDS:
-            self._alerts = read_alert_gate(self._ports.alerts, gate)
+            timeout = min(ALERT_TIMEOUT_SECONDS, self._budget * ALERT_SHARE)
+            self._alerts = read_alert_gate(self._ports.alerts, gate, timeout)
             self._alerts_read = _AlertsRead(gate, moment)
         return self._alerts
 
@@ -244,6 +242,7 @@ class RolloutSafety:
         gate: HealthGate,
         alerts: AlertGateState | None,
         now: datetime,
+        began: float,
     ) -> dict[str, GateJudgement]:
         assert self._ports is not None
         gated = [
@@ -253,13 +252,15 @@ class RolloutSafety:
         ]
         # Those not checked last time (the budget ran out) go first.
         gated.sort(key=lambda item: item[0] not in self._unchecked)
-        began = self._clock.monotonic()
+
+        def seconds_left() -> float:
+            return self._budget - (self._clock.monotonic() - began)
+
         gates: dict[str, GateJudgement] = {}
         self._unchecked = set()
         for name, shadow in gated:
             since = gate_started_at(shadow) or now
-            left = self._budget - (self._clock.monotonic() - began)
-            if left <= 0:
+            if seconds_left() <= 0:
                 self._unchecked.add(name)
                 check, index = next(iter(enabled_checks(gate)), (GateCheck.ALERT_GATE, None))
                 waiting = CheckResult(check, CheckOutcome.PENDING, _UNCHECKED, index)
@@ -267,7 +268,9 @@ class RolloutSafety:
                     GateVerdict.WAIT, since + timedelta(seconds=gate.timeout_seconds), waiting
                 )
             else:
-                results = self._ports.checks.run(shadow.node_name, _capped(gate, left), alerts)
+                results = self._ports.checks.run(
+                    shadow.node_name, gate, alerts, seconds_left=seconds_left
+                )
                 decision = decide_gate(
                     results, monitoring_since=since, timeout_seconds=gate.timeout_seconds, now=now
                 )

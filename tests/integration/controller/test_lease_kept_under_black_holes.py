@@ -1,0 +1,112 @@
+"""A pass whose Prometheus and probes never answer (a loopback server that accepts and stays
+silent) still ends in time for the leader to renew its Lease: every outside read of the pass
+fits in a budget derived from LEADER_ELECTION_LEASE_SECONDS and _RENEW_SECONDS.
+
+Real time, real sockets: a 3 s Lease renewed every 1 s, so the leader must renew within 2 s.
+"""
+
+from __future__ import annotations
+
+import time
+
+from brupop.adapters.http.prober import UrlProber
+from brupop.adapters.http.prometheus import PrometheusAlertSource
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.system.clock import SystemClock
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowSpec, ShadowStatus, shadow_name
+from brupop.domain.states import StateTimeouts, UpdateState
+from brupop.domain.windows.maintenance_window import MaintenanceWindow
+from brupop.entrypoints.controller.container import build_controller
+from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.replica import ControllerPorts
+from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
+from brupop.services.controller.safety.health_checks import HealthChecks
+from brupop.services.controller.safety.rollout_safety import GatePorts
+from brupop.services.controller.service import ControllerService
+from tests.support.loopback_reach import loopback_http
+from tests.support.silent_server import SilentServer
+
+LEASE, RENEW = 3.0, 1.0
+RUN_SECONDS = 6.0
+NEW = "1.20.0"
+
+
+def _cluster(silent: SilentServer) -> InMemoryCluster:
+    """One node in its health gate, and a policy whose every outside read goes to `silent`."""
+    cluster = InMemoryCluster(clock=SystemClock())
+    node = cluster.add_node("n1", labels={OPT_IN_LABEL: OPT_IN_VALUE}, internal_ip="127.0.0.1")
+    shadow = cluster.shadows.create("n1", node.uid)
+    spec = ShadowSpec(
+        state=UpdateState.MONITORING_UPDATE,
+        state_transition_timestamp=SystemClock().now(),
+        version=NEW,
+    )
+    cluster.shadows.replace_spec(shadow.name, spec, None)
+    status = ShadowStatus(
+        current_version=NEW, target_version=NEW, current_state=UpdateState.MONITORING_UPDATE
+    )
+    cluster.shadows.update_status(shadow_name("n1"), status)
+    probes = [
+        {"url": f"http://{{node_ip}}:{silent.port}/healthz/{i}", "timeoutSeconds": 60}
+        for i in range(3)
+    ]
+    spec_text = {
+        "alertGate": {"prometheusUrl": silent.url},
+        "healthGate": {"timeoutSeconds": 600, "requireNodeReady": False, "httpProbes": probes},
+    }
+    cluster.policies.apply({"metadata": {"name": "default"}, "spec": spec_text})
+    return cluster
+
+
+def _controller(cluster: InMemoryCluster) -> ControllerService:
+    clock = SystemClock()
+    http = loopback_http()
+    checks = HealthChecks(
+        nodes=cluster.nodes,
+        pods=cluster.pods,
+        workloads=cluster.workloads,
+        prober=UrlProber(http),
+    )
+    config = ControllerConfig(
+        policy=RolloutPolicy(ConcurrencyLimit(1), StateTimeouts(), None),
+        window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
+        namespace=cluster.namespace,
+        identity="controller-black-holed",
+        lease_seconds=LEASE,
+        renew_seconds=RENEW,
+    )
+    ports = ControllerPorts(
+        shadows=cluster.shadows,
+        nodes=cluster.nodes,
+        pods=cluster.pods,
+        leases=cluster.leases,
+        events=cluster.events,
+        clock=clock,
+        policies=cluster.policies,
+        gates=GatePorts(checks, PrometheusAlertSource(http)),
+    )
+    return build_controller(ports, config)
+
+
+def test_a_black_holed_prometheus_and_probes_do_not_cost_the_leader_its_lease() -> None:
+    with SilentServer() as silent:
+        cluster = _cluster(silent)
+        controller = _controller(cluster)
+        renewals: set[object] = set()
+        ticks: list[float] = []
+        ended = time.monotonic() + RUN_SECONDS
+        while time.monotonic() < ended:
+            started = time.monotonic()
+            controller.tick()
+            ticks.append(time.monotonic() - started)
+            assert controller.elector.is_leader(), f"leadership lost after ticks {ticks}"
+            renewals.add(cluster.leases.get(cluster.namespace, DEFAULT_LEASE_NAME).renewed_at)
+        accepted = silent.accepted
+    reasons = {row.node: row.detail for row in controller.reports()}
+
+    assert accepted >= 2, "the reads did reach the black hole"
+    assert max(ticks) < LEASE - RENEW, ticks
+    assert len(renewals) >= RUN_SECONDS / RENEW - 2  # renewed about every second
+    assert "no answer within" in reasons["n1"]
