@@ -107,12 +107,12 @@ def zone_named(name: str) -> tzinfo:
         return ZoneInfo(name)
     except IsADirectoryError:
         raise WindowError(
-            f"{name!r} is a group of time zones, not a time zone: name one in it "
-            f"(e.g. America/New_York, Europe/Paris)"
+            f"{name!r} is a group of time zones, not a time zone; name one, "
+            "e.g. America/New_York or Europe/Paris"
         ) from None
     except Exception:  # whatever else ZoneInfo raises, it cannot load the zone
         raise WindowError(
-            f"{name!r} is not an IANA time zone name (e.g. UTC, Europe/Paris, America/New_York)"
+            f"{name!r} is not an IANA time zone name; e.g. UTC, Europe/Paris or America/New_York"
         ) from None
 
 
