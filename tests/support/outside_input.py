@@ -5,7 +5,7 @@ typed error."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
@@ -47,13 +47,39 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def deeply_nested(depth: int = DEEP) -> Any:
-    """`depth` lists inside one another, as `json.loads` builds them from `[[[...]]]`."""
-    return json.loads("[" * depth + "]" * depth)
+def deeply_nested(depth: int = DEEP) -> list[Any]:
+    """`depth` plain lists inside one another, `[[[...]]]`. Built in a loop: `json.loads`
+    itself stops at about 1,000 levels, but a decoder of another kind (or a bug) may hand
+    more."""
+    nested: list[Any] = []
+    for _ in range(depth - 1):
+        nested = [nested]
+    return nested
 
 
-def outside_json(max_leaves: int = 20) -> st.SearchStrategy[Any]:
-    """Any JSON value: scalars of every type, containers of them, and deep nesting."""
+@dataclass(frozen=True)
+class Deep:
+    """Where `outside_json` puts deep nesting: `materialized` turns it into the lists. The
+    examples hypothesis prints then show `Deep(depth=...)` (printing the lists themselves
+    recurses too deep), while the decoder gets plain lists, as from a JSON decoder."""
+
+    depth: int
+
+
+def materialized(value: Any) -> Any:
+    """`value` with every Deep replaced by that many nested lists."""
+    if isinstance(value, Deep):
+        return deeply_nested(value.depth)
+    if isinstance(value, list):
+        return [materialized(item) for item in value]
+    if isinstance(value, dict):
+        return {key: materialized(item) for key, item in value.items()}
+    return value
+
+
+def outside_json(max_leaves: int = 20, *, deep: bool = True) -> st.SearchStrategy[Any]:
+    """Any JSON value: scalars of every type, containers of them, and (with `deep`) lists
+    nested 100 to 10,000 deep, as Deep markers: pass the value through `materialized`."""
     scalars = st.one_of(
         st.none(),
         st.booleans(),
@@ -69,5 +95,7 @@ def outside_json(max_leaves: int = 20) -> st.SearchStrategy[Any]:
         ),
         max_leaves=max_leaves,
     )
-    deep = st.integers(100, DEEP).map(deeply_nested)
-    return st.one_of(tree, deep)
+    if not deep:
+        return tree
+    nested = st.builds(Deep, st.integers(100, DEEP))
+    return st.one_of(tree, nested, st.dictionaries(outside_text(16), nested, max_size=2))
