@@ -7,12 +7,16 @@ from __future__ import annotations
 from datetime import UTC
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from brupop.domain.windows.zoned_window import ZONE_NAME_MAX_LENGTH, WindowError, zone_named
 from tests.support.outside_input import outside_text
 
 TZDATA_FOLDERS = ("US", "America", "Europe", "Etc", "Asia", "America/Argentina")
+_IN_A_FOLDER = st.builds(
+    lambda folder, rest: f"{folder}/{rest}", st.sampled_from(TZDATA_FOLDERS), outside_text(16)
+)
 
 
 @pytest.mark.parametrize("name", TZDATA_FOLDERS)
@@ -53,7 +57,8 @@ def test_a_zone_zoneinfo_loads_is_taken(name: str) -> None:
 
 
 @settings(max_examples=200, deadline=500)
-@given(outside_text())
+@given(st.one_of(outside_text(), _IN_A_FOLDER))
+@example("US")
 def test_the_zone_check_refuses_any_string_with_its_typed_error(name: str) -> None:
     try:
         zone_named(name)
