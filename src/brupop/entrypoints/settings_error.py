@@ -21,6 +21,7 @@ from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS
 
 _RULE = "brupop_setting_rule"
 _SHOWN_INPUT_CHARS = 80
+_PROBLEM_MAX_CHARS = 400
 
 # Upper bounds the processes share, documented in each component's doc.
 ONE_MINUTE = 60.0
@@ -55,6 +56,8 @@ class SettingsError(ValueError):
             and repr(value) not in problem
         ):
             problem = f"{problem} (got {value!r})"
+        if len(problem) > _PROBLEM_MAX_CHARS:  # a validator may quote a huge value
+            problem = problem[:_PROBLEM_MAX_CHARS] + "..."
         return cls(variable, problem)
 
 

@@ -1,30 +1,39 @@
 """Alert label matchers in PromQL's form: `name="v"`, `name!="v"`, `name=~"re"`, `name!~"re"`.
 
 The CRD schema can only bound a matcher's length; its syntax and its regular expression are
-checked here. Regular expressions are fully anchored, as Prometheus anchors them. Python's `re`
-stands in for Prometheus' RE2 when checking them: the two agree on the common syntax, and RE2
-refuses a few constructs (look-arounds, back-references) that `re` takes, so those are refused
-here too.
+checked here. A regular expression is checked by RE2 itself (google-re2), in the form
+Prometheus compiles it, fully anchored as `^(?:re)$`, so a matcher brupop takes is one
+Prometheus takes: possessive and atomic forms, conditionals, look-arounds, back-references,
+`\\Z` and repeats over 1000 are refused with RE2's own reason. One construct C++ RE2 takes and
+Go's regexp (Prometheus) refuses, `\\C` (any byte), is refused here by name.
 
-Python's `re` backtracks, so a hostile pattern could be slow on a long value: the alert gate is
-meant to hand the matchers to Prometheus (`ALERTS{...}`, written with `str(matcher)`) and to
-use `matches` only where Prometheus is not involved (tests, simulate).
+RE2 matches in linear time, so `matches` (tests, simulate) is safe on any label value.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, Protocol
+
+import re2  # type: ignore[import-untyped]
 
 MATCHER_MAX_LENGTH = 1024
 _MATCHER = re.compile(
     r'^\s*(?P<name>[a-zA-Z_][a-zA-Z0-9_]*)\s*(?P<op>=~|!~|!=|=)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*$'
 )
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
-# Constructs Python's `re` accepts and RE2 (Prometheus) refuses.
-_NOT_RE2 = re.compile(r"\(\?[=!<]|\(\?P=|\\[1-9]")
+_SHOWN_MAX_CHARS = 80
+_NOT_IN_GO = "C"  # after a backslash: C++ RE2 takes `\\C`, Go's regexp refuses it
+
+
+class _Regex(Protocol):
+    """What brupop uses of a compiled RE2 pattern."""
+
+    def search(self, text: str) -> object | None: ...
 
 
 class AlertMatcherError(ValueError):
@@ -47,7 +56,7 @@ class AlertMatcher:
     name: str
     operator: MatchOperator
     value: str
-    _pattern: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    _pattern: _Regex | None = field(default=None, compare=False, repr=False)
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """True when the alert's `labels` satisfy this matcher."""
@@ -58,13 +67,13 @@ class AlertMatcher:
             case MatchOperator.NOT_EQUAL:
                 return actual != self.value
             case MatchOperator.MATCHES:
-                return self._regex.fullmatch(actual) is not None
+                return self._regex.search(actual) is not None
             case MatchOperator.DOES_NOT_MATCH:
-                return self._regex.fullmatch(actual) is None
+                return self._regex.search(actual) is None
 
     @property
-    def _regex(self) -> re.Pattern[str]:
-        return self._pattern or re.compile(self.value)
+    def _regex(self) -> _Regex:
+        return self._pattern or _compiled(self.value, str(self))
 
     def __str__(self) -> str:
         escaped = (
@@ -83,7 +92,7 @@ def parse_alert_matcher(text: str) -> AlertMatcher:
     match = _MATCHER.match(text)
     if match is None:
         raise AlertMatcherError(
-            f'{text!r} is not a matcher: write name="value", name!="value", '
+            f'{_shown(text)} is not a matcher: write name="value", name!="value", '
             'name=~"regex" or name!~"regex"'
         )
     operator = MatchOperator(match["op"])
@@ -102,15 +111,49 @@ def _unescaped(raw: str, text: str) -> str:
             continue
         escaped = next(chars)  # the pattern guarantees a character follows a backslash
         if escaped not in _ESCAPES:
-            raise AlertMatcherError(f"{text!r}: unknown escape \\{escaped}")
+            raise AlertMatcherError(f"{_shown(text)}: unknown escape \\{escaped}")
         out.append(_ESCAPES[escaped])
     return "".join(out)
 
 
-def _compiled(value: str, text: str) -> re.Pattern[str]:
-    if _NOT_RE2.search(value):
-        raise AlertMatcherError(f"{text!r}: look-arounds and back-references are not RE2")
+def _compiled(value: str, text: str) -> _Regex:
+    """`value` compiled by RE2 as Prometheus compiles it (anchored); AlertMatcherError with
+    RE2's reason when RE2, or Go's regexp, refuses it."""
+    if _go_refuses(value):
+        raise AlertMatcherError(f"{_shown(text)}: \\C is not a regular expression Prometheus takes")
     try:
-        return re.compile(value)
-    except re.error as error:
-        raise AlertMatcherError(f"{text!r}: bad regular expression ({error})") from None
+        re2.compile(value, _options())  # alone too: `)|(` compiles only inside the anchors
+        pattern: _Regex = re2.compile(f"^(?:{value})$", _options())
+    except re2.error as error:
+        reason = _reason(error)
+        raise AlertMatcherError(
+            f"{_shown(text)}: not a regular expression Prometheus takes ({reason})"
+        ) from None
+    except UnicodeError:  # a lone surrogate, which JSON can carry and UTF-8 cannot
+        raise AlertMatcherError(f"{_shown(text)}: not valid Unicode") from None
+    return pattern
+
+
+def _go_refuses(value: str) -> bool:
+    """`value` holds `\\C` (an escaped backslash followed by C does not count)."""
+    chars = iter(value)
+    return any(char == "\\" and next(chars, "") == _NOT_IN_GO for char in chars)
+
+
+def _reason(error: Any) -> str:
+    """RE2's message, as text (the binding gives it as bytes)."""
+    detail = error.args[0] if error.args else "refused"
+    return detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+
+
+def _shown(text: str) -> str:
+    """The matcher quoted for a message, cut short."""
+    return repr(text) if len(text) <= _SHOWN_MAX_CHARS else f"{text[:_SHOWN_MAX_CHARS]!r}..."
+
+
+@functools.cache
+def _options() -> Any:
+    """RE2's options: its own error log off (brupop reports the reason itself)."""
+    options = re2.Options()
+    options.log_errors = False
+    return options

@@ -21,9 +21,11 @@ from brupop.domain.policy.update_policy import (
     UpdatePolicySpec,
 )
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
+from brupop.domain.policy.wire_format import NESTING_MAX, nests_deeper_than
 
 PROBLEM_MAX_LENGTH = 1024
 _PROBLEMS_SHOWN = 5
+_KEY_SHOWN_CHARS = 64
 
 
 class PolicyObjectError(ValueError):
@@ -69,11 +71,16 @@ def policy_snapshot(
     return PolicySnapshot(default=default, ignored=ignored, resource_version=resource_version)
 
 
-def policy_from_object(obj: Mapping[str, Any]) -> UpdatePolicy:
-    """The policy in a wire object (camelCase JSON, as `kubectl apply` sends it)."""
+def policy_from_object(obj: object) -> UpdatePolicy:
+    """The policy in a wire object (camelCase JSON, as `kubectl apply` sends it); whatever
+    else the JSON holds is a PolicyObjectError."""
+    if not isinstance(obj, Mapping):
+        raise PolicyObjectError(f"expected a {KIND} object, not a JSON {_json_type(obj)}")
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if kind not in (None, KIND) or api_version not in (None, API_VERSION):
-        raise PolicyObjectError(f"expected {API_VERSION} {KIND}, not {api_version} {kind}")
+        raise PolicyObjectError(
+            f"expected {API_VERSION} {KIND}, not {_shown(api_version)} {_shown(kind)}"
+        )
     meta = obj.get("metadata")
     meta = meta if isinstance(meta, Mapping) else {}
     name = meta.get("name")
@@ -82,7 +89,7 @@ def policy_from_object(obj: Mapping[str, Any]) -> UpdatePolicy:
     spec, problem = read_spec(obj.get("spec"))
     return UpdatePolicy(
         name=name,
-        namespace=str(meta.get("namespace") or ""),
+        namespace=_text(meta.get("namespace")) or "",
         spec=spec,
         problem=problem,
         status=_read_status(obj.get("status")),
@@ -94,6 +101,8 @@ def policy_from_object(obj: Mapping[str, Any]) -> UpdatePolicy:
 
 def read_spec(raw: object) -> tuple[UpdatePolicySpec | None, str | None]:
     """The spec, or None and one readable sentence on what is wrong with it."""
+    if nests_deeper_than(raw):
+        return None, f"spec: nested more than {NESTING_MAX} levels deep"
     try:
         return UpdatePolicySpec.model_validate(raw if raw is not None else {}), None
     except ValidationError as error:
@@ -104,7 +113,7 @@ def describe_errors(error: ValidationError) -> str:
     """`spec.path: reason; ...` for the first few problems, bounded in length."""
     parts = []
     for item in error.errors()[:_PROBLEMS_SHOWN]:
-        where = ".".join(str(part) for part in ("spec", *item["loc"]))
+        where = ".".join(_location(part) for part in ("spec", *item["loc"]))
         reason = str(item["msg"]).removeprefix("Value error, ")
         parts.append(f"{where}: {reason}")
     more = len(error.errors()) - _PROBLEMS_SHOWN
@@ -124,9 +133,32 @@ def policy_object(policy: UpdatePolicy) -> dict[str, Any]:
     }
 
 
+def _location(part: str | int) -> str:
+    """One step of an error's path as written: a field name or index as it is, a key that
+    came from outside (an unknown field) quoted and cut short when it is not plain."""
+    text = str(part)
+    if len(text) <= _KEY_SHOWN_CHARS and text.isascii() and text.isprintable():
+        return text
+    return repr(text[:_KEY_SHOWN_CHARS]) + ("..." if len(text) > _KEY_SHOWN_CHARS else "")
+
+
+def _shown(value: object) -> str:
+    """A value from the object, for a message: a short text with control characters escaped,
+    or the JSON type of anything else (whose repr may be huge or nest too deep)."""
+    if not isinstance(value, str):
+        return f"a JSON {_json_type(value)}"
+    text = repr(value[:_KEY_SHOWN_CHARS])
+    return text if len(value) <= _KEY_SHOWN_CHARS else text + "..."
+
+
+def _json_type(value: object) -> str:
+    names = {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
 def _read_status(raw: object) -> UpdatePolicyStatus | None:
     """The status the controller wrote; an unreadable one counts as none (it is rewritten)."""
-    if not raw:
+    if not raw or nests_deeper_than(raw):
         return None
     try:
         return UpdatePolicyStatus.model_validate(raw)
@@ -139,4 +171,4 @@ def _integer(value: object) -> int | None:
 
 
 def _text(value: object) -> str | None:
-    return str(value) if value else None
+    return value if isinstance(value, str) and value else None

@@ -24,3 +24,22 @@ def wire_config(*, strict: bool) -> ConfigDict:
 
 SPEC_WIRE = wire_config(strict=True)
 STATUS_WIRE = wire_config(strict=False)
+
+# The spec's deepest path (`alertGate.matchers[i]`, `drain.forceNamespaces[i]`) is 3 levels,
+# the status' about 4: far deeper is no policy, and would take pydantic (its enums repr the
+# input) and str() past Python's recursion limit.
+NESTING_MAX = 32
+
+
+def nests_deeper_than(value: object, limit: int = NESTING_MAX) -> bool:
+    """`value` (decoded JSON) holds lists or objects more than `limit` levels deep. Walks
+    with a stack of its own, so that any depth is measured without recursion."""
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list | tuple):
+            if depth >= limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return False

@@ -16,6 +16,9 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 MAX_YEAR = 2100
 _MIN_YEAR = 1970
+EXPRESSION_MAX_LENGTH = 1024
+_SHOWN_MAX_CHARS = 64
+_NUMBER_MAX_DIGITS = 9  # a u32 as the cron crate reads it; far below int()'s digit limit
 
 _MONTH_NAMES = {
     "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3,
@@ -87,10 +90,12 @@ class CronSchedule:
     @classmethod
     def parse(cls, expression: str) -> CronSchedule:
         """Parse `expression`; CronError names the field at fault."""
+        if len(expression) > EXPRESSION_MAX_LENGTH:
+            raise CronError(f"longer than {EXPRESSION_MAX_LENGTH} characters")
         text = _SHORTHANDS.get(expression.strip(), expression)
         parts = text.split()
         if len(parts) not in (6, 7):
-            raise CronError(f"{expression!r} has {len(parts)} fields; expected {FORMAT_HELP}")
+            raise CronError(f"{_shown(expression)} has {len(parts)} fields; expected {FORMAT_HELP}")
         if len(parts) == 6:
             parts.append("*")
         sets = [
@@ -189,7 +194,7 @@ def _parse_field(text: str, field: _Field) -> set[int]:
     values: set[int] = set()
     for item in text.split(","):
         if not item:
-            raise CronError(f"{field.name}: empty item in {text!r}")
+            raise CronError(f"{field.name}: empty item in {_shown(text)}")
         values.update(_parse_item(item, field))
     return values
 
@@ -198,14 +203,14 @@ def _parse_item(item: str, field: _Field) -> tuple[int, ...]:
     base, slash, step_text = item.partition("/")
     if not slash:
         return _parse_base(base, field)
-    if not step_text.isdigit() or int(step_text) == 0:
-        raise CronError(f"{field.name}: step in {item!r} must be a positive integer")
+    if not _is_number(step_text) or int(step_text) == 0:
+        raise CronError(f"{field.name}: step in {_shown(item)} must be a positive integer")
     step = int(step_text)
-    if base.isdigit():
+    if _is_number(base):
         start = _check(int(base), field)
         return tuple(range(start, field.high + 1, step))
     if base.isalpha():
-        raise CronError(f"{field.name}: a single name cannot take a step ({item!r})")
+        raise CronError(f"{field.name}: a single name cannot take a step ({_shown(item)})")
     return _parse_base(base, field)[::step]
 
 
@@ -215,25 +220,36 @@ def _parse_base(base: str, field: _Field) -> tuple[int, ...]:
     low_text, dash, high_text = base.partition("-")
     if dash:
         low, high = _value(low_text, field), _value(high_text, field)
-        if low_text.isdigit() != high_text.isdigit():
-            raise CronError(f"{field.name}: range {base!r} mixes a number and a name")
+        if _is_number(low_text) != _is_number(high_text):
+            raise CronError(f"{field.name}: range {_shown(base)} mixes a number and a name")
         if low > high:
-            raise CronError(f"{field.name}: range {base!r} runs backwards")
+            raise CronError(f"{field.name}: range {_shown(base)} runs backwards")
         return tuple(range(low, high + 1))
     return (_value(base, field),)
 
 
+def _is_number(text: str) -> bool:
+    """ASCII digits, few enough for a u32: `str.isdigit()` also takes `²` (which `int()`
+    refuses) and Arabic-Indic digits (which the original refuses)."""
+    return 0 < len(text) <= _NUMBER_MAX_DIGITS and text.isascii() and text.isdigit()
+
+
 def _value(text: str, field: _Field) -> int:
-    if text.isdigit():
+    if _is_number(text):
         return _check(int(text), field)
     if text.isalpha() and field.names is not None:
         try:
             return field.names[text.lower()]
         except KeyError:
-            raise CronError(f"{field.name}: {text!r} is not a known name") from None
+            raise CronError(f"{field.name}: {_shown(text)} is not a known name") from None
     if text.isalpha():
-        raise CronError(f"{field.name}: names are not allowed here ({text!r})")
-    raise CronError(f"{field.name}: {text!r} is not a number, name, range, list or step")
+        raise CronError(f"{field.name}: names are not allowed here ({_shown(text)})")
+    raise CronError(f"{field.name}: {_shown(text)} is not a number, name, range, list or step")
+
+
+def _shown(text: str) -> str:
+    """`text` quoted for a message, cut short: an expression can be as long as its limit."""
+    return repr(text) if len(text) <= _SHOWN_MAX_CHARS else f"{text[:_SHOWN_MAX_CHARS]!r}..."
 
 
 def _check(value: int, field: _Field) -> int:

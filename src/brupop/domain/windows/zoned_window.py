@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from brupop.domain.windows.cron_schedule import FORMAT_HELP, CronError, CronSchedule
 
@@ -91,16 +91,28 @@ def parse_window(cron: str, time_zone: str) -> ZonedWindow:
 
 
 def zone_named(name: str) -> tzinfo:
-    """The IANA time zone `name`; WindowError when it is not one."""
+    """The IANA time zone `name`; WindowError when `ZoneInfo` cannot load it.
+
+    The one check for every zone brupop reads (policy windows, SCHEDULER_TIME_ZONE): a name is
+    a zone exactly when `ZoneInfo` loads it. What it raises otherwise depends on the name and
+    the platform (KeyError, IsADirectoryError for a tzdata folder such as `US`, OSError for
+    a name too long for the file system, ValueError for `../x` or a NUL byte, struct.error for
+    a truncated file), so any failure to load is the same refusal.
+    """
     if name == "UTC":
         return UTC
     if not 0 < len(name) <= ZONE_NAME_MAX_LENGTH:
         raise WindowError(f"a time zone name has 1 to {ZONE_NAME_MAX_LENGTH} characters")
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except IsADirectoryError:
         raise WindowError(
-            f"{name!r} is not an IANA time zone name (e.g. UTC, Europe/Paris, America/New_York)"
+            f"{name!r} is a group of time zones, not a time zone; name one, "
+            "e.g. America/New_York or Europe/Paris"
+        ) from None
+    except Exception:  # whatever else ZoneInfo raises, it cannot load the zone
+        raise WindowError(
+            f"{name!r} is not an IANA time zone name; e.g. UTC, Europe/Paris or America/New_York"
         ) from None
 
 

@@ -12,7 +12,6 @@ import socket
 import uuid
 from datetime import UTC, datetime, tzinfo
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -34,6 +33,7 @@ from brupop.domain.windows.maintenance_window import (
     WindowSettingError,
     choose_expression,
 )
+from brupop.domain.windows.zoned_window import zone_named
 from brupop.entrypoints.logging.log_settings import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
@@ -55,15 +55,9 @@ def default_bind_address() -> str:
 
 
 def time_zone(name: str) -> tzinfo:
-    """The IANA zone `name` (UTC without consulting the zone database)."""
-    if name.upper() == "UTC":
-        return UTC
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(
-            f"{name!r} is not an IANA time zone name (e.g. UTC, Europe/Paris, America/New_York)"
-        ) from None
+    """The IANA zone `name` (`utc` in any case is UTC), by the same check as a policy's
+    windows; ValueError with the reason when `ZoneInfo` cannot load it."""
+    return zone_named("UTC" if name.upper() == "UTC" else name)
 
 
 class ControllerSettings(BaseSettings):

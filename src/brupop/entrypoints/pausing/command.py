@@ -67,7 +67,8 @@ def parser(verb: Verb) -> argparse.ArgumentParser:
 
 
 def run(verb: Verb, argv: list[str]) -> int:
-    """Parse, act, print one line: 0 when done, 1 when the cluster could not be changed."""
+    """Parse, act, print one line: 0 when done, 1 when the cluster could not be changed or the
+    change is not in force (the policy's spec is one the controller cannot use)."""
     args = parser(verb).parse_args(argv)
     try:
         configuration = load_configuration()
@@ -88,7 +89,14 @@ def run(verb: Verb, argv: list[str]) -> int:
             line = verb.node_line(change)
         else:
             policies = KubernetesUpdatePolicyRepository(calls, args.namespace)
-            line = verb.fleet_line(verb.on_fleet(FleetPause(policies)), args.namespace)
+            fleet = verb.on_fleet(FleetPause(policies))
+            if fleet.policy.spec is None:
+                print(
+                    f"brupop {verb.name}: {not_in_force(verb, fleet, args.namespace)}",
+                    file=sys.stderr,
+                )
+                return 1
+            line = verb.fleet_line(fleet, args.namespace)
     except PortError as error:
         where = Where(str(configuration.host), args.namespace, args.node)
         print(printable_lines(f"brupop {verb.name}: {advice(error, where)}"), file=sys.stderr)
@@ -97,6 +105,18 @@ def run(verb: Verb, argv: list[str]) -> int:
         api_client.close()
     print(printable_lines(line))  # it names what the cluster holds: no terminal controls
     return 0
+
+
+def not_in_force(verb: Verb, change: FleetChange, namespace: str) -> str:
+    """One line: the write was made, but the controller cannot use the spec (a window in an
+    unknown time zone, say), so it keeps its last good policy and the write is not in force."""
+    paused = "true" if verb.name == "pause" else "false"
+    problem = " ".join((change.policy.problem or "it does not validate").split())
+    return (
+        f"spec.paused={paused} written to policy {change.policy.name} in namespace {namespace}, "
+        f"but the controller cannot use that spec ({problem}) and keeps its last good policy "
+        f"until it is fixed (kubectl edit {PLURAL} {change.policy.name} -n {namespace})"
+    )
 
 
 @dataclass(frozen=True)

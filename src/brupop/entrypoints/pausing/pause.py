@@ -39,5 +39,6 @@ PAUSE = Verb(
 
 
 def main(argv: list[str]) -> int:
-    """Pause; 0 when done, 1 when the cluster could not be changed, 2 for a bad argument."""
+    """Pause; 0 when done, 1 when the cluster could not be changed or the policy's spec is one
+    the controller cannot use, 2 for a bad argument."""
     return run(PAUSE, argv)

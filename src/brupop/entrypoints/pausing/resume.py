@@ -46,5 +46,6 @@ RESUME = Verb(
 
 
 def main(argv: list[str]) -> int:
-    """Resume; 0 when done, 1 when the cluster could not be changed, 2 for a bad argument."""
+    """Resume; 0 when done, 1 when the cluster could not be changed or the policy's spec is one
+    the controller cannot use, 2 for a bad argument."""
     return run(RESUME, argv)

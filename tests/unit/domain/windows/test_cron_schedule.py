@@ -7,8 +7,14 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brupop.domain.windows.cron_schedule import CronError, CronSchedule
+from tests.support.outside_input import outside_text
+
+_FIELD_TEXT = st.text(alphabet=st.sampled_from("0123456789²\u0661*/,-?LW#JanMonsun"), max_size=8)
+_FIELDS_OF_TEXT = st.lists(_FIELD_TEXT, min_size=6, max_size=7).map(" ".join)
 
 
 def _at(
@@ -181,3 +187,20 @@ def test_question_mark_means_any_in_the_day_fields() -> None:
     assert schedule.days_of_week == frozenset(range(1, 8))
     assert schedule.days_of_month == frozenset(range(1, 32, 2))
     assert schedule.months == frozenset({1, 2, 3, 4})
+
+
+@pytest.mark.parametrize(
+    "expression", ["0 0 ² * * * *", "0 0 \u0661 * * * *", "0/² * * * * * *", "0 0 1-\u0663 * * * *"]
+)
+def test_digits_other_than_ascii_are_refused_as_a_cron_error(expression: str) -> None:
+    with pytest.raises(CronError, match=r"not a number|a positive integer"):
+        CronSchedule.parse(expression)
+
+
+@settings(max_examples=200, deadline=1000)
+@given(st.one_of(outside_text(), _FIELDS_OF_TEXT))
+def test_the_cron_parser_refuses_any_text_with_its_typed_error(expression: str) -> None:
+    try:
+        CronSchedule.parse(expression)
+    except CronError as error:
+        assert len(str(error)) < 2_000
