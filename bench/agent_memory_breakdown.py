@@ -49,7 +49,6 @@ STAGES = (
         "import time, random, traceback, pathlib, urllib.parse, importlib.util, contextlib",
     ),
     Stage("dataclasses (imports inspect, ast, dis, tokenize)", "import dataclasses"),
-    Stage("logging", "import logging"),
     Stage("pydantic_core (the Rust extension)", "import pydantic_core"),
     Stage(
         "pydantic: BaseModel, fields, validators, types (hashlib, secrets)",
@@ -61,8 +60,6 @@ STAGES = (
         "pydantic's schema machinery, loaded by the first model (decimal, uuid, zoneinfo, ...)",
         "class _First(BaseModel):\n    one: int = 0",
     ),
-    Stage("semver (imports argparse, gettext)", "import semver"),
-    Stage("tenacity (imports concurrent.futures)", "import tenacity"),
     Stage(
         "domain root: states, versions, timestamps, errors, the shadow models",
         "import brupop.domain.states, brupop.domain.versions, brupop.domain.timestamps\n"

@@ -191,7 +191,8 @@ def retry_wait(
     """Full jitter: a wait drawn from 0 to `base * 2**(attempt - 1)`, capped at `most`, after
     failed attempt `attempt` (tenacity's `wait_random_exponential`, which cost the agent 0.5
     MiB to import)."""
-    return draw() * min(most, base * 2.0 ** min(attempt - 1, 1000))
+    doubling = 2.0 ** min(attempt - 1, 1000)  # a float past 2**1023 would overflow
+    return draw() * min(most, base * doubling)
 
 
 def _not_recorded(
