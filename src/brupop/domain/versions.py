@@ -1,4 +1,8 @@
-"""Bottlerocket versions: the CRD's semver pattern and semver-correct comparison."""
+"""Bottlerocket versions: the CRD's semver pattern and semver-correct comparison.
+
+Precedence is semver.org's rule 11 over this pattern's groups, not the `semver` package's:
+that package imports its command line (argparse, gettext) with it, 0.4 MiB of the agent.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import re
 from functools import lru_cache
 from typing import Annotated
 
-import semver
 from pydantic import StringConstraints
 
 # semver.org's recommended expression, exactly as the CRD (and so the kube-apiserver) enforces it.
@@ -37,7 +40,32 @@ def compare_versions(left: str, right: str) -> int:
 def _compare(left: str, right: str) -> int:
     """A fleet runs a handful of versions, and the controller compares them for every node on
     every pass: each distinct pair is parsed and compared once (a ValueError is not kept)."""
-    return semver.Version.parse(left).compare(right)
+    mine, theirs = _precedence(left), _precedence(right)
+    return (mine > theirs) - (mine < theirs)
+
+
+_Identifier = tuple[int, int, str]
+
+
+def _precedence(text: str) -> tuple[tuple[int, int, int], int, tuple[_Identifier, ...]]:
+    """A key that orders versions by semver precedence; ValueError when `text` is not one.
+
+    Major, minor, patch numerically; a pre-release before its release; pre-release
+    identifiers one by one, numeric ones numerically and before alphanumeric ones, which
+    compare as ASCII text; more identifiers after fewer equal ones. Build metadata is ignored.
+    """
+    match = _SEMVER.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"{text!r} is not a semantic version")
+    major, minor, patch, pre_release = match.group(1, 2, 3, 4)
+    release = (int(major), int(minor), int(patch))
+    if pre_release is None:
+        return release, 1, ()
+    identifiers = tuple(
+        (0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part)
+        for part in pre_release.split(".")
+    )
+    return release, 0, identifiers
 
 
 def versions_differ(left: str, right: str) -> bool:

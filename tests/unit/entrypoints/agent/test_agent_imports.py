@@ -20,6 +20,10 @@ HEAVY = (
     "matplotlib",
     "structlog",
     "urllib3",
+    # Small, but each costs the agent 0.4 to 0.5 MiB (docs/bench.md, section 1).
+    "tenacity",
+    "semver",
+    "logging",
 )
 
 # A fresh interpreter goes the way `brupop agent` goes (the command line, then the agent's
