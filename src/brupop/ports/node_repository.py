@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Protocol
 
-from brupop.domain.cluster.objects import Listing, Node, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, Node, VersionListing, WatchBookmark, WatchEvent
 
 
 class NodeRepository(Protocol):
@@ -28,7 +28,7 @@ class NodeRepository(Protocol):
         resource_version: str | None,
         timeout_seconds: float,
         label_selector: Mapping[str, str] | None = None,
-    ) -> Iterator[WatchEvent[Node]]:
+    ) -> Iterator[WatchEvent[Node] | WatchBookmark]:
         """Node changes after `resource_version`; WatchExpiredError when too old. With
         `label_selector`, only matching Nodes are seen, and a Node that stops matching is seen
         as DELETED (as the Kubernetes API does); a DELETED for a Node the caller never saw may

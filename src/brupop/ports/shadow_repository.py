@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from brupop.domain.cluster.objects import Listing, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, VersionListing, WatchBookmark, WatchEvent
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 
 
@@ -27,7 +27,7 @@ class ShadowRepository(Protocol):
 
     def watch(
         self, resource_version: str | None, timeout_seconds: float
-    ) -> Iterator[WatchEvent[Shadow]]:
+    ) -> Iterator[WatchEvent[Shadow] | WatchBookmark]:
         """Changes after `resource_version`, until `timeout_seconds` pass.
         WatchExpiredError when that version is too old: re-list."""
         ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from brupop.domain.cluster.objects import WatchEvent
+from brupop.domain.cluster.objects import WatchBookmark, WatchEvent
 from brupop.domain.policy.policy_object import PolicySnapshot, UpdatePolicy
 from brupop.domain.policy.update_policy import UpdatePolicySpec
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
@@ -32,7 +32,7 @@ class UpdatePolicyRepository(Protocol):
 
     def watch(
         self, resource_version: str | None, timeout_seconds: float
-    ) -> Iterator[WatchEvent[UpdatePolicy]]:
+    ) -> Iterator[WatchEvent[UpdatePolicy] | WatchBookmark]:
         """Changes to any policy object of the namespace after `resource_version` (None: every
         object as ADDED first), until `timeout_seconds` pass. WatchExpiredError when that
         version is too old: read again."""

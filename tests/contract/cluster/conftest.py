@@ -8,8 +8,8 @@ a workload controller would do (add nodes, pods, budgets; issue tokens), in doma
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
@@ -28,6 +28,8 @@ from brupop.domain.cluster.objects import (
     Resources,
     Taint,
     Toleration,
+    WatchBookmark,
+    WatchEvent,
 )
 from brupop.domain.cluster.resources import NO_RESOURCES
 from brupop.domain.safety.evicted_workloads import WorkloadRef
@@ -44,6 +46,7 @@ from tests.support.kube_api_rules import BUDGETS, EVENTS, PODS, POLICIES
 from tests.support.kube_emulator_server import EmulatorServer
 
 NAMESPACE = "brupop-bottlerocket-aws"
+T = TypeVar("T")
 
 
 class Ports(Protocol):
@@ -447,3 +450,8 @@ def _grace_periods(requests: Sequence[Any]) -> dict[str, int | None]:
         options = (request.data or {}).get("deleteOptions") or {}
         found[f"{request.namespace}/{request.name}"] = options.get("gracePeriodSeconds")
     return found
+
+
+def changes(stream: Iterable[WatchEvent[T] | WatchBookmark]) -> list[WatchEvent[T]]:
+    """The changes a watch yields, without its bookmarks (which only move its resume point)."""
+    return [item for item in stream if isinstance(item, WatchEvent)]

@@ -14,7 +14,7 @@ from brupop.domain.cluster.objects import (
 from brupop.domain.safety.reboot_hooks import HookPhase, hook_cleanup
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import NotFoundError, WatchExpiredError
-from tests.contract.cluster.conftest import Backend, Ports
+from tests.contract.cluster.conftest import Backend, Ports, changes
 
 OPTED_IN = {OPT_IN_LABEL: OPT_IN_VALUE}
 
@@ -173,7 +173,7 @@ def test_watch_sees_new_nodes_and_changes_in_order(backend: Backend, cluster: Po
     backend.add_node("node-b")
     cluster.nodes.set_unschedulable("node-a", True)
 
-    events = list(cluster.nodes.watch(listing.resource_version, 0.3))
+    events = changes(cluster.nodes.watch(listing.resource_version, 0.3))
 
     assert [(e.type, e.object.name) for e in events] == [
         (WatchEventType.ADDED, "node-b"),
@@ -187,7 +187,7 @@ def test_watch_from_a_forgotten_version_expires(backend: Backend, cluster: Ports
     backend.add_node("node-a")
     backend.forget_history()
     with pytest.raises(WatchExpiredError):
-        list(cluster.nodes.watch(old, 0.3))
+        changes(cluster.nodes.watch(old, 0.3))
 
 
 def test_list_versions_by_label_names_every_node_the_list_gives_at_its_version(

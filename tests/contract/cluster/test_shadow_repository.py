@@ -15,7 +15,7 @@ from brupop.ports.errors import (
     NotFoundError,
     WatchExpiredError,
 )
-from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports
+from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports, changes
 
 NODE = "ip-192-168-141-69.us-west-2.compute.internal"
 SHADOW = f"brs-{NODE}"
@@ -141,7 +141,7 @@ def test_watch_from_a_listing_sees_later_changes_in_order(cluster: Ports) -> Non
     cluster.shadows.replace_spec("brs-node-b", STAGED, None)
     cluster.shadows.delete("brs-node-a")
 
-    events = list(cluster.shadows.watch(listing.resource_version, QUICK))
+    events = changes(cluster.shadows.watch(listing.resource_version, QUICK))
 
     assert [(e.type, e.object.name) for e in events] == [
         (WatchEventType.ADDED, "brs-node-b"),
@@ -158,10 +158,10 @@ def test_watch_from_a_listing_sees_later_changes_in_order(cluster: Ports) -> Non
 def test_watch_resumes_after_the_last_event_it_gave(cluster: Ports) -> None:
     listing = cluster.shadows.list()
     cluster.shadows.create("node-a", "uid-a")
-    (first,) = list(cluster.shadows.watch(listing.resource_version, QUICK))
+    (first,) = changes(cluster.shadows.watch(listing.resource_version, QUICK))
     cluster.shadows.update_status("brs-node-a", REPORTED)
 
-    resumed = list(cluster.shadows.watch(first.resource_version, QUICK))
+    resumed = changes(cluster.shadows.watch(first.resource_version, QUICK))
 
     assert [(e.type, e.object.status) for e in resumed] == [(WatchEventType.MODIFIED, REPORTED)]
 
@@ -169,7 +169,7 @@ def test_watch_resumes_after_the_last_event_it_gave(cluster: Ports) -> None:
 def test_watch_without_a_version_starts_with_every_shadow_as_added(cluster: Ports) -> None:
     cluster.shadows.create("node-a", "uid-a")
 
-    events = list(cluster.shadows.watch(None, QUICK))
+    events = changes(cluster.shadows.watch(None, QUICK))
 
     assert [(e.type, e.object.name) for e in events] == [(WatchEventType.ADDED, "brs-node-a")]
 
@@ -177,7 +177,7 @@ def test_watch_without_a_version_starts_with_every_shadow_as_added(cluster: Port
 def test_watch_with_nothing_new_returns_empty_after_its_timeout(cluster: Ports) -> None:
     cluster.shadows.create("node-a", "uid-a")
     listing = cluster.shadows.list()
-    assert list(cluster.shadows.watch(listing.resource_version, QUICK)) == []
+    assert changes(cluster.shadows.watch(listing.resource_version, QUICK)) == []
 
 
 def test_watch_from_a_forgotten_version_expires_and_a_relist_recovers(
@@ -188,12 +188,12 @@ def test_watch_from_a_forgotten_version_expires_and_a_relist_recovers(
     backend.forget_history()
 
     with pytest.raises(WatchExpiredError):
-        list(cluster.shadows.watch(old, QUICK))
+        changes(cluster.shadows.watch(old, QUICK))
 
     relisted = cluster.shadows.list()
     assert [s.name for s in relisted.items] == ["brs-node-a"]
     cluster.shadows.update_status("brs-node-a", REPORTED)
-    events = list(cluster.shadows.watch(relisted.resource_version, QUICK))
+    events = changes(cluster.shadows.watch(relisted.resource_version, QUICK))
     assert [(e.type, e.object.name) for e in events] == [(WatchEventType.MODIFIED, "brs-node-a")]
 
 

@@ -7,8 +7,11 @@ from collections.abc import Generator
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.domain.cluster.objects import WatchEventType
+from brupop.domain.cluster.objects import WatchBookmark, WatchEvent, WatchEventType
+from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError, WatchExpiredError
+from brupop.services.controller.mirrors.informer import Informer
+from brupop.services.controller.mirrors.mirror import Mirror
 from tests.contract.kubernetes.conftest import SHADOWS_PATH, sent
 from tests.support.kube_emulator import KubeEmulator
 
@@ -58,7 +61,8 @@ def test_version_compacted_while_disconnected_expires_and_a_relist_sees_everythi
     listing = kube.shadows.list()
     assert sorted(s.name for s in listing.items) == ["brs-node-a", "brs-node-b"]
     kube.shadows.delete("brs-node-a")
-    after = [(e.type, e.object.name) for e in kube.shadows.watch(listing.resource_version, 0.3)]
+    stream = kube.shadows.watch(listing.resource_version, 0.3)
+    after = [(e.type, e.object.name) for e in stream if isinstance(e, WatchEvent)]
     assert after == [(WatchEventType.DELETED, "brs-node-a")]
 
 
@@ -71,9 +75,28 @@ def test_bookmarks_move_the_resume_point_without_events(
     }
     emulator[f"get {SHADOWS_PATH}"][:1] << 200 << (bookmark,)
 
-    assert list(kube.shadows.watch("120", 0.3)) == []
+    assert list(kube.shadows.watch("120", 0.3)) == [WatchBookmark("150")]
 
     assert [q["resourceVersion"] for q in watch_queries(emulator)] == ["120", "150"]
+
+
+def test_an_informer_resumes_its_next_watch_from_the_last_bookmark_not_the_last_event(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    mirror: Mirror[Shadow] = Mirror(lambda s: s.name, lambda s: s.resource_version)
+    informer = Informer("shadows", kube.shadows.list, kube.shadows.watch, mirror)
+    informer.relist()
+    bookmark = {
+        "type": "BOOKMARK",
+        "object": {"kind": "BottlerocketShadow", "metadata": {"resourceVersion": "9000"}},
+    }
+    # The slice counts every GET of the path: the list was the first, the watch is the second.
+    emulator[f"get {SHADOWS_PATH}"][1:2] << 200 << (bookmark,)
+
+    for item in informer.watch(informer.version, 0.2):
+        informer.apply(item)
+
+    assert informer.version == "9000"
 
 
 def test_a_stream_that_keeps_ending_empty_is_unavailable(

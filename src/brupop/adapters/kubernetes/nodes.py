@@ -21,7 +21,7 @@ from brupop.adapters.kubernetes.decoding import (
     text_or_none,
 )
 from brupop.adapters.kubernetes.scheduling_fields import allocatable_of, taints_of, timestamp_of
-from brupop.domain.cluster.objects import Listing, Node, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, Node, VersionListing, WatchBookmark, WatchEvent
 
 
 @reads("Node")
@@ -104,7 +104,7 @@ class KubernetesNodeRepository:
         resource_version: str | None,
         timeout_seconds: float,
         label_selector: Mapping[str, str] | None = None,
-    ) -> Iterator[WatchEvent[Node]]:
+    ) -> Iterator[WatchEvent[Node] | WatchBookmark]:
         selector = selector_text(label_selector)
         params = (("label_selector", selector),) if selector else ()
         source = watching.WatchSource(

@@ -23,7 +23,7 @@ from brupop.adapters.kubernetes.shadow_objects import (
     spec_object,
     status_object,
 )
-from brupop.domain.cluster.objects import Listing, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, VersionListing, WatchBookmark, WatchEvent
 from brupop.domain.shadow import API_VERSION_V2, KIND, Shadow, ShadowSpec, ShadowStatus
 from brupop.ports.errors import ConflictError, InvalidObjectError
 
@@ -63,7 +63,7 @@ class KubernetesShadowRepository:
 
     def watch(
         self, resource_version: str | None, timeout_seconds: float
-    ) -> Iterator[WatchEvent[Shadow]]:
+    ) -> Iterator[WatchEvent[Shadow] | WatchBookmark]:
         return watching.watch(self._calls, self._source, resource_version, timeout_seconds)
 
     def create(self, node_name: str, node_uid: str) -> Shadow:

@@ -13,7 +13,7 @@ from kubernetes.client import CustomObjectsApi
 
 from brupop.adapters.kubernetes import watching
 from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
-from brupop.domain.cluster.objects import WatchEvent
+from brupop.domain.cluster.objects import WatchBookmark, WatchEvent
 from brupop.domain.policy.policy_object import (
     PolicyObjectError,
     PolicySnapshot,
@@ -58,7 +58,7 @@ class KubernetesUpdatePolicyRepository:
 
     def watch(
         self, resource_version: str | None, timeout_seconds: float
-    ) -> Iterator[WatchEvent[UpdatePolicy]]:
+    ) -> Iterator[WatchEvent[UpdatePolicy] | WatchBookmark]:
         return watching.watch(self._calls, self._source, resource_version, timeout_seconds)
 
     def get(self) -> UpdatePolicy:

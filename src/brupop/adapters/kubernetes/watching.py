@@ -19,7 +19,12 @@ import urllib3.exceptions
 
 from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls, lines
 from brupop.adapters.kubernetes.errors import error_for_status, status_code
-from brupop.domain.cluster.objects import VersionListing, WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import (
+    VersionListing,
+    WatchBookmark,
+    WatchEvent,
+    WatchEventType,
+)
 from brupop.ports.errors import UnavailableError
 
 T = TypeVar("T")
@@ -76,8 +81,10 @@ def list_versions(
 
 def watch(
     calls: ApiCalls, source: WatchSource[T], resource_version: str | None, timeout_seconds: float
-) -> Iterator[WatchEvent[T]]:
-    """Changes after `resource_version` (None: every object as ADDED first) until the timeout."""
+) -> Iterator[WatchEvent[T] | WatchBookmark]:
+    """Changes after `resource_version` (None: every object as ADDED first) until the timeout,
+    and the bookmarks the API sends, so the caller resumes from the newest version it knows
+    even when nothing it watches changed."""
     deadline = time.monotonic() + max(timeout_seconds, 0.0)
     last = resource_version
     if last is None:
@@ -88,9 +95,11 @@ def watch(
     while (remaining := deadline - time.monotonic()) > 0:
         seen_before = last
         for event, version in _one_stream(calls, source, last, remaining, deadline):
-            last = version or last
             if event is not None:
                 yield event
+            elif version and version != last:
+                yield WatchBookmark(version)
+            last = version or last
         quiet = quiet + 1 if last == seen_before else 0
         if quiet >= MAX_QUIET_RECONNECTS:
             raise UnavailableError(f"{source.action}: the watch keeps ending without events")

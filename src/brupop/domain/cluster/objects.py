@@ -206,6 +206,14 @@ class WatchEvent(Generic[T]):
 
 
 @dataclass(frozen=True)
+class WatchBookmark:
+    """A watch's word that nothing this watch selects changed up to `resource_version`: the
+    place to resume from, so a quiet watch does not fall behind the API's watch cache."""
+
+    resource_version: str
+
+
+@dataclass(frozen=True)
 class Listing(Generic[T]):
     """A consistent list of objects and the resourceVersion a watch can resume from."""
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import structlog
 
-from brupop.domain.cluster.objects import WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import WatchBookmark, WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import PortError, WatchExpiredError
 from brupop.ports.shadow_repository import ShadowRepository
@@ -170,7 +170,8 @@ class ShadowFeed:
                     self._relisted(listing.items)
                     version = listing.resource_version
                 for event in self._shadows.watch(version, self._watch_seconds):
-                    self._apply(event)
+                    if not isinstance(event, WatchBookmark):
+                        self._apply(event)
                     version = event.resource_version or version
                     if self._stopping.is_set():
                         return

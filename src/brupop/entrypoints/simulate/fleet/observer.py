@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import structlog
 
-from brupop.domain.cluster.objects import WatchEventType
+from brupop.domain.cluster.objects import WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import PortError, WatchExpiredError
@@ -138,7 +138,7 @@ class FleetObserver:
                     version = listing.resource_version
                 for event in self._shadows.watch(version, _WATCH_SECONDS):
                     version = event.resource_version or version
-                    if event.type is not WatchEventType.DELETED:
+                    if isinstance(event, WatchEvent) and event.type is not WatchEventType.DELETED:
                         self._see(event.object)
                     if self._stop.is_set():
                         break

@@ -16,14 +16,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from brupop.domain.cluster.objects import Listing, VersionListing, WatchEvent
+from brupop.domain.cluster.objects import Listing, VersionListing, WatchBookmark, WatchEvent
 from brupop.ports.errors import InvalidObjectError, NotFoundError, WatchExpiredError
 from brupop.services.controller.mirrors.mirror import Mirror
 
 T = TypeVar("T")
 
 Lister = Callable[[], Listing[T]]
-Watcher = Callable[[str | None, float], Iterator[WatchEvent[T]]]
+Watcher = Callable[[str | None, float], Iterator[WatchEvent[T] | WatchBookmark]]
 
 MAX_READS_PER_CHECK = 100
 """Objects a version check reads again one by one; with more out of date, one full list costs
@@ -115,13 +115,15 @@ class Informer(Generic[T]):
             changed += 1
         return changed
 
-    def watch(self, version: str | None, timeout_seconds: float) -> Iterator[WatchEvent[T]]:
+    def watch(
+        self, version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[T] | WatchBookmark]:
         """The raw watch, for a follower thread."""
         return self._watcher(version, timeout_seconds)
 
-    def apply(self, event: WatchEvent[T]) -> bool:
-        """One event into the mirror; remember its version to resume from."""
+    def apply(self, event: WatchEvent[T] | WatchBookmark) -> bool:
+        """One event into the mirror, or a bookmark; remember its version to resume from."""
         if event.resource_version:
             with self._lock:
                 self._version = event.resource_version
-        return self.mirror.apply(event)
+        return False if isinstance(event, WatchBookmark) else self.mirror.apply(event)
