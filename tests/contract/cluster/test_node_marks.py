@@ -16,6 +16,7 @@ from brupop.domain.cluster.objects import (
     Listing,
     Node,
     VersionListing,
+    WatchBookmark,
     WatchEvent,
 )
 from brupop.ports.errors import UnavailableError
@@ -73,7 +74,7 @@ class FailingWrite:
         resource_version: str | None,
         timeout_seconds: float,
         label_selector: Mapping[str, str] | None = None,
-    ) -> Iterator[WatchEvent[Node]]:
+    ) -> Iterator[WatchEvent[Node] | WatchBookmark]:
         return self._nodes.watch(resource_version, timeout_seconds, label_selector)
 
     def _count(self) -> None:

@@ -119,7 +119,7 @@ def test_a_cordon_and_its_mark_are_one_write_and_so_are_the_uncordon_and_its_rem
 
     cordoned = cluster.nodes.set_unschedulable("node-a", True, annotations={MARK: "true"})
     uncordoned = cluster.nodes.set_unschedulable("node-a", False, annotations={MARK: None})
-    events = list(cluster.nodes.watch(before, 0.3))
+    events = changes(cluster.nodes.watch(before, 0.3))
 
     assert (cordoned.unschedulable, cordoned.annotations) == (True, {MARK: "true"})
     assert (uncordoned.unschedulable, uncordoned.annotations) == (False, {})
@@ -138,7 +138,7 @@ def test_a_label_and_its_mark_are_one_write(backend: Backend, cluster: Ports) ->
         "node-a", {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE}, annotations={mark: "true"}
     )
     cluster.nodes.set_labels("node-a", {LB_EXCLUSION_LABEL: None}, annotations={mark: None})
-    events = list(cluster.nodes.watch(before, 0.3))
+    events = changes(cluster.nodes.watch(before, 0.3))
 
     assert [(e.object.labels, e.object.annotations) for e in events] == [
         (OPTED_IN | {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE}, {mark: "true"}),
