@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import urllib.parse
 from collections.abc import Callable
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -60,3 +61,18 @@ def seconds_up_to(most: float) -> Callable[[str], float]:
         return value
 
     return seconds
+
+
+def http_url(text: str) -> str:
+    """An http:// or https:// address with a host, like http://127.0.0.1:8080."""
+    try:
+        parts = urllib.parse.urlsplit(text)
+        port_ok = parts.port is None or parts.port > 0  # .port raises on a bad port
+    except ValueError:
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an http:// or https:// address with a host, like "
+            "http://127.0.0.1:8080"
+        )
+    return text

@@ -12,6 +12,7 @@ import sys
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.extras import SIMULATE, Extra
 from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_OK
+from brupop.entrypoints.near_miss import did_you_mean
 
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("brupop.entrypoints.agent.main", "run the node agent (DaemonSet)"),
@@ -28,21 +29,22 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
 _NEEDS: dict[str, Extra] = {"simulate": SIMULATE}
 
 
-def _usage() -> str:
-    lines = ["usage: brupop <command> [options]", "", "commands:"]
+def _usage(prog: str = "brupop") -> str:
+    lines = [f"usage: {prog} <command> [options]", "", "commands:"]
     lines += [f"  {name:<11} {help_}" for name, (_, help_) in _SUBCOMMANDS.items()]
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "brupop") -> int:
     """Dispatch to the chosen subcommand's `main(argv)` and return its exit code."""
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
-        print(_usage())
+        print(_usage(prog))
         return EXIT_OK if args else EXIT_BAD_SETTINGS
     name, rest = args[0], args[1:]
     if name not in _SUBCOMMANDS:
-        print(f"brupop: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        hint = did_you_mean(name, _SUBCOMMANDS)
+        print(f"{prog}: unknown command {name!r}{hint}\nsee `{prog} --help`", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     extra = _NEEDS.get(name)
     if extra is not None and (missing := extra.missing()):
@@ -59,6 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     if name == "agent":
         early_stop.ignore_from_now()  # whatever ended it, a late SIGTERM must not change its code
     return code
+
+
+def kubectl_plugin() -> int:
+    """`kubectl brupop ...`: kubectl finds `kubectl-brupop` on PATH (krew's naming) and passes
+    it the words after `brupop`; the same commands, introduced under kubectl's name."""
+    return main(sys.argv[1:], prog="kubectl brupop")
 
 
 if __name__ == "__main__":

@@ -129,7 +129,8 @@ def test_an_unreachable_kubernetes_api_is_one_line_naming_it(
     assert main(["--timeout", "5"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert f"through the Kubernetes API at {url}" in err
+    assert f"cannot reach the Kubernetes API at {url}" in err
+    assert "kubeconfig's current context" in err, "the API is down, not the controller"
 
 
 def test_without_any_configuration_it_says_how_to_get_one(

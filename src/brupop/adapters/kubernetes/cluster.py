@@ -7,14 +7,13 @@ from the pod's service account when running in a cluster, else from a kubeconfig
 
 from __future__ import annotations
 
-import os
-
 from kubernetes import config as kube_config
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config.config_exception import ConfigException
 
 from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.adapters.kubernetes.events import KubernetesEventRecorder
+from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable, load_kubeconfig
 from brupop.adapters.kubernetes.leases import KubernetesLeaseStore
 from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
 from brupop.adapters.kubernetes.pods import KubernetesPodRepository
@@ -31,21 +30,21 @@ the host, which on a 96-core node is 480, whatever the pod's CPU limit."""
 
 
 def load_configuration() -> Configuration:
-    """In-cluster service-account configuration, else the kubeconfig's current context."""
+    """In-cluster service-account configuration, else the kubeconfig's current context.
+
+    KubeconfigUnusable (an UnavailableError) when a kubeconfig exists but cannot be used.
+    """
     configuration = bounded(Configuration())
     try:
         kube_config.load_incluster_config(client_configuration=configuration)
     except ConfigException as in_cluster:
         try:
-            kube_config.load_kube_config(
-                config_file=os.environ.get("KUBECONFIG") or None,  # read now, not at import
-                client_configuration=configuration,
-                persist_config=False,
-            )
-        except (ConfigException, OSError) as kubeconfig:
+            load_kubeconfig(configuration)
+        except KubeconfigUnusable:
+            raise
+        except UnavailableError as kubeconfig:
             raise UnavailableError(
-                f"no Kubernetes configuration: not in a pod ({in_cluster}) "
-                f"and no usable kubeconfig ({kubeconfig})"
+                f"no Kubernetes configuration: not in a pod ({in_cluster}) and {kubeconfig}"
             ) from None
     return configuration
 

@@ -42,6 +42,7 @@ _BY_CODE: dict[int, type[PortError]] = {
 
 
 RETRY_AFTER_MAX_SECONDS = 60.0
+_NO_ANSWER_CHARS = 120
 """The longest Retry-After believed: a bigger one is read as this many seconds."""
 DISRUPTION_BUDGET_CAUSE = "DisruptionBudget"
 
@@ -118,7 +119,23 @@ def translated(action: str) -> Iterator[None]:
     except ApiException as error:
         raise from_api_exception(error, action) from error
     except (urllib3.exceptions.HTTPError, OSError) as error:
-        raise UnavailableError(f"{action}: the Kubernetes API did not answer: {error}") from error
+        raise UnavailableError(
+            f"{action}: the Kubernetes API did not answer: {no_answer(error)}"
+        ) from error
+
+
+def no_answer(error: BaseException) -> str:
+    """Why a request got no answer, in a few words: urllib3's message embeds the connection's
+    repr (host, port, sometimes an object address), which the caller already names."""
+    cause = error.__context__ if isinstance(error, urllib3.exceptions.HTTPError) else error
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror.lower()  # "connection refused", "name or service not known"
+    if isinstance(error, urllib3.exceptions.TimeoutError | TimeoutError):
+        return "timed out"
+    text = " ".join(str(cause or error).split())
+    _, colon, rest = text.partition("): ")
+    text = rest if colon and text.startswith(("HTTPConnection(", "HTTPSConnection(")) else text
+    return text if len(text) <= _NO_ANSWER_CHARS else text[: _NO_ANSWER_CHARS - 3] + "..."
 
 
 def _status_of(body: Any) -> dict[str, Any]:

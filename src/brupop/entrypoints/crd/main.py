@@ -6,7 +6,6 @@ as YAML documents; `--kind` prints one of them (the chart keeps each in its own 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
@@ -15,6 +14,7 @@ import yaml
 from brupop.domain.policy.update_policy import KIND as POLICY_KIND
 from brupop.domain.shadow import KIND as SHADOW_KIND
 from brupop.entrypoints.argument_types import dns_label, tcp_port
+from brupop.entrypoints.command_parser import CommandParser
 from brupop.entrypoints.crd.definition import (
     DEFAULT_APISERVER_SERVICE_PORT,
     custom_resource_definition,
@@ -47,7 +47,7 @@ def render(
 
 def main(argv: list[str]) -> int:
     """Print the CRDs; exit 2 on bad arguments."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="brupop crd",
         description="Print brupop's CustomResourceDefinitions as YAML.",
     )

@@ -13,10 +13,14 @@ from kubernetes.client import ApiClient
 
 from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.adapters.kubernetes.cluster import load_configuration
+from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
 from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
 from brupop.adapters.kubernetes.update_policies import PLURAL, KubernetesUpdatePolicyRepository
 from brupop.domain.printable import printable_lines
 from brupop.entrypoints.argument_types import dns_label, node_name, seconds_up_to
+from brupop.entrypoints.command_parser import CommandParser
+from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS
+from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.ports.errors import (
     ConflictError,
@@ -45,7 +49,7 @@ class Verb:
 
 def parser(verb: Verb) -> argparse.ArgumentParser:
     """`brupop <verb> [--node NODE] [--namespace NS] [--timeout SECONDS]`."""
-    parser = argparse.ArgumentParser(prog=f"brupop {verb.name}", description=verb.description)
+    parser = CommandParser(prog=f"brupop {verb.name}", description=verb.description)
     parser.add_argument(
         "--node",
         type=node_name,
@@ -68,10 +72,14 @@ def parser(verb: Verb) -> argparse.ArgumentParser:
 
 def run(verb: Verb, argv: list[str]) -> int:
     """Parse, act, print one line: 0 when done, 1 when the cluster could not be changed or the
-    change is not in force (the policy's spec is one the controller cannot use)."""
+    change is not in force (the policy's spec is one the controller cannot use), 2 on a bad
+    flag or a kubeconfig that cannot be used."""
     args = parser(verb).parse_args(argv)
     try:
         configuration = load_configuration()
+    except KubeconfigUnusable as error:
+        print(printable_lines(f"brupop {verb.name}: {kubeconfig_advice(error)}"), file=sys.stderr)
+        return EXIT_BAD_SETTINGS
     except UnavailableError:
         print(
             f"brupop {verb.name}: no Kubernetes configuration: set KUBECONFIG or create "

@@ -17,7 +17,11 @@ from typing import Any
 from kubernetes.client import Configuration
 
 from brupop.adapters.kubernetes.cluster import load_configuration
-from brupop.entrypoints.argument_types import dns_label, seconds_up_to
+from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
+from brupop.entrypoints.argument_types import dns_label, http_url, seconds_up_to
+from brupop.entrypoints.command_parser import CommandParser
+from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS
+from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.status.policy_line import (
     PolicyUnreadable,
@@ -43,12 +47,13 @@ LONGEST_TIMEOUT_SECONDS = 3600.0
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="brupop status",
         description="Show every node's update state and why it waits (the controller's view).",
     )
     parser.add_argument(
         "--url",
+        type=http_url,
         help="the controller's HTTP address (e.g. http://127.0.0.1:8080 through a "
         "port-forward); by default the controller is reached through the Kubernetes API's "
         "service proxy, with kubectl's configuration",
@@ -86,6 +91,8 @@ def read_status(url: str | None, namespace: str, timeout: float) -> dict[str, An
     service = ControllerService(namespace)
     try:
         configuration = load_configuration()
+    except KubeconfigUnusable:
+        raise  # a broken kubeconfig is the user's to fix, not a reason to try elsewhere
     except UnavailableError:
         try:
             return read_url(LOCAL_URL, timeout)
@@ -114,8 +121,17 @@ def _add_policy(
 
 
 def main(argv: list[str]) -> int:
-    """Print the table (or the JSON document); 1 when the controller cannot be reached."""
+    """Print the table (or the JSON document); 1 when the controller cannot be reached, 2 on a
+    bad flag or a kubeconfig that cannot be used."""
     args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KubeconfigUnusable as error:
+        complain(f"brupop status: {kubeconfig_advice(error)}")
+        return EXIT_BAD_SETTINGS
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.timeline is not None:
         return write_cluster_timeline(
             args.timeline,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubernetes.client import ApiClient, Configuration, CoreV1Api
+from kubernetes.client.exceptions import ApiException
 
 from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.ports.errors import (
@@ -19,6 +20,7 @@ from brupop.ports.errors import (
     NotFoundError,
     PortError,
     UnauthorizedError,
+    UnavailableError,
 )
 
 CONTROLLER_SERVICE = "brupop-controller-server"
@@ -56,6 +58,8 @@ def read_url(url: str, timeout: float) -> dict[str, Any]:
             document = json.load(response)
     except (urllib.error.URLError, OSError, ValueError, RecursionError) as error:
         reason = getattr(error, "reason", error)
+        if isinstance(reason, OSError) and reason.strerror:
+            reason = reason.strerror.lower()  # "connection refused", not "[Errno 111] ..."
         raise StatusUnavailable(f"cannot read {target}: {reason}") from None
     if not isinstance(document, dict):
         raise StatusUnavailable(f"{target} did not answer with the controller's status")
@@ -92,6 +96,11 @@ def _advice(error: PortError, service: ControllerService, host: str) -> str:
         return (
             f"the Kubernetes API at {host} refused to proxy to {where} ({error}): "
             f"your kubeconfig's user needs `get` on `services/proxy` in {service.namespace}"
+        )
+    if isinstance(error, UnavailableError) and not isinstance(error.__cause__, ApiException):
+        return (
+            f"cannot reach the Kubernetes API at {host} ({error}): check your kubeconfig's "
+            "current context (kubectl cluster-info)"
         )
     return (
         f"cannot read the controller's status through the Kubernetes API at {host} ({error}): "

@@ -1,6 +1,7 @@
 """`brupop status --timeline FILE`: draw the rollout from what the cluster remembers.
 
-The path and the drawing library are checked first (exit 2), then the shadows and Events are
+The path and the drawing library are checked first (exit 2, as for a kubeconfig that cannot
+be used), then the shadows and Events are
 read through the Kubernetes API (exit 1 when it cannot be reached), with the update policy's
 halt when it has one. The concurrency limit comes from the controller's `/status` when it
 answers; without it the picture has no limit line.
@@ -13,8 +14,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from brupop.adapters.kubernetes.cluster import load_configuration
+from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
 from brupop.adapters.timeline_picture import PicturePathError, check_picture_path, draw_timeline
 from brupop.entrypoints.extras import TIMELINE
+from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
 from brupop.entrypoints.status.cluster_history import ClusterHistory, read_history
 from brupop.entrypoints.status.cluster_timeline import (
     ClusterTimeline,
@@ -46,6 +49,8 @@ def write_cluster_timeline(
         return _fail(f"--timeline: {error}", EXIT_USAGE)
     try:
         history = _read(namespace, timeout)
+    except KubeconfigUnusable as error:
+        return _fail(kubeconfig_advice(error), EXIT_USAGE)
     except PortError as error:
         return _fail(f"cannot read the shadows and their Events: {error}", EXIT_UNREACHABLE)
     limit = _limit(read_limit)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 
+from brupop.entrypoints.near_miss import did_you_mean
 from brupop.entrypoints.simulate.flags.flag_values import (
     ONE_DAY,
     OptionError,
@@ -69,7 +70,10 @@ def read_fault(text: str, names: list[str]) -> tuple[str, str]:
     if not sep:
         raise OptionError(f"--fault: {text!r} is not NODE=FAULT")
     if fault not in KNOWN_FAULTS:
-        raise OptionError(f"--fault: {fault!r} is not one of {', '.join(KNOWN_FAULTS)}")
+        raise OptionError(
+            f"--fault: {fault!r} is not one of {', '.join(KNOWN_FAULTS)}"
+            f"{did_you_mean(fault, KNOWN_FAULTS)}"
+        )
     return read_node("--fault", node, names), fault
 
 

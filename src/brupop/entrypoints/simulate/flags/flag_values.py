@@ -5,6 +5,8 @@ A value simulate cannot use raises OptionError, whose message names the flag (ex
 
 from __future__ import annotations
 
+from brupop.entrypoints.near_miss import did_you_mean
+
 ONE_HOUR = 3600.0
 ONE_DAY = 86_400.0
 
@@ -40,5 +42,8 @@ def read_seconds(flag: str, raw: str, *, allow_zero: bool = False, most: float =
 def read_node(flag: str, name: str, names: list[str]) -> str:
     """A node the flag names, which must be one of this fleet's."""
     if name not in names:
-        raise OptionError(f"{flag}: no node {name!r} in this fleet ({names[0]}..{names[-1]})")
+        raise OptionError(
+            f"{flag}: no node {name!r} in this fleet ({names[0]}..{names[-1]})"
+            f"{did_you_mean(name, names)}"
+        )
     return name

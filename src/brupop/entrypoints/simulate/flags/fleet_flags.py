@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from brupop.domain.versions import compare_versions, is_version
+from brupop.entrypoints.near_miss import did_you_mean
 from brupop.entrypoints.simulate.flags.flag_values import OptionError, read_integer, read_node
 from brupop.entrypoints.simulate.scenarios.fleet_shape import (
     MAX_PODS_PER_NODE,
@@ -67,8 +68,14 @@ def read_versions(args: argparse.Namespace) -> tuple[str, str]:
 
 def read_max_concurrent(raw: str) -> int | None:
     """--max-concurrent: a count, or None for unlimited."""
-    if raw.strip().lower() == UNLIMITED:
+    word = raw.strip().lower()
+    if word == UNLIMITED:
         return None
+    if not word.lstrip("-").isdigit():
+        raise OptionError(
+            f"--max-concurrent: {raw!r} is neither an integer >= 1 nor {UNLIMITED!r}"
+            f"{did_you_mean(word, [UNLIMITED])}"
+        )
     return read_integer("--max-concurrent", raw, minimum=1, maximum=1_000_000)
 
 

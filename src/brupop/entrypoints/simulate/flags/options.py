@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from brupop.domain.policy.scheduling_policy import concurrency_limit
+from brupop.entrypoints.command_parser import CommandParser
 from brupop.entrypoints.simulate.flags.disruption_flags import (
     add_disruption_flags,
     read_chaos_seed,
@@ -107,7 +108,7 @@ class SimulationOptions:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="brupop simulate",
         description="Roll a simulated Bottlerocket fleet on this machine: in-memory cluster, "
         "real controller and apiserver, one real agent process per node.",

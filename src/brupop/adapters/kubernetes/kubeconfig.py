@@ -1,0 +1,83 @@
+"""Reading a kubeconfig, and saying in one line why it cannot be used.
+
+The official client answers a broken kubeconfig with whatever its parser raised: a YAML error
+over three lines, a TypeError for a list where a mapping belongs, a UnicodeDecodeError for a
+binary file. A command given such a file should name the file and the problem, in one line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import yaml
+from kubernetes import config as kube_config
+from kubernetes.client import Configuration
+from kubernetes.config.config_exception import ConfigException
+
+from brupop.ports.errors import UnavailableError
+
+DEFAULT_KUBECONFIG = "~/.kube/config"
+_PROBLEM_CHARS = 160
+
+# What the client's loader raises for a file it cannot read or make sense of.
+_LOAD_ERRORS = (
+    ConfigException,
+    OSError,
+    yaml.YAMLError,
+    UnicodeDecodeError,
+    TypeError,
+    AttributeError,
+    KeyError,
+    ValueError,
+)
+
+
+class KubeconfigUnusable(UnavailableError):
+    """A kubeconfig exists but cannot be used; the message names it and says why."""
+
+    def __init__(self, location: str, problem: str) -> None:
+        super().__init__(f"the kubeconfig {location} cannot be used: {problem}")
+        self.location = location
+
+
+def kubeconfig_location() -> str:
+    """$KUBECONFIG (one or more files, `:`-separated), else ~/.kube/config, as kubectl reads."""
+    return os.environ.get("KUBECONFIG") or DEFAULT_KUBECONFIG
+
+
+def kubeconfig_exists(location: str) -> bool:
+    """Whether any file `location` names exists (none: there is no configuration at all)."""
+    return any(Path(part).expanduser().exists() for part in location.split(os.pathsep) if part)
+
+
+def load_kubeconfig(configuration: Configuration) -> None:
+    """Fill `configuration` from the kubeconfig's current context.
+
+    KubeconfigUnusable when a file exists but cannot be used; UnavailableError when none does.
+    """
+    location = kubeconfig_location()
+    try:
+        kube_config.load_kube_config(
+            config_file=os.environ.get("KUBECONFIG") or None,  # read now, not at import
+            client_configuration=configuration,
+            persist_config=False,
+        )
+    except _LOAD_ERRORS as error:
+        if not kubeconfig_exists(location):
+            raise UnavailableError(f"no kubeconfig at {location}") from None
+        raise KubeconfigUnusable(location, load_problem(error)) from None
+
+
+def load_problem(error: Exception) -> str:
+    """One short line for what the loader raised."""
+    if isinstance(error, yaml.MarkedYAMLError):
+        mark = error.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        return f"it is not valid YAML: {error.problem or error.context}{where}"
+    if isinstance(error, yaml.YAMLError | UnicodeDecodeError):
+        return "it is not valid YAML text"
+    if isinstance(error, TypeError | AttributeError | KeyError):
+        return "it is YAML, but not a kubeconfig (clusters, users, contexts, current-context)"
+    text = " ".join(str(error).split())
+    return text if len(text) <= _PROBLEM_CHARS else text[: _PROBLEM_CHARS - 3] + "..."
