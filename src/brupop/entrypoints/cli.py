@@ -7,6 +7,7 @@ controller's or apiserver's dependencies.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 from brupop.entrypoints import early_stop
@@ -35,11 +36,19 @@ def _usage(prog: str = "brupop") -> str:
     return "\n".join(lines)
 
 
+def _print_usage(prog: str) -> None:
+    """The usage on stdout; a reader that stops early (`| head`) is not an error."""
+    try:
+        print(_usage(prog), flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no complaint at exit
+
+
 def main(argv: list[str] | None = None, prog: str = "brupop") -> int:
     """Dispatch to the chosen subcommand's `main(argv)` and return its exit code."""
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
-        print(_usage(prog))
+        _print_usage(prog)
         return EXIT_OK if args else EXIT_BAD_SETTINGS
     name, rest = args[0], args[1:]
     if name not in _SUBCOMMANDS:
