@@ -7,10 +7,10 @@ Text stays text in the SVG, so node names can be searched and read by tools.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brupop.adapters.system.writable_paths import PathUnwritable, check_file_path
 from brupop.domain.reporting.rollout_timeline import Phase, Timeline
 
 if TYPE_CHECKING:
@@ -39,20 +39,15 @@ class PicturePathError(ValueError):
 
 
 def check_picture_path(raw: str) -> Path:
-    """The path, if a picture can be written there; else PicturePathError naming the problem."""
+    """The path, if a picture can be written there (missing folders are made when it is
+    drawn); else PicturePathError naming the problem."""
     path = Path(raw).expanduser()
     if path.suffix.lower() not in FORMATS:
         raise PicturePathError(f"{raw}: the picture's name must end in .svg or .png")
-    if path.is_dir():
-        raise PicturePathError(f"{raw} is a directory; give a file name ending in .svg or .png")
-    parent = path.parent.resolve()
-    if not parent.is_dir():
-        raise PicturePathError(f"{raw}: the directory {parent} does not exist")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise PicturePathError(f"{raw} exists and is not writable")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise PicturePathError(f"{raw}: the directory {parent} is not writable")
-    return path
+    try:
+        return check_file_path(raw)
+    except PathUnwritable as error:
+        raise PicturePathError(str(error)) from None
 
 
 def draw_timeline(
@@ -73,6 +68,7 @@ def draw_timeline(
     _draw_fleet_marks(gantt, flight, timeline)
     gantt.set_title(title, loc="left", fontsize=11)
     fmt = FORMATS[path.suffix.lower()]
+    path.parent.mkdir(parents=True, exist_ok=True)
     metadata = {"Date": None} if fmt == "svg" else None
     with rc_context({"svg.fonttype": "none"}):  # text as <text>, not outlines
         figure.savefig(path, format=fmt, dpi=110, metadata=metadata)

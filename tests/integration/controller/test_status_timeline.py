@@ -163,10 +163,11 @@ def test_without_a_controller_the_timeline_is_drawn_without_the_limit(
     assert any("; limit unknown," in text for text in _texts(tmp_path / "cluster.svg"))
 
 
-@pytest.mark.parametrize("name", ["cluster.pdf", "missing/cluster.svg", "."])
+@pytest.mark.parametrize("name", ["cluster.pdf", "a-file/cluster.svg", "."])
 def test_a_path_that_cannot_take_the_picture_is_refused_before_the_cluster_is_asked(
     name: str, emulated: EmulatorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (tmp_path / "a-file").write_text("not a directory\n")
     assert main(["--timeline", str(tmp_path / name)]) == 2
 
     err = capsys.readouterr().err

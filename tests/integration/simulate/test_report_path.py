@@ -31,7 +31,7 @@ def test_a_report_below_a_regular_file_stops_the_simulation_at_start_with_exit_2
     code = main(["--report", str(blocker / "out" / "report.json")])
 
     assert code == EXIT_USAGE
-    assert f"{blocker} is not a directory" in capsys.readouterr().err
+    assert f"{blocker} is a file, not a directory" in capsys.readouterr().err
 
 
 def test_a_report_in_directories_yet_to_be_made_is_accepted(tmp_path: Path) -> None:

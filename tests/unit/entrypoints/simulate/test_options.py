@@ -80,7 +80,7 @@ def test_the_flags_are_checked_without_the_shells_settings(
     [
         ("run.pdf", "must end in .svg or .png"),
         ("run", "must end in .svg or .png"),
-        ("missing/run.svg", "does not exist"),
+        ("a-file/run.svg", "a-file is a file, not a directory"),
         ("a-directory.svg", "is a directory"),
     ],
 )
@@ -92,6 +92,7 @@ def test_a_timeline_path_that_cannot_take_a_picture_stops_the_run_before_it_star
 ) -> None:
     base = str(tmp_path)
     (tmp_path / "a-directory.svg").mkdir()
+    (tmp_path / "a-file").write_text("not a directory\n")
 
     assert main(["--timeline", f"{base}/{name}"]) == 2
 

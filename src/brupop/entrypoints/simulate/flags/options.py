@@ -36,7 +36,12 @@ from brupop.entrypoints.simulate.flags.fleet_flags import (
     read_versions,
 )
 from brupop.entrypoints.simulate.flags.output_flags import add_output_flags, read_live, read_output
-from brupop.entrypoints.simulate.flags.output_paths import picture_path, report_path
+from brupop.entrypoints.simulate.flags.output_paths import (
+    log_dir_path,
+    picture_path,
+    report_path,
+    work_dir_path,
+)
 from brupop.entrypoints.simulate.flags.policy_flags import (
     add_policy_flags,
     read_hooks,
@@ -139,8 +144,8 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         apiclient=read_executable("--apiclient", args.apiclient),
         report=read_output(report_path, args.report),
         timeline=read_output(picture_path, args.timeline),
-        log_dir=Path(args.log_dir) if args.log_dir else None,
-        work_dir=Path(args.work_dir) if args.work_dir else None,
+        log_dir=read_output(log_dir_path, args.log_dir),
+        work_dir=read_output(work_dir_path, args.work_dir),
         timeout=read_seconds("--timeout", args.timeout, most=ONE_DAY),
         timing=timing,
         block_drain=tuple(read_node("--block-drain", name, names) for name in args.block_drain),

@@ -41,7 +41,8 @@ def add_output_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def read_output(check: Callable[[str], Path], raw: str | None) -> Path | None:
-    """An output file's path (--report, --timeline), checked now; none when not asked for."""
+    """An output path (--report, --timeline, --log-dir, --work-dir), checked now; none when
+    not asked for."""
     if not raw:
         return None
     try:

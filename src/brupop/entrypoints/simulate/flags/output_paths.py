@@ -1,11 +1,17 @@
-"""Where a simulation writes its files (`--report`, `--timeline`), checked before it starts, so
-that a long run's report or picture is not lost to a typo."""
+"""Where a simulation writes (`--report`, `--timeline`, `--log-dir`, `--work-dir`), checked
+before it starts, the same way for each, so that a long run's report or picture is not lost to
+a typo: missing folders are made, and the nearest existing one must take a new file."""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from pathlib import Path
 
+from brupop.adapters.system.writable_paths import (
+    PathUnwritable,
+    check_file_path,
+    check_folder_path,
+)
 from brupop.adapters.timeline_picture import PicturePathError, check_picture_path
 
 
@@ -14,7 +20,7 @@ class PathRefused(ValueError):
 
 
 def picture_path(raw: str) -> Path:
-    """The timeline's file: .svg or .png, in a directory that exists and can be written."""
+    """--timeline: .svg or .png, somewhere this run can write."""
     try:
         return check_picture_path(raw)
     except PicturePathError as error:
@@ -22,20 +28,22 @@ def picture_path(raw: str) -> Path:
 
 
 def report_path(raw: str) -> Path:
-    """A file this run can write at its end: checked now, so that a long run's report and
-    summary are not lost to a typo."""
-    path = Path(raw).expanduser()
-    if path.is_dir():
-        raise PathRefused(
-            f"--report: {raw} is a directory; give a file name, like {path}/report.json"
-        )
-    if path.exists() and not os.access(path, os.W_OK):
-        raise PathRefused(f"--report: {raw} is not writable")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent  # the report's directories are made at the end
-    if not parent.is_dir():
-        raise PathRefused(f"--report: {raw} cannot be created: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise PathRefused(f"--report: {raw} cannot be created: {parent} is not writable")
-    return path
+    """--report: a file this run can write at its end."""
+    return _checked("--report", check_file_path, raw)
+
+
+def log_dir_path(raw: str) -> Path:
+    """--log-dir: a folder for the agents' and the cluster's logs."""
+    return _checked("--log-dir", check_folder_path, raw)
+
+
+def work_dir_path(raw: str) -> Path:
+    """--work-dir: a folder for certificates, tokens and host state."""
+    return _checked("--work-dir", check_folder_path, raw)
+
+
+def _checked(flag: str, check: Callable[[str], Path], raw: str) -> Path:
+    try:
+        return check(raw)
+    except PathUnwritable as error:
+        raise PathRefused(f"{flag}: {error}") from None
