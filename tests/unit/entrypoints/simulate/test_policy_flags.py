@@ -92,8 +92,10 @@ def test_the_resume_must_come_after_the_pause() -> None:
     assert (options.pause_at, options.resume_at) == (0.0, 2.5)
 
 
-def test_unhealthy_names_nodes_of_the_fleet_and_refuses_others() -> None:
-    options = parse_options(["--nodes", "3", "--unhealthy", "node-02", "--unhealthy", "node-03"])
+def test_unhealthy_names_nodes_of_the_fleet_and_refuses_others(tmp_path: Path) -> None:
+    gate = _file(tmp_path, GOOD + "  healthGate:\n    timeoutSeconds: 3\n")
+    argv = ["--nodes", "3", "--policy", gate, "--unhealthy", "node-02", "--unhealthy", "node-03"]
+    options = parse_options(argv)
     assert options.unhealthy == ("node-02", "node-03")
     with pytest.raises(OptionError, match="--unhealthy"):
         parse_options(["--nodes", "3", "--unhealthy", "node-09"])

@@ -39,7 +39,7 @@ def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
         default=[],
         metavar="NODE",
         help="after its reboot NODE stays NotReady and its DaemonSet pod never becomes Ready "
-        "(a health gate in --policy then fails it)",
+        "(needs a --policy with a healthGate, which then fails it)",
     )
     scenario.add_argument(
         "--fault",
@@ -51,7 +51,9 @@ def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
     scenario.add_argument(
         "--chaos-kills", default="0", help="kill agents (SIGKILL or SIGTERM) this many times"
     )
-    scenario.add_argument("--chaos-seed", default=None, help="seed for the chaos schedule")
+    scenario.add_argument(
+        "--chaos-seed", default=None, help="seed for the chaos schedule (needs --chaos-kills)"
+    )
     scenario.add_argument(
         "--restart-controller-after",
         default=None,
@@ -60,7 +62,9 @@ def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
         "then start a new one",
     )
     scenario.add_argument(
-        "--controller-down-seconds", default="1", help="how long the controller stays stopped"
+        "--controller-down-seconds",
+        default=None,
+        help="how long the controller stays stopped (default 1; needs --restart-controller-after)",
     )
 
 

@@ -20,6 +20,7 @@ from brupop.entrypoints.simulate.flags.disruption_flags import (
     read_fault,
     read_restart_after,
 )
+from brupop.entrypoints.simulate.flags.flag_needs import check_flag_needs
 from brupop.entrypoints.simulate.flags.flag_values import (
     ONE_DAY,
     OptionError,
@@ -136,7 +137,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
     from_version, to_version = read_versions(args)
     timing = read_timing(args)
     policy = read_policy(args.policy)
-    return SimulationOptions(
+    options = SimulationOptions(
         nodes=nodes,
         max_concurrent=read_max_concurrent(args.max_concurrent),
         from_version=from_version,
@@ -155,7 +156,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         chaos_seed=read_chaos_seed(args.chaos_seed),
         restart_controller_after=read_restart_after(args.restart_controller_after),
         controller_down_seconds=read_seconds(
-            "--controller-down-seconds", args.controller_down_seconds, allow_zero=True
+            "--controller-down-seconds", args.controller_down_seconds or "1", allow_zero=True
         ),
         settle_seconds=read_seconds("--settle-seconds", args.settle_seconds),
         live=read_live(args.live),
@@ -165,3 +166,5 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         shape=read_shape(args, names),
         **read_pause_moments(args),
     )
+    check_flag_needs(args, policy)  # once every value is known to be good
+    return options
