@@ -10,8 +10,9 @@ from dataclasses import replace
 
 import pytest
 
+from brupop.domain.policy.update_policy_status import HaltReason
 from brupop.entrypoints.simulate.fleet.supervisor import AgentExit, ExitCause
-from brupop.entrypoints.simulate.outcome.report import NodeReport, RunFacts, judge
+from brupop.entrypoints.simulate.outcome.report import VERDICT_CHARS, NodeReport, RunFacts, judge
 
 
 def _node(**changes: object) -> NodeReport:
@@ -60,7 +61,7 @@ def test_a_clean_rollout_is_ok_and_says_so_on_its_last_line() -> None:
         (
             {},
             {"final_version": "1.19.0", "reason": "backing_off: until later"},
-            "node-01 still on 1.19.0: backing_off: until later",
+            "node-01 still on 1.19.0 (backing_off)",
         ),
     ],
 )
@@ -122,15 +123,41 @@ def test_a_failed_verdict_of_a_large_fleet_stays_one_short_line_with_the_first_f
     report = judge(_facts(*nodes))
 
     assert report.verdict.startswith("FAILED (0/100 nodes updated): node-001 left cordoned; ")
-    assert report.verdict.endswith("; and 97 more (listed above)")
-    assert "node-004" not in report.verdict
-    assert len(report.verdict) < 1000
+    assert report.verdict.endswith(f"; and {100 - report.failures_in_verdict} more (listed above)")
+    assert len(report.verdict) <= VERDICT_CHARS
     assert len(report.failures) == 100  # the report keeps every one
 
 
 def test_a_failed_verdict_shortens_a_long_failure() -> None:
-    report = judge(_facts(_node(final_version="1.19.0", reason="x" * 5000)))
+    report = judge(_facts(_node(unexpected_exits=[1] * 2000)))
 
-    assert report.verdict.startswith("FAILED (0/1 nodes updated): node-01 still on 1.19.0: xxx")
+    assert report.verdict.startswith("FAILED (1/1 nodes updated): node-01 agent exited with 1, 1")
     assert report.verdict.endswith("...")
-    assert len(report.verdict) < 400
+    assert len(report.verdict) <= VERDICT_CHARS
+
+
+def test_a_node_left_behind_is_named_with_its_reason_code_and_the_sentence_stays_out() -> None:
+    sentence = "outside_window: outside every maintenance window; the next opens at " + "x" * 300
+    nodes = [_node(name=f"node-0{i}", final_version="1.19.0", reason=sentence) for i in range(6)]
+
+    report = judge(_facts(*nodes))
+
+    assert report.verdict.startswith(
+        "FAILED (0/6 nodes updated): node-00 still on 1.19.0 (outside_window); "
+        "node-01 still on 1.19.0 (outside_window); "
+    )
+    assert len(report.verdict) <= VERDICT_CHARS
+    assert "maintenance window" not in report.verdict
+    assert report.nodes[0].reason == sentence, "the sentence is kept in the report"
+
+
+def test_a_halted_verdict_with_a_long_detail_stays_within_the_limit() -> None:
+    halt = HaltReason(node="node-01", check="http:ready", detail="y" * 1000)
+
+    report = judge(_facts(halt=halt))
+
+    assert report.verdict.startswith(
+        "HALTED (1/1 nodes updated): node node-01 failed http:ready: y"
+    )
+    assert report.verdict.endswith("...; no node starts until `brupop resume`")
+    assert len(report.verdict) <= VERDICT_CHARS

@@ -48,7 +48,9 @@ def test_failures_beyond_the_verdicts_first_few_each_get_a_line_above_it() -> No
 
     assert lines[-1].startswith("FAILED (0/6 nodes updated): node-01 left cordoned;")
     also = [line for line in lines if line.startswith("also failed:")]
-    assert also == [f"also failed: node-0{i} left cordoned" for i in (4, 5, 6)]
+    named = [f"node-0{i} left cordoned" in lines[-1] for i in range(1, 7)]
+    assert named == [True] * sum(named) + [False] * (6 - sum(named)), "the first ones"
+    assert also == [f"also failed: node-0{i} left cordoned" for i in range(sum(named) + 1, 7)]
 
 
 def test_agents_killed_by_a_sigterm_sent_before_their_handler_are_counted_apart() -> None:
@@ -85,3 +87,17 @@ def test_a_halted_run_ends_with_a_line_saying_halted_with_the_node_and_the_check
         "HALTED (2/3 nodes updated): node node-02 failed nodeReady: the node is not Ready; "
         "no node starts until `brupop resume`"
     )
+
+
+def test_each_node_left_behind_has_its_reason_printed_once() -> None:
+    halted = "halted: fleet halted after 1 failed node(s); node node-02 failed nodeReady"
+    behind = [_node(f"node-0{i}", final_version="1.19.0", reason=halted) for i in (3, 4, 5, 6)]
+
+    lines = _printed(_node("node-01"), *behind)
+
+    text = "\n".join(lines)
+    for i in (3, 4, 5, 6):
+        assert text.count(f"node-0{i}: {halted}") == 1
+    assert text.count("fleet halted after") == 4, "once per node, nowhere else"
+    assert not [line for line in lines if line.startswith("also failed: node-0")]
+    assert "halted: HALTED" not in text

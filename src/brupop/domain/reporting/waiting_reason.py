@@ -140,7 +140,7 @@ def explain(shadow: Shadow, view: RolloutView, *, held: int) -> Explanation:
         )
     if view.halted is not None:
         return Explanation(
-            Reason.HALTED, f"HALTED: {view.halted}; `brupop resume` to go on; {offered}"
+            Reason.HALTED, f"fleet {view.halted}; `brupop resume` to go on; {offered}"
         )
     if view.paused:
         return Explanation(

@@ -95,6 +95,8 @@ def test_a_node_still_pending_at_the_gate_timeout_fails_and_halts_the_fleet() ->
     assert (status.halt_reason.node, status.halt_reason.check) == ("node-00", "nodeReady")
     assert status.halted_at is not None and status.failures == 1
     assert reasons_by_node(controller)["node-01"] is Reason.HALTED
+    halted = report_row(controller, "node-01").detail
+    assert halted.startswith("fleet halted after 1 failed node(s)"), "said once, not HALTED: halted"
     row = report_row(controller, "node-00")
     assert "health gate failed on nodeReady" in row.detail, "its REASON says why"
     assert metrics.fleet_halted is True

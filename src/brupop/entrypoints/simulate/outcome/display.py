@@ -21,7 +21,7 @@ from rich.table import Table
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.fleet.observer import NodeView
 from brupop.entrypoints.simulate.fleet.supervisor import AgentView
-from brupop.entrypoints.simulate.outcome.report import FAILURES_IN_VERDICT, SimulationReport
+from brupop.entrypoints.simulate.outcome.report import SimulationReport, reason_failure
 
 _PHASES = (
     ("stage", UpdateState.STAGED_AND_PERFORMED_UPDATE),
@@ -171,10 +171,12 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
             *phases,
         )
     console.print(table)
+    left_behind = set()
     for node in report.nodes:
-        if node.reason:
+        if node.reason:  # its sentence, once; the failures below name only its code
             why = "; ".join(part for part in (node.reason, _last(node.last_failure)) if part)
             console.print(f"{node.name}: {why}", highlight=False, markup=False, soft_wrap=True)
+            left_behind.add(reason_failure(node, report.to_version))
     console.print(
         f"max outside Idle at once: {report.max_concurrent_observed} "
         f"(limit {report.max_concurrent_allowed or 'unlimited'}); "
@@ -182,8 +184,9 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
         f"controller restarts: {report.controller_restarts}" + _early_sigterms(report),
         highlight=False,
     )
-    for failure in report.failures[FAILURES_IN_VERDICT:]:
-        console.print(f"also failed: {failure}", highlight=False, soft_wrap=True, markup=False)
+    for failure in report.failures[report.failures_in_verdict :]:
+        if failure not in left_behind:
+            console.print(f"also failed: {failure}", highlight=False, soft_wrap=True, markup=False)
     if report.log_dir:
         console.print(f"agent logs: {report.log_dir}", highlight=False, soft_wrap=True)
     if timeline is not None:

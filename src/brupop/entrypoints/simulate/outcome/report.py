@@ -65,8 +65,9 @@ class SimulationReport:
     nodes: list[NodeReport]
     from_version: str
     to_version: str
-    verdict: str
+    verdict: str  # one line, at most VERDICT_CHARS
     failures: list[str] = field(default_factory=list)
+    failures_in_verdict: int = 0  # the first of `failures` the verdict names
     timed_out: bool = False
     chaos_kills_sent: int = 0
     controller_restarts: int = 0
@@ -123,16 +124,15 @@ def judge(facts: RunFacts) -> SimulationReport:
     if facts.tracebacks:
         failures.append(f"{facts.tracebacks} traceback(s) in agent logs")
     updated = sum(node.updated_to(facts.to_version) for node in facts.nodes)
+    tally = f"({updated}/{len(facts.nodes)} nodes updated)"
     halt = facts.halt
+    named = 0
     if halt is not None:
         detail = f": {halt.detail}" if halt.detail else ""
         failures.insert(0, f"HALTED: node {halt.node} failed {halt.check}{detail}")
-        verdict = (
-            f"HALTED ({updated}/{len(facts.nodes)} nodes updated): node {halt.node} failed "
-            f"{halt.check}{detail[:_LONGEST_IN_VERDICT]}; no node starts until `brupop resume`"
-        )
+        verdict, named = _halted_verdict(tally, halt), 1
     elif failures:
-        verdict = f"FAILED ({updated}/{len(facts.nodes)} nodes updated): " + _first(failures)
+        verdict, named = _fit(f"FAILED {tally}: ", failures)
     else:
         shown = "unlimited" if limit is None else str(limit)
         verdict = (
@@ -151,6 +151,7 @@ def judge(facts: RunFacts) -> SimulationReport:
         to_version=facts.to_version,
         verdict=verdict,
         failures=failures,
+        failures_in_verdict=named,
         timed_out=facts.timed_out,
         chaos_kills_sent=facts.chaos_kills_sent,
         controller_restarts=facts.controller_restarts,
@@ -162,28 +163,56 @@ def judge(facts: RunFacts) -> SimulationReport:
     )
 
 
-# The verdict is one line: at 100 nodes, all their failures would make it many KB.
-FAILURES_IN_VERDICT = 3
-_LONGEST_IN_VERDICT = 240
+# The verdict is one line of at most VERDICT_CHARS: the first failures that fit, and how many
+# more the lines above (and the report's `failures`) hold.
+VERDICT_CHARS = 200
+_HALT_TAIL = "; no node starts until `brupop resume`"
 
 
-def _first(failures: list[str]) -> str:
-    """The first few failures, each shortened, and how many more the lines above list."""
-    shown = [
-        text if len(text) <= _LONGEST_IN_VERDICT else text[: _LONGEST_IN_VERDICT - 3] + "..."
-        for text in failures[:FAILURES_IN_VERDICT]
-    ]
-    more = len(failures) - len(shown)
-    return "; ".join(shown) + (f"; and {more} more (listed above)" if more else "")
+def _halted_verdict(tally: str, halt: HaltReason) -> str:
+    head = f"HALTED {tally}: node {halt.node} failed {halt.check}"
+    room = VERDICT_CHARS - len(head) - len(_HALT_TAIL) - 2
+    detail = f": {_shortened(halt.detail, room)}" if halt.detail and room > 3 else ""
+    return head + detail + _HALT_TAIL
+
+
+def _fit(head: str, failures: list[str]) -> tuple[str, int]:
+    """`head` and the first failures that fit in VERDICT_CHARS, then `; and K more`; and how
+    many it names."""
+    shown: list[str] = []
+    for index, failure in enumerate(failures):
+        rest = len(failures) - index - 1
+        tail = f"; and {rest} more (listed above)" if rest else ""
+        candidate = "; ".join([*shown, failure])
+        if len(head) + len(candidate) + len(tail) <= VERDICT_CHARS:
+            shown.append(failure)
+            continue
+        if not shown:  # the first alone is too long: shorten it
+            shown.append(_shortened(failure, VERDICT_CHARS - len(head) - len(tail)))
+            continue
+        more = f"; and {len(failures) - len(shown)} more (listed above)"
+        return head + "; ".join(shown) + more, len(shown)
+    return head + "; ".join(shown), len(shown)
+
+
+def _shortened(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: max(0, most - 3)] + "..."
+
+
+def reason_failure(node: NodeReport, target: str) -> str | None:
+    """The failure that says `node` was left behind, naming its REASON code only (the
+    summary's line for the node, and the report's `reason`, hold the sentence)."""
+    if node.final_version == target:
+        return None
+    code = node.reason.split(":", 1)[0].strip() if node.reason else "no REASON given"
+    return f"{node.name} still on {node.final_version or 'unknown'} ({code})"
 
 
 def _node_failures(node: NodeReport, target: str) -> list[str]:
     problems: list[str] = []
-    if node.final_version != target:
-        why = f": {node.reason}" if node.reason else ""
-        if node.last_failure:
-            why += f" (last failure: {node.last_failure})"
-        problems.append(f"{node.name} still on {node.final_version or 'unknown'}{why}")
+    left_behind = reason_failure(node, target)
+    if left_behind is not None:
+        problems.append(left_behind)
     elif node.final_state != UpdateState.IDLE:
         problems.append(f"{node.name} ended in {node.final_state}")
     if node.unschedulable:
