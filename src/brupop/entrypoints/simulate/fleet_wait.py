@@ -1,5 +1,6 @@
-"""Waiting for the simulated fleet: each tick drives the scenarios, until every node is updated,
-the fleet settles (no change for --settle-seconds, none updating), time runs out or Ctrl-C.
+"""Waiting for the simulated fleet: each tick starts the controller once every agent reported,
+drives the scenarios, until every node is updated, the fleet settles (no change for
+--settle-seconds, none updating), time runs out or Ctrl-C.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from brupop.entrypoints.simulate.scenarios.chaos import ChaosMonkey
 from brupop.entrypoints.simulate.scenarios.pause_schedule import policy_soaking
 
 _TICK_SECONDS = 0.05
+FIRST_REPORTS_SECONDS = 10.0
+"""The longest the controller waits for every agent's first report before it starts anyway."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ def wait_for_fleet(
                 return WaitEnd(timed_out=True)
             if _finished(run, chaos, restart, options, now):
                 return WaitEnd()
+            if not run.controller.started and _fleet_known(run, now):
+                run.controller.start()
             restart.step(run.observer.first_active_at)
             run.pauses.step(rollout_began_at(run), run.started_at)
             run.unhealthy.step(run.observer.views())
@@ -60,7 +65,7 @@ def _finished(
     now: float,
 ) -> bool:
     """Every node updated, or (the scenarios over) quiet for --settle-seconds and settled."""
-    if not (chaos.done and restart.done and run.pauses.done):
+    if not (run.controller.started and chaos.done and restart.done and run.pauses.done):
         return False
     views = run.observer.views()
     if all(view.phase(options.to_version) == "updated" for view in views.values()):
@@ -68,6 +73,16 @@ def _finished(
     last_change = max(run.observer.last_change_at, run.pauses.last_written_at or 0.0)
     quiet = now - last_change >= options.settle_seconds
     return quiet and settled(views) and not policy_soaking(run.cluster)
+
+
+def _fleet_known(run: StartedRun, now: float) -> bool:
+    """Every agent has reported its node and the update it is offered (or enough time went by
+    that one of them never will), so the controller's first pass sees the whole fleet: in a
+    cluster the shadows are there before a rollout, and the start order picks among them all,
+    not among whichever agents came up first."""
+    views = run.observer.views().values()
+    reported = all(v.status_state is not None and v.target_version for v in views)
+    return reported or now - run.started_at >= FIRST_REPORTS_SECONDS
 
 
 def rollout_began_at(run: StartedRun) -> float | None:

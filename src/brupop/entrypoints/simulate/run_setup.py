@@ -47,8 +47,8 @@ class StartedRun:
 def set_up_run(
     options: SimulationOptions, work_dir: Path, log_dir: Path, stops: list[Callable[[], None]]
 ) -> StartedRun:
-    """Start the apiserver and controller (their stops go on `stops` as each starts) and
-    prepare the rest; the agents are not started yet."""
+    """Start the apiserver and prepare the rest (their stops go on `stops`); the agents and the
+    controller are not started yet."""
     names = options.node_names()
     cluster = InMemoryCluster()
     components.send_cluster_logs_to(log_dir / "cluster.log")
@@ -102,14 +102,13 @@ def _start_control_plane(
     work_dir: Path,
     stops: list[Callable[[], None]],
 ) -> tuple[str, SimulatedController]:
-    """The apiserver, then the controller; each one's stop goes on `stops` once it runs."""
+    """The apiserver, started, and the controller, ready to start; their stops go on `stops`."""
     apiserver = components.start_apiserver(cluster, tls, options)
     stops.append(apiserver.stop)
     controller = SimulatedController(
         cluster, options, apiserver_url=apiserver.url, work_dir=work_dir, ca_file=tls.ca_cert
     )
-    controller.start()
-    stops.append(controller.stop)
+    stops.append(controller.stop)  # started once the agents have reported (fleet_wait)
     return apiserver.url, controller
 
 

@@ -34,8 +34,10 @@ class SimulatedController:
         self._ca_file = ca_file
         self._handle: components.ControllerHandle | None = None
         self.restarts = 0
+        self.started = False  # it ran at least once (a scenario may have stopped it since)
 
     def start(self) -> None:
+        self.started = True
         self._handle = components.new_controller(self._cluster, self._options)
         self._handle.start()
         endpoints = Endpoints(self._apiserver_url, self._handle.url, self._ca_file)
