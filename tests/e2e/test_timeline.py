@@ -1,5 +1,7 @@
 """`brupop simulate --timeline`: the picture of a run with a failure and a pause, one row per
-node. A run that halts is drawn in test_health_gate_halt.py."""
+node. The pause writes a policy object, whose default `haltAfterFailures: 1` halts the fleet at
+the failure: the title says HALTED and the nodes left are drawn halted. A health gate's halt is
+drawn in test_health_gate_halt.py."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ def test_a_run_with_a_failure_and_a_pause_draws_one_row_per_node_and_marks_both(
 ) -> None:
     picture = tmp_path / "timeline.svg"
     run = simulate(
-        "--nodes", "3", "--fault", "node-02=prepare", "--timeline", str(picture),
+        "--nodes", "3", "--fault", "node-03=prepare", "--timeline", str(picture),
         "--pause-at", "1", "--resume-at", "3",
     )  # fmt: skip
 
@@ -30,7 +32,9 @@ def test_a_run_with_a_failure_and_a_pause_draws_one_row_per_node_and_marks_both(
     labels = [text for text in texts if text.startswith("node-")]
     assert labels == ["node-01", "node-02", "node-03"], texts
     assert "agent failed in staging (crash count 1)" in texts, texts
-    for legend in ("staging", "drain", "reboot", "monitoring", "updated", "backoff", "failure"):
+    # node-02 goes first (the cheapest: no cache pod), then node-01, then node-03 fails.
+    legends = ("staging", "drain", "reboot", "monitoring", "updated", "backoff", "failure")
+    for legend in legends:
         assert legend in texts, texts
-    assert any(text.startswith("brupop simulate: 3 nodes") and "FAILED" in text for text in texts)
+    assert any(text.startswith("brupop simulate: 3 nodes") and "HALTED" in text for text in texts)
     assert "fleet paused" in texts and "fleet resumed" in texts, texts

@@ -30,8 +30,10 @@ _COLOURS = {
     Phase.MONITORING: "#54a24b",
     Phase.GATE: "#b5bd2b",
     Phase.BACKOFF: "#f4b6c2",
+    Phase.HALTED: "#bdbdbd",
     Phase.UPDATED: "#c7e9c0",
 }
+_HATCHES = {Phase.HALTED: "////"}  # a halt must not look like an ordinary wait
 
 
 class PicturePathError(ValueError):
@@ -87,7 +89,8 @@ def _draw_rows(axes: Axes, timeline: Timeline, *, fontsize: float) -> None:
                 left=span.start,
                 height=0.7,
                 color=_COLOURS[span.phase],
-                edgecolor="white",
+                hatch=_HATCHES.get(span.phase),
+                edgecolor="white" if span.phase not in _HATCHES else "#757575",
                 linewidth=0.5,
                 label=label,
             )

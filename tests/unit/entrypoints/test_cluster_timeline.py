@@ -130,3 +130,23 @@ def test_the_policys_halt_is_a_fleet_mark_naming_the_node_and_check() -> None:
     assert drawn.timeline.fleet_marks == (FleetMark(40, "fleet halted: node-02 failed httpProbe"),)
     assert policy_moments(None) == ()
     assert policy_moments(UpdatePolicy("default", "ns", UpdatePolicySpec())) == ()
+
+
+def test_a_health_gate_failure_is_marked_with_its_check_and_the_waiting_nodes_are_halted() -> None:
+    status = UpdatePolicyStatus(
+        halted_at=_at(40), halt_reason=HaltReason(node="node-02", check="nodeReady")
+    )
+    policy = UpdatePolicy("default", "ns", UpdatePolicySpec(), status=status)
+    message = "health gate failed on nodeReady: the node is not Ready"
+    events = (
+        ShadowEvent("node-02", "UpdateStarted", "", T0),
+        ShadowEvent("node-02", "HealthGateFailed", message, _at(40)),
+        ShadowEvent("node-01", "UpdateStarted", "", _at(50)),
+    )
+    history = ClusterHistory((), events, policy_moments(policy))
+
+    rows = {row.node: row for row in cluster_timeline(history, _at(60), limit=1).timeline.rows}
+
+    assert rows["node-02"].failures == (FailureMark(40, message),)
+    assert Phase.BACKOFF not in {span.phase for span in rows["node-02"].spans}
+    assert rows["node-01"].spans[:2] == (Span(Phase.WAITING, 0, 40), Span(Phase.HALTED, 40, 50))

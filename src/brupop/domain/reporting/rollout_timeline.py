@@ -9,7 +9,7 @@ the hook and gate phases are here so a controller that has them only needs to re
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import NamedTuple
@@ -34,6 +34,7 @@ class Phase(StrEnum):
     MONITORING = "monitoring"
     GATE = "health gate"
     BACKOFF = "backoff"
+    HALTED = "halted"  # waiting, with the fleet halted: nothing starts until a resume
     UPDATED = "updated"
 
     @property
@@ -42,7 +43,7 @@ class Phase(StrEnum):
         return self not in _AT_REST
 
 
-_AT_REST = frozenset({Phase.WAITING, Phase.BACKOFF, Phase.UPDATED})
+_AT_REST = frozenset({Phase.WAITING, Phase.BACKOFF, Phase.HALTED, Phase.UPDATED})
 
 
 @dataclass(frozen=True)
@@ -145,8 +146,10 @@ def build_timeline(
     limit: int | None,
     first_phase: Phase = Phase.WAITING,
     fleet_marks: Iterable[FleetMark] = (),
+    halted_at: float | None = None,
 ) -> Timeline:
-    """Rows for `nodes` (and any other node a transition names), each from 0 to `end`.
+    """Rows for `nodes` (and any other node a transition names), each from 0 to `end`; from
+    `halted_at` on (the fleet halted), a waiting node is drawn `halted`.
 
     Every node starts in `first_phase`; a transition (or a fleet mark) outside 0..end is
     clamped into it, and one that repeats the current phase changes nothing.
@@ -160,6 +163,9 @@ def build_timeline(
     names = list(by_node)
     kept = names[:MAX_ROWS]
     rows = tuple(_row(name, by_node[name], end, first_phase) for name in kept)
+    if halted_at is not None:
+        halt = min(max(halted_at, 0.0), end)
+        rows = tuple(replace(row, spans=_halted_from(halt, row.spans)) for row in rows)
     return Timeline(
         rows=rows,
         end=end,
@@ -191,6 +197,19 @@ def _row(node: str, seen: list[Transition], end: float, first_phase: Phase) -> N
     if end > since or not spans:
         spans.append(Span(phase, since, end))
     return NodeRow(node, tuple(spans), tuple(failures))
+
+
+def _halted_from(halt: float, spans: Sequence[Span]) -> tuple[Span, ...]:
+    """The spans, with the part of each waiting span after `halt` turned `halted`."""
+    out: list[Span] = []
+    for span in spans:
+        if span.phase is not Phase.WAITING or span.end <= halt:
+            out.append(span)
+            continue
+        if span.start < halt:
+            out.append(Span(Phase.WAITING, span.start, halt))
+        out.append(Span(Phase.HALTED, max(span.start, halt), span.end))
+    return tuple(out)
 
 
 def _in_flight(rows: Sequence[NodeRow]) -> tuple[tuple[float, int], ...]:

@@ -82,9 +82,16 @@ def timeline_title(report: SimulationReport) -> str:
     return (
         f"brupop simulate: {len(nodes)} nodes {report.from_version} -> {report.to_version}, "
         f"at most {'unlimited' if limit is None else limit} at once; "
-        f"{'OK' if report.ok else 'FAILED'}, {updated}/{len(nodes)} updated "
+        f"{_outcome(report)}, {updated}/{len(nodes)} updated "
         f"in {report.duration_seconds:.0f} s"
     )
+
+
+def _outcome(report: SimulationReport) -> str:
+    """As the verdict begins: a halt is a halt, not just a failure."""
+    if report.halted:
+        return "HALTED"
+    return "OK" if report.ok else "FAILED"
 
 
 def _write_report(console: Console, report: SimulationReport, path: Path) -> bool:

@@ -5,13 +5,19 @@ SimulationReport, and the timeline that --timeline draws.
 from __future__ import annotations
 
 from brupop.domain.reporting.rollout_timeline import Timeline
+from brupop.domain.shadow import shadow_name
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet.observer import active_intervals
 from brupop.entrypoints.simulate.fleet_wait import WaitEnd
 from brupop.entrypoints.simulate.outcome.agent_logs import count_tracebacks
 from brupop.entrypoints.simulate.outcome.node_outcome import node_outcome
 from brupop.entrypoints.simulate.outcome.report import NodeReport, RunFacts, SimulationReport, judge
-from brupop.entrypoints.simulate.outcome.timeline import halt_marks, pause_marks, simulated_timeline
+from brupop.entrypoints.simulate.outcome.timeline import (
+    halt_marks,
+    halted_at,
+    pause_marks,
+    simulated_timeline,
+)
 from brupop.entrypoints.simulate.run_setup import StartedRun
 from brupop.entrypoints.simulate.scenarios.chaos import ChaosMonkey
 from brupop.entrypoints.simulate.scenarios.pause_schedule import policy_halt, policy_phase
@@ -28,7 +34,19 @@ def run_timeline(run: StartedRun, options: SimulationOptions, duration: float) -
         limit=options.limit_in_force,
         fleet_marks=pause_marks(run.pauses.moments)
         + halt_marks(run.cluster.policies, run.started_on),
+        halted_at=halted_at(run.cluster.policies, run.started_on),
+        gate_failures=_gate_failures(run),
     )
+
+
+def _gate_failures(run: StartedRun) -> dict[str, list[str]]:
+    """Each node's HealthGateFailed messages, in the order the controller recorded them."""
+    nodes = {shadow_name(name): name for name in run.names}
+    failures: dict[str, list[str]] = {}
+    for event in run.cluster.events.recorded:
+        if event.reason == "HealthGateFailed" and event.shadow_name in nodes:
+            failures.setdefault(nodes[event.shadow_name], []).append(event.message)
+    return failures
 
 
 def run_report(

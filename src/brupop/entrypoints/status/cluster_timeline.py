@@ -4,8 +4,9 @@ turned into the domain's transitions.
 Each phase of an update is an Event the controller records on the shadow (UpdateStarted,
 UpdateRebooting, UpdateMonitoring, UpdateCompleted, and BeforeRebootHooks or AfterRebootHooks
 when a reboot hook is asked to act; UpdateFailed, UpdateTimedOut and RebootHookFailed for a
-failure), a shadow's spec says when its current phase began, and the update policy's status
-when the fleet halted. A cluster keeps no record of
+failure, HealthGateFailed naming the failed check), a shadow's spec says when its current phase
+began, and the update policy's status when the fleet halted (waiting nodes are drawn halted
+from then on). A cluster keeps no record of
 when a drain ended, so the reboot's bar includes the drain here.
 """
 
@@ -38,6 +39,8 @@ EVENT_PHASES = {
     "UpdateCompleted": Phase.UPDATED,
 }
 FAILURE_EVENTS = frozenset({"UpdateFailed", "UpdateTimedOut", "RebootHookFailed"})
+# A failure mark only: the node stays on the new version; its message names the check.
+MARK_EVENTS = frozenset({"HealthGateFailed"})
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ def cluster_timeline(history: ClusterHistory, now: datetime, limit: int | None) 
         end=(max(now, start) - start).total_seconds(),
         limit=limit,
         fleet_marks=marks,
+        halted_at=min((mark.at for mark in marks), default=None),  # the fleet's one moment
     )
     return ClusterTimeline(timeline, start)
 
@@ -94,6 +98,8 @@ def limit_of(text: str) -> int | None:
 def _from_event(event: ShadowEvent) -> _Moment | None:
     if event.reason in FAILURE_EVENTS:
         return _Moment(event.node, event.at, Phase.BACKOFF, event.message or event.reason)
+    if event.reason in MARK_EVENTS:
+        return _Moment(event.node, event.at, None, event.message or event.reason)
     phase = EVENT_PHASES.get(event.reason)
     return None if phase is None else _Moment(event.node, event.at, phase)
 

@@ -131,3 +131,21 @@ def test_fleet_marks_are_kept_in_order_inside_the_run_and_bounded() -> None:
     many = [FleetMark(float(i), "paused") for i in range(MAX_FLEET_MARKS + 5)]
     bounded = build_timeline(["node-01"], [], end=100.0, limit=1, fleet_marks=many)
     assert len(bounded.fleet_marks) == MAX_FLEET_MARKS
+
+
+def test_after_the_fleet_halts_a_waiting_node_is_drawn_halted_not_waiting() -> None:
+    transitions = _update("node-01", 1.0)
+
+    timeline = build_timeline(["node-01", "node-02"], transitions, end=10.0, limit=1, halted_at=4.0)
+
+    first, second = timeline.rows
+    assert second.spans == (Span(Phase.WAITING, 0.0, 4.0), Span(Phase.HALTED, 4.0, 10.0))
+    assert Phase.HALTED not in {span.phase for span in first.spans}, "a node updating finishes"
+    assert not Phase.HALTED.in_flight
+    assert timeline.most_in_flight == 1
+
+
+def test_without_a_halt_no_node_is_drawn_halted() -> None:
+    timeline = build_timeline(["node-01"], [], end=4.0, limit=None)
+
+    assert timeline.rows[0].spans == (Span(Phase.WAITING, 0.0, 4.0),)

@@ -12,7 +12,12 @@ from brupop.domain.reporting.rollout_timeline import FailureMark, FleetMark, Pha
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.fleet.observer import NodeChange, NodeView
 from brupop.entrypoints.simulate.fleet.supervisor import AgentExit, AgentView, ExitCause
-from brupop.entrypoints.simulate.outcome.timeline import halt_marks, pause_marks, simulated_timeline
+from brupop.entrypoints.simulate.outcome.timeline import (
+    halt_marks,
+    halted_at,
+    pause_marks,
+    simulated_timeline,
+)
 from brupop.entrypoints.simulate.scenarios.pause_schedule import PauseMoment
 
 START = 100.0  # time.monotonic() when the run began
@@ -134,3 +139,33 @@ def test_a_halt_recorded_in_the_policy_status_is_a_fleet_mark_in_seconds_of_the_
 def test_the_pause_scenarios_writes_are_fleet_marks() -> None:
     moments = [PauseMoment(True, 1.0, 1.2), PauseMoment(False, 3.0, 3.1)]
     assert pause_marks(moments) == [FleetMark(1.2, "fleet paused"), FleetMark(3.1, "fleet resumed")]
+
+
+def test_a_health_gate_failure_is_labelled_with_the_check_its_event_names() -> None:
+    monitoring = replace(IDLE, spec_state=UpdateState.MONITORING_UPDATE)
+    failed = replace(IDLE, current_version="1.20.0", crash_count=1, failing_since="t")
+    history = _changes((1.0, monitoring), (4.0, failed))
+    message = "health gate failed on nodeReady: the node is not Ready"
+
+    timeline = simulated_timeline(
+        ["node-01"], history, {}, started_at=START, ended_at=START + 10, to_version="1.20.0",
+        limit=1, halted_at=4.0, gate_failures={"node-01": [message]},
+    )  # fmt: skip
+
+    (row,) = timeline.rows
+    assert row.failures == (FailureMark(4.0, message),)
+
+
+def test_the_halt_moment_is_read_from_the_policy_status_in_seconds_of_the_run() -> None:
+    cluster = InMemoryCluster()
+    started_on = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    assert halted_at(cluster.policies, started_on) is None
+    cluster.policies.create(UpdatePolicySpec())
+    cluster.policies.update_status(
+        UpdatePolicyStatus(
+            halted_at=started_on + timedelta(seconds=7),
+            halt_reason=HaltReason(node="node-02", check="nodeReady"),
+        )
+    )
+
+    assert halted_at(cluster.policies, started_on) == 7.0

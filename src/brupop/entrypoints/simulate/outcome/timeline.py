@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
@@ -41,12 +42,34 @@ def simulated_timeline(
     to_version: str,
     limit: int | None,
     fleet_marks: Sequence[FleetMark] = (),
+    halted_at: float | None = None,
+    gate_failures: Mapping[str, Sequence[str]] | None = None,
 ) -> Timeline:
-    """The timeline of one run, in seconds from `started_at` (both times time.monotonic())."""
+    """The timeline of one run, in seconds from `started_at` (both times time.monotonic());
+    `halted_at` in seconds of the run, `gate_failures` each node's HealthGateFailed messages."""
     transitions = shadow_transitions(history, started_at, to_version)
+    transitions = named_gate_failures(transitions, gate_failures or {})
     transitions += reboot_transitions(transitions, agents, started_at)
     end = ended_at - started_at
-    return build_timeline(nodes, transitions, end=end, limit=limit, fleet_marks=fleet_marks)
+    return build_timeline(
+        nodes, transitions, end=end, limit=limit, fleet_marks=fleet_marks, halted_at=halted_at
+    )
+
+
+def named_gate_failures(
+    transitions: Sequence[Transition], gate_failures: Mapping[str, Sequence[str]]
+) -> list[Transition]:
+    """A failure in monitoring is the health gate's: each takes, in order, the message of the
+    node's next HealthGateFailed Event, which names the failed check."""
+    left = {node: list(messages) for node, messages in gate_failures.items()}
+    named = []
+    for transition in sorted(transitions, key=lambda t: t.at):
+        messages = left.get(transition.node)
+        failure = transition.failure or ""
+        if messages and failure.startswith(f"timed out in {Phase.MONITORING}"):
+            transition = replace(transition, failure=messages.pop(0))
+        named.append(transition)
+    return named
 
 
 def pause_marks(moments: Sequence[PauseMoment]) -> list[FleetMark]:
@@ -63,15 +86,25 @@ class PolicySource(Protocol):
 
 def halt_marks(policies: PolicySource, started_on: datetime | None) -> list[FleetMark]:
     """The fleet's halt, if the update policy's status records one, in seconds of the run."""
+    halt = _halt(policies, started_on)
+    return [] if halt is None else [FleetMark(*halt)]
+
+
+def halted_at(policies: PolicySource, started_on: datetime | None) -> float | None:
+    """When, in seconds of the run, the fleet halted; None: it did not."""
+    halt = _halt(policies, started_on)
+    return None if halt is None else halt[0]
+
+
+def _halt(policies: PolicySource, started_on: datetime | None) -> tuple[float, str] | None:
     try:
         status = policies.get().status
     except NotFoundError:  # no policy object: nothing can have halted the fleet
-        return []
+        return None
     halt = halt_of(status)
     if halt is None or started_on is None:
-        return []
-    halted_at, label = halt
-    return [FleetMark((halted_at - started_on).total_seconds(), label)]
+        return None
+    return (halt.at - started_on).total_seconds(), halt.label
 
 
 def shadow_transitions(
