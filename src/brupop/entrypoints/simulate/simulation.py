@@ -109,6 +109,7 @@ class Simulation:
             agents=run.supervisor.views,
             active=run.observer.active_count,
             limit=self._options.max_concurrent_label,
+            reasons=run.controller.status_reasons,
         )
 
     def _chaos(self, run: StartedRun) -> ChaosMonkey:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -66,7 +68,12 @@ class PlainProgress:
 
 
 class LiveView:
-    """A progress bar and a per-node state table, refreshed a few times a second."""
+    """A progress bar and a per-node table, refreshed a few times a second.
+
+    The nodes in flight come first, then the others by name; the table holds as many rows as
+    the terminal has room for, and one more line counts the nodes left out. REASON is the
+    controller's, as `brupop status` shows it.
+    """
 
     def __init__(
         self,
@@ -76,12 +83,15 @@ class LiveView:
         agents: Callable[[], dict[str, AgentView]],
         active: Callable[[], int],
         limit: str,
+        reasons: Callable[[], dict[str, str]] = dict,
     ) -> None:
+        self._console = console
         self._target = target_version
         self._nodes = nodes
         self._agents = agents
         self._active = active
         self._limit = limit
+        self._reasons = reasons
         self._notes: list[str] = []
         self._progress = Progress(
             TextColumn("[bold]rolling fleet"),
@@ -93,7 +103,7 @@ class LiveView:
         )
         self._task = self._progress.add_task("nodes", total=len(nodes()))
         self._live = Live(
-            console=console, get_renderable=self._render, refresh_per_second=6, transient=False
+            console=console, get_renderable=self.render, refresh_per_second=6, transient=False
         )
 
     def __enter__(self) -> LiveView:
@@ -110,30 +120,64 @@ class LiveView:
     def node_changed(self, before: NodeView, after: NodeView) -> None:
         """Nothing to do: the table is redrawn from the observer on every refresh."""
 
-    def _render(self) -> RenderableType:
+    def render(self) -> RenderableType:
+        """The view as drawn now, within the terminal's height."""
         views = self._nodes()
-        agents = self._agents()
         done = sum(view.phase(self._target) == "updated" for view in views.values())
         self._progress.update(self._task, completed=done)
+        ordered = sorted(views.values(), key=lambda view: (not view.active, view.node))
+        notes = self._notes
+        room = max(1, self._console.size.height - _CHROME_LINES - len(notes))
+        shown = ordered if len(ordered) <= room else ordered[: room - 1]
+        table = self._table(shown)
+        left_out = ordered[len(shown) :]
+        rest = [_left_out_line(left_out, self._target)] if left_out else []
+        return Group(self._progress, table, *rest, *notes)
+
+    def _table(self, views: list[NodeView]) -> Table:
+        agents, reasons = self._agents(), self._reasons()
+        wide = self._console.size.width >= _WIDE_COLUMNS
         table = Table(
             title=f"outside Idle: {self._active()} (limit {self._limit})",
             title_justify="left",
-            expand=False,
+            expand=True,
+            box=box.SIMPLE_HEAD,
         )
-        for column in ("node", "version", "spec", "status", "phase", "restarts", "crashes"):
-            table.add_column(column)
-        for name, view in sorted(views.items()):
-            agent = agents.get(name)
+        names = [view.node for view in views]
+        table.add_column("node", no_wrap=True, min_width=max(map(len, names), default=4))
+        table.add_column("version", no_wrap=True, min_width=7)
+        if wide:
+            table.add_column("spec", no_wrap=True)
+            table.add_column("status", no_wrap=True)
+        table.add_column("phase", no_wrap=True, min_width=10)
+        table.add_column("restarts", no_wrap=True, justify="right")
+        table.add_column("crashes", no_wrap=True, justify="right")
+        table.add_column("REASON", no_wrap=True, overflow="ellipsis", ratio=1)
+        for view in views:
+            agent = agents.get(view.node)
+            states = [str(view.spec_state or "-"), str(view.status_state or "-")] if wide else []
             table.add_row(
-                name,
+                view.node,
                 view.current_version or "-",
-                str(view.spec_state or "-"),
-                str(view.status_state or "-"),
+                *states,
                 _styled_phase(view.phase(self._target)),
                 str(agent.restarts if agent else 0),
                 str(view.crash_count),
+                escape(reasons.get(view.node, "")),
             )
-        return Group(self._progress, table, *self._notes)
+        return table
+
+
+# The lines around the table's rows: the progress bar, the table's title, head and rule, the
+# blank line below it, and the line counting the nodes left out.
+_CHROME_LINES = 6
+_WIDE_COLUMNS = 160  # room for the spec and status columns as well as REASON
+
+
+def _left_out_line(views: list[NodeView], target: str) -> str:
+    phases = Counter(view.phase(target) for view in views)
+    counts = ", ".join(f"{count} {phase}" for phase, count in sorted(phases.items()))
+    return f"[dim]... and {len(views)} more nodes ({counts})[/]"
 
 
 def _styled_phase(phase: str) -> str:
