@@ -20,17 +20,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.fleet.observer import NodeView
 from brupop.entrypoints.simulate.fleet.supervisor import AgentView
-from brupop.entrypoints.simulate.outcome.report import SimulationReport, reason_failure
-
-_PHASES = (
-    ("stage", UpdateState.STAGED_AND_PERFORMED_UPDATE),
-    ("reboot", UpdateState.REBOOTED_INTO_UPDATE),
-    ("monitor", UpdateState.MONITORING_UPDATE),
-    ("finish", UpdateState.IDLE),
-)
+from brupop.entrypoints.simulate.outcome.report import PHASES, SimulationReport, reason_failure
 
 
 class PlainProgress:
@@ -201,10 +193,10 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
     )
     for column in ("node", "from", "to", "state", "reboots", "restarts"):
         table.add_column(column, no_wrap=True)
-    for label, _ in _PHASES:
-        table.add_column(label, justify="right", no_wrap=True)
+    for phase in PHASES.values():
+        table.add_column(phase, justify="right", no_wrap=True)
     for node in report.nodes:
-        phases = [_seconds(node.phase_seconds.get(str(state))) for _, state in _PHASES]
+        phases = [_seconds(node.phase_seconds.get(phase)) for phase in PHASES.values()]
         table.add_row(
             node.name,
             node.initial_version,

@@ -15,7 +15,7 @@ from brupop.entrypoints.simulate.fleet.observer import NodeView
 from brupop.entrypoints.simulate.fleet.supervisor import AgentView
 from brupop.entrypoints.simulate.outcome.agent_logs import last_failure
 from brupop.entrypoints.simulate.outcome.host_state import read_host_facts
-from brupop.entrypoints.simulate.outcome.report import NodeReport
+from brupop.entrypoints.simulate.outcome.report import PHASES, NodeReport
 from brupop.ports.errors import NotFoundError
 
 
@@ -54,7 +54,10 @@ def node_outcome(
         unexpected_exits=[e.code for e in exits if not e.acceptable],
         chaos_kills=chaos_kills,
         crash_count=status.crash_count if status else 0,
-        phase_seconds={key: round(value, 2) for key, value in view.phase_seconds.items()},
+        phase_seconds={
+            PHASES.get(state, state): round(seconds, 2)
+            for state, seconds in view.phase_seconds.items()
+        },
         reason="" if status and status.current_version == to_version else reason,
         last_failure=last_failure(log_path),
         started_at=_since(view.started_at, run_started_at),

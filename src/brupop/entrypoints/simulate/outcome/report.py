@@ -13,6 +13,15 @@ from pathlib import Path
 from brupop.domain.policy.update_policy_status import HaltReason
 from brupop.domain.states import UpdateState
 
+# The phases of one update, named as the summary's columns and the report's `phase_seconds`:
+# the time the controller asked for each state, until the node left it.
+PHASES: dict[str, str] = {
+    UpdateState.STAGED_AND_PERFORMED_UPDATE: "stage",
+    UpdateState.REBOOTED_INTO_UPDATE: "reboot",
+    UpdateState.MONITORING_UPDATE: "monitor",
+    UpdateState.IDLE: "finish",  # asked back to Idle, until the agent reports Idle
+}
+
 
 @dataclass(frozen=True)
 class NodeReport:
@@ -30,7 +39,7 @@ class NodeReport:
     unexpected_exits: list[int] = field(default_factory=list)
     chaos_kills: int = 0
     crash_count: int = 0
-    phase_seconds: dict[str, float] = field(default_factory=dict)
+    phase_seconds: dict[str, float] = field(default_factory=dict)  # by PHASES' names
     reason: str = ""
     last_failure: str = ""
     agent_exits: list[dict[str, object]] = field(default_factory=list)
