@@ -19,7 +19,7 @@ from brupop.adapters.kubernetes.update_policies import PLURAL, KubernetesUpdateP
 from brupop.domain.printable import printable_lines
 from brupop.entrypoints.argument_types import dns_label, node_name, seconds_up_to
 from brupop.entrypoints.command_parser import CommandParser
-from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS
+from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_FATAL, EXIT_OK
 from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.ports.errors import (
@@ -86,7 +86,7 @@ def run(verb: Verb, argv: list[str]) -> int:
             "~/.kube/config for your cluster (as for kubectl), or run it in a pod",
             file=sys.stderr,
         )
-        return 1
+        return EXIT_FATAL
     api_client = ApiClient(configuration)
     calls = ApiCalls(
         api_client, request_timeout_seconds=args.timeout, connect_timeout_seconds=args.timeout
@@ -103,16 +103,16 @@ def run(verb: Verb, argv: list[str]) -> int:
                     f"brupop {verb.name}: {not_in_force(verb, fleet, args.namespace)}",
                     file=sys.stderr,
                 )
-                return 1
+                return EXIT_FATAL
             line = verb.fleet_line(fleet, args.namespace)
     except PortError as error:
         where = Where(str(configuration.host), args.namespace, args.node)
         print(printable_lines(f"brupop {verb.name}: {advice(error, where)}"), file=sys.stderr)
-        return 1
+        return EXIT_FATAL
     finally:
         api_client.close()
     print(printable_lines(line))  # it names what the cluster holds: no terminal controls
-    return 0
+    return EXIT_OK
 
 
 def not_in_force(verb: Verb, change: FleetChange, namespace: str) -> str:

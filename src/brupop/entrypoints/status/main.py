@@ -20,7 +20,7 @@ from brupop.adapters.kubernetes.cluster import load_configuration
 from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
 from brupop.entrypoints.argument_types import dns_label, http_url, seconds_up_to
 from brupop.entrypoints.command_parser import CommandParser
-from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS
+from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_FATAL, EXIT_OK
 from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.status.policy_line import (
@@ -145,10 +145,10 @@ def _run(args: argparse.Namespace) -> int:
         document = read_status(args.url, args.namespace, args.timeout)
     except StatusUnavailable as error:
         complain(f"brupop status: {error}")
-        return 1
+        return EXIT_FATAL
     if args.output == "json":
         show(json.dumps(printable_document(document), indent=2))
-        return 0
+        return EXIT_OK
     policy = document.get("policy")
     if isinstance(policy, Mapping):
         show(policy_line(policy))
@@ -157,7 +157,7 @@ def _run(args: argparse.Namespace) -> int:
     for line in version_lines(document.get("versions")):
         show(line)
     show(format_table(_rows(document.get("nodes"))))
-    return 0
+    return EXIT_OK
 
 
 def _rows(nodes: object) -> list[Mapping[str, Any]]:
