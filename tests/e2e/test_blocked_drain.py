@@ -36,5 +36,8 @@ def test_an_undrainable_node_is_uncordoned_and_backs_off_while_the_rest_update(
         if node["name"] != BLOCKED:
             assert node["final_version"] == "1.20.0", node
             assert node["unschedulable"] is False, node
-    assert BLOCKED in run.last_line and "DrainFailedError" in run.last_line, run.last_line
+    assert f"{BLOCKED} still on 1.19.0 (backing_off)" in run.last_line, run.last_line
     assert "node-01" not in run.last_line
+    # The verdict names the REASON code; the node's own line above it says why, once.
+    (line,) = [line for line in run.stdout.splitlines() if line.startswith(f"{BLOCKED}: ")]
+    assert "DrainFailedError" in line and line.startswith(f"{BLOCKED}: backing_off: "), line
