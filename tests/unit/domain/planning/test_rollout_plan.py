@@ -134,10 +134,7 @@ def test_a_young_release_waits_for_its_release_age_from_when_it_was_first_offere
 
 
 def test_a_do_not_disrupt_pod_and_an_autoscaler_removal_hold_their_nodes_for_good() -> None:
-    keep = pods("a", 1)[0]
-    guarded = keep.__class__(
-        **{**keep.__dict__, "annotations": {"karpenter.sh/do-not-disrupt": "true"}}
-    )
+    guarded = replace(pods("a", 1)[0], annotations={"karpenter.sh/do-not-disrupt": "true"})
     nodes = [node("a"), tainted("b", "ToBeDeletedByClusterAutoscaler"), node("c")]
 
     plan = plan_of(nodes, pods_=(guarded,), limit=3)
