@@ -49,7 +49,8 @@ def plan_rollout_ahead(snapshot: FleetSnapshot, assumptions: PlanAssumptions) ->
         notes.append(f"no node starts: {blocked_at_start.detail}")
     never = sum(1 for line in lines if line.outlook is Outlook.NEVER)
     if never:
-        notes.append(f"{never} of {len(lines)} nodes never start within the plan: see their holds")
+        verb = "starts" if never == 1 else "start"
+        notes.append(f"{never} of {len(lines)} nodes never {verb} within the plan: see their holds")
     return FleetPlan(
         taken_at=snapshot.taken_at,
         expected_seconds=assumptions.expected_seconds,

@@ -59,7 +59,13 @@ def main(argv: list[str]) -> int:
         show(json.dumps(printable_document(plan.as_json(extra)), indent=2))
     else:
         learned = 0 if assumptions.duration_given else learned_from(snapshot.status)
-        show(format_plan(plan, learned_from=learned, duration_given=assumptions.duration_given))
+        text = format_plan(
+            plan,
+            learned_from=learned,
+            duration_given=assumptions.duration_given,
+            policy_file=args.policy,
+        )
+        show(text)
     return _draw(plan, picture) if picture is not None else EXIT_OK
 
 

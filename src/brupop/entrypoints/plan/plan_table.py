@@ -15,11 +15,20 @@ from brupop.domain.starting.autoscaler_holds import span
 
 COLUMNS = ("ORDER", "NODE", "START", "FINISH", "FINISH BY", "WAITS FOR")
 DETAIL_MAX_LENGTH = 400
+_POLICY_SOURCES = {
+    "environment": "none (the controller's environment alone)",
+    "policy": "the default BottlerocketUpdatePolicy",
+    "last good policy": "the last good policy (the default object cannot be read)",
+}
 
 
-def format_plan(plan: FleetPlan, *, learned_from: int, duration_given: bool) -> str:
-    """The whole text of `brupop plan`."""
-    lines = [_heading(plan, learned_from=learned_from, duration_given=duration_given)]
+def format_plan(
+    plan: FleetPlan, *, learned_from: int, duration_given: bool, policy_file: str | None = None
+) -> str:
+    """The whole text of `brupop plan` (`policy_file`: the `--policy` planned with)."""
+    heading = _heading(plan, learned_from=learned_from, duration_given=duration_given)
+    policy = policy_file or _POLICY_SOURCES.get(plan.policy_source, plan.policy_source)
+    lines = [f"{heading}; policy: {printable(policy)}{_done(plan)}"]
     lines += [f"note: {printable(note)}" for note in plan.notes]
     if not plan.nodes:
         return "\n".join([*lines, "No opted-in nodes found."])
@@ -45,13 +54,15 @@ def _heading(plan: FleetPlan, *, learned_from: int, duration_given: bool) -> str
     else:
         source = "a guess: no update measured yet; see --duration"
     limit = "unlimited" if plan.limit is None else str(plan.limit)
-    finish = plan.finish
-    done = f"; the last planned node done at {_when(finish, plan.taken_at)}" if finish else ""
     return (
         f"plan from {plan.taken_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC: each update "
-        f"{span(plan.expected_seconds)} ({source}); at most {limit} at once; "
-        f"{plan.order} order; policy: {plan.policy_source}{done}"
+        f"{span(plan.expected_seconds)} ({source}); at most {limit} at once; {plan.order} order"
     )
+
+
+def _done(plan: FleetPlan) -> str:
+    finish = plan.finish
+    return f"; the last planned node done at {_when(finish, plan.taken_at)}" if finish else ""
 
 
 def _cells(node: NodePlan, origin: datetime) -> list[str]:
@@ -89,8 +100,9 @@ def _waits(node: NodePlan, origin: datetime) -> str:
 
 
 def _hold(hold: PlannedHold, origin: datetime) -> str:
-    until = _when(hold.until, origin) if hold.until is not None else "no end in sight"
-    return f"{hold.reason.value} until {until}: {hold.detail}"
+    if hold.until is None:
+        return f"{hold.reason.value}, no end in sight: {hold.detail}"
+    return f"{hold.reason.value} until {_when(hold.until, origin)}: {hold.detail}"
 
 
 def _when(moment: datetime | None, origin: datetime) -> str:

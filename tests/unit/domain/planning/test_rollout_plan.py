@@ -119,7 +119,7 @@ def test_a_pin_below_the_offered_version_holds_the_node_for_good() -> None:
     only = line(plan, "a")
     assert only.outlook is Outlook.NEVER and only.order is None
     assert [(h.reason, h.until) for h in only.holds] == [(Reason.PINNED, None)]
-    assert plan.notes == ("1 of 1 nodes never start within the plan: see their holds",)
+    assert plan.notes == ("1 of 1 nodes never starts within the plan: see their holds",)
 
 
 def test_a_young_release_waits_for_its_release_age_from_when_it_was_first_offered() -> None:
