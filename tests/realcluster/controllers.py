@@ -69,7 +69,9 @@ class Running:
 
 @contextmanager
 def running(service: ControllerService) -> Iterator[Running]:
-    """Run `service.run` in a thread; stop it (releasing its Lease) on the way out."""
+    """Run `service.run` in a thread; stop it (releasing its Lease) on the way out, and wait
+    for its watch threads too, so none still reads a stream when the client is closed."""
+    before = set(threading.enumerate())
     stop = threading.Event()
     thread = threading.Thread(target=service.run, args=(stop,), daemon=True)
     thread.start()
@@ -78,3 +80,6 @@ def running(service: ControllerService) -> Iterator[Running]:
     finally:
         stop.set()
         thread.join(timeout=30)
+        for helper in set(threading.enumerate()) - before:
+            if helper.name.startswith("watch-"):  # the ChangeWatch's: each ends within a period
+                helper.join(timeout=service.config.watch_seconds + 10)
