@@ -240,6 +240,8 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         ]
         metadata: JSON = {"resourceVersion": str(self._revision)}
         limit = int(request.params.get("limit") or 0)
+        if request.params.get("resourceVersion") == "0" and "continue" not in request.params:
+            limit = 0  # kube-apiserver answers from its watch cache in one piece (1.37)
         if limit > 0:
             # A continue token carries the first page's version and where the next page starts
             # (the apiserver serves a snapshot; this emulator pages over its current state).
