@@ -128,10 +128,11 @@ def test_a_cached_census_list_answered_in_one_piece_despite_its_limit_is_complet
 def test_a_cached_census_list_that_is_paged_anyway_is_followed_without_its_version(
     kube: KubernetesCluster, emulator: KubeEmulator
 ) -> None:
+    # A token in the emulator's own form: a real server refuses a token it never issued.
     first_page: dict[str, Any] = {
         "kind": "PodList",
         "apiVersion": "v1",
-        "metadata": {"resourceVersion": "120", "continue": "page-2-token"},
+        "metadata": {"resourceVersion": "120", "continue": "120:0"},
         "items": [
             {"metadata": {"name": "web-1", "namespace": "default"}, "spec": {"nodeName": "node-a"}}
         ],
@@ -147,7 +148,7 @@ def test_a_cached_census_list_that_is_paged_anyway_is_followed_without_its_versi
     assert then == {
         "fieldSelector": "status.phase!=Succeeded,status.phase!=Failed",
         "limit": "500",
-        "continue": "page-2-token",
+        "continue": "120:0",
     }
 
 
