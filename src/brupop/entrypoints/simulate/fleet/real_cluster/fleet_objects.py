@@ -24,6 +24,8 @@ KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 IMAGE = "registry.invalid/brupop-simulated:1"  # never pulled: kwok plays the kubelet
 _NO_NODE = {"brupop.bottlerocket.aws/simulated-daemonset": "none"}  # no DaemonSet controller
 _READY_SECONDS = 60.0
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+MERGE_PATCH = "application/merge-patch+json"
 _POLL_SECONDS = 0.2
 JSON = dict[str, Any]
 
@@ -193,6 +195,22 @@ class ApiFleet:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the fleet was not Ready after {_READY_SECONDS:g} s (kwok?)")
             time.sleep(_POLL_SECONDS)
+        self._untaint_ready_nodes()
+
+    def _untaint_ready_nodes(self) -> None:
+        """Remove the `not-ready` taint admission put on each new Node, as the node lifecycle
+        controller does once the Node is Ready (the loopback control plane does not run it,
+        and the capacity check would find no Node that takes an evicted pod)."""
+        for node in self._core.list_node(label_selector=SIMULATED_SELECTOR).items:
+            taints = node.spec.taints or []
+            kept = [self._admin_taint(t) for t in taints if t.key != NOT_READY_TAINT]
+            if len(kept) != len(taints):
+                body = {"spec": {"taints": kept or None}}
+                self._core.patch_node(node.metadata.name, body, _content_type=MERGE_PATCH)
+
+    @staticmethod
+    def _admin_taint(taint: Any) -> JSON:
+        return {"key": taint.key, "value": taint.value, "effect": taint.effect}
 
     def _nodes_ready(self) -> bool:
         nodes = self._core.list_node(label_selector=SIMULATED_SELECTOR).items
