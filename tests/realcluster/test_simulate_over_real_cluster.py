@@ -20,6 +20,18 @@ from tests.e2e.simulate_run import Simulate, explain
 from tests.e2e.test_blocked_drain import (
     test_an_undrainable_node_is_uncordoned_and_backs_off_while_the_rest_update as test_blocked_drain,  # noqa: E501
 )
+from tests.e2e.test_controller_restart import (
+    test_a_controller_restart_mid_rollout_keeps_the_limit_and_finishes as test_controller_restart,
+)
+from tests.e2e.test_health_gate_halt import (
+    test_an_unhealthy_node_fails_its_gate_and_the_fleet_halts_with_nothing_cordoned as test_health_gate_halt,  # noqa: E501
+)
+from tests.e2e.test_pause_resume import (
+    test_no_node_starts_while_paused_and_the_rollout_completes_after_the_resume as test_pause_and_resume,  # noqa: E501
+)
+from tests.e2e.test_reboot_hooks_simulated import (
+    test_a_hook_answered_lets_the_node_reboot_and_one_never_answered_fails_and_halts as test_reboot_hooks,  # noqa: E501
+)
 from tests.e2e.test_rollout import (
     test_six_nodes_with_limit_two_all_update_cleanly as test_six_node_rollout,
 )
@@ -30,7 +42,14 @@ pytestmark = pytest.mark.timeout(300)  # a real API server is slower than memory
 SIMULATED = "brupop.bottlerocket.aws/simulated=true"
 NAMESPACE = "brupop-bottlerocket-aws"
 
-__all__ = ["test_blocked_drain", "test_six_node_rollout"]
+__all__ = [
+    "test_blocked_drain",
+    "test_controller_restart",
+    "test_health_gate_halt",
+    "test_pause_and_resume",
+    "test_reboot_hooks",
+    "test_six_node_rollout",
+]
 
 
 @pytest.fixture(scope="module")
