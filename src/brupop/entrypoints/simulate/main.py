@@ -17,6 +17,7 @@ from brupop.adapters.timeline_picture import draw_timeline
 from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
 from brupop.entrypoints.simulate.outcome.display import print_summary
 from brupop.entrypoints.simulate.outcome.report import SimulationReport
+from brupop.entrypoints.simulate.scenarios.simulated_cluster import ClusterRefused
 from brupop.entrypoints.simulate.simulation import Simulation
 
 EXIT_OK = 0
@@ -41,6 +42,9 @@ def main(argv: list[str]) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         outcome = Simulation(options, console, live=live).run()
+    except ClusterRefused as error:
+        print(f"brupop simulate: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         console.print("brupop simulate: interrupted before the fleet was running")
         return EXIT_INTERRUPTED
