@@ -19,6 +19,7 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "controller": ("brupop.entrypoints.controller.main", "run the rollout controller"),
     "simulate": ("brupop.entrypoints.simulate.main", "roll a simulated fleet on this machine"),
     "status": ("brupop.entrypoints.status.main", "show every node's update state and why it waits"),
+    "plan": ("brupop.entrypoints.plan.main", "show the order and times a rollout will take"),
     "pause": ("brupop.entrypoints.pausing.pause", "stop node updates from starting (--node: one)"),
     "resume": ("brupop.entrypoints.pausing.resume", "clear a pause or halt (--node: one node)"),
     "crd": ("brupop.entrypoints.crd.main", "print the CRDs (shadow and update policy)"),

@@ -130,10 +130,11 @@ def test_an_eviction_with_a_grace_period_sends_it_as_delete_options(
 def test_pods_on_a_node_are_read_page_by_page(
     kube: KubernetesCluster, emulator: KubeEmulator
 ) -> None:
+    # The token is of the emulator's form: like a real server, it refuses one it did not issue.
     first_page: dict[str, Any] = {
         "kind": "PodList",
         "apiVersion": "v1",
-        "metadata": {"resourceVersion": "120", "continue": "page-2-token"},
+        "metadata": {"resourceVersion": "120", "continue": "120:0"},
         "items": [
             {"metadata": {"name": "web-1", "namespace": "default"}, "spec": {"nodeName": "node-a"}}
         ],
@@ -147,7 +148,7 @@ def test_pods_on_a_node_are_read_page_by_page(
     assert sent(emulator)[-1].query == {
         "fieldSelector": "spec.nodeName=node-a",
         "limit": "500",
-        "continue": "page-2-token",
+        "continue": "120:0",
     }
 
 
