@@ -2,7 +2,9 @@
 
 The live view is a progress bar over nodes updated and a per-node table of phases; off a
 terminal each phase change is one line. The summary table and the one-line verdict always end
-the output, the verdict last.
+the output, the verdict last. Whatever came from the cluster or a host (node names, versions,
+reasons, failures, the verdict that quotes them) is shown through `printable`, and never read
+as rich markup, so it can neither send a terminal escape nor restyle the view.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
+from brupop.domain.printable import printable
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.fleet.observer import NodeView
 from brupop.entrypoints.simulate.fleet.supervisor import AgentView
@@ -53,16 +57,19 @@ class PlainProgress:
                 return
             self._shown[after.node] = new
             self._console.print(
-                f"{elapsed:7.2f}s  {after.node:<10} {old} -> {new}"
-                f"  (version {after.current_version or '?'})",
+                f"{elapsed:7.2f}s  {printable(after.node):<10} {old} -> {new}"
+                f"  (version {printable(after.current_version or '?')})",
                 highlight=False,
                 soft_wrap=True,
+                markup=False,
             )
 
     def note(self, text: str) -> None:
         elapsed = time.monotonic() - self._started_at
         with self._lock:
-            self._console.print(f"{elapsed:7.2f}s  {text}", highlight=False, soft_wrap=True)
+            self._console.print(
+                f"{elapsed:7.2f}s  {printable(text)}", highlight=False, soft_wrap=True, markup=False
+            )
 
 
 class LiveView:
@@ -82,7 +89,7 @@ class LiveView:
         self._agents = agents
         self._active = active
         self._limit = limit
-        self._notes: list[str] = []
+        self._notes: list[Text] = []
         self._progress = Progress(
             TextColumn("[bold]rolling fleet"),
             BarColumn(),
@@ -105,7 +112,7 @@ class LiveView:
         self._live.__exit__(None, None, None)
 
     def note(self, text: str) -> None:
-        self._notes = [*self._notes[-3:], text]
+        self._notes = [*self._notes[-3:], _shown(text)]
 
     def node_changed(self, before: NodeView, after: NodeView) -> None:
         """Nothing to do: the table is redrawn from the observer on every refresh."""
@@ -125,8 +132,8 @@ class LiveView:
         for name, view in sorted(views.items()):
             agent = agents.get(name)
             table.add_row(
-                name,
-                view.current_version or "-",
+                _shown(name),
+                _shown(view.current_version or "-"),
                 str(view.spec_state or "-"),
                 str(view.status_state or "-"),
                 _styled_phase(view.phase(self._target)),
@@ -134,6 +141,11 @@ class LiveView:
                 str(view.crash_count),
             )
         return Group(self._progress, table, *self._notes)
+
+
+def _shown(text: str) -> Text:
+    """Outside text as a table cell or a line: printable, and never read as markup."""
+    return Text(printable(text))
 
 
 def _styled_phase(phase: str) -> str:
@@ -162,10 +174,10 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
     for node in report.nodes:
         phases = [_seconds(node.phase_seconds.get(str(state))) for _, state in _PHASES]
         table.add_row(
-            node.name,
-            node.initial_version,
-            node.final_version or "-",
-            (node.final_state or "-") + (" (cordoned)" if node.unschedulable else ""),
+            _shown(node.name),
+            _shown(node.initial_version),
+            _shown(node.final_version or "-"),
+            _shown((node.final_state or "-") + (" (cordoned)" if node.unschedulable else "")),
             str(node.reboots),
             str(node.agent_restarts),
             *phases,
@@ -174,7 +186,8 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
     for node in report.nodes:
         if node.reason:
             why = "; ".join(part for part in (node.reason, _last(node.last_failure)) if part)
-            console.print(f"{node.name}: {why}", highlight=False, markup=False, soft_wrap=True)
+            line = printable(f"{node.name}: {why}")
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(
         f"max outside Idle at once: {report.max_concurrent_observed} "
         f"(limit {report.max_concurrent_allowed or 'unlimited'}); "
@@ -183,12 +196,13 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
         highlight=False,
     )
     for failure in report.failures[FAILURES_IN_VERDICT:]:
-        console.print(f"also failed: {failure}", highlight=False, soft_wrap=True, markup=False)
+        line = f"also failed: {printable(failure)}"
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
     if report.log_dir:
         console.print(f"agent logs: {report.log_dir}", highlight=False, soft_wrap=True)
     if timeline is not None:
         console.print(f"timeline: {timeline}", highlight=False, soft_wrap=True, markup=False)
-    console.print(report.verdict, highlight=False, soft_wrap=True, markup=False)
+    console.print(printable(report.verdict), highlight=False, soft_wrap=True, markup=False)
 
 
 def _early_sigterms(report: SimulationReport) -> str:
