@@ -20,14 +20,26 @@ from tests.e2e.simulate_run import Simulate, explain
 from tests.e2e.test_blocked_drain import (
     test_an_undrainable_node_is_uncordoned_and_backs_off_while_the_rest_update as test_blocked_drain,  # noqa: E501
 )
+from tests.e2e.test_canary_soak import (
+    test_the_canary_updates_first_and_the_others_wait_out_its_soak as test_canary_soak,
+)
+from tests.e2e.test_chaos import (
+    test_the_fleet_converges_while_agents_are_killed_at_random as test_chaos_kills,
+)
 from tests.e2e.test_controller_restart import (
     test_a_controller_restart_mid_rollout_keeps_the_limit_and_finishes as test_controller_restart,
+)
+from tests.e2e.test_fleet_scheduling import (
+    test_a_zone_budget_of_one_keeps_one_node_per_zone_outside_idle_and_all_finish as test_zones,
 )
 from tests.e2e.test_health_gate_halt import (
     test_an_unhealthy_node_fails_its_gate_and_the_fleet_halts_with_nothing_cordoned as test_health_gate_halt,  # noqa: E501
 )
 from tests.e2e.test_pause_resume import (
     test_no_node_starts_while_paused_and_the_rollout_completes_after_the_resume as test_pause_and_resume,  # noqa: E501
+)
+from tests.e2e.test_notify import (
+    test_simulate_notify_sends_the_runs_notifications_to_a_webhook as test_notifications,
 )
 from tests.e2e.test_reboot_hooks_simulated import (
     test_a_hook_answered_lets_the_node_reboot_and_one_never_answered_fails_and_halts as test_reboot_hooks,  # noqa: E501
@@ -44,11 +56,15 @@ NAMESPACE = "brupop-bottlerocket-aws"
 
 __all__ = [
     "test_blocked_drain",
+    "test_canary_soak",
+    "test_chaos_kills",
     "test_controller_restart",
     "test_health_gate_halt",
+    "test_notifications",
     "test_pause_and_resume",
     "test_reboot_hooks",
     "test_six_node_rollout",
+    "test_zones",
 ]
 
 
