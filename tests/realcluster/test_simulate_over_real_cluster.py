@@ -35,11 +35,11 @@ from tests.e2e.test_fleet_scheduling import (
 from tests.e2e.test_health_gate_halt import (
     test_an_unhealthy_node_fails_its_gate_and_the_fleet_halts_with_nothing_cordoned as test_health_gate_halt,  # noqa: E501
 )
-from tests.e2e.test_pause_resume import (
-    test_no_node_starts_while_paused_and_the_rollout_completes_after_the_resume as test_pause_and_resume,  # noqa: E501
-)
 from tests.e2e.test_notify import (
     test_simulate_notify_sends_the_runs_notifications_to_a_webhook as test_notifications,
+)
+from tests.e2e.test_pause_resume import (
+    test_no_node_starts_while_paused_and_the_rollout_completes_after_the_resume as test_pause_and_resume,  # noqa: E501
 )
 from tests.e2e.test_reboot_hooks_simulated import (
     test_a_hook_answered_lets_the_node_reboot_and_one_never_answered_fails_and_halts as test_reboot_hooks,  # noqa: E501
