@@ -1,8 +1,8 @@
-"""`python3 -m scripts.release.check ARCHIVE IMAGE ARCH`: load one OCI archive into podman and
-check the image from the inside, as its user (uid 10001) on a read-only root with a writable
-/tmp (as the chart runs it). A foreign architecture runs under Debian's qemu-user-static,
-copied into the scratch copy of the root only (no binfmt registration). Prints each check and,
-last, a JSON line of figures; exits 1 on the first failure."""
+"""`python3 -m scripts.release.check ARCHIVE IMAGE ARCH FIGURES`: load one OCI archive into
+podman and check the image from the inside, as its user (uid 10001) on a read-only root with
+a writable /tmp (as the chart runs it). A foreign architecture runs under Debian's qemu-user-static,
+copied into the scratch copy of the root only (no binfmt registration). Prints each check,
+appends a JSON line of figures to FIGURES; exits 1 on the first failure."""
 
 from __future__ import annotations
 
@@ -192,9 +192,11 @@ def check(archive: Path, image: str, arch: str) -> dict[str, Any]:
 
 
 def main() -> int:
-    archive, image, arch = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    archive, image, arch, figures_file = Path(sys.argv[1]), *sys.argv[2:4], Path(sys.argv[4])
     try:
-        print(json.dumps(check(archive, image, arch)), flush=True)
+        found = json.dumps(check(archive, image, arch))
+        with figures_file.open("a", encoding="utf-8") as out:
+            out.write(found + "\n")
     except (CheckFailed, subprocess.SubprocessError, OSError) as error:
         print(f"check: FAILED: {error}", file=sys.stderr)
         return 1
