@@ -174,6 +174,7 @@ def check(archive: Path, image: str, arch: str) -> dict[str, Any]:
         expect(root, arch, env, 0, version, "brupop", "--version")
         expect(root, arch, env, 0, "usage: brupop", "brupop", "--help")
         expect(root, arch, env, 2, "MY_NODE_NAME", "brupop", "agent")
+        expect(root, arch, env, 2, "pip install 'brupop[simulate]'", "brupop", "simulate")
         for process in ENTRYPOINTS[image]:
             module = f"brupop.entrypoints.{process}.main"
             expect(root, arch, env, 0, "", "/opt/brupop/bin/python", "-c", f"import {module}")
