@@ -146,9 +146,12 @@ def test_the_controller_gets_shadows_policies_leases_events_and_what_cleanup_rea
     )
 
 
-def test_one_image_runs_the_three_commands(manifest: Rendered) -> None:
+def test_the_agent_image_runs_the_agent_and_the_control_image_the_other_two(
+    manifest: Rendered,
+) -> None:
     containers = {w: manifest.container(*w) for w in (AGENT, APISERVER, CONTROLLER)}
-    assert len({c["image"] for c in containers.values()}) == 1
+    images = [c["image"] for c in containers.values()]
+    assert images == ["brupop-agent:0.1.0", "brupop-control:0.1.0", "brupop-control:0.1.0"]
     assert [c["args"] for c in containers.values()] == [["agent"], ["apiserver"], ["controller"]]
     assert all("command" not in c for c in containers.values())  # the image's entrypoint: brupop
 

@@ -30,9 +30,16 @@ _NEEDS: dict[str, Extra] = {"simulate": SIMULATE}
 
 
 def _usage() -> str:
-    lines = ["usage: brupop <command> [options]", "", "commands:"]
+    lines = ["usage: brupop <command> [options] | --version", "", "commands:"]
     lines += [f"  {name:<11} {help_}" for name, (_, help_) in _SUBCOMMANDS.items()]
     return "\n".join(lines)
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml's), read only when asked for."""
+    from importlib.metadata import version
+
+    return version("brupop")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(_usage())
         return EXIT_OK if args else EXIT_BAD_SETTINGS
+    if args[0] == "--version":
+        print(f"brupop {_version()}")
+        return EXIT_OK
     name, rest = args[0], args[1:]
     if name not in _SUBCOMMANDS:
         print(f"brupop: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
