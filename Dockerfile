@@ -1,31 +1,26 @@
 # syntax=docker/dockerfile:1
-# One image for `brupop agent`, `brupop apiserver` and `brupop controller`.
-# Build: docker build -t <registry>/brupop:0.1.0 .
-#
-# The builder installs brupop and its runtime dependencies (wheels only, no compiler) into a
-# virtual environment; the final stage is the same slim Python with that venv copied in, no pip
-# and no build tools, running as an unprivileged user. (The agent's DaemonSet runs the same
-# image as root without capabilities, to reach the host's API socket.)
+# The brupop images: `brupop-agent` (the DaemonSet) and `brupop-control` (controller and
+# apiserver). Each is one root file system, assembled outside by `python3 -m scripts.release
+# roots` in the distroless way: Debian 12 packages unpacked with `dpkg-deb -x` (no maintainer
+# scripts, no shell, no package manager), brupop's venv for the architecture, bytecode for what
+# the processes load, and the image's SBOM at /usr/share/brupop/sbom.cdx.json.
+# Build: scripts/build-images (it passes ROOT, IMAGE and VERSION, and --platform).
 
-ARG PYTHON_IMAGE=python:3.11-slim-bookworm
-
-FROM ${PYTHON_IMAGE} AS builder
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-RUN python -m venv /opt/brupop
-WORKDIR /src
-COPY pyproject.toml README.md ./
-COPY src ./src
-RUN /opt/brupop/bin/pip install --only-binary=:all: . \
-    && /opt/brupop/bin/python -m pip uninstall --yes pip setuptools
-
-FROM ${PYTHON_IMAGE}
-RUN groupadd --system --gid 10001 brupop \
-    && useradd --system --uid 10001 --gid brupop --no-create-home --home-dir /nonexistent \
-        --shell /usr/sbin/nologin brupop
-COPY --from=builder /opt/brupop /opt/brupop
-ENV PATH=/opt/brupop/bin:$PATH \
+FROM scratch
+ARG ROOT
+ARG IMAGE
+ARG VERSION
+COPY ${ROOT}/ /
+LABEL org.opencontainers.image.title="brupop-${IMAGE}" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.description="Bottlerocket update operator (Python): ${IMAGE}" \
+      org.opencontainers.image.licenses="Apache-2.0 OR MIT" \
+      org.opencontainers.image.base.name="debian:12 packages, unpacked (no base image)" \
+      io.brupop.sbom="/usr/share/brupop/sbom.cdx.json"
+ENV PATH=/opt/brupop/bin:/usr/bin \
     PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONUNBUFFERED=1
+    PYTHONUNBUFFERED=1 \
+    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
 USER 10001:10001
-ENTRYPOINT ["brupop"]
+ENTRYPOINT ["/opt/brupop/bin/brupop"]
 CMD ["--help"]

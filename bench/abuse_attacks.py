@@ -29,6 +29,7 @@ class Target:
 
     def __init__(self, ready: dict[str, Any], seconds: float) -> None:
         self.port: int = ready["port"]
+        self.nodes: list[dict[str, str]] = ready["nodes"]
         self.context = ssl.create_default_context(cafile=ready["ca"])
         self.until = time.monotonic() + seconds
 
@@ -240,6 +241,90 @@ def cut_short(target: Target, count: int = 1000) -> dict[str, Any]:
     return {"answers": dict(answers)}
 
 
+def refused_versions(target: Target, clients: int = 6, most: int = 3000) -> dict[str, Any]:
+    """Authorized agents (nodes 1 to `clients`; the probe is node 0) that first report 1.0.0,
+    then a new version no host offered on every request (9.9.0, 9.9.1, ...): each is refused
+    with a 422 and a reason, and what is stored stays 1.0.0."""
+    statuses: Counter[str] = Counter()
+    counter = iter(range(most))
+    agents = [_agent_headers(node) for node in target.nodes[1 : clients + 1]]
+
+    def one(headers: dict[str, str]) -> None:
+        connection = target.https()
+        first = _status_body("1.0.0")
+        statuses["first: " + _request(connection, "PUT", RESOURCE, first, headers)] += 1
+        while target.left() > 0 and (index := next(counter, None)) is not None:
+            body = _status_body(f"9.9.{index}")
+            statuses[_request(connection, "PUT", RESOURCE, body, headers)] += 1
+
+    threads = [threading.Thread(target=one, args=(h,), daemon=True) for h in agents]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stored = {_stored_version(target, headers) for headers in agents}
+    return {"clients": len(agents), "statuses": dict(statuses), "stored_versions": sorted(stored)}
+
+
+def deep_json(target: Target, clients: int = 4, depth: int = 30_000) -> dict[str, Any]:
+    """Bodies nested `depth` deep (past any parser's recursion limit): status reports of
+    authorized agents (under the 64 KiB body limit) and ConversionReviews (no token), in turn;
+    each must be refused (400), never a 500."""
+    nested = b"[" * depth + b"]" * depth
+    status = b'{"current_version": ' + nested + b"}"
+    review = b'{"kind": "ConversionReview", "request": {"uid": "x", "objects": ' + nested + b"}}"
+    statuses: Counter[str] = Counter()
+    agents = [_agent_headers(node) for node in target.nodes[1 : clients + 1]]
+
+    def one(headers: dict[str, str]) -> None:
+        connection = target.https()
+        while target.left() > 0:
+            statuses["status: " + _request(connection, "PUT", RESOURCE, status, headers)] += 1
+            statuses["crdconvert: " + post(connection, "/crdconvert", review, {})] += 1
+
+    threads = [threading.Thread(target=one, args=(h,), daemon=True) for h in agents]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {"clients": len(agents), "depth": depth, "statuses": dict(statuses)}
+
+
+RESOURCE = "/bottlerocket-node-resource"
+
+
+def _agent_headers(node: dict[str, str]) -> dict[str, str]:
+    return {
+        "BrupopNodeName": node["name"],
+        "BrupopNodeUid": node["uid"],
+        "BrupopK8sAuthToken": node["token"],
+        "Content-Type": "application/json",
+    }
+
+
+def _status_body(version: str) -> bytes:
+    status = {
+        "current_version": version,
+        "target_version": "1.1.0",
+        "current_state": "Idle",
+        "crash_count": 0,
+    }
+    return json.dumps(status).encode()
+
+
+def _stored_version(target: Target, headers: dict[str, str]) -> str:
+    """The current_version the node's shadow holds now."""
+    connection = target.https()
+    try:
+        connection.request("GET", RESOURCE, headers=headers)
+        shadow = json.loads(connection.getresponse().read())
+        return str((shadow.get("status") or {}).get("current_version"))
+    except (OSError, ValueError, http.client.HTTPException) as error:
+        return type(error).__name__
+    finally:
+        connection.close()
+
+
 def conversion_review(size: int) -> bytes:
     shadow = {
         "apiVersion": "brupop.bottlerocket.aws/v1",
@@ -306,6 +391,8 @@ ATTACKS: dict[str, Callable[[Target], dict[str, Any]]] = {
     "crdconvert_flood_6mb": lambda target: crdconvert_flood(target, size=6_200_000),
     "bogus_tokens": bogus_tokens,
     "malformed_and_cut_short": cut_short,
+    "refused_versions": refused_versions,
+    "deep_json": deep_json,
 }
 
 

@@ -1,7 +1,9 @@
 """Benchmark 5, the apiserver under abuse: the real `brupop apiserver` process (over a fake
 cluster whose TokenReview takes 200 ms) on loopback, attacked in turn by clients without a
 token: huge request heads, slow-loris heads, TCP connections that never start TLS, 8 MB and
-5 MB `/crdconvert` floods, bogus-token floods, malformed and cut-short requests.
+5 MB `/crdconvert` floods, bogus-token floods, malformed and cut-short requests; then by
+authorized agents: a flood of versions no host offered (each a 422), and bodies nested past
+any parser's recursion limit (status reports and ConversionReviews).
 
 During each attack (in its own process, see abuse_attacks.py) this process times `/ping` and an
 authorized agent request every 50 ms over keep-alive connections, as an agent and the liveness

@@ -29,10 +29,12 @@ from brupop.domain.cluster.objects import TokenIdentity
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.main import main as apiserver_main
 from brupop.entrypoints.simulate.fleet.certificates import write_loopback_tls
+from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
 
 
@@ -61,6 +63,8 @@ class Cluster:
     pods: PodRepository
     token_reviewer: TokenReviewer
     workloads: WorkloadReplicas
+    policies: UpdatePolicyRepository
+    events: EventRecorder
 
 
 def free_port() -> int:
@@ -82,7 +86,15 @@ def main() -> int:
     for node in nodes:
         cluster.shadows.create(node.name, node.uid)
     reviewer = SlowTokenReviewer(cluster.token_reviewer, args.review_latency_ms / 1000)
-    ports = Cluster(cluster.shadows, cluster.nodes, cluster.pods, reviewer, cluster.workloads)
+    ports = Cluster(
+        cluster.shadows,
+        cluster.nodes,
+        cluster.pods,
+        reviewer,
+        cluster.workloads,
+        cluster.policies,
+        cluster.events,
+    )
     ApiserverContainer.cluster.override(providers.Object(ports))
     tls = write_loopback_tls(args.work / "tls")
     port = free_port()

@@ -112,18 +112,18 @@ def test_the_agent_has_no_kubernetes_permission_and_no_api_token(manifest: Rende
 
 def test_the_apiserver_gets_exactly_the_verbs_its_routes_use(manifest: Rendered) -> None:
     assert _grants(manifest, "brupop-apiserver-service-account") == (
-        _expand(NAMESPACE, SHADOWS, "bottlerocketshadows", "create get list watch patch update")
-        | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "get patch update")
+        _expand(NAMESPACE, SHADOWS, "bottlerocketshadows", "create get list watch")
+        | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "patch")
         | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies", "get")
         | _expand(NODE_EVENT_NAMESPACE, "", "events", "create")
-        | _expand("cluster", "", "nodes", "get list watch patch")
-        | _expand("cluster", "", "pods", "get list watch delete")
+        | _expand("cluster", "", "nodes", "get patch")
+        | _expand("cluster", "", "pods", "get list delete")
         | _expand("cluster", "", "pods/eviction", "create")
-        | _expand("cluster", "policy", "poddisruptionbudgets", "get list")
+        | _expand("cluster", "policy", "poddisruptionbudgets", "list")
         | _expand("cluster", "apps", "replicasets", "get")
         | _expand("cluster", "apps", "statefulsets", "get")
         | _expand("cluster", "", "replicationcontrollers", "get")
-        | {("builtin", "", "system:auth-delegator", "")}
+        | _expand("cluster", "authentication.k8s.io", "tokenreviews", "create")
     )
 
 
@@ -131,12 +131,12 @@ def test_the_controller_gets_shadows_policies_leases_events_and_what_cleanup_rea
     manifest: Rendered,
 ) -> None:
     assert _grants(manifest, "brupop-controller-service-account") == (
-        _expand(NAMESPACE, SHADOWS, "bottlerocketshadows", "get list watch patch update delete")
-        | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "patch update")
+        _expand(NAMESPACE, SHADOWS, "bottlerocketshadows", "get list watch patch delete")
+        | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "patch")
         | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies", "get list watch")
         | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies/status", "patch")
         | _expand(NAMESPACE, "coordination.k8s.io", "leases", "get create update")
-        | _expand(NAMESPACE, "", "events", "create patch")
+        | _expand(NAMESPACE, "", "events", "create")
         | _expand("cluster", "", "nodes", "get list watch patch")
         | _expand("cluster", "", "pods", "list")
         | _expand("cluster", "policy", "poddisruptionbudgets", "list")
@@ -146,9 +146,12 @@ def test_the_controller_gets_shadows_policies_leases_events_and_what_cleanup_rea
     )
 
 
-def test_one_image_runs_the_three_commands(manifest: Rendered) -> None:
+def test_the_agent_image_runs_the_agent_and_the_control_image_the_other_two(
+    manifest: Rendered,
+) -> None:
     containers = {w: manifest.container(*w) for w in (AGENT, APISERVER, CONTROLLER)}
-    assert len({c["image"] for c in containers.values()}) == 1
+    images = [c["image"] for c in containers.values()]
+    assert images == ["brupop-agent:0.1.0", "brupop-control:0.1.0", "brupop-control:0.1.0"]
     assert [c["args"] for c in containers.values()] == [["agent"], ["apiserver"], ["controller"]]
     assert all("command" not in c for c in containers.values())  # the image's entrypoint: brupop
 

@@ -68,14 +68,17 @@ def run_simulate(tmp_path: Path, *flags: str) -> SimulateRun:
 @dataclass(frozen=True)
 class Simulate:
     """`brupop simulate` in one test's directory; `policy`, when given, is the spec of the
-    `default` update policy (YAML indented by two) written there and passed as `--policy`."""
+    `default` update policy (YAML indented by two) written there and passed as `--policy`.
+    `backend` are the flags that choose the cluster (none: the in-memory one; tests/realcluster
+    gives `--kubeconfig FILE`), so one scenario runs on both backends."""
 
     directory: Path
+    backend: tuple[str, ...] = ()
 
     def __call__(self, *flags: str, policy: str | None = None) -> SimulateRun:
         if policy is not None:
             flags = (*flags, "--policy", write_policy_file(self.directory, policy))
-        return run_simulate(self.directory, *flags)
+        return run_simulate(self.directory, *self.backend, *flags)
 
 
 def explain(run: SimulateRun) -> str:

@@ -26,6 +26,7 @@ from kmock._internal.rendering import Response
 from tests.support import kube_api_rules as rules
 from tests.support.kube_api_rules import BUDGETS, KINDS, PODS, Kind
 from tests.support.kube_emulator_auth import TokenAuthority
+from tests.support.kube_emulator_schema import SchemaRefusalError, admitted, has_schema
 from tests.support.kube_emulator_setup import ClusterSetup
 
 KMOCK_PINNED = "0.8"
@@ -36,6 +37,17 @@ JSON = dict[str, Any]
 TOKENREVIEWS = ("authentication.k8s.io", "v1", "tokenreviews")
 Key = tuple[Kind, str | None, str]
 _JSON_HEADERS = {"Content-Type": "application/json"}
+CUSTOM_GROUP = "brupop.bottlerocket.aws"
+# kube-apiserver's 410 for a continue token whose snapshot etcd has compacted away.
+CONTINUE_EXPIRED = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter."
+)
+# kube-apiserver's 415 for a strategic merge patch on a custom resource (it has no patch strategy).
+CUSTOM_PATCH_TYPES = (
+    "the body of the request was in an unknown format - accepted media types include: "
+    "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+)
 
 
 def _now() -> str:
@@ -58,6 +70,8 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
     _revision: int = attrs.field(default=100, init=False)
     _history: deque[tuple[int, Kind, JSON]] = attrs.field(factory=deque, init=False)
     _compacted: int = attrs.field(default=0, init=False)
+    # etcd's compaction (only `compact()`): older list snapshots, and so continue tokens, expire.
+    _etcd_compacted: int = attrs.field(default=0, init=False)
     _watch_epoch: int = attrs.field(default=0, init=False)
     _open_watches: dict[int, int] = attrs.field(factory=dict, init=False)
     _watches_closed: threading.Condition = attrs.field(init=False)
@@ -109,10 +123,12 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
             self._delete((kind, namespace, name))
 
     def compact(self) -> None:
-        """Forget the history so far: watching from any older resourceVersion gives 410."""
+        """Forget the history so far: watching from any older resourceVersion, or continuing
+        a list begun before, gives 410."""
         with self._state:
             self._history.clear()
             self._compacted = self._revision  # watching from the current version still works
+            self._etcd_compacted = self._revision
 
     def drop_watches(self) -> None:
         """End every open watch stream, as a load balancer or apiserver restart would; returns
@@ -224,10 +240,17 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         ]
         metadata: JSON = {"resourceVersion": str(self._revision)}
         limit = int(request.params.get("limit") or 0)
+        if request.params.get("resourceVersion") == "0" and "continue" not in request.params:
+            limit = 0  # kube-apiserver answers from its watch cache in one piece (1.37)
         if limit > 0:
             # A continue token carries the first page's version and where the next page starts
             # (the apiserver serves a snapshot; this emulator pages over its current state).
-            version, _, start = str(request.params.get("continue") or "").partition(":")
+            token = str(request.params.get("continue") or "")
+            version, _, start = token.partition(":")
+            if token and not (version.isdigit() and start.isdigit()):
+                return _error(400, "BadRequest", f"invalid continue token: {token[:40]!r}")
+            if token and int(version) < self._etcd_compacted:
+                return _error(410, "Expired", CONTINUE_EXPIRED)
             offset = int(start or 0)
             metadata["resourceVersion"] = version or metadata["resourceVersion"]
             if offset + limit < len(items):
@@ -255,14 +278,20 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
                 f'{kind.qualified} "{key[2]}" already exists',
                 {"name": key[2], "group": kind.group, "kind": kind.plural},
             )
-        if kind.has_status and kind.group == "brupop.bottlerocket.aws":
+        if kind.has_status and kind.group == CUSTOM_GROUP:
             body.pop("status", None)  # a CRD with a status subresource ignores status on create
+        try:
+            body = self._admitted(kind, body, None, status_only=False)
+        except SchemaRefusalError as error:
+            return _error(422, "Invalid", str(error))
         created = self._commit(key, self._prepared(kind, body, None), "ADDED")
         return Response(status=201, payload=created, headers=_JSON_HEADERS)
 
     def _update(self, kind: Kind, key: Key, request: kmock.Request, method: str) -> Any:
         current = self._store[key]
         content_type = _header(request, "Content-Type")
+        if kind.group == CUSTOM_GROUP and "strategic-merge-patch" in content_type:
+            return _error(415, "UnsupportedMediaType", CUSTOM_PATCH_TYPES)
         try:
             wanted = (
                 copy.deepcopy(request.data)
@@ -275,7 +304,7 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         if not isinstance(wanted, dict):
             return _error(400, "BadRequest", "the body is not a JSON object")
         expected = (wanted.get("metadata") or {}).get("resourceVersion")
-        if method == "PUT" and not expected and kind.group == "brupop.bottlerocket.aws":
+        if method == "PUT" and not expected and kind.group == CUSTOM_GROUP:
             # custom resources refuse unconditional updates; built-in kinds allow them
             return _error(
                 422,
@@ -297,7 +326,19 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         wanted.setdefault("metadata", {}).update(
             {"name": key[2], **({"namespace": key[1]} if kind.namespaced else {})}
         )
+        try:
+            status_only = request.subresource == "status"
+            wanted = self._admitted(kind, wanted, current, status_only=status_only)
+        except SchemaRefusalError as error:
+            return _error(422, "Invalid", str(error))
         return self._commit(key, self._prepared(kind, wanted, current), "MODIFIED")
+
+    @staticmethod
+    def _admitted(kind: Kind, obj: JSON, old: JSON | None, *, status_only: bool) -> JSON:
+        """A custom resource pruned and validated against its CRD, as kube-apiserver does."""
+        if not has_schema(kind):
+            return obj
+        return admitted(kind, obj, old, status_only=status_only)
 
     def _evict(self, key: Key) -> Any:
         pod = self._store[key]

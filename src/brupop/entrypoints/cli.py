@@ -21,6 +21,7 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "controller": ("brupop.entrypoints.controller.main", "run the rollout controller"),
     "simulate": ("brupop.entrypoints.simulate.main", "roll a simulated fleet on this machine"),
     "status": ("brupop.entrypoints.status.main", "show every node's update state and why it waits"),
+    "plan": ("brupop.entrypoints.plan.main", "show the order and times a rollout will take"),
     "pause": ("brupop.entrypoints.pausing.pause", "stop node updates from starting (--node: one)"),
     "resume": ("brupop.entrypoints.pausing.resume", "clear a pause or halt (--node: one node)"),
     "crd": ("brupop.entrypoints.crd.main", "print the CRDs (shadow and update policy)"),
@@ -30,8 +31,13 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
 _NEEDS: dict[str, Extra] = {"simulate": SIMULATE}
 
 
+def command_names() -> tuple[str, ...]:
+    """The subcommands, in the order `--help` lists them."""
+    return tuple(_SUBCOMMANDS)
+
+
 def _usage(prog: str = "brupop") -> str:
-    lines = [f"usage: {prog} <command> [options]", "", "commands:"]
+    lines = [f"usage: {prog} <command> [options] | --version", "", "commands:"]
     lines += [f"  {name:<11} {help_}" for name, (_, help_) in _SUBCOMMANDS.items()]
     return "\n".join(lines)
 
@@ -44,12 +50,22 @@ def _print_usage(prog: str) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no complaint at exit
 
 
+def _version() -> str:
+    """The installed package's version (pyproject.toml's), read only when asked for."""
+    from importlib.metadata import version
+
+    return version("brupop")
+
+
 def main(argv: list[str] | None = None, prog: str = "brupop") -> int:
     """Dispatch to the chosen subcommand's `main(argv)` and return its exit code."""
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
         _print_usage(prog)
         return EXIT_OK if args else EXIT_BAD_SETTINGS
+    if args[0] == "--version":
+        print(f"brupop {_version()}")
+        return EXIT_OK
     name, rest = args[0], args[1:]
     if name not in _SUBCOMMANDS:
         hint = did_you_mean(name, _SUBCOMMANDS)

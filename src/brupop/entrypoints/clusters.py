@@ -65,14 +65,21 @@ class ApiserverCluster(Protocol):
     def events(self) -> EventRecorder: ...
 
 
-def kubernetes_cluster(namespace: str, component: str) -> KubernetesCluster:
+def kubernetes_cluster(
+    namespace: str, component: str, request_timeout_seconds: float, lease_timeout_seconds: float
+) -> KubernetesCluster:
     """The real cluster; the official client is imported only when this one is chosen.
 
     UnavailableError when no configuration is found (neither in a pod nor a kubeconfig).
     """
     from brupop.adapters.kubernetes.cluster import KubernetesCluster
 
-    return KubernetesCluster.from_environment(namespace, component=component)
+    return KubernetesCluster.from_environment(
+        namespace,
+        component=component,
+        request_timeout_seconds=request_timeout_seconds,
+        lease_timeout_seconds=lease_timeout_seconds,
+    )
 
 
 class ClusterChoice(containers.DeclarativeContainer):
@@ -83,8 +90,18 @@ class ClusterChoice(containers.DeclarativeContainer):
     namespace = providers.Dependency(instance_of=str)
     component = providers.Dependency(instance_of=str)
     clock: providers.Dependency[Clock] = providers.Dependency()
+    # How long a Kubernetes call may wait (connecting, then each read), and a Lease's call:
+    # the controller derives both from its Lease (ControllerConfig); the apiserver keeps these.
+    request_timeout_seconds = providers.Dependency(instance_of=float, default=30.0)
+    lease_timeout_seconds = providers.Dependency(instance_of=float, default=30.0)
     cluster = providers.Selector(
         kind,
         memory=providers.Singleton(InMemoryCluster, namespace, clock=clock),
-        kubernetes=providers.Singleton(kubernetes_cluster, namespace, component),
+        kubernetes=providers.Singleton(
+            kubernetes_cluster,
+            namespace,
+            component,
+            request_timeout_seconds,
+            lease_timeout_seconds,
+        ),
     )

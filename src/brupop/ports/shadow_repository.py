@@ -40,8 +40,12 @@ class ShadowRepository(Protocol):
         """Write the spec if the shadow is still at `resource_version` (None: unconditionally)."""
         ...
 
-    def update_status(self, name: str, status: ShadowStatus) -> Shadow:
-        """Write the status subresource."""
+    def update_status(
+        self, name: str, status: ShadowStatus, resource_version: str | None = None
+    ) -> Shadow:
+        """Write the status subresource; with `resource_version`, only if the shadow is still
+        at it (ConflictError otherwise), so a status computed from a read cannot revert what
+        another writer stored since."""
         ...
 
     def delete(self, name: str) -> None:

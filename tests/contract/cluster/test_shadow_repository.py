@@ -103,6 +103,30 @@ def test_spec_write_from_a_stale_resource_version_is_a_conflict(cluster: Ports) 
     assert cluster.shadows.get(SHADOW).spec == ShadowSpec()
 
 
+def test_a_status_write_from_a_stale_version_conflicts_and_keeps_the_newer_report(
+    cluster: Ports,
+) -> None:
+    created = cluster.shadows.create(NODE, "node-uid-1")
+    cluster.shadows.update_status(SHADOW, REPORTED)  # the agent reports after that read
+    failed = REPORTED.model_copy(update={"crash_count": 1})
+
+    with pytest.raises(ConflictError):
+        cluster.shadows.update_status(SHADOW, failed, created.resource_version)
+
+    assert cluster.shadows.get(SHADOW).status == REPORTED
+
+
+def test_a_status_write_from_the_current_version_lands(cluster: Ports) -> None:
+    cluster.shadows.create(NODE, "node-uid-1")
+    current = cluster.shadows.update_status(SHADOW, REPORTED)
+    failed = REPORTED.model_copy(update={"crash_count": 1})
+
+    written = cluster.shadows.update_status(SHADOW, failed, current.resource_version)
+
+    assert written.status == failed
+    assert cluster.shadows.get(SHADOW).status == failed
+
+
 def test_spec_write_without_a_resource_version_always_lands(cluster: Ports) -> None:
     cluster.shadows.create(NODE, "node-uid-1")
     cluster.shadows.update_status(SHADOW, REPORTED)

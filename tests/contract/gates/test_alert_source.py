@@ -13,13 +13,14 @@ from typing import Protocol
 import pytest
 
 from brupop.adapters.http.prometheus import PrometheusAlertSource
-from brupop.adapters.memory.gates import InMemoryAlertSource
+from brupop.adapters.memory.gates import InMemoryAlertSource, Reach
+from brupop.domain.policy.address_policy import AddressPolicy
 from brupop.domain.policy.update_policy import AlertGate
 from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.alert_source import AlertSource
 from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
 from tests.support.alerting_prometheus import AlertingPrometheus
-from tests.support.loopback_reach import loopback_http
+from tests.support.loopback_reach import LOOPBACK_ALLOWANCE, loopback_http
 from tests.support.polling import wait_until
 
 ALERT = "BrupopTestAlert"
@@ -42,7 +43,7 @@ class AlertBackend(Protocol):
 
 class MemoryAlerts:
     def __init__(self) -> None:
-        self.memory = InMemoryAlertSource()
+        self.memory = InMemoryAlertSource(Reach(AddressPolicy.parse(LOOPBACK_ALLOWANCE)))
         self.source: AlertSource = self.memory
         self.url = "http://prometheus.monitoring:9090"
         self.memory.serve(self.url)

@@ -9,10 +9,11 @@ from typing import Protocol
 import pytest
 
 from brupop.adapters.http.prober import UrlProber
-from brupop.adapters.memory.gates import InMemoryHttpProber
+from brupop.adapters.memory.gates import InMemoryHttpProber, Reach
+from brupop.domain.policy.address_policy import AddressPolicy
 from brupop.domain.policy.probe_url import fill_probe_template
 from brupop.ports.http_prober import HttpProber
-from tests.support.loopback_reach import loopback_http
+from tests.support.loopback_reach import LOOPBACK_ALLOWANCE, loopback_http
 from tests.support.probe_server import BIG_PATH, SLOW_PATH, ProbeServer
 
 TEMPLATE = "http://{node_ip}:PORT/healthz/{node_name}"
@@ -32,7 +33,7 @@ class ProbeTargets(Protocol):
 
 class MemoryTargets:
     def __init__(self) -> None:
-        self.memory = InMemoryHttpProber()
+        self.memory = InMemoryHttpProber(Reach(AddressPolicy.parse(LOOPBACK_ALLOWANCE)))
         self.prober: HttpProber = self.memory
         self.port = 8080
 

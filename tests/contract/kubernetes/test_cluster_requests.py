@@ -98,17 +98,67 @@ def test_pod_listing_eviction_and_deletion(kube: KubernetesCluster, emulator: Ku
     ]
 
 
-def test_cluster_wide_pods_and_budgets_are_listed_in_pages_without_finished_pods(
+def test_the_census_lists_pods_and_budgets_from_the_watch_cache_without_finished_pods(
     kube: KubernetesCluster, emulator: KubeEmulator
 ) -> None:
     kube.pods.list_all()
     kube.pods.list_all_disruption_budgets()
 
     unfinished = "status.phase!=Succeeded,status.phase!=Failed"
+    cached = {"resourceVersion": "0", "limit": "500"}
     assert sent(emulator) == [
-        Sent("GET", "/api/v1/pods", {"fieldSelector": unfinished, "limit": "500"}, JSON, None),
-        Sent("GET", "/apis/policy/v1/poddisruptionbudgets", {"limit": "500"}, JSON, None),
+        Sent("GET", "/api/v1/pods", {"fieldSelector": unfinished} | cached, JSON, None),
+        Sent("GET", "/apis/policy/v1/poddisruptionbudgets", cached, JSON, None),
     ]
+
+
+def test_a_cached_census_list_answered_in_one_piece_despite_its_limit_is_complete(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    emulator.add_node("node-a")
+    for n in range(501):  # more than a page: the cache answers them all, with no continue
+        emulator.add_pod("default", f"web-{n}", "node-a")
+
+    pods = kube.pods.list_all()
+
+    assert len(pods) == 501
+    assert len(sent(emulator)) == 1
+
+
+def test_a_cached_census_list_that_is_paged_anyway_is_followed_without_its_version(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    # A token in the emulator's own form: a real server refuses a token it never issued.
+    first_page: dict[str, Any] = {
+        "kind": "PodList",
+        "apiVersion": "v1",
+        "metadata": {"resourceVersion": "120", "continue": "120:0"},
+        "items": [
+            {"metadata": {"name": "web-1", "namespace": "default"}, "spec": {"nodeName": "node-a"}}
+        ],
+    }
+    emulator["get /api/v1/pods"][:1] << 200 << first_page
+    emulator.add_pod("default", "web-2", "node-a")
+
+    pods = kube.pods.list_all()
+
+    assert [p.name for p in pods] == ["web-1", "web-2"]
+    first, then = (request.query for request in sent(emulator))
+    assert first["resourceVersion"] == "0"
+    assert then == {
+        "fieldSelector": "status.phase!=Succeeded,status.phase!=Failed",
+        "limit": "500",
+        "continue": "120:0",
+    }
+
+
+def test_a_drains_reads_of_a_nodes_pods_stay_consistent_reads(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    kube.pods.list_on_node("node-a")
+    kube.pods.list_disruption_budgets("default")
+
+    assert all("resourceVersion" not in request.query for request in sent(emulator))
 
 
 def test_an_eviction_with_a_grace_period_sends_it_as_delete_options(
@@ -130,10 +180,11 @@ def test_an_eviction_with_a_grace_period_sends_it_as_delete_options(
 def test_pods_on_a_node_are_read_page_by_page(
     kube: KubernetesCluster, emulator: KubeEmulator
 ) -> None:
+    # The token is of the emulator's form: like a real server, it refuses one it did not issue.
     first_page: dict[str, Any] = {
         "kind": "PodList",
         "apiVersion": "v1",
-        "metadata": {"resourceVersion": "120", "continue": "page-2-token"},
+        "metadata": {"resourceVersion": "120", "continue": "120:0"},
         "items": [
             {"metadata": {"name": "web-1", "namespace": "default"}, "spec": {"nodeName": "node-a"}}
         ],
@@ -147,7 +198,7 @@ def test_pods_on_a_node_are_read_page_by_page(
     assert sent(emulator)[-1].query == {
         "fieldSelector": "spec.nodeName=node-a",
         "limit": "500",
-        "continue": "page-2-token",
+        "continue": "120:0",
     }
 
 

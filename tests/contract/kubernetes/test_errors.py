@@ -79,7 +79,6 @@ def test_410_on_opening_a_watch_is_watch_expired(
         (422, "Invalid", InvalidObjectError),
         (400, "BadRequest", InvalidObjectError),
         (401, "Unauthorized", UnauthorizedError),
-        (403, "Forbidden", ForbiddenError),
         (429, "TooManyRequests", ThrottledError),
         (500, "InternalError", UnavailableError),
         (503, "ServiceUnavailable", UnavailableError),
@@ -97,6 +96,55 @@ def test_status_codes_map_to_typed_errors(
 
     with pytest.raises(expected, match=f"update status of shadow 'brs-node-a': {code} {reason}"):
         kube.shadows.update_status("brs-node-a", STATUS)
+
+
+def test_a_403_names_the_verb_the_resource_and_the_caller_in_one_line(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    message = (
+        'nodes is forbidden: User "system:serviceaccount:brupop:controller" cannot list '
+        'resource "nodes" in API group "" at the cluster scope'
+    )
+    emulator["get /api/v1/nodes"] << 403 << status(403, "Forbidden", message)
+
+    with pytest.raises(ForbiddenError) as refused:
+        kube.nodes.list()
+
+    assert str(refused.value) == (
+        "list nodes: forbidden: list nodes (cluster-wide) "
+        "for system:serviceaccount:brupop:controller"
+    )
+
+
+def test_a_403_in_a_namespace_names_its_api_group_and_namespace(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    kube.shadows.create("node-a", "uid-a")
+    message = (
+        'bottlerocketshadows.brupop.bottlerocket.aws "brs-node-a" is forbidden: User "sa" cannot '
+        'patch resource "bottlerocketshadows/status" in API group "brupop.bottlerocket.aws" in '
+        'the namespace "brupop-bottlerocket-aws"'
+    )
+    emulator[f"patch {SHADOWS_PATH}/brs-node-a/status"] << 403 << status(403, "Forbidden", message)
+
+    with pytest.raises(ForbiddenError) as refused:
+        kube.shadows.update_status("brs-node-a", STATUS)
+
+    assert str(refused.value) == (
+        "update status of shadow 'brs-node-a': forbidden: patch bottlerocketshadows/status in API "
+        "group brupop.bottlerocket.aws (in namespace brupop-bottlerocket-aws) for sa"
+    )
+
+
+def test_a_403_in_other_words_keeps_the_apis_message(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    emulator["get /api/v1/nodes"] << 403 << status(403, "Forbidden", "denied by a webhook")
+
+    with pytest.raises(ForbiddenError) as refused:
+        kube.nodes.list()
+
+    assert str(refused.value) == "list nodes: forbidden: denied by a webhook"
 
 
 def test_eviction_refused_by_a_budget_is_too_many_requests(

@@ -81,6 +81,21 @@ def test_status_is_merge_patched_through_the_status_subresource(
     )
 
 
+def test_a_guarded_status_write_carries_the_version_it_was_read_at(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    created = kube.shadows.create(NODE, "uid-1")
+    status = ShadowStatus(
+        current_version="1.6.1", target_version="1.8.0", current_state=UpdateState.IDLE
+    )
+
+    kube.shadows.update_status(f"brs-{NODE}", status, created.resource_version)
+
+    (patch,) = [request for request in sent(emulator) if request.method == "PATCH"]
+    assert (patch.path, patch.content_type) == (f"{SHADOW_PATH}/status", MERGE)
+    assert patch.body["metadata"] == {"resourceVersion": created.resource_version}
+
+
 def test_spec_is_merge_patched_with_the_callers_resource_version(
     kube: KubernetesCluster, emulator: KubeEmulator
 ) -> None:

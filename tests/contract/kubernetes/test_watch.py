@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Generator
 
 import pytest
+from kubernetes.client import CoreV1Api
 
+from brupop.adapters.kubernetes import watching
+from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.domain.cluster.objects import WatchBookmark, WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError, WatchExpiredError
 from brupop.services.controller.mirrors.informer import Informer
 from brupop.services.controller.mirrors.mirror import Mirror
-from tests.contract.kubernetes.conftest import SHADOWS_PATH, sent
+from tests.contract.kubernetes.conftest import SHADOWS_PATH, sent, status
 from tests.support.kube_emulator import KubeEmulator
 
 
@@ -133,3 +137,22 @@ def test_unreadable_shadows_are_skipped_in_lists(
     )
 
     assert [(s.name, s.node_name) for s in kube.shadows.list().items] == [("brs-node-b", "node-b")]
+
+
+def test_a_paged_list_whose_continue_token_expired_starts_again_from_its_first_page(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    for name in ("node-a", "node-b", "node-c"):
+        emulator.add_node(name)
+    # The second request is the first continued page: the API has compacted its snapshot.
+    expired = status(410, "Expired", "The provided continue parameter is too old")
+    emulator["get /api/v1/nodes"][1:2] << 410 << expired
+    source = watching.WatchSource(
+        "list nodes", CoreV1Api(kube.api_client).list_node, node_from_object
+    )
+
+    items, _ = watching.list_items(ApiCalls(kube.api_client), source, page_size=2)
+
+    assert sorted(node.name for node, _ in items) == ["node-a", "node-b", "node-c"]
+    continued = ["continue" in request.params for request in emulator.requests]
+    assert continued == [False, True, False, True]

@@ -3,6 +3,7 @@ silent) still ends in time for the leader to renew its Lease: every outside read
 fits in a budget derived from LEADER_ELECTION_LEASE_SECONDS and _RENEW_SECONDS.
 
 Real time, real sockets: a 3 s Lease renewed every 1 s, so the leader must renew within 2 s.
+A tick of three passes (each write met a conflict) shares that one budget.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
-from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowSpec, ShadowStatus, shadow_name
+from brupop.domain.shadow import (
+    OPT_IN_LABEL,
+    OPT_IN_VALUE,
+    Shadow,
+    ShadowSpec,
+    ShadowStatus,
+    shadow_name,
+)
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
@@ -60,7 +68,31 @@ def _cluster(silent: SilentServer) -> InMemoryCluster:
     return cluster
 
 
-def _controller(cluster: InMemoryCluster) -> ControllerService:
+def _racing_agent(cluster: InMemoryCluster, node: str) -> list[str]:
+    """A second node that staged its update (its next step is a reboot, which no alert holds),
+    whose agent reports just before every spec write to it (so each write conflicts and asks
+    for another pass); the writes tried."""
+    added = cluster.add_node(node, labels={OPT_IN_LABEL: OPT_IN_VALUE})
+    racing = cluster.shadows.create(node, added.uid).name
+    staged = UpdateState.STAGED_AND_PERFORMED_UPDATE
+    spec = ShadowSpec(state=staged, state_transition_timestamp=SystemClock().now(), version=NEW)
+    cluster.shadows.replace_spec(racing, spec, None)
+    status = ShadowStatus(current_version="1.19.0", target_version=NEW, current_state=staged)
+    cluster.shadows.update_status(racing, status)
+    shadows, tried = cluster.shadows, []
+    original = shadows.replace_spec
+
+    def raced(name: str, spec: ShadowSpec, resource_version: str | None) -> Shadow:
+        if name == racing:
+            tried.append(name)
+            shadows.update_status(racing, status)
+        return original(name, spec, resource_version)
+
+    shadows.replace_spec = raced  # type: ignore[method-assign]
+    return tried
+
+
+def _controller(cluster: InMemoryCluster, limit: int = 1) -> ControllerService:
     clock = SystemClock()
     http = loopback_http()
     checks = HealthChecks(
@@ -70,7 +102,7 @@ def _controller(cluster: InMemoryCluster) -> ControllerService:
         prober=UrlProber(http),
     )
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(1), StateTimeouts(), None),
+        policy=RolloutPolicy(ConcurrencyLimit(limit), StateTimeouts(), None),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=cluster.namespace,
         identity="controller-black-holed",
@@ -110,3 +142,20 @@ def test_a_black_holed_prometheus_and_probes_do_not_cost_the_leader_its_lease() 
     assert max(ticks) < LEASE - RENEW, ticks
     assert len(renewals) >= RUN_SECONDS / RENEW - 2  # renewed about every second
     assert "no answer within" in reasons["n1"]
+
+
+def test_a_tick_of_three_passes_reads_the_black_holes_within_one_budget() -> None:
+    with SilentServer() as silent:
+        cluster = _cluster(silent)
+        tried = _racing_agent(cluster, "n2")
+        controller = _controller(cluster, limit=2)
+        budget = controller.config.gate_check_budget_seconds
+        started = time.monotonic()
+        controller.tick()
+        took = time.monotonic() - started
+        accepted = silent.accepted
+
+    assert took < budget + 0.5, f"the tick took {took:.2f} s, its budget {budget:g} s"
+    assert accepted >= 2, "the reads did reach the black hole"
+    assert len(tried) == 3, "three passes, each still leading: each write to n2 met a conflict"
+    assert controller.elector.is_leader()

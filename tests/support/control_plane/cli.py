@@ -1,4 +1,5 @@
-"""The subcommands of `scripts/control-plane`: build, up DIR, down DIR, status DIR."""
+"""The subcommands of `scripts/control-plane`: build, up DIR, down DIR, status DIR, and
+restart DIR COMPONENT [--kill] (an outage of one component, for the recovery tests)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,12 @@ def parser() -> argparse.ArgumentParser:
         ("status", "show which of DIR's processes are running"),
     ):
         commands.add_parser(name, help=text).add_argument("dir", type=Path)
+    restart = commands.add_parser("restart", help="stop one component of DIR and start it again")
+    restart.add_argument("dir", type=Path)
+    restart.add_argument(
+        "component", choices=("etcd", "kube-apiserver", "kube-controller-manager", "kwok")
+    )
+    restart.add_argument("--kill", action="store_true", help="SIGKILL it (a crash), not SIGTERM")
     return top
 
 
@@ -34,6 +41,10 @@ def main(argv: list[str]) -> int:
     except ImportError as error:
         print(f"control-plane: {error.name} is missing: run scripts/bootstrap", file=sys.stderr)
         return 2
+    if arguments.command == "restart":
+        return lifecycle.restart_command(
+            arguments.dir.resolve(), default_cache(), arguments.component, kill=arguments.kill
+        )
     handlers = {"up": lifecycle.up, "down": lifecycle.down, "status": lifecycle.status}
     return handlers[arguments.command](arguments.dir.resolve(), default_cache())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -57,6 +58,35 @@ def free_ports() -> Ports:
         for each in sockets:
             each.close()
     return Ports(*numbers)
+
+
+LISTENS = {
+    "etcd": ("etcd_client", "etcd_peer"),
+    "kube-apiserver": ("apiserver",),
+    "kwok": ("kwok",),
+}
+
+
+def wait_ports_free(ports: Ports, name: str, seconds: float = 15.0) -> bool:
+    """Wait until component `name`'s listening ports can be bound again (as its own start
+    binds them, with SO_REUSEADDR): a killed process holds them until its last thread is gone."""
+    deadline = time.monotonic() + seconds
+    for field in LISTENS.get(name, ()):
+        while not _bindable(getattr(ports, field)):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+    return True
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def etcd(cache: Cache, root: Path, ports: Ports) -> list[str]:

@@ -15,10 +15,12 @@ from tests.support.control_plane.pki import Pki, make_pki, write_kubeconfig
 from tests.support.control_plane.processes import (
     RunFolder,
     is_ours,
+    kill,
     log_tail,
     resident_mib,
     start,
     stop,
+    wait_exited,
 )
 from tests.support.control_plane.versions import Cache
 
@@ -122,6 +124,45 @@ def wait_ready(folder: RunFolder, plan: Plan, process: subprocess.Popen[bytes]) 
 def failure(folder: RunFolder, name: str, what: str) -> StartFailure:
     log = folder.log(name)
     return StartFailure(f"{name} {what}; the end of {log}:\n{log_tail(log)}")
+
+
+def restart(
+    root: Path, cache: Cache, name: str, *, graceful: bool = True, pause_seconds: float = 0.0
+) -> float:
+    """Stop component `name` (SIGTERM as `down` does; SIGKILL when not `graceful`: a crash),
+    wait `pause_seconds`, start it again with the same flags, ports and certificates, and wait
+    until it is ready: the outage a rolling upgrade or a crash makes. The seconds it was down."""
+    folder = RunFolder(root)
+    record = folder.read(name)
+    if record is None or not is_ours(record):
+        raise StartFailure(f"{name} is not running in {root}")
+    ports = components.Ports.load(root / "ports.json")
+    (plan,) = [
+        plan for plan in start_plan(root, cache, Pki(root / "pki"), ports) if plan.name == name
+    ]
+    began = time.monotonic()
+    if graceful:
+        stop(folder, record)
+        wait_exited(record.pid, 10.0)
+    else:
+        kill(folder, record)
+    if not components.wait_ports_free(ports, name):
+        raise StartFailure(f"{name}'s ports are still held after it stopped")
+    time.sleep(pause_seconds)
+    launch(folder, plan)
+    return time.monotonic() - began
+
+
+def restart_command(root: Path, cache: Cache, name: str, *, kill: bool) -> int:
+    """`restart DIR COMPONENT [--kill]`: run from its own process, so the component it starts
+    again is nobody's child, like the ones `up` starts."""
+    try:
+        outage = restart(root, cache, name, graceful=not kill)
+    except StartFailure as failure:
+        say(str(failure), True)
+        return 1
+    say(f"{name} back after {outage:.1f} s")
+    return 0
 
 
 def down(root: Path, cache: Cache, quiet: bool = False) -> int:

@@ -103,6 +103,15 @@ def stop(folder: RunFolder, record: Record) -> str:
     return f"{record.name}: {outcome} (pid {record.pid})"
 
 
+def kill(folder: RunFolder, record: Record) -> str:
+    """SIGKILL at once (a crash: no graceful shutdown), wait until gone; forget the record."""
+    if is_ours(record):
+        os.kill(record.pid, signal.SIGKILL)
+        wait_exited(record.pid, 10.0)
+    folder.record_path(record.name).unlink(missing_ok=True)
+    return f"{record.name}: killed (pid {record.pid})"
+
+
 def wait_gone(record: Record, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -111,6 +120,22 @@ def wait_gone(record: Record, seconds: float) -> bool:
             return True
         time.sleep(0.1)
     return not is_ours(record)
+
+
+def wait_exited(pid: int, seconds: float) -> bool:
+    """Wait until the process is gone or a zombie: only then are its sockets closed (an exiting
+    process drops its command line before its files, so `is_ours` turns false too early)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        reap(pid)
+        try:
+            state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def reap(pid: int) -> None:

@@ -107,3 +107,18 @@ The controller's notification settings (docs/notifications.md): CLUSTER_NAME and
   value: {{ join "," ($hook.events | default (list "all")) | quote }}
 {{- end }}
 {{- end }}
+
+{{/*
+The image of a component ("agent" or "control"): `image.<component>_repository`, tagged
+`image.tag` or, when that is empty, the chart's appVersion (the package version). A string
+`image` (the original chart's form) names one image for every component.
+Argument: (dict "component" <agent|control> "root" $).
+*/}}
+{{- define "brupop.image" -}}
+{{- $image := .root.Values.image -}}
+{{- if kindIs "string" $image -}}
+{{ $image }}
+{{- else -}}
+{{ index $image (printf "%s_repository" .component) }}:{{ $image.tag | default .root.Chart.AppVersion }}
+{{- end -}}
+{{- end }}

@@ -29,6 +29,10 @@ reviews (TOKEN_REVIEW_THREADS, 8) and a pass's calls. The client's default is fi
 the host, which on a 96-core node is 480, whatever the pod's CPU limit."""
 
 
+REQUEST_TIMEOUT_SECONDS = 30.0
+CONNECT_TIMEOUT_SECONDS = 5.0
+
+
 def load_configuration() -> Configuration:
     """In-cluster service-account configuration, else the kubeconfig's current context.
 
@@ -61,6 +65,15 @@ def bounded(configuration: Configuration) -> Configuration:
     return configuration
 
 
+def _calls(api_client: ApiClient, timeout_seconds: float) -> ApiCalls:
+    """Calls that wait at most `timeout_seconds` for anything, connecting included."""
+    return ApiCalls(
+        api_client,
+        request_timeout_seconds=timeout_seconds,
+        connect_timeout_seconds=min(CONNECT_TIMEOUT_SECONDS, timeout_seconds),
+    )
+
+
 class KubernetesCluster:
     """Shadows, update policies, nodes, pods, token reviews, leases and events of a real
     cluster."""
@@ -71,24 +84,41 @@ class KubernetesCluster:
         namespace: str,
         *,
         component: str = "brupop",
-        request_timeout_seconds: float = 30.0,
+        request_timeout_seconds: float = REQUEST_TIMEOUT_SECONDS,
+        lease_timeout_seconds: float | None = None,
     ) -> None:
+        """`request_timeout_seconds` bounds each wait of a call (connecting, then each read);
+        the Lease's calls get `lease_timeout_seconds` (None: the same)."""
         self.namespace = namespace
         self.api_client = api_client
-        calls = ApiCalls(api_client, request_timeout_seconds=request_timeout_seconds)
+        calls = _calls(api_client, request_timeout_seconds)
+        lease_calls = _calls(api_client, lease_timeout_seconds or request_timeout_seconds)
         self.shadows = KubernetesShadowRepository(calls, namespace)
         self.policies = KubernetesUpdatePolicyRepository(calls, namespace)
         self.nodes = KubernetesNodeRepository(calls)
         self.pods = KubernetesPodRepository(calls)
         self.workloads = KubernetesWorkloadReplicas(calls)
         self.token_reviewer = KubernetesTokenReviewer(calls)
-        self.leases = KubernetesLeaseStore(calls)
+        self.leases = KubernetesLeaseStore(lease_calls)
         self.events = KubernetesEventRecorder(calls, component=component)
 
     @classmethod
-    def from_environment(cls, namespace: str, *, component: str = "brupop") -> KubernetesCluster:
+    def from_environment(
+        cls,
+        namespace: str,
+        *,
+        component: str = "brupop",
+        request_timeout_seconds: float = REQUEST_TIMEOUT_SECONDS,
+        lease_timeout_seconds: float | None = None,
+    ) -> KubernetesCluster:
         """The cluster this process runs in (or the kubeconfig's), for brupop's `namespace`."""
-        return cls(ApiClient(load_configuration()), namespace, component=component)
+        return cls(
+            ApiClient(load_configuration()),
+            namespace,
+            component=component,
+            request_timeout_seconds=request_timeout_seconds,
+            lease_timeout_seconds=lease_timeout_seconds,
+        )
 
     def close(self) -> None:
         """Release the client's connection pool."""

@@ -7,6 +7,7 @@ the reason tells an AlreadyExists 409 from a Conflict 409.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -62,11 +63,38 @@ def error_for_status(
     is the API shedding load, a ThrottledError that carries the Retry-After it was given.
     """
     text = f"{action}: {code} {reason}: {message}".rstrip(": ")
+    if code == 403:
+        return ForbiddenError(forbidden_text(action, message))
     if code == 409 and reason == "AlreadyExists":
         return AlreadyExistsError(text)
     if code == 429 and not budget_refusal:
         return ThrottledError(text, retry_after_seconds=retry_after_seconds(retry_after))
     return _BY_CODE.get(code, UnavailableError)(text)
+
+
+# What RBAC's refusal says: `nodes is forbidden: User "system:serviceaccount:ns:sa" cannot list
+# resource "nodes" in API group "" at the cluster scope` (or `in the namespace "ns"`).
+_RBAC_REFUSAL = re.compile(
+    r'User "(?P<user>[^"]*)" cannot (?P<verb>\S+) resource "(?P<resource>[^"]+)"'
+    r'(?: in API group "(?P<group>[^"]*)")?'
+    r'(?: in the namespace "(?P<namespace>[^"]+)"| (?P<cluster>at the cluster scope))?'
+)
+
+
+def forbidden_text(action: str, message: str) -> str:
+    """One line for a 403: `<action>: forbidden: <verb> <resource> (<scope>) for <user>`, so
+    the missing grant is plain; the API's own message when it is not RBAC's usual sentence."""
+    refusal = _RBAC_REFUSAL.search(message)
+    if refusal is None:
+        return f"{action}: forbidden: {message}".rstrip(": ")
+    what = f"{refusal['verb']} {refusal['resource']}"
+    if refusal["group"]:
+        what += f" in API group {refusal['group']}"
+    if refusal["namespace"]:
+        what += f" (in namespace {refusal['namespace']})"
+    elif refusal["cluster"]:
+        what += " (cluster-wide)"
+    return f"{action}: forbidden: {what} for {refusal['user']}"
 
 
 def from_api_exception(error: ApiException, action: str) -> PortError:

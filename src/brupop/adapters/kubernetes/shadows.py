@@ -1,6 +1,7 @@
 """KubernetesShadowRepository: BottlerocketShadow custom objects in brupop's namespace.
 
-Status goes through the `/status` subresource. Spec writes are JSON merge patches that carry
+Status goes through the `/status` subresource. Spec writes, and the status writes that change
+what was read (the controller's failure records), are JSON merge patches that carry
 `metadata.resourceVersion`, so the apiserver refuses them (409) if the shadow changed since.
 """
 
@@ -94,8 +95,14 @@ class KubernetesShadowRepository:
             f"spec of shadow {name!r}: still conflicting after {self.conflict_retries} attempts"
         )
 
-    def update_status(self, name: str, status: ShadowStatus) -> Shadow:
-        body = {"apiVersion": API_VERSION_V2, "kind": KIND, "status": status_object(status)}
+    def update_status(
+        self, name: str, status: ShadowStatus, resource_version: str | None = None
+    ) -> Shadow:
+        """Guarded like a spec write when given `resource_version` (a 409 is ConflictError, not
+        retried: the caller read the status it changes, and must read it again)."""
+        body: JSON = {"apiVersion": API_VERSION_V2, "kind": KIND, "status": status_object(status)}
+        if resource_version is not None:
+            body["metadata"] = {"resourceVersion": resource_version}
         method = self._api.patch_namespaced_custom_object_status
         return self._merge_patch(f"update status of shadow {name!r}", method, name, body)
 

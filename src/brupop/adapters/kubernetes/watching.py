@@ -25,7 +25,7 @@ from brupop.domain.cluster.objects import (
     WatchEvent,
     WatchEventType,
 )
-from brupop.ports.errors import UnavailableError
+from brupop.ports.errors import UnavailableError, WatchExpiredError
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -50,11 +50,28 @@ LIST_PAGE_SIZE = 500
 at once costs the controller about 290 MiB of peak memory it never gives back."""
 
 
+LIST_RESTARTS = 2
+"""Times a paged list starts again from its first page when a continue token expired (410):
+a compaction between two pages leaves no snapshot to continue from."""
+
+
 def list_items(
     calls: ApiCalls, source: WatchSource[T], page_size: int | None = None
 ) -> tuple[list[tuple[T, str | None]], str]:
     """Every readable item with its resourceVersion, and the list's resourceVersion; read in
-    pages of `page_size` (one consistent snapshot, as the API serves continued lists)."""
+    pages of `page_size` (one consistent snapshot, as the API serves continued lists). A
+    continue token the API has expired restarts the list, as client-go's pager does."""
+    for _ in range(LIST_RESTARTS):
+        try:
+            return _paged_list(calls, source, page_size)
+        except WatchExpiredError:
+            log.info("list.restarted", action=source.action)
+    return _paged_list(calls, source, page_size)
+
+
+def _paged_list(
+    calls: ApiCalls, source: WatchSource[T], page_size: int | None
+) -> tuple[list[tuple[T, str | None]], str]:
     items: list[tuple[T, str | None]] = []
     params = dict(source.params) | ({"limit": page_size} if page_size else {})
     while True:

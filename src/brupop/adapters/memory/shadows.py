@@ -54,8 +54,16 @@ class InMemoryShadowRepository:
                 name, current.model_copy(update={"spec": spec}), expected_version=resource_version
             )
 
-    def update_status(self, name: str, status: ShadowStatus) -> Shadow:
-        return self.store.update(name, lambda s: s.model_copy(update={"status": status}))
+    def update_status(
+        self, name: str, status: ShadowStatus, resource_version: str | None = None
+    ) -> Shadow:
+        with self.store.lock:
+            current = self.store.get(name)
+            return self.store.replace(
+                name,
+                current.model_copy(update={"status": status}),
+                expected_version=resource_version,
+            )
 
     def delete(self, name: str) -> None:
         self.store.delete(name)

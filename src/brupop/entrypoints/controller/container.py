@@ -91,6 +91,8 @@ class ControllerContainer(containers.DeclarativeContainer):
         namespace=settings.namespace,
         component=EVENT_COMPONENT,
         clock=clock,
+        request_timeout_seconds=config.provided.kubernetes_timeout_seconds,
+        lease_timeout_seconds=config.provided.lease_timeout_seconds,
     )
     cluster = clusters.cluster
     prometheus = providers.Singleton(PrometheusRolloutMetrics, limit=config.provided.policy.limit)

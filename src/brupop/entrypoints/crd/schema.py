@@ -8,7 +8,7 @@ the model's own: a field with a default may be left out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -84,7 +84,7 @@ class _Converter:
                 name: self.convert(child, f"{where}.{name}")
                 for name, child in node.get("properties", {}).items()
             }
-            result["properties"] = properties
+            result["properties"] = _not_nullable(properties, result.get("oneOf", ()))
             required = self._required(node, properties)
             if required:
                 result["required"] = required
@@ -112,6 +112,21 @@ def _presence_alternatives(branches: Any, where: str) -> list[dict[str, Any]]:
     ):
         raise CrdSchemaError(f"{where}: oneOf may only choose between required fields")
     return [{"required": list(branch["required"])} for branch in branches]
+
+
+def _not_nullable(
+    properties: dict[str, Any], alternatives: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The fields a presence `oneOf` chooses between, not nullable: the apiserver prunes a
+    non-nullable null before it validates, so `{a: null, b: 3}` is `{b: 3}` and matches one
+    alternative. Kept nullable, the null counts as present and matches both (a 422)."""
+    chosen = {name for branch in alternatives for name in branch["required"]}
+    return {
+        name: {key: value for key, value in child.items() if key != "nullable"}
+        if name in chosen
+        else child
+        for name, child in properties.items()
+    }
 
 
 def _resolve(node: Mapping[str, Any], definitions: Mapping[str, Any], where: str) -> dict[str, Any]:

@@ -14,9 +14,11 @@ from types import FrameType
 from rich.console import Console
 
 from brupop.adapters.timeline_picture import draw_timeline
+from brupop.domain.printable import printable
 from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
 from brupop.entrypoints.simulate.outcome.display import print_summary
 from brupop.entrypoints.simulate.outcome.report import SimulationReport
+from brupop.entrypoints.simulate.scenarios.simulated_cluster import ClusterRefused
 from brupop.entrypoints.simulate.simulation import Simulation
 
 EXIT_OK = 0
@@ -41,11 +43,15 @@ def main(argv: list[str]) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         outcome = Simulation(options, console, live=live).run()
+    except ClusterRefused as error:
+        print(f"brupop simulate: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         console.print("brupop simulate: interrupted before the fleet was running")
         return EXIT_INTERRUPTED
     except (OSError, RuntimeError) as error:
-        console.print(f"brupop simulate: the simulation could not run: {error}", markup=False)
+        said = printable(str(error))  # may quote the cluster's answer
+        console.print(f"brupop simulate: the simulation could not run: {said}", markup=False)
         return EXIT_HARNESS_FAILED
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -1,5 +1,6 @@
-"""Setting up one simulated run: the in-memory cluster and fleet, loopback TLS, the apiserver,
-the controller, and the agents and scenario drivers that are then started and watched.
+"""Setting up one simulated run: the cluster (in memory, or a real one with --kubeconfig) and
+fleet, loopback TLS, the apiserver, the controller, and the agents and scenario drivers that are
+then started and watched.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet import components
 from brupop.entrypoints.simulate.fleet.agent_env import agent_argv, agent_env, default_apiclient
+from brupop.entrypoints.simulate.fleet.backends import ClusterBackend, choose_backend
 from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
 from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.fleet.observer import FleetObserver
@@ -22,6 +23,7 @@ from brupop.entrypoints.simulate.fleet.unhealthy import UnhealthyNodes
 from brupop.entrypoints.simulate.outcome.wait_reasons import WaitReasons
 from brupop.entrypoints.simulate.scenarios.hook_responder import HookResponder
 from brupop.entrypoints.simulate.scenarios.pause_schedule import PauseSchedule
+from brupop.entrypoints.simulate.scenarios.simulated_cluster import SimulatedCluster
 
 
 @dataclass
@@ -29,7 +31,7 @@ class StartedRun:
     """What one run started, for watching it and reporting on it."""
 
     names: list[str]
-    cluster: InMemoryCluster
+    cluster: SimulatedCluster
     fleet: list[SimulatedNode]
     log_dir: Path
     apiserver_url: str
@@ -45,24 +47,30 @@ class StartedRun:
 
 
 def set_up_run(
-    options: SimulationOptions, work_dir: Path, log_dir: Path, stops: list[Callable[[], None]]
+    options: SimulationOptions,
+    work_dir: Path,
+    log_dir: Path,
+    stops: list[Callable[[], None]],
+    keep_cluster: Callable[[], bool] = lambda: True,
 ) -> StartedRun:
     """Start the apiserver and prepare the rest (their stops go on `stops`); the agents and the
-    controller are not started yet."""
+    controller are not started yet. `keep_cluster` says, at the end, whether a real cluster
+    keeps what the run made there."""
     names = options.node_names()
-    cluster = InMemoryCluster()
     components.send_cluster_logs_to(log_dir / "cluster.log")
+    backend = choose_backend(options, work_dir)
+    stops.append(lambda: backend.close(keep=keep_cluster()))
+    cluster = backend.cluster
     tls = write_loopback_tls(work_dir / "tls")
     fleet = build_fleet(
-        cluster,
+        backend.fleet_cluster,
         names,
         work_dir,
         blocked_drains=options.block_drain,
         shape=options.shape,
     )
-    if options.policy is not None:
-        cluster.policies.apply(options.policy)
-    apiserver_url, controller = _start_control_plane(cluster, options, tls, work_dir, stops)
+    backend.fleet_built()
+    apiserver_url, controller = _start_control_plane(backend, options, tls, work_dir, stops)
     observer = FleetObserver(cluster.shadows, names)
     stops.append(observer.stop)
     supervisor = AgentSupervisor(
@@ -96,17 +104,20 @@ def set_up_run(
 
 
 def _start_control_plane(
-    cluster: InMemoryCluster,
+    backend: ClusterBackend,
     options: SimulationOptions,
     tls: TlsFiles,
     work_dir: Path,
     stops: list[Callable[[], None]],
 ) -> tuple[str, SimulatedController]:
-    """The apiserver, started, and the controller, ready to start; their stops go on `stops`."""
-    apiserver = components.start_apiserver(cluster, tls, options)
+    """The apiserver, started, the policy, and the controller, ready to start; their stops go
+    on `stops`."""
+    apiserver = backend.start_apiserver(tls)
     stops.append(apiserver.stop)
+    if options.policy is not None:
+        backend.apply_policy(options.policy)
     controller = SimulatedController(
-        cluster, options, apiserver_url=apiserver.url, work_dir=work_dir, ca_file=tls.ca_cert
+        backend.new_controller, apiserver_url=apiserver.url, work_dir=work_dir, ca_file=tls.ca_cert
     )
     stops.append(controller.stop)  # started once the agents have reported (fleet_wait)
     return apiserver.url, controller
@@ -114,7 +125,7 @@ def _start_control_plane(
 
 def _agent_specs(
     options: SimulationOptions,
-    cluster: InMemoryCluster,
+    cluster: SimulatedCluster,
     fleet: list[SimulatedNode],
     apiserver_url: str,
     tls: TlsFiles,

@@ -47,6 +47,7 @@ class Simulation:
         self._stops: list[Callable[[], None]] = []
         self._timeline: Timeline | None = None
         self._interrupted = False
+        self._keep_cluster = True  # what the run made on a real cluster, until it went well
 
     def run(self) -> Outcome:
         chosen = self._options.work_dir
@@ -59,6 +60,7 @@ class Simulation:
         try:
             report = self._simulate(work_dir, log_dir)
             keep_work_dir = chosen is not None or (not report.ok and self._options.log_dir is None)
+            self._keep_cluster = keep_work_dir
             if not keep_work_dir and self._options.log_dir is None:
                 report = replace(report, log_dir=None)  # they go with the work directory
             return Outcome(report, self._interrupted, self._timeline)
@@ -71,7 +73,9 @@ class Simulation:
 
     def _simulate(self, work_dir: Path, log_dir: Path) -> SimulationReport:
         options = self._options
-        run = set_up_run(options, work_dir, log_dir, self._stops)
+        run = set_up_run(
+            options, work_dir, log_dir, self._stops, keep_cluster=lambda: self._keep_cluster
+        )
         display = self._display(run)
         run.observer.on_change = display.node_changed
         run.pauses.note = display.note

@@ -7,8 +7,6 @@ count as crashes, a spec of ErrorReset is fatal, and the loop long-polls instead
 
 from __future__ import annotations
 
-import threading
-
 from brupop.domain.errors import DomainError, VersionMismatchError
 from brupop.domain.host.agent_status import (
     Observation,
@@ -25,6 +23,7 @@ from brupop.ports.errors import (
     DrainFailedError,
     HostApiError,
     HostCommandKilledError,
+    InvalidObjectError,
     PortError,
 )
 from brupop.ports.node_operations import NodeOperations
@@ -32,6 +31,7 @@ from brupop.ports.shadow_store import ShadowStore
 from brupop.ports.update_api import UpdateApi
 from brupop.services.agent.config import AgentConfig
 from brupop.services.agent.event_log import EventLog
+from brupop.services.agent.long_poll import await_change
 from brupop.services.agent.observer import HostObserver
 from brupop.services.agent.outcomes import (
     AgentExit,
@@ -42,6 +42,7 @@ from brupop.services.agent.outcomes import (
     StopRequested,
 )
 from brupop.services.agent.stop import StopFlag
+from brupop.services.agent.trouble_notes import TroubleNotes
 from brupop.services.agent.update_steps import UpdateSteps
 
 # What makes an update step fail (ErrorReset, one more crash). Other port errors are the
@@ -49,7 +50,6 @@ from brupop.services.agent.update_steps import UpdateSteps
 STEP_FAILURES: tuple[type[Exception], ...] = (HostApiError, DrainFailedError, DomainError)
 
 _QUIET_STATES = (UpdateState.IDLE, UpdateState.MONITORING_UPDATE)
-_STOP_POLL_SECONDS = 0.25
 
 
 class FatalSpecError(Exception):
@@ -89,8 +89,7 @@ class NodeAgent:
         )
         self._resource_version: str | None = None
         self._fresh: Shadow | None = None
-        self._trouble: tuple[str, str] | None = None
-        self._bug: str | None = None  # the kind of unexpected error in the current streak
+        self._notes = TroubleNotes(self._log, self._config.loop_interval_seconds)
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -106,7 +105,7 @@ class NodeAgent:
             try:
                 self._await_change()
             except Exception as error:  # a bug, not the cluster: retried like a failed tick
-                self._note_bug(error)
+                self._notes.bug(error)
                 self._stop.wait(self._clock, self._config.loop_interval_seconds)
 
     def tick(self) -> Next | AgentExit:
@@ -120,13 +119,16 @@ class NodeAgent:
         except FatalSpecError as error:
             self._log.error("agent.fatal", reason=str(error))
             return AgentExit(ExitKind.FATAL, str(error))
+        except InvalidObjectError as error:  # the apiserver refused what was sent (422)
+            self._notes.trouble("cluster.refused", error)
+            return Next.RETRY_LATER
         except PortError as error:
-            self._note_trouble("cluster.unavailable", error)
+            self._notes.trouble("cluster.unavailable", error)
             return Next.RETRY_LATER
         except Exception as error:  # a bug: the next tick starts again from the shadow
-            self._note_bug(error)
+            self._notes.bug(error)
             return Next.RETRY_LATER
-        self._bug_over()
+        self._notes.bug_over()
         return outcome
 
     def _stopped(self) -> AgentExit:
@@ -134,31 +136,14 @@ class NodeAgent:
         return AgentExit(ExitKind.STOPPED)
 
     def _await_change(self) -> None:
-        """Long-poll the shadow in a helper thread so that a stop is seen within a moment."""
-        if self._stop.requested:
-            return
-        answer: list[Shadow | Exception | None] = []
-
-        def poll() -> None:
-            try:
-                answer.append(
-                    self._store.wait_for_change(
-                        self._resource_version, self._config.shadow_wait_seconds
-                    )
-                )
-            except Exception as error:  # handed to the loop's thread, which decides
-                answer.append(error)
-
-        waiter = threading.Thread(target=poll, name="shadow-long-poll", daemon=True)
-        waiter.start()
-        while waiter.is_alive() and not self._stop.requested:
-            waiter.join(_STOP_POLL_SECONDS)
-        if self._stop.requested or not answer:
-            return
-        result = answer[0]
+        """Long-poll the shadow (a stop cuts it short); trouble waits the loop interval."""
+        config = self._config
+        result = await_change(
+            self._store, self._resource_version, config.shadow_wait_seconds, self._stop
+        )
         if isinstance(result, PortError):
-            self._note_trouble("cluster.unavailable", result)
-            self._stop.wait(self._clock, self._config.loop_interval_seconds)
+            self._notes.trouble("cluster.unavailable", result)
+            self._stop.wait(self._clock, config.loop_interval_seconds)
         elif isinstance(result, Exception):
             raise result
         else:
@@ -178,21 +163,23 @@ class NodeAgent:
             seen = self._observer.observe(shadow.status)
         except HostApiError as error:
             self._stop_if_killed(error)
-            self._note_trouble("host.unreadable", error)
+            self._notes.trouble("host.unreadable", error)
             return Next.RETRY_LATER
         status = shadow.status
         if status is None:
             status = initial_status(seen)
             shadow = self._report(shadow, status)
-        self._trouble_over()
         spec = shadow.spec
         if spec.state is status.current_state or (
             status.current_state is UpdateState.ERROR_RESET and spec.state is not UpdateState.IDLE
         ):
             # Nothing asked for (or a crash the controller has yet to answer): report only.
             self._report(shadow, status_refreshed(status, seen))
-            return Next.WAIT_FOR_CHANGE
-        return self._act(shadow, status, seen)
+            outcome = Next.WAIT_FOR_CHANGE
+        else:
+            outcome = self._act(shadow, status, seen)
+        self._notes.trouble_over()  # the shadow read, the host asked, the status taken
+        return outcome
 
     def _load_shadow(self) -> Shadow:
         shadow, self._fresh = self._fresh, None
@@ -297,40 +284,6 @@ class NodeAgent:
         """apiclient killed while we were asked to stop: the host is going down, not a fault."""
         if isinstance(error, HostCommandKilledError) and self._stop.requested:
             raise StopRequested from error
-
-    def _note_trouble(self, event: str, error: Exception) -> None:
-        """WARN once per kind of trouble (no traceback); repeats of the same one go to DEBUG."""
-        key = (type(error).__name__, str(error))
-        emit = self._log.debug if key == self._trouble else self._log.warning
-        emit(
-            event, error=key[0], reason=key[1], retry_in_seconds=self._config.loop_interval_seconds
-        )
-        self._trouble = key
-
-    def _note_bug(self, error: Exception) -> None:
-        """ERROR with its traceback once per streak of unexpected errors; repeats go to DEBUG.
-        Called while `error` is being handled, so the traceback is its own."""
-        if self._bug is None:
-            self._log.error(
-                "agent.unexpected_error",
-                error=type(error).__name__,
-                reason=str(error)[:300],
-                retry_in_seconds=self._config.loop_interval_seconds,
-                exc_info=True,
-            )
-        else:
-            self._log.debug("agent.unexpected_error_again", error=type(error).__name__)
-        self._bug = type(error).__name__
-
-    def _bug_over(self) -> None:
-        if self._bug is not None:
-            self._log.info("agent.recovered_from_unexpected_error", error=self._bug)
-            self._bug = None
-
-    def _trouble_over(self) -> None:
-        if self._trouble is not None:
-            self._log.info("agent.recovered_from_trouble", error=self._trouble[0])
-            self._trouble = None
 
 
 def _pinned_version(spec: ShadowSpec) -> str:

@@ -37,3 +37,16 @@ class ControllerConfig:
     def gate_check_budget_seconds(self) -> float:
         """Gate checks get half the time a leader may go without renewing its Lease."""
         return max(1.0, (self.lease_seconds - self.renew_seconds) / 2)
+
+    @property
+    def kubernetes_timeout_seconds(self) -> float:
+        """The longest one wait of a Kubernetes call may take (connecting, then each read):
+        half the time a leader may go without renewing, at most 30 s, so one stalled read
+        leaves a pass the other half to end in and renew."""
+        return min(30.0, max(0.5, (self.lease_seconds - self.renew_seconds) / 2))
+
+    @property
+    def lease_timeout_seconds(self) -> float:
+        """The longest one wait of a Lease call may take: a renew (a read, then a write) ends
+        before the next one is due, and never outlasts the other calls' timeout."""
+        return min(self.kubernetes_timeout_seconds, max(0.25, self.renew_seconds / 2))

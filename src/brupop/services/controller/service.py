@@ -96,17 +96,19 @@ class ControllerService:
     # --- the loop ------------------------------------------------------------------------
 
     def tick(self, *, hold_starts: bool = False) -> None:
-        """One decision (a few passes when writes met changes made meanwhile); `hold_starts`:
-        start nobody (while passes keep failing, see PassGuard)."""
+        """One decision (a few passes when writes met changes made meanwhile, sharing one budget
+        for Prometheus and the probes); `hold_starts`: start nobody (while passes keep failing,
+        see PassGuard)."""
         leading = self.elector.ensure()
         self._metrics.set_leader(leading)
         if not leading:
             self._journal.forget()
         self._mirrors.catch_up(self.elector.term if leading else None)
-        for _ in range(self.config.passes_per_tick):
-            run = self._rollout_pass.run
-            if not run(leading and self.elector.is_leader(), hold_starts=hold_starts):
-                break
+        with self._rules.safety.tick():  # one budget for the outside reads of every pass
+            for _ in range(self.config.passes_per_tick):
+                run = self._rollout_pass.run
+                if not run(leading and self.elector.is_leader(), hold_starts=hold_starts):
+                    break
         self._readout.ticked()
 
     def run(self, stop: threading.Event) -> None:

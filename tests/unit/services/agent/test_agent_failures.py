@@ -19,6 +19,7 @@ from brupop.ports.errors import (
     HostRejectedError,
     HostResponseError,
     HostUnavailableError,
+    InvalidObjectError,
     NotFoundError,
     PortError,
     UnavailableError,
@@ -255,3 +256,25 @@ def test_after_an_unexpected_error_the_agent_recovers_and_finishes_the_step() ->
     assert rig.store.status is not None
     assert rig.store.status.current_state is UpdateState.STAGED_AND_PERFORMED_UPDATE
     assert rig.store.status.crash_count == 0
+
+
+def test_a_refused_report_is_one_warning_per_streak_and_no_recovery_until_one_is_taken() -> None:
+    rig = make_rig(current="1.0.0", offered="1.1.0")
+    rig.agent.tick()
+    refused = InvalidObjectError("update status: 422 current_version 1.0.5 is named by no host")
+    rig.store.fail_always["update_status"] = refused
+    rig.host.current_version = "1.0.5"  # updated outside brupop: the apiserver refuses it
+
+    for _ in range(4):
+        assert rig.agent.tick() is Next.RETRY_LATER
+
+    (warning,) = rig.log.at("warning")
+    assert warning.event == "cluster.refused"
+    assert warning.fields["error"] == "InvalidObjectError"
+    assert warning.fields["reason"] == str(refused)
+    assert len(rig.log.events("cluster.refused")) == 4, "the repeats go to DEBUG"
+    assert rig.log.events("agent.recovered_from_trouble") == []
+    del rig.store.fail_always["update_status"]
+    assert rig.agent.tick() is Next.WAIT_FOR_CHANGE
+    assert len(rig.log.events("agent.recovered_from_trouble")) == 1
+    assert rig.store.status is not None and rig.store.status.current_version == "1.0.5"

@@ -11,7 +11,7 @@ from brupop.domain.policy.alert_matcher import AlertMatcher
 from brupop.domain.policy.update_policy_status import PolicyPhase
 from brupop.domain.reason import Reason
 from brupop.domain.safety.alert_gate import FiringAlert
-from brupop.services.controller.safety.rollout_safety import ALERT_READ_SECONDS
+from brupop.services.controller.safety.gate_reads import ALERT_READ_SECONDS
 from tests.unit.services.controller.fleet import Fleet
 from tests.unit.services.controller.passes import (
     events_of,

@@ -11,7 +11,7 @@ from brupop.domain.policy.update_policy_status import PolicyPhase
 from brupop.domain.reason import Reason
 from brupop.domain.safety.gate_checks import ProbeAnswer
 from brupop.domain.states import UpdateState as S
-from brupop.services.controller.safety.rollout_safety import GATE_CHECKS_BUDGET_SECONDS
+from brupop.services.controller.safety.gate_reads import GATE_CHECKS_BUDGET_SECONDS
 from brupop.services.pausing import FleetPause
 from tests.unit.services.controller.fleet import NEW, Fleet, RecordingMetrics
 from tests.unit.services.controller.passes import (

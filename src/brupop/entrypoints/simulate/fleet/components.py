@@ -24,11 +24,13 @@ from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.entrypoints.apiserver.container import build_apiserver_app
 from brupop.entrypoints.apiserver.serving.server import serve_in_thread
+from brupop.entrypoints.clusters import ApiserverCluster, ControllerCluster
 from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.entrypoints.logging.logs import configure_logging
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet.certificates import LOOPBACK_HOST, TlsFiles
+from brupop.ports.clock import Clock
 from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.safety.health_checks import HealthChecks
@@ -88,12 +90,19 @@ def send_cluster_logs_to(path: Path) -> None:
 
 
 class _Apiserver:
-    def __init__(self, cluster: InMemoryCluster, tls: TlsFiles, options: SimulationOptions):
+    def __init__(
+        self,
+        cluster: ApiserverCluster,
+        tls: TlsFiles,
+        options: SimulationOptions,
+        namespace: str,
+        port: int = 0,
+    ):
         timing = options.timing
         app = build_apiserver_app(
             cluster=cluster,
             options=ApiserverOptions(
-                namespace=cluster.namespace,
+                namespace=namespace,
                 drain=DrainTimings(
                     timeout_seconds=timing["drain-timeout"],
                     retry_interval_seconds=timing["eviction-retry-interval"],
@@ -103,7 +112,7 @@ class _Apiserver:
             ),
         )
         self._server = serve_in_thread(
-            app, certfile=tls.cert, keyfile=tls.key, host=LOOPBACK_HOST, port=0
+            app, certfile=tls.cert, keyfile=tls.key, host=LOOPBACK_HOST, port=port
         )
         self._stopped = False
 
@@ -118,32 +127,47 @@ class _Apiserver:
 
 
 def start_apiserver(
-    cluster: InMemoryCluster, tls: TlsFiles, options: SimulationOptions
+    cluster: ApiserverCluster,
+    tls: TlsFiles,
+    options: SimulationOptions,
+    *,
+    namespace: str,
+    port: int = 0,
 ) -> RunningApiserver:
-    """The real apiserver app on 127.0.0.1 (a free port), HTTPS with the simulation's cert."""
-    return _Apiserver(cluster, tls, options)
+    """The real apiserver app on 127.0.0.1 (`port`, or a free one), HTTPS with the
+    simulation's cert."""
+    return _Apiserver(cluster, tls, options, namespace, port)
 
 
 class _Controller:
     """One controller replica in a thread, with its HTTP surface on a free loopback port (as
     `brupop controller` serves it); `stop()` then a new instance is a pod restart."""
 
-    def __init__(self, cluster: InMemoryCluster, options: SimulationOptions, identity: str):
+    def __init__(
+        self,
+        cluster: ControllerCluster,
+        options: SimulationOptions,
+        identity: str,
+        *,
+        namespace: str,
+        gates: GatePorts,
+        clock: Clock,
+    ):
         container = ControllerContainer(
-            config=_controller_config(cluster, options, identity),
+            config=_controller_config(namespace, clock, options, identity),
             notification_settings=_notification_settings(options),
         )
         container.settings.from_dict(
             {
                 "cluster": "memory",
-                "namespace": cluster.namespace,
+                "namespace": namespace,
                 "bind_address": LOOPBACK_HOST,
                 "metrics_port": 0,
             }
         )
         container.cluster.override(cluster)
-        container.clock.override(cluster.clock)
-        container.gates.override(simulated_gates(cluster, options))
+        container.clock.override(clock)
+        container.gates.override(gates)
         self.service = container.service()
         self._notifications = container.notifications()
         self._server = container.http_server()
@@ -178,7 +202,7 @@ class _Controller:
 
 
 def _controller_config(
-    cluster: InMemoryCluster, options: SimulationOptions, identity: str
+    namespace: str, clock: Clock, options: SimulationOptions, identity: str
 ) -> ControllerConfig:
     """The replica's settings from the simulation's flags; the window is always open."""
     timing = options.timing
@@ -192,8 +216,8 @@ def _controller_config(
                 monitoring_update=timing["timeout-monitoring"],
             ),
         ),
-        window=MaintenanceWindow.starting(ALWAYS, now=cluster.clock.now()),
-        namespace=cluster.namespace,
+        window=MaintenanceWindow.starting(ALWAYS, now=clock.now()),
+        namespace=namespace,
         identity=identity,
         tick_seconds=timing["controller-tick"],
         lease_seconds=timing["leader-lease"],
@@ -202,7 +226,7 @@ def _controller_config(
     )
 
 
-def simulated_gates(cluster: InMemoryCluster, options: SimulationOptions) -> GatePorts:
+def simulated_gates(cluster: ControllerCluster, options: SimulationOptions) -> GatePorts:
     """The health gate's checks over the in-memory cluster; HTTP probes and Prometheus are
     stand-ins (no probe target answers; the policy's Prometheus answers with no alert)."""
     checks = HealthChecks(
@@ -228,9 +252,25 @@ def _notification_settings(options: SimulationOptions) -> NotificationSettings:
 
 def new_controller(cluster: InMemoryCluster, options: SimulationOptions) -> ControllerHandle:
     """The real controller over the in-memory cluster, not yet started (a fresh replica)."""
+    gates = simulated_gates(cluster, options)
+    return controller_over(
+        cluster, options, namespace=cluster.namespace, gates=gates, clock=cluster.clock
+    )
+
+
+def controller_over(
+    cluster: ControllerCluster,
+    options: SimulationOptions,
+    *,
+    namespace: str,
+    gates: GatePorts,
+    clock: Clock,
+) -> ControllerHandle:
+    """The real controller over any cluster's ports, not yet started (a fresh replica)."""
     global _replicas
     _replicas += 1
-    return _Controller(cluster, options, identity=f"brupop-controller-sim-{_replicas}")
+    identity = f"brupop-controller-sim-{_replicas}"
+    return _Controller(cluster, options, identity, namespace=namespace, gates=gates, clock=clock)
 
 
 def status_reasons(controller: ControllerHandle | None) -> dict[str, str]:

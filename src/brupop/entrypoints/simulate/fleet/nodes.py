@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference, Resources
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.entrypoints.simulate.scenarios.fleet_shape import ZONE_LABEL, FleetShape, PodCounts
+from brupop.entrypoints.simulate.scenarios.simulated_cluster import FleetCluster
 
 AGENT_DAEMONSET = "brupop-agent"
 AGENT_SERVICE_ACCOUNT = "brupop-agent-service-account"
@@ -41,7 +41,7 @@ class SimulatedNode:
 
 
 def build_fleet(
-    cluster: InMemoryCluster,
+    cluster: FleetCluster,
     names: list[str],
     work_dir: Path,
     *,
@@ -72,7 +72,7 @@ def do_not_disrupt_pod(node: str) -> str:
 
 
 def _add_node(
-    cluster: InMemoryCluster, name: str, directory: Path, *, zone: str | None
+    cluster: FleetCluster, name: str, directory: Path, *, zone: str | None
 ) -> SimulatedNode:
     labels = {OPT_IN_LABEL: OPT_IN_VALUE, "kubernetes.io/hostname": name}
     if zone is not None:
@@ -98,7 +98,7 @@ def _add_node(
     return SimulatedNode(name=name, agent_pod=pod, token_path=token_path, host_dir=host_dir)
 
 
-def _add_web(cluster: InMemoryCluster, names: list[str]) -> None:
+def _add_web(cluster: FleetCluster, names: list[str]) -> None:
     """A Deployment's ReplicaSet with one pod per node; its budget lets one go at a time."""
     owner = OwnerReference(kind="ReplicaSet", name="web-5d8f7", controller=True)
     for index, node in enumerate(names):
@@ -109,7 +109,7 @@ def _add_web(cluster: InMemoryCluster, names: list[str]) -> None:
     cluster.add_disruption_budget(WORKLOAD_NAMESPACE, "web", {"app": "web"}, max_unavailable=1)
 
 
-def _add_cache(cluster: InMemoryCluster, names: list[str]) -> None:
+def _add_cache(cluster: FleetCluster, names: list[str]) -> None:
     """A StatefulSet on every other node; its budget keeps all but one replica available."""
     owner = OwnerReference(kind="StatefulSet", name="cache", controller=True)
     hosts = names[::2]
@@ -123,7 +123,7 @@ def _add_cache(cluster: InMemoryCluster, names: list[str]) -> None:
     )
 
 
-def _add_batch(cluster: InMemoryCluster, names: list[str], counts: PodCounts) -> None:
+def _add_batch(cluster: FleetCluster, names: list[str], counts: PodCounts) -> None:
     """`--pods-per-node`: a ReplicaSet's pods, as many on each node as asked, with no
     PodDisruptionBudget (their drain is never refused)."""
     owner = OwnerReference(kind="ReplicaSet", name="batch-7c4b9", controller=True)
@@ -135,7 +135,7 @@ def _add_batch(cluster: InMemoryCluster, names: list[str], counts: PodCounts) ->
             )  # fmt: skip
 
 
-def _add_do_not_disrupt_pod(cluster: InMemoryCluster, node: str) -> None:
+def _add_do_not_disrupt_pod(cluster: FleetCluster, node: str) -> None:
     """A pod Karpenter must not disrupt: a node running it should not be started."""
     app = f"keep-{node}"
     cluster.add_pod(
@@ -149,7 +149,7 @@ def _add_do_not_disrupt_pod(cluster: InMemoryCluster, node: str) -> None:
     )
 
 
-def _add_undisruptable_pod(cluster: InMemoryCluster, node: str) -> None:
+def _add_undisruptable_pod(cluster: FleetCluster, node: str) -> None:
     """A pod whose budget demands it stays up: evicting it is always refused."""
     app = f"pinned-{node}"
     cluster.add_pod(

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.reporting.waiting_reason import NodeReport
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet import components
@@ -16,19 +15,18 @@ from brupop.entrypoints.simulate.fleet.endpoints import Endpoints, write_endpoin
 
 
 class SimulatedController:
-    """At most one controller at a time over the run's cluster, and how often it restarted."""
+    """At most one controller at a time over the run's cluster (each a fresh replica from
+    `new_controller`), and how often it restarted."""
 
     def __init__(
         self,
-        cluster: InMemoryCluster,
-        options: SimulationOptions,
+        new_controller: Callable[[], components.ControllerHandle],
         *,
         apiserver_url: str,
         work_dir: Path,
         ca_file: Path,
     ) -> None:
-        self._cluster = cluster
-        self._options = options
+        self._new_controller = new_controller
         self._apiserver_url = apiserver_url
         self._work_dir = work_dir
         self._ca_file = ca_file
@@ -38,7 +36,7 @@ class SimulatedController:
 
     def start(self) -> None:
         self.started = True
-        self._handle = components.new_controller(self._cluster, self._options)
+        self._handle = self._new_controller()
         self._handle.start()
         endpoints = Endpoints(self._apiserver_url, self._handle.url, self._ca_file)
         write_endpoints(self._work_dir, endpoints)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode
 from brupop.entrypoints.simulate.fleet.observer import NodeView
+from brupop.entrypoints.simulate.scenarios.simulated_cluster import SimulatedCluster
 
 _REBOOTING = (UpdateState.REBOOTED_INTO_UPDATE, UpdateState.MONITORING_UPDATE)
 
@@ -23,7 +23,7 @@ class UnhealthyNodes:
     """Turns the named nodes unhealthy when their reboot is asked for, once each."""
 
     def __init__(
-        self, cluster: InMemoryCluster, fleet: Iterable[SimulatedNode], names: Iterable[str]
+        self, cluster: SimulatedCluster, fleet: Iterable[SimulatedNode], names: Iterable[str]
     ) -> None:
         chosen = set(names)
         self._cluster = cluster

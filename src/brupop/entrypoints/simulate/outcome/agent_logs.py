@@ -14,7 +14,13 @@ from typing import Any
 TRACEBACK_HEADER = "Traceback (most recent call last)"
 # The agent's warnings that explain why a node did not move on.
 FAILURE_EVENTS = frozenset(
-    {"update.step_failed", "update_check.failed", "host.unreadable", "cluster.unavailable"}
+    {
+        "update.step_failed",
+        "update_check.failed",
+        "host.unreadable",
+        "cluster.unavailable",
+        "cluster.refused",
+    }
 )
 
 

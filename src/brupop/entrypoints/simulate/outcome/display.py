@@ -2,7 +2,9 @@
 
 The live view is a progress bar over nodes updated and a per-node table of phases; off a
 terminal each phase change is one line. The summary table and the one-line verdict always end
-the output, the verdict last.
+the output, the verdict last. Whatever came from the cluster or a host (node names, versions,
+reasons, failures, the verdict that quotes them) is shown through `printable`, and never read
+as rich markup, so it can neither send a terminal escape nor restyle the view.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from pathlib import Path
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
+from brupop.domain.printable import printable
 from brupop.entrypoints.simulate.fleet.observer import NodeView
 from brupop.entrypoints.simulate.fleet.supervisor import AgentView
 from brupop.entrypoints.simulate.outcome.report import PHASES, SimulationReport, reason_failure
@@ -47,16 +50,19 @@ class PlainProgress:
                 return
             self._shown[after.node] = new
             self._console.print(
-                f"{elapsed:7.2f}s  {after.node:<10} {old} -> {new}"
-                f"  (version {after.current_version or '?'})",
+                f"{elapsed:7.2f}s  {printable(after.node):<10} {old} -> {new}"
+                f"  (version {printable(after.current_version or '?')})",
                 highlight=False,
                 soft_wrap=True,
+                markup=False,
             )
 
     def note(self, text: str) -> None:
         elapsed = time.monotonic() - self._started_at
         with self._lock:
-            self._console.print(f"{elapsed:7.2f}s  {text}", highlight=False, soft_wrap=True)
+            self._console.print(
+                f"{elapsed:7.2f}s  {printable(text)}", highlight=False, soft_wrap=True, markup=False
+            )
 
 
 class LiveView:
@@ -84,7 +90,7 @@ class LiveView:
         self._active = active
         self._limit = limit
         self._reasons = reasons
-        self._notes: list[str] = []
+        self._notes: list[Text] = []
         self._progress = Progress(
             TextColumn("[bold]rolling fleet"),
             BarColumn(),
@@ -107,7 +113,7 @@ class LiveView:
         self._live.__exit__(None, None, None)
 
     def note(self, text: str) -> None:
-        self._notes = [*self._notes[-3:], text]
+        self._notes = [*self._notes[-3:], _shown(text)]
 
     def node_changed(self, before: NodeView, after: NodeView) -> None:
         """Nothing to do: the table is redrawn from the observer on every refresh."""
@@ -149,13 +155,13 @@ class LiveView:
             agent = agents.get(view.node)
             states = [str(view.spec_state or "-"), str(view.status_state or "-")] if wide else []
             table.add_row(
-                view.node,
-                view.current_version or "-",
+                _shown(view.node),
+                _shown(view.current_version or "-"),
                 *states,
                 _styled_phase(view.phase(self._target)),
                 str(agent.restarts if agent else 0),
                 str(view.crash_count),
-                escape(reasons.get(view.node, "")),
+                _shown(reasons.get(view.node, "")),
             )
         return table
 
@@ -170,6 +176,11 @@ def _left_out_line(views: list[NodeView], target: str) -> str:
     phases = Counter(view.phase(target) for view in views)
     counts = ", ".join(f"{count} {phase}" for phase, count in sorted(phases.items()))
     return f"[dim]... and {len(views)} more nodes ({counts})[/]"
+
+
+def _shown(text: str) -> Text:
+    """Outside text as a table cell or a line: printable, and never read as markup."""
+    return Text(printable(text))
 
 
 def _styled_phase(phase: str) -> str:
@@ -198,20 +209,21 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
     for node in report.nodes:
         phases = [_seconds(node.phase_seconds.get(phase)) for phase in PHASES.values()]
         table.add_row(
-            node.name,
-            node.initial_version,
-            node.final_version or "-",
-            (node.final_state or "-") + (" (cordoned)" if node.unschedulable else ""),
+            _shown(node.name),
+            _shown(node.initial_version),
+            _shown(node.final_version or "-"),
+            _shown((node.final_state or "-") + (" (cordoned)" if node.unschedulable else "")),
             str(node.reboots),
             str(node.agent_restarts),
             *phases,
         )
     console.print(table)
-    left_behind = set()
+    left_behind: set[str | None] = set()
     for node in report.nodes:
         if node.reason:  # its sentence, once; the failures below name only its code
             why = "; ".join(part for part in (node.reason, _last(node.last_failure)) if part)
-            console.print(f"{node.name}: {why}", highlight=False, markup=False, soft_wrap=True)
+            line = printable(f"{node.name}: {why}")
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
             left_behind.add(reason_failure(node, report.to_version))
     console.print(
         f"max outside Idle at once: {report.max_concurrent_observed} "
@@ -222,12 +234,13 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
     )
     for failure in report.failures[report.failures_in_verdict :]:
         if failure not in left_behind:
-            console.print(f"also failed: {failure}", highlight=False, soft_wrap=True, markup=False)
+            line = f"also failed: {printable(failure)}"
+            console.print(line, highlight=False, soft_wrap=True, markup=False)
     if report.log_dir:
         console.print(f"agent logs: {report.log_dir}", highlight=False, soft_wrap=True)
     if timeline is not None:
         console.print(f"timeline: {timeline}", highlight=False, soft_wrap=True, markup=False)
-    console.print(report.verdict, highlight=False, soft_wrap=True, markup=False)
+    console.print(printable(report.verdict), highlight=False, soft_wrap=True, markup=False)
 
 
 def _early_sigterms(report: SimulationReport) -> str:

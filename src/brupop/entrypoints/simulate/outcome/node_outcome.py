@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode
 from brupop.entrypoints.simulate.fleet.observer import NodeView
@@ -16,12 +15,13 @@ from brupop.entrypoints.simulate.fleet.supervisor import AgentView
 from brupop.entrypoints.simulate.outcome.agent_logs import last_failure
 from brupop.entrypoints.simulate.outcome.host_state import read_host_facts
 from brupop.entrypoints.simulate.outcome.report import PHASES, NodeReport
+from brupop.entrypoints.simulate.scenarios.simulated_cluster import SimulatedCluster
 from brupop.ports.errors import NotFoundError
 
 
 def node_outcome(
     node: SimulatedNode,
-    cluster: InMemoryCluster,
+    cluster: SimulatedCluster,
     *,
     from_version: str,
     to_version: str,
@@ -88,14 +88,14 @@ def node_outcome(
     )
 
 
-def _find_shadow(cluster: InMemoryCluster, node: str) -> Shadow | None:
+def _find_shadow(cluster: SimulatedCluster, node: str) -> Shadow | None:
     try:
         return cluster.shadows.get(shadow_name(node))
     except NotFoundError:
         return None
 
 
-def _gate_outcome(cluster: InMemoryCluster, shadow: str) -> str | None:
+def _gate_outcome(cluster: SimulatedCluster, shadow: str) -> str | None:
     """`failed` when the controller failed the node's health gate, `passed` when it let the
     node go Idle through it, None when no gate judged it (from the Events it recorded)."""
     reasons = {e.reason for e in cluster.events.recorded if e.shadow_name == shadow}

@@ -17,11 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.adapters.memory.update_policies import InMemoryUpdatePolicyRepository
 from brupop.domain.policy.policy_object import policy_object
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 from brupop.domain.policy.update_policy_status import HaltReason, PolicyPhase
+from brupop.entrypoints.simulate.scenarios.simulated_cluster import PolicyObjects, SimulatedCluster
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class PauseSchedule:
 
     def __init__(
         self,
-        policies: InMemoryUpdatePolicyRepository,
+        policies: PolicyObjects,
         *,
         pause_at: float | None,
         resume_at: float | None,
@@ -96,7 +95,7 @@ class PauseSchedule:
 _STATUS_WAIT_SECONDS = 2.0
 
 
-def policy_phase(cluster: InMemoryCluster, nodes: int) -> str | None:
+def policy_phase(cluster: SimulatedCluster, nodes: int) -> str | None:
     """The phase the controller last wrote on the `default` policy (None: no policy). A run
     that ends as its last node comes back to Idle may end before the controller's pass that
     writes it: wait (a little) for the status to count every node Idle."""
@@ -111,7 +110,7 @@ def policy_phase(cluster: InMemoryCluster, nodes: int) -> str | None:
         time.sleep(0.05)
 
 
-def policy_halt(cluster: InMemoryCluster) -> HaltReason | None:
+def policy_halt(cluster: SimulatedCluster) -> HaltReason | None:
     """What halted the fleet, as the controller wrote it on the `default` policy (None: no
     halt). A halted status without a named cause still counts, as an unknown node."""
     policy = cluster.policies.read().default
@@ -121,7 +120,7 @@ def policy_halt(cluster: InMemoryCluster) -> HaltReason | None:
     return status.halt_reason or HaltReason(node="unknown", check="unknown")
 
 
-def policy_soaking(cluster: InMemoryCluster) -> bool:
+def policy_soaking(cluster: SimulatedCluster) -> bool:
     """The controller says the canaries are soaking: a quiet fleet is not settled yet."""
     policy = cluster.policies.read().default
     status = policy.status if policy is not None else None

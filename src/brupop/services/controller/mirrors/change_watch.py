@@ -82,7 +82,9 @@ class ChangeWatch:
             except PortError as error:
                 # The version is kept: a watch that resumes after the pause misses nothing,
                 # and one that is too old by then turns into a fresh list.
-                self._log.warning("watch.interrupted", kind=kind, error=type(error).__name__)
+                self._log.warning(
+                    "watch.interrupted", kind=kind, error=type(error).__name__, reason=str(error)
+                )
                 self._stop.wait(self._retry_seconds)
 
 

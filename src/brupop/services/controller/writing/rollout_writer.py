@@ -3,7 +3,9 @@
 Every spec write is conditional on the resourceVersion the decision was made from, so a
 change made meanwhile (by an agent or another controller) turns into a ConflictError, that
 shadow is read again and the pass decided again. A timeout is also recorded as a failure in the
-status (crash count + 1, failure time now), so the node backs off before it is tried again.
+status (crash count + 1, failure time now), so the node backs off before it is tried again;
+that status write is conditional too, so it never reverts an agent's report made since the
+read (the agent's status is the rest of what it writes).
 """
 
 from __future__ import annotations
@@ -132,7 +134,8 @@ class RolloutWriter:
         failed_at = fresh.status.state_transition_failure_timestamp
         if failed_at is None or failed_at < deadline:
             failed_at = now
-            stored = self._shadows.update_status(fresh.name, _failed(fresh.status, now))
+            failed = _failed(fresh.status, now)
+            stored = self._shadows.update_status(fresh.name, failed, fresh.resource_version)
             version = stored.resource_version
             self._count_timeout(fresh, now)
         # Stamped with the failure's time (not now, when a conflict made this a retry), so the
@@ -173,7 +176,9 @@ class RolloutWriter:
         if status is None:
             return None
         self._journal.remember(fresh.name, fresh.resource_version)
-        stored = self._shadows.update_status(fresh.name, _failed(status, now))
+        stored = self._shadows.update_status(
+            fresh.name, _failed(status, now), fresh.resource_version
+        )
         stored = self._shadows.replace_spec(
             fresh.name, timed_out_spec(fresh, now), stored.resource_version
         )

@@ -1,0 +1,84 @@
+"""What a root needs besides its packages' files: the accounts, the CA bundle that
+update-ca-certificates would have made, and bytecode for the modules the processes load."""
+
+from __future__ import annotations
+
+import json
+import py_compile
+import subprocess
+from pathlib import Path
+
+UID = 10001
+PASSWD = f"root:x:0:0:root:/root:/sbin/nologin\nbrupop:x:{UID}:{UID}::/nonexistent:/sbin/nologin\n"
+GROUP = f"root:x:0:\nbrupop:x:{UID}:\n"
+CA_BUNDLE = "etc/ssl/certs/ca-certificates.crt"
+
+# What each image's processes import at start, as `brupop <command>` reaches them.
+ENTRYPOINTS = {
+    "agent": ("brupop.entrypoints.cli", "brupop.entrypoints.agent.main",
+              "brupop.adapters.apiserver_client", "brupop.hostsim.__main__"),
+    "control": ("brupop.entrypoints.cli", "brupop.entrypoints.controller.main",
+                "brupop.entrypoints.apiserver.main", "uvicorn.loops.asyncio",
+                "uvicorn.protocols.http.httptools_impl", "uvicorn.lifespan.on"),
+}  # fmt: skip
+
+# Run by the root's own Python: every module file loaded by importing the entrypoints.
+_PROBE = """\
+import importlib, json, sys
+for name in sys.argv[2:]:
+    importlib.import_module(name)
+files = (getattr(m, "__file__", None) for m in list(sys.modules.values()))
+print(json.dumps(sorted({f for f in files if f and f.endswith(".py")})))
+"""
+
+
+def write_accounts(root: Path) -> None:
+    """/etc/passwd and /etc/group with root and brupop (uid and gid 10001)."""
+    (root / "etc").mkdir(parents=True, exist_ok=True)
+    (root / "etc" / "passwd").write_text(PASSWD, encoding="utf-8")
+    (root / "etc" / "group").write_text(GROUP, encoding="utf-8")
+
+
+def write_ca_bundle(root: Path) -> int:
+    """The bundle of every CA certificate the package ships (what its maintainer script
+    builds with every certificate enabled); returns how many it holds."""
+    certificates = sorted((root / "usr" / "share" / "ca-certificates").rglob("*.crt"))
+    bundle = root / CA_BUNDLE
+    bundle.parent.mkdir(parents=True, exist_ok=True)
+    bundle.write_text(
+        "".join(c.read_text(encoding="ascii").rstrip("\n") + "\n" for c in certificates),
+        encoding="ascii",
+    )
+    return len(certificates)
+
+
+def loaded_modules(root: Path, image: str, launcher: list[str]) -> list[Path]:
+    """The .py files of `root` that its Python loads for `image`'s entrypoints, found by
+    running that Python (through `launcher`, e.g. qemu with -L root, for a foreign one)."""
+    python = root / "usr" / "bin" / "python3.11"
+    site = next((root / "opt" / "brupop" / "lib").glob("python3.11/site-packages"))
+    code = f"import sys; sys.path.insert(0, {str(site)!r})\n" + _PROBE
+    result = subprocess.run(
+        [*launcher, str(python), "-I", "-S", "-B", "-c", code, str(root), *ENTRYPOINTS[image]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"the {image} root's Python cannot import its entrypoints: "
+                           f"{result.stderr.strip()[-2000:]}")  # fmt: skip
+    files = [Path(name) for name in json.loads(result.stdout.splitlines()[-1])]
+    return [f for f in files if f.is_relative_to(root)]
+
+
+def compile_modules(root: Path, files: list[Path]) -> None:
+    """Bytecode beside each file, naming its path in the image, used without checking the
+    source (the image never changes): no compiling on a node at 10m of CPU."""
+    for source in files:
+        py_compile.compile(
+            str(source),
+            dfile="/" + str(source.relative_to(root)),
+            doraise=True,
+            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+        )

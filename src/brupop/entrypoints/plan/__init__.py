@@ -1,0 +1,1 @@
+"""`brupop plan`: the order and the moments of a rollout, before it runs."""

@@ -1,0 +1,120 @@
+"""`brupop plan`: before a rollout, the order the controller will update the nodes in, when
+each one is expected to start and finish, and what holds it back until when.
+
+It reads the live cluster (or, with `--simulate`, the fleet `brupop simulate` would build) and
+the policy in force (or `--policy FILE`), then steps the controller's own rules forward on a
+virtual clock (`domain/planning`). It never writes. Exit codes: 0 the plan was printed; 1 the
+cluster could not be read, or the picture not written; 2 a bad flag, kubeconfig or policy file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from brupop.adapters.timeline_picture import PicturePathError, check_picture_path
+from brupop.domain.planning.fleet_plan import FleetPlan
+from brupop.domain.planning.plan_inputs import FleetSnapshot, PlanAssumptions, learned_from
+from brupop.domain.planning.rollout_plan import plan_rollout_ahead
+from brupop.domain.printable import printable
+from brupop.entrypoints.extras import TIMELINE
+from brupop.entrypoints.plan.flags import PlanFlagError, PlanOptions, build_parser, read_options
+from brupop.entrypoints.plan.fleet_sources import SourceError, live_cluster, simulated_cluster
+from brupop.entrypoints.plan.plan_picture import draw_plan
+from brupop.entrypoints.plan.plan_table import format_plan
+from brupop.entrypoints.status.terminal import complain, printable_document, show
+from brupop.ports.errors import PortError
+from brupop.services.plan_snapshot import read_fleet
+
+EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE = 0, 1, 2
+ERROR_MAX_LENGTH = 200
+
+
+def main(argv: list[str]) -> int:
+    """Parse, read, plan, print; the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        options = read_options(args)
+        picture = _picture_path(options)
+    except PlanFlagError as error:
+        return _fail(str(error), EXIT_USAGE)
+    try:
+        snapshot = _snapshot(options)
+    except SourceError as error:
+        return _fail(str(error), EXIT_USAGE)
+    except PortError as error:
+        message = printable(" ".join(str(error).split()), ERROR_MAX_LENGTH)
+        return _fail(f"cannot read the cluster: {message}", EXIT_UNREADABLE)
+    assumptions = PlanAssumptions.learned(
+        snapshot.status,
+        duration_seconds=options.duration_seconds,
+        limit=options.limit,
+        controller_node=options.controller_node,
+    )
+    plan = plan_rollout_ahead(snapshot, assumptions)
+    if options.json:
+        extra = {"expected_update_source": _source(assumptions, snapshot)}
+        show(json.dumps(printable_document(plan.as_json(extra)), indent=2))
+    else:
+        learned = 0 if assumptions.duration_given else learned_from(snapshot.status)
+        text = format_plan(
+            plan,
+            learned_from=learned,
+            duration_given=assumptions.duration_given,
+            policy_file=args.policy,
+        )
+        show(text)
+    return _draw(plan, picture) if picture is not None else EXIT_OK
+
+
+def _snapshot(options: PlanOptions) -> FleetSnapshot:
+    now = datetime.now(UTC)
+    if options.simulated is not None:
+        cluster = simulated_cluster(options.simulated, options.namespace)
+        return read_fleet(cluster, now, policy_file=options.policy)
+    live = live_cluster(options.kubeconfig, options.namespace, options.timeout)
+    try:
+        return read_fleet(live, now, policy_file=options.policy)
+    finally:
+        live.close()
+
+
+def _picture_path(options: PlanOptions) -> Path | None:
+    if options.timeline is None:
+        return None
+    if missing := TIMELINE.missing():
+        raise PlanFlagError(
+            f"--timeline needs {', '.join(missing)}, from the 'simulate' extra: "
+            f"{TIMELINE.install_hint()}"
+        )
+    try:
+        return check_picture_path(options.timeline)
+    except PicturePathError as error:
+        raise PlanFlagError(f"--timeline: {error}") from None
+
+
+def _draw(plan: FleetPlan, path: Path) -> int:
+    try:
+        rows = draw_plan(plan, path)
+    except OSError as error:
+        return _fail(f"the timeline could not be written: {error}", EXIT_UNREADABLE)
+    complain(f"timeline: {path} ({rows} nodes)")
+    return EXIT_OK
+
+
+def _source(assumptions: PlanAssumptions, snapshot: FleetSnapshot) -> str:
+    if assumptions.duration_given:
+        return "--duration"
+    count = learned_from(snapshot.status)
+    return f"p90 of the last {count} updates" if count else "default guess"
+
+
+def _fail(message: str, code: int) -> int:
+    complain(f"brupop plan: {message}")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

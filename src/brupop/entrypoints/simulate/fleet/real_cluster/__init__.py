@@ -1,0 +1,1 @@
+"""`brupop simulate --kubeconfig`: the rehearsal over a real API server of simulate's own."""

@@ -1,0 +1,39 @@
+"""The agent's long poll of its shadow, in a helper thread so that a stop is seen at once.
+
+The apiserver holds the poll until the shadow changes or `seconds` pass; a SIGTERM meanwhile
+must not wait for it, so the loop's thread only watches the stop flag and the helper.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from brupop.domain.shadow import Shadow
+from brupop.ports.shadow_store import ShadowStore
+from brupop.services.agent.stop import StopFlag
+
+_STOP_POLL_SECONDS = 0.25
+
+
+def await_change(
+    store: ShadowStore, resource_version: str | None, seconds: float, stop: StopFlag
+) -> Shadow | Exception | None:
+    """The shadow once it changed from `resource_version` (or `seconds` passed), the error the
+    poll met, or None when a stop cut it short."""
+    if stop.requested:
+        return None
+    answer: list[Shadow | Exception | None] = []
+
+    def poll() -> None:
+        try:
+            answer.append(store.wait_for_change(resource_version, seconds))
+        except Exception as error:  # handed to the loop's thread, which decides
+            answer.append(error)
+
+    waiter = threading.Thread(target=poll, name="shadow-long-poll", daemon=True)
+    waiter.start()
+    while waiter.is_alive() and not stop.requested:
+        waiter.join(_STOP_POLL_SECONDS)
+    if stop.requested or not answer:
+        return None
+    return answer[0]

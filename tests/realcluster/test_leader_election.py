@@ -1,0 +1,143 @@
+"""Leader election on a real coordination.k8s.io Lease: two controller replicas, each with its
+own TokenRequest token of the chart's controller ServiceAccount, elect one leader; when the
+leader is cut off from the API (as a killed or partitioned process: it neither renews nor
+releases), the other takes over once the Lease has expired, and never are both leading."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.services.controller.service import ControllerService
+from tests.realcluster.conftest import ControlPlane
+from tests.realcluster.controllers import Timing, controller_over, running
+from tests.support.control_plane.chart_install import (
+    CONTROLLER_ACCOUNT,
+    NAMESPACE,
+    apply_chart,
+    cluster_as,
+)
+from tests.support.polling import wait_until
+
+TIMING = Timing(tick_seconds=0.5, lease_seconds=6.0, renew_seconds=1.0)
+UNREACHABLE = "https://127.0.0.1:1"  # nothing listens on port 1: every call is refused
+
+
+@pytest.fixture(scope="module")
+def admin(control_plane: ControlPlane) -> KubernetesCluster:
+    apply_chart(control_plane.api)
+    return KubernetesCluster(control_plane.api, NAMESPACE)
+
+
+@dataclass
+class LeaderWatch:
+    """Samples both replicas' `is_leader()` every 20 ms: who leads, and any moment both do."""
+
+    replicas: dict[str, ControllerService]
+    both: int = 0
+    leading: dict[str, float] = field(default_factory=dict)  # first moment each led
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            now = time.monotonic()
+            leaders = [name for name, s in self.replicas.items() if s.elector.is_leader()]
+            self.both += len(leaders) > 1
+            for name in leaders:
+                self.leading.setdefault(name, now)
+            time.sleep(0.02)
+
+    def leaders(self) -> list[str]:
+        return [name for name, s in self.replicas.items() if s.elector.is_leader()]
+
+
+@pytest.fixture
+def replicas(control_plane: ControlPlane) -> Iterator[tuple[dict[str, KubernetesCluster], str]]:
+    ca = control_plane.folder / "pki" / "ca.crt"
+    clusters = {
+        name: cluster_as(control_plane.api, ca, CONTROLLER_ACCOUNT, component=name)
+        for name in ("replica-a", "replica-b")
+    }
+    yield clusters, f"leader-{uuid.uuid4().hex[:8]}"
+    for cluster in clusters.values():
+        cluster.close()
+
+
+@pytest.fixture
+def watch_of() -> Iterator[list[LeaderWatch]]:
+    started: list[LeaderWatch] = []
+    yield started
+    for watch in started:
+        watch.stop.set()
+
+
+def start_watch(watches: list[LeaderWatch], replicas: dict[str, ControllerService]) -> LeaderWatch:
+    watch = LeaderWatch(replicas)
+    threading.Thread(target=watch.run, daemon=True).start()
+    watches.append(watch)
+    return watch
+
+
+def test_two_replicas_elect_one_leader_and_the_other_takes_over_a_cut_off_one_after_expiry(
+    admin: KubernetesCluster,
+    replicas: tuple[dict[str, KubernetesCluster], str],
+    watch_of: list[LeaderWatch],
+) -> None:
+    clusters, lease = replicas
+    services = {name: controller_over(c, name, lease, TIMING) for name, c in clusters.items()}
+    with running(services["replica-a"]), running(services["replica-b"]):
+        watch = start_watch(watch_of, services)
+        wait_until(lambda: len(watch.leaders()) == 1, "one leader", seconds=20)
+        (leader,) = watch.leaders()
+        (other,) = set(services) - {leader}
+        first = admin.leases.get(NAMESPACE, lease)
+        assert first.holder == leader
+        time.sleep(2 * TIMING.renew_seconds)  # renewals go on; the other stays a candidate
+        assert watch.leaders() == [leader]
+
+        clusters[leader].api_client.configuration.host = UNREACHABLE
+        cut = time.monotonic()
+        wait_until(lambda: other in watch.leading, f"{other} leads", seconds=30)
+        took_over = watch.leading[other] - cut
+
+        taken = admin.leases.get(NAMESPACE, lease)
+        assert taken.holder == other
+        assert taken.transitions == first.transitions + 1
+        assert watch.leaders() == [other]  # the cut-off one stopped acting on its own
+    assert watch.both == 0
+    # Not before the Lease could have expired (its last renewal came at most renew_seconds
+    # before the cut), and well within one more duration.
+    assert TIMING.lease_seconds - TIMING.renew_seconds - 0.5 <= took_over
+    assert took_over <= TIMING.lease_seconds + 3 * TIMING.renew_seconds + 2.0
+
+
+def test_a_leader_that_stops_releases_the_lease_and_the_other_takes_over_at_once(
+    admin: KubernetesCluster,
+    replicas: tuple[dict[str, KubernetesCluster], str],
+    watch_of: list[LeaderWatch],
+) -> None:
+    clusters, lease = replicas
+    services = {name: controller_over(c, name, lease, TIMING) for name, c in clusters.items()}
+    with running(services["replica-a"]) as first:
+        wait_until(first.service.elector.is_leader, "replica-a leads", seconds=20)
+        with running(services["replica-b"]):
+            watch = start_watch(watch_of, services)
+            time.sleep(2 * TIMING.renew_seconds)
+            assert watch.leaders() == ["replica-a"]
+            first.stop.set()
+            first.thread.join(timeout=10)
+            stopped = time.monotonic()
+            assert admin.leases.get(NAMESPACE, lease).holder in (None, "replica-b")
+            wait_until(lambda: "replica-b" in watch.leading, "replica-b leads", seconds=20)
+            # A released Lease is free at the candidate's next try: well inside its duration.
+            assert (
+                watch.leading["replica-b"] - stopped < TIMING.lease_seconds - TIMING.renew_seconds
+            )
+            assert admin.leases.get(NAMESPACE, lease).holder == "replica-b"
+    assert watch.both == 0
