@@ -81,7 +81,17 @@ def main(argv: list[str] | None = None, prog: str = "brupop") -> int:
         return EXIT_BAD_SETTINGS
     if name == "agent":
         early_stop.install()  # before the agent's imports, which take a moment
-    module = importlib.import_module(_SUBCOMMANDS[name][0])
+    try:
+        module = importlib.import_module(_SUBCOMMANDS[name][0])
+    except ModuleNotFoundError as missing:
+        if (missing.name or "brupop").split(".")[0] == "brupop":
+            raise  # a module of ours missing is a broken install: let it be seen
+        print(
+            f"brupop {name}: this installation lacks {missing.name!r}, which {name} needs "
+            f"(the agent image holds the agent alone: run {name} from the control image)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_SETTINGS
     code: int = module.main(rest)
     if name == "agent":
         early_stop.ignore_from_now()  # whatever ended it, a late SIGTERM must not change its code
