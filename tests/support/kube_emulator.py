@@ -164,7 +164,7 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         self._revision += 1
         obj["metadata"]["resourceVersion"] = str(self._revision)
         self._store[key] = obj
-        self._remember(key[0], event, obj)
+        self._remember(key[0], event, obj, before=old)
         return copy.deepcopy(obj)
 
     def _delete(self, key: Key) -> JSON:
@@ -174,8 +174,13 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         self._remember(key[0], "DELETED", obj)
         return copy.deepcopy(obj)
 
-    def _remember(self, kind: Kind, event: str, obj: JSON) -> None:
-        self._history.append((self._revision, kind, {"type": event, "object": copy.deepcopy(obj)}))
+    def _remember(self, kind: Kind, event: str, obj: JSON, before: JSON | None = None) -> None:
+        """One change for the watches; `before`, what a MODIFIED object was (so a selected
+        watch can tell an object that left its selection from one that was never in it)."""
+        change = {"type": event, "object": copy.deepcopy(obj)}
+        if before is not None:
+            change[_BEFORE] = copy.deepcopy(before)
+        self._history.append((self._revision, kind, change))
         while len(self._history) > self.history_limit:
             self._compacted = self._history.popleft()[0]
 
@@ -415,6 +420,11 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         if since < 0:
             return
         loop = asyncio.get_running_loop()
+        # Like kube-apiserver's watch cache: one bookmark 2 s before the timeout (none for a
+        # shorter watch), when the revision moved during the watch.
+        bookmark_at = deadline - 2.0 if loop.time() < deadline - 2.0 else None
+        bookmarks = str(request.params.get("allowWatchBookmarks", "")).lower() in ("true", "1")
+        told = since
         while True:
             with self._state:
                 fresh = [ev for rev, k, ev in self._history if rev > since and k is kind]
@@ -423,13 +433,27 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
                 obj = event["object"]
                 in_namespace = namespace is None or obj["metadata"].get("namespace") == namespace
                 if in_namespace and keep(obj):
-                    yield event
-                elif in_namespace and event["type"] == "MODIFIED" and selected:
+                    yield {"type": event["type"], "object": obj}
+                elif in_namespace and selected and keep(event.get(_BEFORE) or {}):
                     # The apiserver tells a selected watch that an object left the selection.
                     yield {"type": "DELETED", "object": obj}
+            if bookmarks and bookmark_at is not None and loop.time() >= bookmark_at:
+                bookmark_at = None
+                if since > told:
+                    yield _bookmark(kind, since)
             if dropped or loop.time() >= deadline:
                 return
             await asyncio.sleep(0.005)
+
+
+_BEFORE = "previous"
+"""Where a remembered MODIFIED change keeps the object as it was (never sent)."""
+
+
+def _bookmark(kind: Kind, revision: int) -> JSON:
+    """A BOOKMARK event: an object of `kind` with only its resourceVersion."""
+    meta = {"resourceVersion": str(revision)}
+    return {"type": "BOOKMARK", "object": {"kind": kind.kind, "metadata": meta}}
 
 
 def _by_namespace_and_name(item: tuple[Key, JSON]) -> tuple[str, str]:

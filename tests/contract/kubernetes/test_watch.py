@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Generator
 
 import pytest
@@ -156,3 +158,26 @@ def test_a_paged_list_whose_continue_token_expired_starts_again_from_its_first_p
     assert sorted(node.name for node, _ in items) == ["node-a", "node-b", "node-c"]
     continued = ["continue" in request.params for request in emulator.requests]
     assert continued == [False, True, False, True]
+
+
+def test_a_selected_watch_gets_a_bookmark_before_its_timeout_when_others_changed_meanwhile(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    selector = {"opted": "in"}
+    emulator.add_node("unselected")
+    listed = kube.nodes.list(selector).resource_version
+
+    def beat() -> None:
+        for index in range(4):
+            kube.nodes.set_labels("unselected", {"beat": str(index)})
+            time.sleep(0.3)
+
+    beating = threading.Thread(target=beat)
+    beating.start()
+    items = list(kube.nodes.watch(listed, 3.0, selector))
+    beating.join()
+
+    assert [type(item) for item in items] == [WatchBookmark]
+    (bookmark,) = items
+    assert listed is not None and bookmark.resource_version is not None
+    assert int(bookmark.resource_version) > int(listed)
