@@ -22,12 +22,19 @@ from brupop.domain.shadow import OPT_IN_LABEL, shadow_name
 from brupop.entrypoints.doctor.crds import check_policy_crd
 from brupop.entrypoints.doctor.main import main, run_checks
 from brupop.entrypoints.doctor.metrics import METRIC, check_metrics_at
+from brupop.entrypoints.doctor.rbac import check_rbac
 from brupop.entrypoints.doctor.reading import KubernetesReader
 from brupop.entrypoints.doctor.result import CheckResult
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from tests.realcluster.conftest import KWOK_ANNOTATION, ControlPlane
 from tests.realcluster.crd_webhook import shadow_object
-from tests.support.control_plane.chart_install import NAMESPACE, apply_chart, chart_documents
+from tests.support.control_plane.chart_install import (
+    NAMESPACE,
+    apply_chart,
+    chart_documents,
+    service_account_token,
+    token_api_client,
+)
 from tests.support.polling import wait_until
 
 AGENT_ACCOUNT = "brupop-agent-service-account"
@@ -217,3 +224,35 @@ def test_doctor_names_an_opted_in_node_that_has_no_agent(
         assert "describe daemonset brupop-agent" in agents.advice
     finally:
         control_plane.core.delete_node(bare)
+
+
+def test_doctor_reads_the_roles_when_it_may_not_create_subject_access_reviews(
+    control_plane: ControlPlane, install: str
+) -> None:
+    api, name = control_plane.api, "doctor-rbac-reader"
+    rbac = client.RbacAuthorizationV1Api(api)
+    reads = client.V1PolicyRule(
+        api_groups=["rbac.authorization.k8s.io"],
+        resources=["roles", "rolebindings", "clusterroles", "clusterrolebindings"],
+        verbs=["get", "list"],
+    )
+    account = client.V1ServiceAccount(metadata=client.V1ObjectMeta(name=name))
+    _create_or_keep(control_plane.core.create_namespaced_service_account, NAMESPACE, account)
+    role = client.V1ClusterRole(metadata=client.V1ObjectMeta(name=name), rules=[reads])
+    _create_or_keep(rbac.create_cluster_role, role)
+    binding = client.V1ClusterRoleBinding(
+        metadata=client.V1ObjectMeta(name=name),
+        role_ref=client.V1RoleRef(
+            api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=name
+        ),
+        subjects=[client.RbacV1Subject(kind="ServiceAccount", name=name, namespace=NAMESPACE)],
+    )
+    _create_or_keep(rbac.create_cluster_role_binding, binding)
+    token = service_account_token(api, name)
+    with token_api_client(
+        api.configuration.host, control_plane.folder / "pki" / "ca.crt", token
+    ) as reader_api:
+        reader = KubernetesReader(reader_api, timeout=10.0)
+        wait_until(lambda: check_rbac(reader, NAMESPACE).ok, "rbac read from the roles", seconds=20)
+        result = check_rbac(reader, NAMESPACE)
+    assert "by reading the roles and bindings" in result.detail

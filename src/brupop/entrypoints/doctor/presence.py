@@ -30,7 +30,7 @@ def check_network_policies(reader: ClusterReader, namespace: str) -> CheckResult
         return failed(
             check,
             f"missing {', '.join(missing)}",
-            "install the chart with networkPolicies enabled (helm upgrade)",
+            "helm upgrade with --set network_policy.enabled=true (the chart's default)",
         )
     return passed(check, f"{', '.join(NETWORK_POLICIES)} present")
 
