@@ -19,7 +19,7 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from brupop.domain.shadow import OPT_IN_LABEL, shadow_name
-from brupop.entrypoints.doctor.crds import check_policy_crd
+from brupop.entrypoints.doctor.crds import check_conversion_webhook, check_policy_crd
 from brupop.entrypoints.doctor.main import main, run_checks
 from brupop.entrypoints.doctor.metrics import METRIC, check_metrics_at
 from brupop.entrypoints.doctor.rbac import check_rbac
@@ -39,6 +39,7 @@ from tests.support.polling import wait_until
 
 AGENT_ACCOUNT = "brupop-agent-service-account"
 POLICY_CRD = "bottlerocketupdatepolicies.brupop.bottlerocket.aws"
+SHADOW_CRD = "bottlerocketshadows.brupop.bottlerocket.aws"
 SPEC = {"state": "Idle", "state_transition_timestamp": "2026-01-02T03:00:00Z", "version": "1.20.0"}
 
 
@@ -256,3 +257,34 @@ def test_doctor_reads_the_roles_when_it_may_not_create_subject_access_reviews(
         wait_until(lambda: check_rbac(reader, NAMESPACE).ok, "rbac read from the roles", seconds=20)
         result = check_rbac(reader, NAMESPACE)
     assert "by reading the roles and bindings" in result.detail
+
+
+def test_doctor_fails_the_webhook_check_when_kube_apiserver_cannot_reach_the_webhook(
+    control_plane: ControlPlane, install: str
+) -> None:
+    """The shadow CRD pointed at a webhook with no Service behind it (the apiserver not
+    installed): reading the node's shadow as v1 is a 500 from kube-apiserver."""
+    extensions = client.ApiextensionsV1Api(control_plane.api)
+    crd = extensions.read_custom_resource_definition(SHADOW_CRD)
+    kept = crd.spec.conversion
+    missing = {"namespace": NAMESPACE, "name": "doctor-no-such-service", "path": "/crdconvert"}
+    crd.spec.conversion = client.V1CustomResourceConversion(
+        strategy="Webhook",
+        webhook=client.V1WebhookConversion(
+            client_config=client.ApiextensionsV1WebhookClientConfig(service=missing),
+            conversion_review_versions=["v1"],
+        ),
+    )
+    extensions.replace_custom_resource_definition(SHADOW_CRD, crd)
+    try:
+        reader = KubernetesReader(control_plane.api, timeout=10.0)
+        wait_until(
+            lambda: not check_conversion_webhook(reader, NAMESPACE).ok, "webhook fails", seconds=20
+        )
+        result = check_conversion_webhook(reader, NAMESPACE)
+        assert result.detail.startswith("reading shadows as v1 failed (500")
+        assert "kubectl get crd bottlerocketshadows" in result.advice
+    finally:
+        crd = extensions.read_custom_resource_definition(SHADOW_CRD)
+        crd.spec.conversion = kept
+        extensions.replace_custom_resource_definition(SHADOW_CRD, crd)
