@@ -13,6 +13,7 @@ import pytest
 
 from brupop.domain.reason import Reason
 from brupop.entrypoints import cli, invocation
+from brupop.entrypoints.doctor import main as doctor
 from brupop.entrypoints.pausing import command as pausing
 from brupop.entrypoints.plan import main as plan
 from brupop.entrypoints.simulate import main as simulate
@@ -30,6 +31,7 @@ EXIT_SECTIONS: dict[str, tuple[ModuleType, ...]] = {
     "`brupop pause`, `brupop resume`": (pausing,),
     "`brupop plan`": (plan,),
     "`brupop crd`": (),
+    "`brupop doctor`": (doctor,),
     "`brupop` itself": (cli,),
 }
 

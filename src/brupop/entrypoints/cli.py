@@ -25,6 +25,7 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "pause": ("brupop.entrypoints.pausing.pause", "stop node updates from starting (--node: one)"),
     "resume": ("brupop.entrypoints.pausing.resume", "clear a pause or halt (--node: one node)"),
     "crd": ("brupop.entrypoints.crd.main", "print the CRDs (shadow and update policy)"),
+    "doctor": ("brupop.entrypoints.doctor.main", "check a live install, one line per check"),
 }
 
 # Subcommands whose packages the image leaves out (see `extras`).

@@ -1,0 +1,131 @@
+"""`brupop doctor [--namespace NS] [--controller-url URL] [--timeout S]`: check a live install,
+one line per check (PASS or FAIL, and what to do), through the kubeconfig's cluster.
+
+It reads only; the one thing it creates is SubjectAccessReviews, which change nothing. Exit 0
+when every check passes, 1 when one fails, 2 on a bad flag or a kubeconfig it cannot use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+from kubernetes.client import ApiClient
+
+from brupop.adapters.kubernetes.cluster import load_configuration
+from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
+from brupop.entrypoints.argument_types import dns_label, http_url, seconds_up_to
+from brupop.entrypoints.command_parser import CommandParser
+from brupop.entrypoints.doctor.agents import check_agents
+from brupop.entrypoints.doctor.certificates import check_certificate
+from brupop.entrypoints.doctor.crds import (
+    check_conversion_webhook,
+    check_policy_crd,
+    check_shadow_crd,
+)
+from brupop.entrypoints.doctor.metrics import check_metrics_at, check_metrics_by_proxy
+from brupop.entrypoints.doctor.presence import check_network_policies, check_policy
+from brupop.entrypoints.doctor.rbac import check_rbac
+from brupop.entrypoints.doctor.reading import ClusterReader, KubernetesReader, ReadRefused
+from brupop.entrypoints.doctor.result import CheckResult, failed, passed
+from brupop.entrypoints.doctor.workloads import DEPLOYMENTS, check_deployment, check_leader
+from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_OK
+from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
+from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.entrypoints.status.terminal import complain, show
+from brupop.ports.errors import UnavailableError
+
+EXIT_CHECK_FAILED = 1
+"""At least one check failed (or the Kubernetes API could not be reached)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = CommandParser(
+        prog="brupop doctor",
+        description="Check a live brupop install: one line per check, and what to do.",
+    )
+    parser.add_argument(
+        "--namespace",
+        type=dns_label,
+        default=pod_namespace(),
+        help="brupop's namespace (default %(default)s)",
+    )
+    parser.add_argument(
+        "--controller-url",
+        type=http_url,
+        help="the controller's HTTP address for the metrics check (e.g. http://127.0.0.1:8080 "
+        "through a port-forward); by default, the Kubernetes API's service proxy",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds_up_to(120.0),
+        default=10.0,
+        help="seconds to wait for each answer (at most 120)",
+    )
+    return parser
+
+
+def run_checks(
+    reader: ClusterReader,
+    namespace: str,
+    metrics: Callable[[], CheckResult],
+    now: Callable[[], datetime],
+) -> Iterator[CheckResult]:
+    """Every check, in the order an install comes up; stops after the first when the
+    Kubernetes API cannot be reached at all."""
+    reached = _check_api(reader)
+    yield reached
+    if not reached.ok:
+        return
+    yield check_shadow_crd(reader, namespace)
+    yield check_policy_crd(reader)
+    yield check_conversion_webhook(reader, namespace)
+    yield check_certificate(reader, namespace)
+    for deployment in DEPLOYMENTS:
+        yield check_deployment(reader, namespace, deployment)
+    yield check_leader(reader, namespace, now())
+    yield check_agents(reader, namespace)
+    yield check_rbac(reader, namespace)
+    yield check_network_policies(reader, namespace)
+    yield check_policy(reader, namespace)
+    yield metrics()
+
+
+def _check_api(reader: ClusterReader) -> CheckResult:
+    try:
+        version = reader.get("/version")
+    except ReadRefused as error:
+        return failed(
+            "kubernetes api", str(error), "check your kubeconfig's context (kubectl cluster-info)"
+        )
+    return passed("kubernetes api", f"reached, {version.get('gitVersion', 'unknown version')}")
+
+
+def main(argv: list[str]) -> int:
+    """Print one line per check; 0 when all pass, 1 when one fails, 2 on bad settings."""
+    args = _parser().parse_args(argv)
+    try:
+        configuration = load_configuration()
+    except KubeconfigUnusable as error:
+        complain(f"brupop doctor: {kubeconfig_advice(error)}")
+        return EXIT_BAD_SETTINGS
+    except UnavailableError as error:
+        complain(f"brupop doctor: {error}; set KUBECONFIG or create ~/.kube/config")
+        return EXIT_BAD_SETTINGS
+    with ApiClient(configuration) as api_client:
+        reader = KubernetesReader(api_client, args.timeout)
+        url, timeout = args.controller_url, args.timeout
+
+        def metrics() -> CheckResult:
+            if url:
+                return check_metrics_at(url, timeout)
+            return check_metrics_by_proxy(reader, args.namespace)
+
+        ok = True
+        for result in run_checks(reader, args.namespace, metrics, lambda: datetime.now(UTC)):
+            ok = ok and result.ok
+            show(result.line())
+            sys.stdout.flush()
+    return EXIT_OK if ok else EXIT_CHECK_FAILED
