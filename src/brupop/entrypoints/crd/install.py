@@ -14,6 +14,7 @@ from typing import Any
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
+from brupop.domain.shadow import DEFAULT_NAMESPACE
 from brupop.entrypoints.crd.definition import CA_INJECTION_ANNOTATION, custom_resource_definition
 from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
 
@@ -24,10 +25,12 @@ class CrdInstallError(RuntimeError):
     """A CRD was refused, or did not become Established in time; the message says which."""
 
 
-def webhook_crds(webhook_url: str, ca_bundle: bytes) -> list[dict[str, Any]]:
+def webhook_crds(
+    webhook_url: str, ca_bundle: bytes, namespace: str = DEFAULT_NAMESPACE
+) -> list[dict[str, Any]]:
     """Both CRD objects, the shadow's webhook pointing at `webhook_url`, trusting `ca_bundle`
     (PEM); the policy CRD as the chart installs it."""
-    shadow = custom_resource_definition()
+    shadow = custom_resource_definition(namespace)
     shadow["metadata"]["annotations"].pop(CA_INJECTION_ANNOTATION, None)
     webhook = shadow["spec"]["conversion"]["webhook"]
     webhook["clientConfig"] = {

@@ -5,7 +5,6 @@ pointing at simulate's own apiserver (its URL and throwaway CA), which kube-apis
 
 from __future__ import annotations
 
-import base64
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -14,8 +13,8 @@ from typing import Any
 import yaml
 from kubernetes.dynamic import DynamicClient
 
-from brupop.entrypoints.crd.definition import CONVERSION_PATH, custom_resource_definition
-from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
+from brupop.entrypoints.crd.definition import CONVERSION_PATH
+from brupop.entrypoints.crd.install import webhook_crds
 from brupop.entrypoints.simulate.fleet.real_cluster.ownership import marked
 from brupop.entrypoints.simulate.scenarios.simulated_cluster import ClusterRefused
 
@@ -48,14 +47,8 @@ def chart_rbac(manifest: Path, namespace: str) -> list[dict[str, Any]]:
 
 def brupop_crds(namespace: str, apiserver_url: str, ca_pem: bytes) -> list[dict[str, Any]]:
     """Both CRDs, the shadow's converted by `apiserver_url`'s /crdconvert, marked."""
-    shadow = custom_resource_definition(namespace)
-    shadow["metadata"].pop("annotations", None)  # no cert-manager here: the caBundle is given
-    webhook = shadow["spec"]["conversion"]["webhook"]
-    webhook["clientConfig"] = {
-        "url": f"{apiserver_url}{CONVERSION_PATH}",
-        "caBundle": base64.b64encode(ca_pem).decode(),
-    }
-    return [marked(shadow), marked(policy_custom_resource_definition())]
+    crds = webhook_crds(f"{apiserver_url}{CONVERSION_PATH}", ca_pem, namespace)
+    return [marked(crd) for crd in crds]
 
 
 def create_all(dynamic: DynamicClient, objects: Iterable[Mapping[str, Any]]) -> None:
