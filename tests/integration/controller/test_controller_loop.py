@@ -4,10 +4,9 @@ leadership when a replica stops."""
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
@@ -20,6 +19,7 @@ from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
+from tests.integration.controller.running import running
 
 NEW = "1.20.0"
 
@@ -62,19 +62,6 @@ def _controller(
     return build_controller(ports, config)
 
 
-@contextmanager
-def _running(controller: ControllerService) -> Iterator[threading.Event]:
-    stop = threading.Event()
-    thread = threading.Thread(target=controller.run, args=(stop,), daemon=True)
-    thread.start()
-    try:
-        yield stop
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        assert not thread.is_alive()
-
-
 def _wait_for(condition: Callable[[], bool], seconds: float) -> float:
     """Seconds it took for `condition` to hold; fails after `seconds`."""
     started = time.monotonic()
@@ -91,7 +78,7 @@ def _started(cluster: InMemoryCluster) -> int:
 def test_a_ten_node_rollout_with_limit_three_fills_three_slots_in_the_first_pass() -> None:
     cluster = _cluster(10)
     controller = _controller(cluster, 3, tick=30.0)
-    with _running(controller):
+    with running(controller):
         _wait_for(controller.is_ready, 5)
         assert _started(cluster) == 3, "all three slots filled by the first pass"
         time.sleep(0.3)
@@ -101,7 +88,7 @@ def test_a_ten_node_rollout_with_limit_three_fills_three_slots_in_the_first_pass
 def test_a_change_is_acted_on_within_a_second_though_the_tick_is_long() -> None:
     cluster = _cluster(1)
     controller = _controller(cluster, 1, tick=30.0)
-    with _running(controller):
+    with running(controller):
         _wait_for(lambda: _started(cluster) == 1, 5)
         shadow = cluster.shadows.get("brs-node-00")
         assert shadow.status is not None
@@ -128,7 +115,7 @@ def test_no_busy_loop_when_nothing_changes() -> None:
         passes["n"] += 1
         return original()
 
-    with _running(controller):
+    with running(controller):
         _wait_for(lambda: _started(cluster) == 1, 5)
         time.sleep(0.5)  # let the watch-triggered pass after our own write settle
         cluster.shadows.list = counted  # type: ignore[method-assign]
@@ -142,9 +129,9 @@ def test_a_stopping_leader_hands_over_to_the_other_replica_within_a_renew_interv
     first = _controller(cluster, 1, tick=0.2, identity="first", lease=3.0)
     second = _controller(cluster, 1, tick=0.2, identity="second", lease=3.0)
     with ExitStack() as replicas:
-        stop_first = replicas.enter_context(_running(first))
+        stop_first = replicas.enter_context(running(first)).stop
         _wait_for(first.elector.is_leader, 5)
-        replicas.enter_context(_running(second))
+        replicas.enter_context(running(second))
         _wait_for(second.is_ready, 5)
         assert not second.elector.is_leader()
         stop_first.set()  # a SIGTERM: the loop ends its pass and releases the Lease

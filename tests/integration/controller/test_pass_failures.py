@@ -4,10 +4,8 @@ goes on as soon as the bug is gone."""
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator, MutableMapping
-from contextlib import contextmanager
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +23,7 @@ from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.controller.service import ControllerService
+from tests.integration.controller.running import running
 from tests.unit.services.controller.fleet import RecordingMetrics
 
 LEASE_SECONDS = 1.5  # renewed every 0.5 s: a streak of a few seconds spans many renewals
@@ -80,19 +79,6 @@ def _controller(cluster: InMemoryCluster, metrics: BuggyMetrics) -> ControllerSe
     return build_controller(ports, config, ControllerMetrics(rollout=metrics, safety=metrics))
 
 
-@contextmanager
-def _running(controller: ControllerService) -> Iterator[threading.Thread]:
-    stop = threading.Event()
-    thread = threading.Thread(target=controller.run, args=(stop,), daemon=True)
-    thread.start()
-    try:
-        yield thread
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        assert not thread.is_alive()
-
-
 def _wait_for(condition: Callable[[], bool], seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -119,14 +105,14 @@ def _errors(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, An
 def test_a_bug_in_every_pass_fails_closed_keeps_the_lease_and_the_rollout_resumes() -> None:
     cluster = _cluster(3)
     metrics = BuggyMetrics()
-    with capture_logs() as logs, _running(_controller(cluster, metrics)) as thread:
+    with capture_logs() as logs, running(_controller(cluster, metrics)) as loop:
         _wait_for(lambda: metrics.pass_failures >= 3, 5)
         ages = []
         for _ in range(6):  # three seconds of failing passes, the retries backing off
             time.sleep(0.5)
             ages.append(_lease_age(cluster))
 
-        assert thread.is_alive()
+        assert loop.thread.is_alive()
         assert _started(cluster) == 0, "a failed pass wrote a spec"
         assert max(ages) < LEASE_SECONDS - LEASE_SECONDS / 3, ages
         assert metrics.leading is True
