@@ -30,7 +30,7 @@ from brupop.hostsim.control import read_host
 from brupop.ports.shadow_repository import ShadowRepository
 from tests.realcluster.conftest import ControlPlane
 from tests.realcluster.controllers import running
-from tests.support.migrate_doc import run_step
+from tests.support.migrate_doc import migrated_values, run_step
 from tests.support.original_cluster import (
     OriginalCluster,
     install_original,
@@ -53,7 +53,6 @@ from tests.support.python_install import (
     container_env,
     controller_from_env,
     install_over_original,
-    migrated_values,
     rendered_chart,
     start_apiserver,
 )

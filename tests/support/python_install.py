@@ -10,7 +10,6 @@ apiserver on 127.0.0.1 rather than the chart's Service: the one difference from 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -49,21 +48,6 @@ AGENT_DAEMONSET = OwnerReference(kind="DaemonSet", name="brupop-agent", controll
 AGENT_LABELS = {"brupop.bottlerocket.aws/component": "agent"}
 TOKEN_SECONDS = 3600
 Doc = dict[str, Any]
-
-
-def migrated_values(original: Mapping[str, Any]) -> dict[str, Any]:
-    """The values file docs/migrate.md makes of the original's: `image` becomes the map, the
-    window values and `logging.ansi_enabled` go; every other name is kept as it was."""
-    values = copy.deepcopy(dict(original))
-    values["image"] = {
-        "agent_repository": "registry.example.com/brupop-agent",
-        "control_repository": "registry.example.com/brupop-control",
-        "tag": "0.1.0",
-    }
-    values.pop("update_window_start", None)
-    values.pop("update_window_stop", None)
-    values["logging"].pop("ansi_enabled", None)
-    return values | {"create_namespace": False}  # the doc's `--set create_namespace=false`
 
 
 def rendered_chart(values: Mapping[str, Any]) -> list[Doc]:
