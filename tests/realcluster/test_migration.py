@@ -103,6 +103,8 @@ class Migration:
     shadows: dict[str, JSON]
     nodes: dict[str, client.V1Node]
     listed: str  # `kubectl get brs` at the end, as the page has the user run it
+    controller_env: dict[str, str]  # the rendered chart's, from the original's value names
+    agent_env: dict[str, str]
     access: ClusterAccess
     kubeconfig: Path
     work_dir: Path
@@ -116,7 +118,8 @@ def migration(
     tests look (a rollback replaces them), the objects are removed after the last test."""
     work_dir = tmp_path_factory.mktemp("migration")
     access = connect(control_plane.kubeconfig)
-    remove_brupop_crds(access.admin)  # another test's install on the session's control plane
+    remove_original(access, ROLLOUT)  # what another test's install left on the session's
+    remove_brupop_crds(access.admin)  # control plane under the same names
     try:
         yield migrate(access, control_plane.kubeconfig, work_dir)
     finally:
@@ -139,14 +142,8 @@ def migrate(access: ClusterAccess, kubeconfig: Path, work_dir: Path) -> Migratio
         started = time.monotonic()
         apiserver = start_apiserver(access, tls, port)
         env = container_env(documents, "Deployment", "brupop-controller-deployment")
-        agents = AgentRollout(
-            original.fleet,
-            access.core,
-            work_dir,
-            apiserver.url,
-            tls,
-            container_env(documents, "DaemonSet", "brupop-agent"),
-        )
+        agent_env = container_env(documents, "DaemonSet", "brupop-agent")
+        agents = AgentRollout(original.fleet, access.core, work_dir, apiserver.url, tls, agent_env)
         try:
             with running(controller_from_env(access, env)):
                 for node in ROLLOUT:  # the DaemonSet's rolling update: one node at a time
@@ -173,6 +170,8 @@ def migrate(access: ClusterAccess, kubeconfig: Path, work_dir: Path) -> Migratio
         shadows=_shadows(admin),
         nodes={n.name: access.core.read_node(n.name) for n in ROLLOUT},
         listed=run_step("list-shadows", kubeconfig, work_dir),
+        controller_env=env,
+        agent_env=agent_env,
         access=access,
         kubeconfig=kubeconfig,
         work_dir=work_dir,
@@ -193,6 +192,17 @@ def test_the_shadows_the_original_wrote_are_kept_and_every_node_ends_idle_on_the
         status = shadow["status"]
         assert (status["current_state"], status["current_version"]) == ("Idle", NEW), status
         assert f"brs-{node.name}" in migration.listed and "Idle" in migration.listed
+
+
+def test_the_original_values_reach_brupop_for_pythons_processes_under_the_same_names(
+    migration: Migration,
+) -> None:
+    controller, agent = migration.controller_env, migration.agent_env
+    assert controller["MAX_CONCURRENT_UPDATE"] == ORIGINAL_VALUES["max_concurrent_updates"]
+    assert controller["SCHEDULER_CRON_EXPRESSION"] == "* * * * * * *"
+    assert controller["TRACING_FILTER_DIRECTIVE"] == "debug"
+    assert "UPDATE_WINDOW_START" not in controller, "the page drops the window values"
+    assert agent["EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC"] == "1"
 
 
 def test_the_rollout_under_way_continues_with_no_node_updated_twice_and_the_limit_kept(
