@@ -12,6 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.migrate_doc import migrated_values, rehearsed_blocks
+from tests.support.original_install import ORIGINAL_VALUES
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "migrate.md"
 VALUES = ROOT / "deploy" / "charts" / "bottlerocket-update-operator" / "values.yaml"
@@ -101,3 +104,57 @@ def test_every_name_in_the_migration_table_exists_in_the_code_or_the_chart() -> 
 )
 def test_a_name_the_code_lacks_is_reported_missing(kind: str, name: str) -> None:
     assert missing_names([(kind, name)]) == [f"{kind} {name}"]
+
+
+def value_paths(values: Any, prefix: str = "") -> list[str]:
+    """The dotted path of every leaf of a values mapping (an empty mapping is a leaf)."""
+    if not isinstance(values, dict) or not values:
+        return [prefix]
+    return [path for key, sub in values.items() for path in value_paths(sub, f"{prefix}{key}.")]
+
+
+def set_values(page: str) -> list[str]:
+    """The value names the page's shell blocks pass to helm with `--set NAME=...`."""
+    blocks = re.findall(r"```sh\n(.*?)```", page, re.S)
+    return [name for block in blocks for name in re.findall(r"--set ([\w.]+)=", block)]
+
+
+def test_the_values_the_pages_helm_commands_set_are_in_the_chart() -> None:
+    names = set_values(PAGE.read_text(encoding="utf-8"))
+    values = yaml.safe_load(VALUES.read_text(encoding="utf-8"))
+    assert names, "the page sets no value: its helm commands changed shape"
+    assert [name for name in names if not has_value(values, name)] == []
+
+
+def test_the_values_the_rehearsal_migrates_from_the_original_keep_their_names_in_the_chart() -> (
+    None
+):
+    values = yaml.safe_load(VALUES.read_text(encoding="utf-8"))
+    migrated = migrated_values(ORIGINAL_VALUES)
+    paths = [path.rstrip(".") for path in value_paths(migrated)]
+    assert [path for path in paths if not has_value(values, path)] == []
+    dropped = set(value_paths(ORIGINAL_VALUES)) - set(value_paths(migrated))
+    assert {p.rstrip(".") for p in dropped} == {
+        "image",
+        "update_window_start",
+        "update_window_stop",
+        "logging.ansi_enabled",
+    }
+
+
+def test_every_step_the_rehearsal_runs_is_a_shell_block_of_the_page() -> None:
+    steps = rehearsed_blocks()
+    assert set(steps) >= {
+        "variables",
+        "stop-controller",
+        "forget-crd-release",
+        "hand-over-crd",
+        "mark-in-flight",
+        "list-shadows",
+        "keep-crd",
+        "return-crd",
+        "forget-brupop",
+        "stored-versions",
+        "rewrite-shadows",
+    }
+    assert all(block.strip().startswith(("kubectl", "NS=")) for block in steps.values())
