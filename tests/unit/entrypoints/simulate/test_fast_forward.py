@@ -10,8 +10,10 @@ from pathlib import Path
 from brupop.adapters.system.shared_clock import SharedClock
 from brupop.domain.reason import Reason
 from brupop.domain.reporting.waiting_reason import NodeReport, RolloutView
+from brupop.domain.rollout.backoff import retry_allowed_at
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.shadow import Shadow, ShadowStatus
 from brupop.domain.starting.start_holds import StartHold
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.simulate.fleet.fast_forward import FastForward, clock_wait_end
@@ -66,6 +68,24 @@ def test_canaries_soaking_make_the_others_wait_until_the_soak_ends() -> None:
     rows = [_row("node-01", Reason.NO_UPDATE), _row("node-02", Reason.CANARY_SOAK)]
 
     assert clock_wait_end(rows, _view(), {}, None, LATER) == LATER
+
+
+def test_a_node_backing_off_waits_until_its_retry_is_allowed() -> None:
+    status = ShadowStatus(
+        current_version="1.19.0",
+        target_version="1.20.0",
+        current_state="Idle",
+        crash_count=2,
+        state_transition_failure_timestamp=NOW,
+    )
+    shadow = Shadow(name="brs-node-01", namespace="ns", node_name="node-01", node_uid="u")
+    shadows = {"brs-node-01": shadow.model_copy(update={"status": status})}
+    retry = retry_allowed_at(status)
+
+    end = clock_wait_end([_row("node-01", Reason.BACKING_OFF)], _view(), shadows, None, None)
+
+    assert retry is not None and retry > NOW
+    assert end == retry
 
 
 def test_a_node_waiting_on_anything_but_the_clock_keeps_the_clock_real() -> None:
