@@ -70,6 +70,13 @@ def test_canaries_soaking_make_the_others_wait_until_the_soak_ends() -> None:
     assert clock_wait_end(rows, _view(), {}, None, LATER) == LATER
 
 
+def test_nodes_waiting_for_canaries_to_update_wait_as_long_as_the_canaries_do() -> None:
+    young = StartHold(Reason.NODE_TOO_YOUNG, "node is 1m old; starts after 10m", until=LATER)
+    rows = [_row("node-01", Reason.NODE_TOO_YOUNG), _row("node-02", Reason.CANARY_SOAK)]
+
+    assert clock_wait_end(rows, _view({"brs-node-01": young}), {}, None, None) == LATER
+
+
 def test_a_node_backing_off_waits_until_its_retry_is_allowed() -> None:
     status = ShadowStatus(
         current_version="1.19.0",

@@ -76,6 +76,8 @@ def clock_wait_end(
     for row in rows:
         if row.reason is Reason.NO_UPDATE:
             continue
+        if row.reason is Reason.CANARY_SOAK and soak_ends is None:
+            continue  # waits for the canaries to update: their own rows say until when
         end = _row_wait_end(row, view, shadows, fleet_hold_until, soak_ends)
         if end is None:
             return None
