@@ -203,7 +203,25 @@ class HostStore:
             pass
 
 
+CLOCK_FILE = "BRUPOP_SIM_CLOCK_FILE"  # simulate's shared clock (adapters.system.shared_clock)
+
+
 def now_rfc3339() -> str:
-    """The current UTC time as chrono writes it: RFC 3339 with microseconds and a `Z`."""
-    now = time.time()
+    """The current UTC time as chrono writes it: RFC 3339 with microseconds and a `Z`; on the
+    clock of the simulation that started us, when it shares one."""
+    now = time.time() + clock_offset()
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}Z"
+
+
+def clock_offset() -> float:
+    """Seconds the shared clock named by BRUPOP_SIM_CLOCK_FILE is ahead of this machine's (0:
+    none named, or it cannot be read)."""
+    path = os.environ.get(CLOCK_FILE)
+    if not path:
+        return 0.0
+    try:
+        with open(path, encoding="ascii") as file:
+            value = float(file.read())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return 0.0
+    return value if abs(value) < 1e12 else 0.0  # also refuses nan and inf

@@ -5,10 +5,11 @@ Exit codes: 0 stopped (SIGTERM) or rebooting into an update, 1 fatal, 2 bad sett
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from brupop.adapters.apiclient.update_api import ApiclientUpdateApi
-from brupop.adapters.system.clock import SystemClock
+from brupop.adapters.system.shared_clock import clock_from_environment
 from brupop.entrypoints.agent.composition import AgentPorts, launch
 from brupop.entrypoints.agent.settings import AgentSettings
 from brupop.ports.clock import Clock
@@ -18,8 +19,9 @@ if TYPE_CHECKING:
 
 
 def main(argv: list[str]) -> int:
-    """Run the agent until it stops, reboots its node, or fails; return the exit code."""
-    return launch(argv, real_ports, SystemClock())
+    """Run the agent until it stops, reboots its node, or fails; return the exit code. Its
+    clock is the machine's, or the one a simulation shares with it (BRUPOP_SIM_CLOCK_FILE)."""
+    return launch(argv, real_ports, clock_from_environment(os.environ))
 
 
 def real_ports(settings: AgentSettings, clock: Clock) -> AgentPorts:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
+from brupop.entrypoints.simulate.fleet.fast_forward import fleet_wait_end
 from brupop.entrypoints.simulate.fleet.observer import NodeView
 from brupop.entrypoints.simulate.fleet.simulated_controller import ControllerRestart
 from brupop.entrypoints.simulate.run_setup import StartedRun
@@ -52,6 +53,7 @@ def wait_for_fleet(
             run.unhealthy.step(run.observer.views())
             run.hooks.step(time.monotonic())
             run.waits.step(run.controller.status_rows, time.monotonic())
+            _step_clock(run, scenarios_done=chaos.done and restart.done and run.pauses.done)
             time.sleep(_TICK_SECONDS)
     except KeyboardInterrupt:
         return WaitEnd(interrupted=True)
@@ -72,7 +74,20 @@ def _finished(
         return True
     last_change = max(run.observer.last_change_at, run.pauses.last_written_at or 0.0)
     quiet = now - last_change >= options.settle_seconds
-    return quiet and settled(views) and not policy_soaking(run.cluster)
+    waiting_on_clock = run.fast_forward is not None and run.fast_forward.waiting
+    return quiet and settled(views) and not policy_soaking(run.cluster) and not waiting_on_clock
+
+
+def _step_clock(run: StartedRun, *, scenarios_done: bool) -> None:
+    """Let a fast clock step ahead while the whole fleet waits on it (and the scenarios, which
+    count real seconds, are over)."""
+    forward, clock = run.fast_forward, run.clock
+    if forward is None or clock is None or not forward.enabled:
+        return
+    ready = scenarios_done and run.controller.started
+    forward.step(
+        fleet_wait_end(run.controller, run.cluster, clock) if ready else None, time.monotonic()
+    )
 
 
 def _fleet_known(run: StartedRun, now: float) -> bool:

@@ -4,6 +4,9 @@ SimulationReport, and the timeline that --timeline draws.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
 from brupop.domain.reporting.rollout_timeline import Timeline
 from brupop.domain.shadow import shadow_name
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
@@ -33,8 +36,8 @@ def run_timeline(run: StartedRun, options: SimulationOptions, duration: float) -
         to_version=options.to_version,
         limit=options.limit_in_force,
         fleet_marks=pause_marks(run.pauses.moments)
-        + halt_marks(run.cluster.policies, run.started_on),
-        halted_at=halted_at(run.cluster.policies, run.started_on),
+        + halt_marks(run.cluster.policies, _started_on_without_steps(run)),
+        halted_at=halted_at(run.cluster.policies, _started_on_without_steps(run)),
         gate_failures=_gate_failures(run),
     )
 
@@ -74,8 +77,38 @@ def run_report(
             policy_phase=policy_phase(run.cluster, len(run.fleet)),
             halt=policy_halt(run.cluster),
             pauses=[moment.as_json() for moment in run.pauses.moments],
+            clock=run_clock(run, options),
         )
     )
+
+
+def run_clock(run: StartedRun, options: SimulationOptions) -> dict[str, object] | None:
+    """The report's `clock`, when the run had its own: where it started and ended, in the zone
+    a --start-at was read in, and how far the fast clock stepped ahead."""
+    if run.clock is None or run.started_on is None:
+        return None
+    zone = ZoneInfo(options.clock.zone)
+    stepped = run.fast_forward.advanced_seconds if run.fast_forward is not None else 0.0
+    return {
+        "started_at": _shown(run.started_on.astimezone(zone)),
+        "ended_at": _shown(run.clock.now().astimezone(zone)),
+        "zone": options.clock.zone,
+        "rate": options.clock.rate,
+        "fast_forward_seconds": round(stepped, 3),
+    }
+
+
+def _shown(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+def _started_on_without_steps(run: StartedRun) -> datetime | None:
+    """The clock's start, moved by the fast clock's steps: a halt comes after every step (none
+    is taken while a node updates, nor once the fleet is halted), so the halt's time less this
+    is its real time since the start."""
+    if run.started_on is None or run.fast_forward is None:
+        return run.started_on
+    return run.started_on + timedelta(seconds=run.fast_forward.advanced_seconds)
 
 
 def _node_outcomes(

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from brupop.adapters.system.shared_clock import SharedClock
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet import components
 from brupop.entrypoints.simulate.fleet.agent_env import agent_argv, agent_env, default_apiclient
 from brupop.entrypoints.simulate.fleet.backends import ClusterBackend, choose_backend
 from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
-from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode, build_fleet
+from brupop.entrypoints.simulate.fleet.fast_forward import FastForward, start_clock
+from brupop.entrypoints.simulate.fleet.nodes import TOKEN_TTL_SECONDS, SimulatedNode, build_fleet
 from brupop.entrypoints.simulate.fleet.observer import FleetObserver
 from brupop.entrypoints.simulate.fleet.simulated_controller import SimulatedController
 from brupop.entrypoints.simulate.fleet.supervisor import AgentSpec, AgentSupervisor
@@ -42,6 +44,8 @@ class StartedRun:
     unhealthy: UnhealthyNodes
     hooks: HookResponder
     waits: WaitReasons
+    clock: SharedClock | None = None  # the run's own clock (--start-at, --clock-rate)
+    fast_forward: FastForward | None = None
     started_at: float = 0.0  # time.monotonic()
     started_on: datetime | None = None  # the cluster's clock, which stamps a halt
 
@@ -58,7 +62,8 @@ def set_up_run(
     keeps what the run made there."""
     names = options.node_names()
     components.send_cluster_logs_to(log_dir / "cluster.log")
-    backend = choose_backend(options, work_dir)
+    clock = start_clock(options.clock, work_dir) if options.clock.shifted else None
+    backend = choose_backend(options, work_dir, clock)
     stops.append(lambda: backend.close(keep=keep_cluster()))
     cluster = backend.cluster
     tls = write_loopback_tls(work_dir / "tls")
@@ -68,13 +73,15 @@ def set_up_run(
         work_dir,
         blocked_drains=options.block_drain,
         shape=options.shape,
+        # the clock may run ahead by (rate - 1) times the run's real length
+        token_ttl_seconds=TOKEN_TTL_SECONDS + (options.clock.rate - 1) * options.timeout,
     )
     backend.fleet_built()
     apiserver_url, controller = _start_control_plane(backend, options, tls, work_dir, stops)
     observer = FleetObserver(cluster.shadows, names)
     stops.append(observer.stop)
     supervisor = AgentSupervisor(
-        _agent_specs(options, cluster, fleet, apiserver_url, tls, work_dir, log_dir),
+        _agent_specs(options, cluster, fleet, apiserver_url, tls, work_dir, log_dir, clock),
         restart_backoff=options.timing["restart-backoff"],
         restart_backoff_max=options.timing["restart-backoff-max"],
     )
@@ -100,6 +107,8 @@ def set_up_run(
         unhealthy=unhealthy,
         hooks=hooks,
         waits=waits,
+        clock=clock,
+        fast_forward=FastForward(clock, options.clock.rate) if clock is not None else None,
     )
 
 
@@ -131,6 +140,7 @@ def _agent_specs(
     tls: TlsFiles,
     work_dir: Path,
     log_dir: Path,
+    clock: SharedClock | None,
 ) -> list[AgentSpec]:
     apiclient = options.apiclient or default_apiclient(work_dir)
     return [
@@ -144,6 +154,7 @@ def _agent_specs(
                 tls=tls,
                 apiclient=apiclient,
                 namespace=cluster.namespace,
+                clock_file=clock.path if clock is not None else None,
             ),
             log_path=log_dir / f"{node.name}.log",
         )

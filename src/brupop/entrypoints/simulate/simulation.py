@@ -20,6 +20,7 @@ from rich.console import Console
 from brupop.domain.reporting.rollout_timeline import Timeline
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet_wait import wait_for_fleet
+from brupop.entrypoints.simulate.outcome.clock_lines import clock_line
 from brupop.entrypoints.simulate.outcome.display import LiveView, PlainProgress
 from brupop.entrypoints.simulate.outcome.report import SimulationReport
 from brupop.entrypoints.simulate.run_report import run_report, run_timeline
@@ -85,6 +86,8 @@ class Simulation:
             f"at once; apiserver {run.apiserver_url}"
         )
         run.started_at, run.started_on = time.monotonic(), run.cluster.clock.now()
+        if run.clock is not None:
+            display.note(clock_line(options.clock, run.started_on))
         run.observer.start()
         run.supervisor.start()
         self._stops.append(run.supervisor.stop)

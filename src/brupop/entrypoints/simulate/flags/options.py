@@ -14,6 +14,7 @@ from typing import Any
 
 from brupop.domain.policy.scheduling_policy import concurrency_limit
 from brupop.entrypoints.command_parser import CommandParser
+from brupop.entrypoints.simulate.flags.clock_flags import ClockChoice, add_clock_flags, read_clock
 from brupop.entrypoints.simulate.flags.cluster_flags import (
     ClusterChoice,
     add_cluster_flags,
@@ -98,6 +99,7 @@ class SimulationOptions:
     hooks: tuple[EmulatedHook, ...] = ()  # --hook NAME[:SECONDS|:never]: emulated responders
     shape: FleetShape = field(default_factory=FleetShape)  # --zones, --pods-per-node, ...
     cluster: ClusterChoice = field(default_factory=ClusterChoice)  # --kubeconfig: a real one
+    clock: ClockChoice = field(default_factory=ClockChoice)  # --start-at, --clock-rate
 
     @property
     def limit_in_force(self) -> int | None:
@@ -132,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_policy_flags(scenario)
     add_settle_flag(scenario)
     add_timing_flags(parser)
+    add_clock_flags(parser)
     add_cluster_flags(parser)
     return parser
 
@@ -172,6 +175,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         hooks=read_hooks(args.hook, policy),
         shape=read_shape(args, names),
         cluster=read_cluster(args),
+        clock=read_clock(args, policy),
         **read_pause_moments(args),
     )
     check_flag_needs(args, policy)  # once every value is known to be good

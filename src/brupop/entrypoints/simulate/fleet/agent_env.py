@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from brupop.adapters.system.shared_clock import CLOCK_FILE_ENV
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.flags.timing import Component
 from brupop.entrypoints.simulate.fleet.certificates import TlsFiles
@@ -51,6 +52,7 @@ def agent_env(
     apiclient: Path,
     namespace: str,
     base: Mapping[str, str] | None = None,
+    clock_file: Path | None = None,
 ) -> dict[str, str]:
     """The environment of `node`'s agent (and so of the apiclient calls it makes)."""
     inherited = dict(os.environ if base is None else base)
@@ -78,6 +80,8 @@ def agent_env(
             "BRUPOP_SIM_ACTIVATE_SECONDS": step,
         }
     )
+    if clock_file is not None:  # the run's shared clock (the agent's and its host's)
+        env[CLOCK_FILE_ENV] = str(clock_file)
     env.update(options.timing.env_for(Component.AGENT))
     for faulty, fault in options.faults:
         if faulty == node.name:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.system.shared_clock import SharedClock
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet import components
 from brupop.entrypoints.simulate.fleet.certificates import TlsFiles
@@ -51,9 +52,9 @@ class ClusterBackend(Protocol):
 class MemoryBackend:
     """The in-memory cluster: nothing to install, nothing to remove."""
 
-    def __init__(self, options: SimulationOptions) -> None:
+    def __init__(self, options: SimulationOptions, clock: SharedClock | None = None) -> None:
         self._options = options
-        self._cluster = InMemoryCluster()
+        self._cluster = InMemoryCluster(clock=clock)
 
     @property
     def cluster(self) -> InMemoryCluster:
@@ -80,11 +81,13 @@ class MemoryBackend:
         pass
 
 
-def choose_backend(options: SimulationOptions, work_dir: Path) -> ClusterBackend:
-    """The in-memory cluster, or with --kubeconfig the real one (ClusterRefused if it is not
-    simulate's own)."""
+def choose_backend(
+    options: SimulationOptions, work_dir: Path, clock: SharedClock | None = None
+) -> ClusterBackend:
+    """The in-memory cluster on the run's `clock`, or with --kubeconfig the real one on its
+    own (ClusterRefused if it is not simulate's own)."""
     if options.cluster.kubeconfig is None:
-        return MemoryBackend(options)
+        return MemoryBackend(options, clock)
     # Only this path loads the Kubernetes client (about a second of start-up).
     from brupop.entrypoints.simulate.fleet.real_cluster.backend import KubernetesBackend
 

@@ -16,7 +16,7 @@ from typing import IO, Protocol
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
 from brupop.adapters.notifications.webhook import WebhookTarget
-from brupop.domain.reporting.waiting_reason import NodeReport
+from brupop.domain.reporting.waiting_reason import NodeReport, RolloutView
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.states import StateTimeouts
@@ -66,6 +66,10 @@ class ControllerHandle(Protocol):
     def stop(self) -> None: ...
 
     def reports(self) -> list[NodeReport]: ...
+
+    def last_pass(self) -> tuple[RolloutView | None, int]:
+        """What its last pass knew beyond the shadows, and the update time it expected."""
+        ...
 
 
 _replicas = 0
@@ -169,6 +173,7 @@ class _Controller:
         container.clock.override(clock)
         container.gates.override(gates)
         self.service = container.service()
+        self._publisher = container.publisher()
         self._notifications = container.notifications()
         self._server = container.http_server()
         self._serving = False
@@ -199,6 +204,9 @@ class _Controller:
 
     def reports(self) -> list[NodeReport]:
         return self.service.reports()
+
+    def last_pass(self) -> tuple[RolloutView | None, int]:
+        return self._publisher.view, self._publisher.scheduling.expected_seconds
 
 
 def _controller_config(

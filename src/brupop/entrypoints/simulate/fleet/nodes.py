@@ -47,11 +47,19 @@ def build_fleet(
     *,
     blocked_drains: Iterable[str] = (),
     shape: FleetShape | None = None,
+    token_ttl_seconds: float = TOKEN_TTL_SECONDS,
 ) -> list[SimulatedNode]:
-    """Add the nodes, agent pods, tokens and workloads; return what each agent needs."""
+    """Add the nodes, agent pods, tokens and workloads; return what each agent needs (tokens
+    last `token_ttl_seconds` on the cluster's clock, which a fast clock may move far ahead)."""
     shape = shape or FleetShape()
     fleet = [
-        _add_node(cluster, name, work_dir / "nodes" / name, zone=shape.zone_of(index))
+        _add_node(
+            cluster,
+            name,
+            work_dir / "nodes" / name,
+            zone=shape.zone_of(index),
+            token_ttl_seconds=token_ttl_seconds,
+        )
         for index, name in enumerate(names)
     ]
     if shape.pods is None:
@@ -72,7 +80,12 @@ def do_not_disrupt_pod(node: str) -> str:
 
 
 def _add_node(
-    cluster: FleetCluster, name: str, directory: Path, *, zone: str | None
+    cluster: FleetCluster,
+    name: str,
+    directory: Path,
+    *,
+    zone: str | None,
+    token_ttl_seconds: float,
 ) -> SimulatedNode:
     labels = {OPT_IN_LABEL: OPT_IN_VALUE, "kubernetes.io/hostname": name}
     if zone is not None:
@@ -91,7 +104,7 @@ def _add_node(
     token_path = directory / "token"
     token_path.touch(mode=0o600)
     token_path.write_text(
-        cluster.issue_token(cluster.namespace, pod, ttl_seconds=TOKEN_TTL_SECONDS)
+        cluster.issue_token(cluster.namespace, pod, ttl_seconds=token_ttl_seconds)
     )
     host_dir = directory / "host"
     host_dir.mkdir(exist_ok=True)

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from brupop.domain.reporting.waiting_reason import NodeReport
+from brupop.domain.reporting.waiting_reason import NodeReport, RolloutView
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet import components
 from brupop.entrypoints.simulate.fleet.endpoints import Endpoints, write_endpoints
@@ -53,6 +53,11 @@ class SimulatedController:
     def status_rows(self) -> list[NodeReport]:
         """The controller's `brupop status` rows as of its last pass (none while it is down)."""
         return self._handle.reports() if self._handle is not None else []
+
+    def last_pass(self) -> tuple[RolloutView | None, int]:
+        """What the controller's last pass knew, and the update time it expected (nothing
+        while it is down)."""
+        return self._handle.last_pass() if self._handle is not None else (None, 0)
 
     def status_reasons(self) -> dict[str, str]:
         return components.status_reasons(self._handle)

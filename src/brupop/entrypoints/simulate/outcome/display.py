@@ -25,6 +25,7 @@ from rich.text import Text
 from brupop.domain.printable import printable
 from brupop.entrypoints.simulate.fleet.observer import NodeView
 from brupop.entrypoints.simulate.fleet.supervisor import AgentView
+from brupop.entrypoints.simulate.outcome.clock_lines import clock_summary
 from brupop.entrypoints.simulate.outcome.report import PHASES, SimulationReport, reason_failure
 
 
@@ -236,6 +237,8 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
         if failure not in left_behind:
             line = f"also failed: {printable(failure)}"
             console.print(line, highlight=False, soft_wrap=True, markup=False)
+    if report.clock is not None:
+        console.print(clock_summary(report.clock), highlight=False, soft_wrap=True, markup=False)
     if report.log_dir:
         console.print(f"agent logs: {report.log_dir}", highlight=False, soft_wrap=True)
     if timeline is not None:

@@ -85,6 +85,9 @@ class SimulationReport:
     pauses: list[dict[str, object]] = field(default_factory=list)  # --pause-at/--resume-at
     halted: bool = False  # the controller halted the fleet (the policy's status says so)
     halt_reason: dict[str, str] | None = None  # node, check, detail of the failure that did
+    # The run's own clock, when --start-at or --clock-rate moved it: started_at, ended_at (ISO
+    # 8601 in the zone a --start-at was read in), zone, rate, fast_forward_seconds.
+    clock: dict[str, object] | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=False)
@@ -113,6 +116,7 @@ class RunFacts:
     policy_phase: str | None = None
     pauses: list[dict[str, object]] = field(default_factory=list)
     halt: HaltReason | None = None
+    clock: dict[str, object] | None = None
 
 
 def judge(facts: RunFacts) -> SimulationReport:
@@ -169,6 +173,7 @@ def judge(facts: RunFacts) -> SimulationReport:
         pauses=facts.pauses,
         halted=halt is not None,
         halt_reason=halt.model_dump(by_alias=True) if halt is not None else None,
+        clock=facts.clock,
     )
 
 
