@@ -96,13 +96,15 @@ class KubernetesIssuerKeys:
         self._fetched_at = self._tried_at
 
     def _get(self, action: str, path: str) -> JSON:
+        """GET `path` of kube-apiserver as JSON (the key set answers only to its own media
+        type, `application/jwk-set+json`; 406 to a plain `application/json`)."""
         api = self._calls.api_client
 
         def get(**options: Any) -> Any:
             return api.call_api(
                 path,
                 "GET",
-                header_params={"Accept": "application/json"},
+                header_params={"Accept": "application/jwk-set+json, application/json"},
                 auth_settings=["BearerToken"],
                 _return_http_data_only=True,
                 **options,
