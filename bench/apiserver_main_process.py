@@ -34,6 +34,7 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
 
@@ -53,6 +54,9 @@ class SlowTokenReviewer:
         time.sleep(self._latency)
         return self._inner.review(token, audiences)
 
+    def load_keys(self) -> None:
+        """As a TokenVerifier (local verification, the default): nothing to fetch."""
+
 
 @dataclass(frozen=True)
 class Cluster:
@@ -65,6 +69,8 @@ class Cluster:
     workloads: WorkloadReplicas
     policies: UpdatePolicyRepository
     events: EventRecorder
+    token_verifier: TokenVerifier  # the same slow reviewer: each check costs the same
+    agent_pods: AgentPodSource
 
 
 def free_port() -> int:
@@ -94,6 +100,8 @@ def main() -> int:
         cluster.workloads,
         cluster.policies,
         cluster.events,
+        reviewer,
+        cluster.agent_pods,
     )
     ApiserverContainer.cluster.override(providers.Object(ports))
     tls = write_loopback_tls(args.work / "tls")

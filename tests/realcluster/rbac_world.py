@@ -91,6 +91,9 @@ def apiserver_calls(cluster: KubernetesCluster, world: World) -> Iterator[tuple[
         current_version="1.0.0", target_version="1.1.0", current_state=UpdateState.IDLE
     )
     yield "review a token", lambda: cluster.token_reviewer.review("not-a-token", (AUDIENCE,))
+    yield "read the issuer's keys", cluster.token_verifier.load_keys
+    yield "list agent pods", cluster.agent_pods.list
+    yield "watch agent pods", lambda: list(cluster.agent_pods.watch(None, 1.0))
     yield "get node", lambda: cluster.nodes.get(node)
     yield "get pod", lambda: cluster.pods.get(ns, world.pods[0])
     yield "create shadow", lambda: cluster.shadows.create(node, world.node_uid)

@@ -20,6 +20,7 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
 
@@ -57,6 +58,10 @@ class ApiserverCluster(Protocol):
     def pods(self) -> PodRepository: ...
     @property
     def token_reviewer(self) -> TokenReviewer: ...
+    @property
+    def token_verifier(self) -> TokenVerifier: ...
+    @property
+    def agent_pods(self) -> AgentPodSource: ...
     @property
     def workloads(self) -> WorkloadReplicas: ...
     @property

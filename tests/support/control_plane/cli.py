@@ -1,5 +1,6 @@
 """The subcommands of `scripts/control-plane`: build, up DIR, down DIR, status DIR, and
-restart DIR COMPONENT [--kill] (an outage of one component, for the recovery tests)."""
+restart DIR COMPONENT [--kill] [--new-signing-key] (an outage of one component, for the
+recovery tests; kube-apiserver with a rotated service-account key)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ def parser() -> argparse.ArgumentParser:
         "component", choices=("etcd", "kube-apiserver", "kube-controller-manager", "kwok")
     )
     restart.add_argument("--kill", action="store_true", help="SIGKILL it (a crash), not SIGTERM")
+    restart.add_argument(
+        "--new-signing-key",
+        action="store_true",
+        help="kube-apiserver: sign service-account tokens with a new key, dropping the old one",
+    )
     return top
 
 
@@ -43,7 +49,11 @@ def main(argv: list[str]) -> int:
         return 2
     if arguments.command == "restart":
         return lifecycle.restart_command(
-            arguments.dir.resolve(), default_cache(), arguments.component, kill=arguments.kill
+            arguments.dir.resolve(),
+            default_cache(),
+            arguments.component,
+            kill=arguments.kill,
+            new_signing_key=arguments.new_signing_key,
         )
     handlers = {"up": lifecycle.up, "down": lifecycle.down, "status": lifecycle.status}
     return handlers[arguments.command](arguments.dir.resolve(), default_cache())

@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.control_plane import components, probes
-from tests.support.control_plane.pki import Pki, make_pki, write_kubeconfig
+from tests.support.control_plane.pki import (
+    Pki,
+    make_pki,
+    rotate_service_account_key,
+    write_kubeconfig,
+)
 from tests.support.control_plane.processes import (
     RunFolder,
     is_ours,
@@ -127,11 +132,19 @@ def failure(folder: RunFolder, name: str, what: str) -> StartFailure:
 
 
 def restart(
-    root: Path, cache: Cache, name: str, *, graceful: bool = True, pause_seconds: float = 0.0
+    root: Path,
+    cache: Cache,
+    name: str,
+    *,
+    graceful: bool = True,
+    pause_seconds: float = 0.0,
+    new_signing_key: bool = False,
 ) -> float:
     """Stop component `name` (SIGTERM as `down` does; SIGKILL when not `graceful`: a crash),
     wait `pause_seconds`, start it again with the same flags, ports and certificates, and wait
-    until it is ready: the outage a rolling upgrade or a crash makes. The seconds it was down."""
+    until it is ready: the outage a rolling upgrade or a crash makes. The seconds it was down.
+    `new_signing_key` (kube-apiserver): it comes back with a fresh service-account key and
+    without the old one's public half, as after a key rotation that retired the old key."""
     folder = RunFolder(root)
     record = folder.read(name)
     if record is None or not is_ours(record):
@@ -149,15 +162,19 @@ def restart(
     if not components.wait_ports_free(ports, name):
         raise StartFailure(f"{name}'s ports are still held after it stopped")
     time.sleep(pause_seconds)
+    if new_signing_key:
+        rotate_service_account_key(Pki(root / "pki"))
     launch(folder, plan)
     return time.monotonic() - began
 
 
-def restart_command(root: Path, cache: Cache, name: str, *, kill: bool) -> int:
-    """`restart DIR COMPONENT [--kill]`: run from its own process, so the component it starts
-    again is nobody's child, like the ones `up` starts."""
+def restart_command(
+    root: Path, cache: Cache, name: str, *, kill: bool, new_signing_key: bool = False
+) -> int:
+    """`restart DIR COMPONENT [--kill] [--new-signing-key]`: run from its own process, so the
+    component it starts again is nobody's child, like the ones `up` starts."""
     try:
-        outage = restart(root, cache, name, graceful=not kill)
+        outage = restart(root, cache, name, graceful=not kill, new_signing_key=new_signing_key)
     except StartFailure as failure:
         say(str(failure), True)
         return 1

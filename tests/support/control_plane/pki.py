@@ -62,6 +62,12 @@ def make_pki(folder: Path) -> Pki:
     return pki
 
 
+def rotate_service_account_key(pki: Pki) -> None:
+    """A new service-account signing key in place of the old one: kube-apiserver, restarted,
+    signs with it and publishes it alone, so tokens signed by the old key stop verifying."""
+    write_key(pki.service_account_key, rsa.generate_private_key(65537, 2048))
+
+
 def name_of(common_name: str, organization: str | None = None) -> x509.Name:
     attributes = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
     if organization:

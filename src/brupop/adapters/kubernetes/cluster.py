@@ -11,16 +11,20 @@ from kubernetes import config as kube_config
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config.config_exception import ConfigException
 
+from brupop.adapters.kubernetes.agent_pods import KubernetesAgentPods
 from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.adapters.kubernetes.events import KubernetesEventRecorder
+from brupop.adapters.kubernetes.issuer_keys import KubernetesIssuerKeys
 from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable, load_kubeconfig
 from brupop.adapters.kubernetes.leases import KubernetesLeaseStore
 from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
 from brupop.adapters.kubernetes.pods import KubernetesPodRepository
 from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
+from brupop.adapters.kubernetes.token_verifier import KubernetesTokenVerifier
 from brupop.adapters.kubernetes.tokens import KubernetesTokenReviewer
 from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRepository
 from brupop.adapters.kubernetes.workloads import KubernetesWorkloadReplicas
+from brupop.adapters.system.clock import SystemClock
 from brupop.ports.errors import UnavailableError
 
 CONNECTIONS = 16
@@ -86,9 +90,11 @@ class KubernetesCluster:
         component: str = "brupop",
         request_timeout_seconds: float = REQUEST_TIMEOUT_SECONDS,
         lease_timeout_seconds: float | None = None,
+        token_issuer: str | None = None,
     ) -> None:
         """`request_timeout_seconds` bounds each wait of a call (connecting, then each read);
-        the Lease's calls get `lease_timeout_seconds` (None: the same)."""
+        the Lease's calls get `lease_timeout_seconds` (None: the same); `token_issuer` is the
+        service-account issuer (None: from kube-apiserver's OpenID discovery document)."""
         self.namespace = namespace
         self.api_client = api_client
         calls = _calls(api_client, request_timeout_seconds)
@@ -99,6 +105,10 @@ class KubernetesCluster:
         self.pods = KubernetesPodRepository(calls)
         self.workloads = KubernetesWorkloadReplicas(calls)
         self.token_reviewer = KubernetesTokenReviewer(calls)
+        self.agent_pods = KubernetesAgentPods(calls, namespace)
+        self.token_verifier = KubernetesTokenVerifier(
+            KubernetesIssuerKeys(calls, SystemClock(), issuer=token_issuer), SystemClock()
+        )
         self.leases = KubernetesLeaseStore(lease_calls)
         self.events = KubernetesEventRecorder(calls, component=component)
 

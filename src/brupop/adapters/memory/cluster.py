@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
+from brupop.adapters.memory.agent_pods import InMemoryAgentPods
 from brupop.adapters.memory.leases import InMemoryEventRecorder, InMemoryLeaseStore
 from brupop.adapters.memory.nodes import InMemoryNodeRepository
 from brupop.adapters.memory.pods import InMemoryPodRepository, pod_key
@@ -54,6 +55,7 @@ class InMemoryCluster:
         self.policies = InMemoryUpdatePolicyRepository(self.revisions, namespace)
         self.workloads = InMemoryWorkloadReplicas(self.pods.store)
         self.token_reviewer = InMemoryTokenReviewer(self.clock, self.pods.store)
+        self.agent_pods = InMemoryAgentPods(self.pods.store, namespace)
         self.leases = InMemoryLeaseStore(self.revisions)
         self.events = InMemoryEventRecorder()
 
@@ -175,6 +177,12 @@ class InMemoryCluster:
 
     def remove_disruption_budget(self, namespace: str, name: str) -> None:
         self.pods.remove_budget(namespace, name)
+
+    @property
+    def token_verifier(self) -> InMemoryTokenReviewer:
+        """Local token verification's fake: the same checks as its TokenReview, pod included
+        (whatever reviewer the cluster holds now, so a test's slow one stands for both)."""
+        return self.token_reviewer
 
     def issue_token(
         self,

@@ -23,7 +23,8 @@ class _Grant:
 
 
 class InMemoryTokenReviewer:
-    """The TokenReviewer port; counts reviews so tests can check the apiserver's cache."""
+    """The TokenReviewer port, and the TokenVerifier port's fake (the same checks, and the pod
+    binding); counts reviews so tests can check the apiserver's cache."""
 
     def __init__(self, clock: Clock, pods: VersionedStore[Pod]) -> None:
         self._clock = clock
@@ -47,6 +48,11 @@ class InMemoryTokenReviewer:
     def issue_for_user(self, username: str, audiences: tuple[str, ...], ttl_seconds: float) -> str:
         expires = self._clock.now() + timedelta(seconds=ttl_seconds)
         return self._remember(_Grant(username, audiences, expires, None, None))
+
+    def load_keys(self) -> None:
+        """The TokenVerifier port's start: nothing to fetch, unless set to fail."""
+        if self.unavailable:
+            raise UnavailableError("the in-memory cluster is set to fail")
 
     def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
         with self._lock:

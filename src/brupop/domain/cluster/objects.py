@@ -124,7 +124,7 @@ class PodDisruptionBudget:
 
 @dataclass(frozen=True)
 class TokenIdentity:
-    """What a TokenReview says about a bearer token."""
+    """What a TokenReview (or a local verification of the token) says about a bearer token."""
 
     authenticated: bool
     username: str | None = None
@@ -134,6 +134,7 @@ class TokenIdentity:
     node_name: str | None = None
     error: str | None = None
     expires_at: datetime | None = None
+    node_uid: str | None = None  # a verified token's node claim (kube-apiserver >= 1.32)
 
 
 @dataclass(frozen=True)

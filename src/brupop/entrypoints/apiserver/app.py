@@ -38,6 +38,7 @@ from brupop.entrypoints.apiserver.routes.requests import MAX_BODY_BYTES
 from brupop.entrypoints.apiserver.serving.body_limits import BodyLimitMiddleware
 from brupop.entrypoints.apiserver.serving.listeners import WebhookPortMiddleware
 from brupop.services.apiserver.authorization import Authorizer
+from brupop.services.apiserver.authorization_pods import AgentPodMirror
 from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.apiserver.drain_policy_source import DEFAULT_CACHE_SECONDS
 from brupop.services.apiserver.drain_registry import DrainRegistry
@@ -65,6 +66,9 @@ class ApiserverOptions:
     drain: DrainTimings = field(default_factory=DrainTimings)
     token_review_cache_seconds: float = 30.0
     token_refusal_cache_seconds: float = 5.0
+    # `local`: tokens are checked here with the issuer's keys, pods against a watch-fed
+    # mirror; `tokenreview`: one TokenReview and a pod GET per token per cache period.
+    token_verification: str = "local"
     longest_wait_seconds: float = 60.0
     drain_outcome_seconds: float = 60.0
     drain_policy_cache_seconds: float = DEFAULT_CACHE_SECONDS  # how old a policy a drain may use
@@ -90,6 +94,7 @@ class ApiserverParts:
     feed: ShadowFeed
     metrics: ApiserverMetrics
     conversion: ConversionWorker
+    agent_pods: AgentPodMirror | None = None  # local token verification's pod mirror
 
 
 class ThreadLimit:
@@ -118,16 +123,20 @@ def starlette_app(
     `app.state.begin_shutdown()` ends pending long-polls and drain waits early (the servers in
     `server.py` call it when they start to stop); `app.state.parts` exposes the services.
     """
-    feed, conversion = parts.feed, parts.conversion
+    feed, conversion, agent_pods = parts.feed, parts.conversion, parts.agent_pods
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         feed.start()
         conversion.start()
+        if agent_pods is not None:
+            agent_pods.start()
         try:
             yield
         finally:
             feed.stop(wait_seconds=0)
+            if agent_pods is not None:
+                agent_pods.stop(wait_seconds=0)
             await anyio.to_thread.run_sync(conversion.stop)
 
     app = Starlette(

@@ -3,11 +3,14 @@
 Settings in (`settings`, a Configuration loaded from ApiserverSettings; `options`, the app's
 ApiserverOptions), then the cluster BRUPOP_CLUSTER chooses, every service over its ports, and
 the Starlette app around them. Tests swap a fake in by overriding a provider
-(`container.token_reviewer.override(...)`); `build_apiserver_app` is the short way to build
+(`container.token_verifier.override(...)`, or `token_reviewer` under
+`token_verification="tokenreview"`); `build_apiserver_app` is the short way to build
 the app over a given cluster (`brupop simulate`, the integration tests).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from dependency_injector import containers, providers
 from starlette.applications import Starlette
@@ -26,7 +29,9 @@ from brupop.entrypoints.apiserver.routes.metrics import ApiserverMetrics
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
 from brupop.entrypoints.clusters import ApiserverCluster, ClusterChoice
 from brupop.ports.clock import Clock
+from brupop.ports.token_reviewer import TokenReviewer
 from brupop.services.apiserver.authorization import Authorizer
+from brupop.services.apiserver.authorization_pods import AgentPodMirror
 from brupop.services.apiserver.drain import Drainer
 from brupop.services.apiserver.drain_policy_source import DrainPolicySource
 from brupop.services.apiserver.drain_registry import DrainRegistry
@@ -45,9 +50,18 @@ def options_from(settings: ApiserverSettings) -> ApiserverOptions:
         drain=settings.drain_timings(),
         token_review_cache_seconds=settings.token_review_cache_seconds,
         token_refusal_cache_seconds=settings.token_refusal_cache_seconds,
+        token_verification=settings.token_verification,
         review_threads=settings.token_review_threads,
         webhook_port=settings.webhook_port,
     )
+
+
+def authorization_problem(mirror: AgentPodMirror | None) -> Callable[[], str | None]:
+    """Why agents cannot be authorized now, for readiness: local verification's problem (its
+    issuer keys or its pod watch); TokenReview has none of its own."""
+    if mirror is None:
+        return lambda: None
+    return lambda: mirror.problem
 
 
 class ApiserverContainer(containers.DeclarativeContainer):
@@ -67,6 +81,16 @@ class ApiserverContainer(containers.DeclarativeContainer):
     )
     cluster = clusters.cluster
     token_reviewer = cluster.provided.token_reviewer
+    token_verifier = cluster.provided.token_verifier
+    # --- how agents' tokens are checked (APISERVER_TOKEN_VERIFICATION) -------------------
+    agent_pods = providers.Selector(
+        options.provided.token_verification,
+        local=providers.Singleton(AgentPodMirror, cluster.provided.agent_pods, token_verifier),
+        tokenreview=providers.Object(None),
+    )
+    token_checker: providers.Provider[TokenReviewer] = providers.Selector(
+        options.provided.token_verification, local=token_verifier, tokenreview=token_reviewer
+    )
 
     # --- the services over its ports ------------------------------------------------------
     actions = providers.Singleton(NodeActions, cluster.provided.nodes)
@@ -101,13 +125,14 @@ class ApiserverContainer(containers.DeclarativeContainer):
     )
     authorizer = providers.Singleton(
         Authorizer,
-        token_reviewer=token_reviewer,
+        token_reviewer=token_checker,
         pods=cluster.provided.pods,
         nodes=cluster.provided.nodes,
         clock=clock,
         namespace=options.provided.namespace,
         cache_seconds=options.provided.token_review_cache_seconds,
         refusal_seconds=options.provided.token_refusal_cache_seconds,
+        agent_pods=agent_pods,
     )
     metrics = providers.Singleton(ApiserverMetrics, drains.provided.in_progress)
     conversion = providers.Singleton(ConversionWorker, options.provided.conversion)
@@ -125,8 +150,11 @@ class ApiserverContainer(containers.DeclarativeContainer):
         limiter=providers.Singleton(ThreadLimit, options.provided.threads),
         longest_wait_seconds=options.provided.longest_wait_seconds,
         drain_wait_seconds=options.provided.drain_wait_seconds,
+        authorization_problem=providers.Callable(authorization_problem, agent_pods),
     )
-    parts = providers.Singleton(ApiserverParts, authorizer, drains, feed, metrics, conversion)
+    parts = providers.Singleton(
+        ApiserverParts, authorizer, drains, feed, metrics, conversion, agent_pods
+    )
     app = providers.Singleton(
         starlette_app,
         handlers=handlers,

@@ -72,6 +72,9 @@ class ApiserverSettings(BaseSettings):
         "TOKEN_REFUSAL_CACHE_SECONDS", 5.0, most=300.0, zero=True
     )
     token_review_threads: int = whole_number("TOKEN_REVIEW_THREADS", 8, least=1, most=64)
+    token_verification: Literal["local", "tokenreview"] = Field(
+        "local", alias="APISERVER_TOKEN_VERIFICATION"
+    )
     namespace: str = Field(default_factory=pod_namespace, min_length=1, alias="BRUPOP_NAMESPACE")
     cluster: Literal["kubernetes", "memory"] = Field("kubernetes", alias="BRUPOP_CLUSTER")
     logging_formatter: LoggingFormatter = Field("auto", alias="LOGGING_FORMATTER")

@@ -6,6 +6,11 @@ named node; a given node UID must be that Node's. Positive answers are cached fo
 never past the token's expiry, so an agent's steady traffic costs one review per cache period.
 A token the review refused is remembered (by its hash) for a few seconds, so a burst of requests
 carrying one bad token costs one review, not one per request.
+
+With local verification (`agent_pods` given) the "review" is a TokenVerifier's check of the
+token's signature and claims, the pod is looked up in the watch-fed AgentPodMirror rather than
+read from the cluster, and the token's node claims (name, UID) stand for the Node read; every
+cached decision is dropped once its pod leaves the mirror.
 """
 
 from __future__ import annotations
@@ -23,12 +28,16 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.token_reviewer import TokenReviewer
 from brupop.services.apiserver.authorization_cache import ExpiringCache
+from brupop.services.apiserver.authorization_pods import AgentPodMirror
 from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
 from brupop.services.apiserver.token_expiry import token_expiry
 
 AGENT_AUDIENCE = "brupop-apiserver"
 AGENT_SERVICE_ACCOUNT = "brupop-agent-service-account"
 AGENT_COMPONENT = "agent"
+AGENTS_CACHED = 32768
+"""Positive answers kept: two per agent (with and without its node UID) for 10,000 agents and
+room to spare; an entry is a few hundred bytes."""
 
 log = structlog.get_logger(__name__)
 
@@ -69,6 +78,7 @@ class Authorizer:
         cache_seconds: float,
         refusal_seconds: float = 5.0,
         service_account: str = AGENT_SERVICE_ACCOUNT,
+        agent_pods: AgentPodMirror | None = None,
     ) -> None:
         self._reviewer = token_reviewer
         self._pods = pods
@@ -79,8 +89,9 @@ class Authorizer:
         self._refusal_seconds = refusal_seconds
         self._username = f"system:serviceaccount:{namespace}:{service_account}"
         self._service_account = service_account
-        self._identities: ExpiringCache[TokenIdentity] = ExpiringCache(clock)
-        self._decisions: ExpiringCache[AgentCaller] = ExpiringCache(clock)
+        self._agent_pods = agent_pods
+        self._identities: ExpiringCache[TokenIdentity] = ExpiringCache(clock, AGENTS_CACHED)
+        self._decisions: ExpiringCache[_Decision] = ExpiringCache(clock, AGENTS_CACHED)
         self._refusals: ExpiringCache[str] = ExpiringCache(clock)  # token hash -> why
         self._review_locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -92,20 +103,32 @@ class Authorizer:
         refusal = self._refusals.get(_digest(request.token))
         if refusal is not None:
             raise UnauthenticatedError(refusal)
-        return self._decisions.get(_decision_key(request))
+        return self._still_valid(_decision_key(request))
 
     def authorize(self, request: AccessRequest) -> AgentCaller:
         """The caller, once every check passes."""
         key = _decision_key(request)
-        cached = self._decisions.get(key)
+        cached = self._still_valid(key)
         if cached is not None:
             return cached
         identity = self._identity(request.token)
         pod = self._agent_pod(identity, request.node_name)
-        node = self._node(request)
-        caller = AgentCaller(request.node_name, node.uid, pod.namespace, pod.name)
-        self._decisions.put(key, caller, self._lifetime(identity, request.token))
+        node_uid = self._node_uid(identity, request)
+        caller = AgentCaller(request.node_name, node_uid, pod.namespace, pod.name)
+        decision = _Decision(caller, pod.uid)
+        self._decisions.put(key, decision, self._lifetime(identity, request.token))
         return caller
+
+    def _still_valid(self, key: str) -> AgentCaller | None:
+        """A cached decision, unless the mirror has seen its pod go (the decision is dropped)."""
+        decision = self._decisions.get(key)
+        if decision is None:
+            return None
+        mirror = self._agent_pods
+        if mirror is not None and not mirror.bound(decision.caller.pod_name, decision.pod_uid):
+            self._decisions.drop(key)
+            return None
+        return decision.caller
 
     def _identity(self, token: str) -> TokenIdentity:
         key = _digest(token)
@@ -141,10 +164,9 @@ class Authorizer:
             raise NotAllowedError("the token is not bound to a pod")
         if identity.username != self._username:
             raise NotAllowedError("the token does not belong to the agent service account")
-        try:
-            pod = self._pods.get(self._namespace, identity.pod_name)
-        except NotFoundError:
-            raise NotAllowedError("the token's pod is not an agent pod") from None
+        pod = self._bound_pod(identity.pod_name)
+        if pod is None:
+            raise NotAllowedError("the token's pod is not an agent pod")
         if identity.pod_uid is not None and pod.uid != identity.pod_uid:
             raise NotAllowedError("the token's pod is not an agent pod")
         is_agent = pod.labels.get(COMPONENT_LABEL) == AGENT_COMPONENT
@@ -154,6 +176,27 @@ class Authorizer:
             log.info("authorization.node_mismatch", pod=pod.name, claimed=node_name)
             raise NotAllowedError("the calling pod does not run on that node")
         return pod
+
+    def _bound_pod(self, name: str) -> Pod | None:
+        """The pod from the mirror (local verification), else read from the cluster: a pod the
+        mirror does not hold (not listed yet, too new, or gone) costs one GET."""
+        mirrored = self._agent_pods.pod(name) if self._agent_pods is not None else None
+        if mirrored is not None:
+            return mirrored
+        try:
+            return self._pods.get(self._namespace, name)
+        except NotFoundError:
+            return None
+
+    def _node_uid(self, identity: TokenIdentity, request: AccessRequest) -> str:
+        """The node's UID: the verified token's node claims when it has them, else the Node's."""
+        if identity.node_uid is None or identity.node_name is None:
+            return self._node(request).uid
+        if identity.node_name != request.node_name:
+            raise NotAllowedError("the calling pod does not run on that node")
+        if request.node_uid is not None and identity.node_uid != request.node_uid:
+            raise NotAllowedError("the node UID does not match that node")
+        return identity.node_uid
 
     def _node(self, request: AccessRequest) -> Node:
         try:
@@ -172,6 +215,14 @@ class Authorizer:
             left = (expires_at - self._clock.now()).total_seconds()
             lifetime = min(lifetime, left)
         return lifetime
+
+
+@dataclass(frozen=True)
+class _Decision:
+    """A cached positive answer and the UID of the pod it was given to."""
+
+    caller: AgentCaller
+    pod_uid: str
 
 
 def _refusal(identity: TokenIdentity) -> str | None:

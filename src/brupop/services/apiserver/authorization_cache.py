@@ -44,6 +44,11 @@ class ExpiringCache(Generic[V]):
             while len(self._entries) > self._max_entries:
                 self._entries.popitem(last=False)
 
+    def drop(self, key: str) -> None:
+        """Forget `key` (nothing happens when it is not there)."""
+        with self._lock:
+            self._entries.pop(key, None)
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._entries)

@@ -92,7 +92,8 @@ def test_the_apiserver_container_answers_the_nodes_own_agent_over_the_chosen_clu
 def test_the_apiserver_container_authorizes_with_the_token_reviewer_put_in_its_place() -> None:
     cluster = _cluster()
     reviewer = ReviewerOfOtherNode(cluster)
-    container = ApiserverContainer(options=ApiserverOptions(namespace=NS))
+    options = ApiserverOptions(namespace=NS, token_verification="tokenreview")
+    container = ApiserverContainer(options=options)
     container.cluster.override(cluster)
     container.token_reviewer.override(reviewer)
 
@@ -100,6 +101,20 @@ def test_the_apiserver_container_authorizes_with_the_token_reviewer_put_in_its_p
 
     assert status == 403
     assert len(reviewer.reviewed) == 1
+
+
+def test_the_apiserver_container_verifies_locally_with_the_verifier_put_in_its_place() -> None:
+    cluster = _cluster()
+    verifier = ReviewerOfOtherNode(cluster)
+    container = ApiserverContainer(options=ApiserverOptions(namespace=NS))
+    container.cluster.override(cluster)
+    container.token_verifier.override(verifier)
+
+    status = _ask_node_uid(container.app(), cluster.issue_token(NS, "brupop-agent-n1"))
+
+    assert status == 403
+    assert len(verifier.reviewed) == 1
+    assert cluster.token_reviewer.review_count == 0
 
 
 def test_the_apiserver_container_takes_the_memory_cluster_when_brupop_cluster_says_so() -> None:

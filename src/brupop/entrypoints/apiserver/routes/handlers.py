@@ -50,7 +50,10 @@ class Handlers:
         limiter: Callable[[], Any],
         longest_wait_seconds: float,
         drain_wait_seconds: float,
+        authorization_problem: Callable[[], str | None] = lambda: None,
     ) -> None:
+        """`authorization_problem` says why agents cannot be authorized now (readiness)."""
+        self._authorization_problem = authorization_problem
         self._shadows = shadows
         self._reports = StatusReports(shadows, feed)
         self._actions = actions
@@ -69,12 +72,15 @@ class Handlers:
         return PlainTextResponse("pong")
 
     async def ready(self, _request: Request) -> Response:
-        """Readiness: the shared shadow watch has listed once and does not keep failing, and the
-        conversion worker does not keep failing to start."""
+        """Readiness: the shared shadow watch has listed once and does not keep failing, the
+        conversion worker does not keep failing to start, and agents can be authorized."""
         if self._conversion.failing:
             return PlainTextResponse("not ready: the conversion worker keeps failing\n", 503)
         if self._feed.failing:
             return PlainTextResponse("not ready: the shadow watch keeps failing\n", 503)
+        problem = self._authorization_problem()
+        if problem is not None:
+            return PlainTextResponse(f"not ready: {problem}\n", 503)
         if not self._feed.ready:
             return PlainTextResponse("not ready: the shadow watch has not listed yet\n", 503)
         return PlainTextResponse("ok\n")

@@ -1,0 +1,256 @@
+"""Local token verification against the real kube-apiserver: TokenRequest tokens of agent pods
+on kwok nodes, checked by the apiserver app with the issuer's JWKS and its pod mirror, are
+accepted, and each way a token must be refused is refused, as TokenReview would.
+
+"Expired" cannot wait for a real expiry (TokenRequest's shortest life is 600 s): the verifier's
+Clock is moved past the token's `exp` (and the leeway) for that test only. Key rotation
+restarts kube-apiserver with a new signing key
+(`scripts/control-plane restart DIR kube-apiserver --new-signing-key`).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+from kubernetes import client
+
+from brupop.adapters.kubernetes.api_calls import ApiCalls
+from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.adapters.kubernetes.issuer_keys import KubernetesIssuerKeys
+from brupop.adapters.kubernetes.token_verifier import LEEWAY_SECONDS, KubernetesTokenVerifier
+from brupop.adapters.system.clock import SystemClock
+from brupop.domain.cluster.objects import COMPONENT_LABEL
+from brupop.entrypoints.apiserver.app import ApiserverOptions
+from brupop.entrypoints.apiserver.container import ApiserverContainer
+from brupop.entrypoints.apiserver.serving.server import serve_in_thread
+from brupop.services.apiserver.authorization import AGENT_AUDIENCE, AGENT_SERVICE_ACCOUNT
+from tests.realcluster.conftest import KWOK_ANNOTATION, SCRIPT, ControlPlane, node_ready
+from tests.support.polling import wait_until
+from tests.support.tls import make_certificates
+
+NODE_UID_PATH = "/bottlerocket-node-resource/node-uid"
+OTHER_NODE = "kwok-token-node-2"
+
+
+class ShiftedClock:
+    """The system clock, with `now` moved by `offset` (monotonic time is left alone)."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta()
+        self._system = SystemClock()
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+    def monotonic(self) -> float:
+        return self._system.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        self._system.sleep(seconds)
+
+
+@dataclass
+class Apiserver:
+    """The apiserver app over the real control plane, and the clock its verifier reads."""
+
+    http: httpx.Client
+    clock: ShiftedClock
+    namespace: str
+    node: str
+
+    def status(self, token: str, node: str | None = None) -> int:
+        headers = {"BrupopNodeName": node or self.node, "BrupopK8sAuthToken": token}
+        status: int = self.http.get(NODE_UID_PATH, headers=headers).status_code
+        return status
+
+    def node_uid(self, token: str) -> str:
+        headers = {"BrupopNodeName": self.node, "BrupopK8sAuthToken": token}
+        answer = self.http.get(NODE_UID_PATH, headers=headers)
+        assert answer.status_code == 200, answer.text
+        return str(answer.json()["node_uid"])
+
+
+@pytest.fixture(scope="module")
+def other_node(control_plane: ControlPlane) -> str:
+    meta = client.V1ObjectMeta(name=OTHER_NODE, annotations=KWOK_ANNOTATION)
+    control_plane.core.create_node(client.V1Node(metadata=meta))
+    wait_until(lambda: node_ready(control_plane.core, OTHER_NODE), "second node Ready", seconds=30)
+    return OTHER_NODE
+
+
+def agent_pod(
+    plane: ControlPlane, namespace: str, name: str, node: str, account: str = AGENT_SERVICE_ACCOUNT
+) -> client.V1Pod:
+    """An agent-labelled pod of `account` on kwok node `node` (the account is made if new)."""
+    try:
+        meta = client.V1ObjectMeta(name=account)
+        plane.core.create_namespaced_service_account(
+            namespace, client.V1ServiceAccount(metadata=meta)
+        )
+    except client.ApiException as error:
+        if error.status != 409:
+            raise
+    pod = client.V1Pod(
+        metadata=client.V1ObjectMeta(name=name, labels={COMPONENT_LABEL: "agent"}),
+        spec=client.V1PodSpec(
+            node_name=node,
+            service_account_name=account,
+            containers=[client.V1Container(name="agent", image="brupop-agent")],
+        ),
+    )
+    created: client.V1Pod = plane.core.create_namespaced_pod(namespace, pod)
+    return created
+
+
+def token_of(
+    plane: ControlPlane, pod: client.V1Pod, audience: str = AGENT_AUDIENCE, seconds: int = 600
+) -> str:
+    """A TokenRequest token bound to `pod` (its service account), for `audience`."""
+    bound = client.V1BoundObjectReference(
+        api_version="v1", kind="Pod", name=pod.metadata.name, uid=pod.metadata.uid
+    )
+    spec = client.V1TokenRequestSpec(
+        audiences=[audience], bound_object_ref=bound, expiration_seconds=seconds
+    )
+    answer = plane.core.create_namespaced_service_account_token(
+        pod.spec.service_account_name,
+        pod.metadata.namespace,
+        client.AuthenticationV1TokenRequest(spec=spec),
+    )
+    token: str = answer.status.token
+    return token
+
+
+def start_apiserver(
+    plane: ControlPlane, namespace: str, node: str, tls: Path, cache_seconds: float = 30.0
+) -> Iterator[Apiserver]:
+    """`brupop apiserver`'s app served on loopback HTTPS over the real control plane, its
+    verifier on a clock the test can move."""
+    cluster = KubernetesCluster(plane.api, namespace, component="brupop-apiserver")
+    clock = ShiftedClock()
+    keys = KubernetesIssuerKeys(ApiCalls(plane.api), clock, unknown_kid_seconds=1.0)
+    options = ApiserverOptions(namespace=namespace, token_review_cache_seconds=cache_seconds)
+    container = ApiserverContainer(options=options)
+    container.cluster.override(cluster)
+    container.token_verifier.override(KubernetesTokenVerifier(keys, clock))
+    certs = make_certificates(tls)
+    app = container.app()
+    server = serve_in_thread(
+        app, certfile=certs.cert_path, keyfile=certs.key_path, cert_check_seconds=0.0
+    )
+    mirror = app.state.parts.agent_pods
+    try:
+        with httpx.Client(base_url=server.base_url, verify=str(certs.ca_path)) as http:
+            # Keys loaded and pods listed (readiness also waits for the shadow CRD, not here).
+            wait_until(lambda: mirror.problem is None, "keys loaded, pods listed", seconds=20)
+            yield Apiserver(http, clock, namespace, node)
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def apiserver(
+    control_plane: ControlPlane, namespace: str, fake_node: str, tmp_path: Path
+) -> Iterator[Apiserver]:
+    yield from start_apiserver(control_plane, namespace, fake_node, tmp_path)
+
+
+def test_an_agent_pods_token_is_accepted_with_its_node_uid_from_the_token(
+    control_plane: ControlPlane, apiserver: Apiserver
+) -> None:
+    pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-a", apiserver.node)
+
+    uid = apiserver.node_uid(token_of(control_plane, pod))
+
+    assert uid == control_plane.core.read_node(apiserver.node).metadata.uid
+
+
+def test_a_deleted_pods_token_is_refused_within_two_seconds(
+    control_plane: ControlPlane, apiserver: Apiserver
+) -> None:
+    pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-a", apiserver.node)
+    token = token_of(control_plane, pod)
+    assert apiserver.status(token) == 200
+
+    control_plane.core.delete_namespaced_pod(
+        pod.metadata.name, apiserver.namespace, grace_period_seconds=0
+    )
+    deleted = time.monotonic()
+    wait_until(lambda: apiserver.status(token) == 403, "the token refused", seconds=2.0)
+
+    assert time.monotonic() - deleted < 2.0
+
+
+def test_an_expired_token_is_refused(control_plane: ControlPlane, apiserver: Apiserver) -> None:
+    pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-a", apiserver.node)
+    token = token_of(control_plane, pod, seconds=600)
+
+    apiserver.clock.offset = timedelta(seconds=600 + LEEWAY_SECONDS + 1)  # past exp and leeway
+
+    assert apiserver.status(token) == 401
+
+
+def test_a_token_for_another_audience_is_refused(
+    control_plane: ControlPlane, apiserver: Apiserver
+) -> None:
+    pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-a", apiserver.node)
+
+    assert apiserver.status(token_of(control_plane, pod, audience="someone-else")) == 401
+
+
+def test_a_token_of_another_service_account_is_refused(
+    control_plane: ControlPlane, apiserver: Apiserver
+) -> None:
+    pod = agent_pod(
+        control_plane, apiserver.namespace, "brupop-agent-b", apiserver.node, account="intruder"
+    )
+
+    assert apiserver.status(token_of(control_plane, pod)) == 403
+
+
+def test_a_token_of_a_pod_on_another_node_is_refused(
+    control_plane: ControlPlane, apiserver: Apiserver, other_node: str
+) -> None:
+    pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-c", other_node)
+
+    assert apiserver.status(token_of(control_plane, pod)) == 403
+
+
+def test_a_made_up_token_is_refused_without_a_signature_check(
+    control_plane: ControlPlane, apiserver: Apiserver
+) -> None:
+    pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-a", apiserver.node)
+    header, payload, _signature = token_of(control_plane, pod).split(".")
+
+    assert apiserver.status(f"{header}.{payload}.AAAA") == 401
+    assert apiserver.status("not-a-token") == 401
+
+
+def test_tokens_signed_by_a_key_rotated_away_are_refused(
+    control_plane: ControlPlane, namespace: str, fake_node: str, tmp_path: Path
+) -> None:
+    pod = agent_pod(control_plane, namespace, "brupop-agent-a", fake_node)
+    old = token_of(control_plane, pod)
+    served = start_apiserver(control_plane, namespace, fake_node, tmp_path, cache_seconds=0)
+    for apiserver in served:
+        assert apiserver.status(old) == 200
+
+        restarted = subprocess.run(
+            [SCRIPT, "restart", control_plane.folder, "kube-apiserver", "--new-signing-key"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert restarted.returncode == 0, restarted.stderr
+        new = token_of(control_plane, pod)
+        time.sleep(1.0)  # the key set's rate limit on fetches for an unknown key ID
+
+        assert apiserver.status(new) == 200  # its new key ID makes the key set fetched again
+        assert apiserver.status(old) == 401
