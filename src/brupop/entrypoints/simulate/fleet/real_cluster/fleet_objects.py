@@ -54,9 +54,13 @@ class ApiFleet:
         *,
         labels: Mapping[str, str] | None = None,
         allocatable: Resources | None = None,
+        internal_ip: str | None = None,
     ) -> JSON:
         amounts = _amounts(allocatable or Resources(cpu_millis=8000, memory_bytes=16 * 1024**3))
         amounts["pods"] = "110"
+        status: JSON = {"allocatable": amounts, "capacity": dict(amounts)}
+        if internal_ip is not None:  # kwok keeps the addresses a Node already has
+            status["addresses"] = [{"type": "InternalIP", "address": internal_ip}]
         body = marked(
             {
                 "apiVersion": "v1",
@@ -66,7 +70,7 @@ class ApiFleet:
                     "labels": dict(labels or {}),
                     "annotations": {KWOK_ANNOTATION: "fake"},
                 },
-                "status": {"allocatable": amounts, "capacity": dict(amounts)},
+                "status": status,
             }
         )
         self._core.create_node(body)
