@@ -47,6 +47,9 @@ from tests.e2e.test_reboot_hooks_simulated import (
 from tests.e2e.test_rollout import (
     test_six_nodes_with_limit_two_all_update_cleanly as test_six_node_rollout,
 )
+from tests.e2e.test_simulated_probes import (
+    test_healthy_nodes_pass_their_probe_and_an_unhealthy_one_fails_it_and_halts as test_probes,
+)
 from tests.realcluster.conftest import KWOK_ANNOTATION, SCRIPT
 from tests.support.control_plane.versions import default_cache
 
@@ -62,6 +65,7 @@ __all__ = [
     "test_health_gate_halt",
     "test_notifications",
     "test_pause_and_resume",
+    "test_probes",
     "test_reboot_hooks",
     "test_six_node_rollout",
     "test_zones",

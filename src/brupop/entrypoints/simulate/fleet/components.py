@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
+from brupop.adapters.memory.gates import InMemoryAlertSource
 from brupop.adapters.notifications.webhook import WebhookTarget
 from brupop.domain.reporting.waiting_reason import NodeReport, RolloutView
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
@@ -30,6 +30,7 @@ from brupop.entrypoints.controller.notification_settings import NotificationSett
 from brupop.entrypoints.logging.logs import configure_logging
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet.certificates import LOOPBACK_HOST, TlsFiles
+from brupop.entrypoints.simulate.fleet.node_probes import SimulatedNodeProber
 from brupop.ports.clock import Clock
 from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.controller.config import ControllerConfig
@@ -236,12 +237,13 @@ def _controller_config(
 
 def simulated_gates(cluster: ControllerCluster, options: SimulationOptions) -> GatePorts:
     """The health gate's checks over the in-memory cluster; HTTP probes and Prometheus are
-    stand-ins (no probe target answers; the policy's Prometheus answers with no alert)."""
+    stand-ins (the simulated nodes answer probes while healthy; the policy's Prometheus
+    answers with no alert). Both keep the controller's default address policy."""
     checks = HealthChecks(
         nodes=cluster.nodes,
         pods=cluster.pods,
         workloads=cluster.workloads,
-        prober=InMemoryHttpProber(),
+        prober=SimulatedNodeProber(cluster.nodes, cluster.pods),
     )
     alerts = InMemoryAlertSource()
     gate = (options.policy or {}).get("spec", {}).get("alertGate") or {}

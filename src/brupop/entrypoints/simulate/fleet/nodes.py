@@ -10,6 +10,7 @@ something to weigh; `--zones` adds the zone label.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,13 @@ _MI = 1024**2
 NODE_ALLOCATABLE = Resources(cpu_millis=8000, memory_bytes=16 * 1024 * _MI)
 POD_REQUESTS = Resources(cpu_millis=100, memory_bytes=128 * _MI)
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+_FIRST_ADDRESS = ipaddress.IPv4Address("10.0.0.11")  # node-01's
+
+
+def node_address(index: int) -> str:
+    """The InternalIP of the fleet's `index`-th node (from 0): node-01 has 10.0.0.11, node-02
+    10.0.0.12, ...: a private network, which the default address policy lets probes reach."""
+    return str(_FIRST_ADDRESS + index)
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,7 @@ def build_fleet(
             cluster,
             name,
             work_dir / "nodes" / name,
+            address=node_address(index),
             zone=shape.zone_of(index),
             token_ttl_seconds=token_ttl_seconds,
         )
@@ -84,13 +93,14 @@ def _add_node(
     name: str,
     directory: Path,
     *,
+    address: str,
     zone: str | None,
     token_ttl_seconds: float,
 ) -> SimulatedNode:
     labels = {OPT_IN_LABEL: OPT_IN_VALUE, "kubernetes.io/hostname": name}
     if zone is not None:
         labels[ZONE_LABEL] = zone
-    cluster.add_node(name, labels=labels, allocatable=NODE_ALLOCATABLE)
+    cluster.add_node(name, labels=labels, allocatable=NODE_ALLOCATABLE, internal_ip=address)
     pod = f"{AGENT_DAEMONSET}-{name}"
     cluster.add_pod(
         cluster.namespace,

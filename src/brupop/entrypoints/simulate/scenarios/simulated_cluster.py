@@ -36,6 +36,7 @@ class FleetCluster(Protocol):
         *,
         labels: Mapping[str, str] | None = None,
         allocatable: Resources | None = None,
+        internal_ip: str | None = None,
     ) -> object: ...
 
     def add_pod(

@@ -42,6 +42,7 @@ class ApiFleet:
         self._pod_uids: dict[tuple[str, str], tuple[str, str]] = {}  # uid, service account
         self._pods: list[tuple[JSON, tuple[OwnerReference, ...]]] = []
         self._budgets: list[JSON] = []
+        self._addresses: dict[str, str] = {}  # the InternalIP each Node is given once Ready
         self.nodes: list[str] = []
 
     @property
@@ -54,6 +55,7 @@ class ApiFleet:
         *,
         labels: Mapping[str, str] | None = None,
         allocatable: Resources | None = None,
+        internal_ip: str | None = None,
     ) -> JSON:
         amounts = _amounts(allocatable or Resources(cpu_millis=8000, memory_bytes=16 * 1024**3))
         amounts["pods"] = "110"
@@ -71,6 +73,8 @@ class ApiFleet:
         )
         self._core.create_node(body)
         self.nodes.append(name)
+        if internal_ip is not None:
+            self._addresses[name] = internal_ip
         return body
 
     def add_pod(
@@ -196,6 +200,7 @@ class ApiFleet:
                 raise RuntimeError(f"the fleet was not Ready after {_READY_SECONDS:g} s (kwok?)")
             time.sleep(_POLL_SECONDS)
         self._untaint_ready_nodes()
+        self._address_ready_nodes()
 
     def _untaint_ready_nodes(self) -> None:
         """Remove the `not-ready` taint admission put on each new Node, as the node lifecycle
@@ -207,6 +212,14 @@ class ApiFleet:
             if len(kept) != len(taints):
                 body = {"spec": {"taints": kept or None}}
                 self._core.patch_node(node.metadata.name, body, _content_type=MERGE_PATCH)
+
+    def _address_ready_nodes(self) -> None:
+        """Give each Node the InternalIP it was added with. kwok writes its own (--node-ip,
+        loopback, which the probes' address policy refuses) to a new Node, and writes none
+        to one created with addresses; one written after that it keeps."""
+        for name, address in self._addresses.items():
+            body = {"status": {"addresses": [{"type": "InternalIP", "address": address}]}}
+            self._core.patch_node_status(name, body)
 
     @staticmethod
     def _admin_taint(taint: Any) -> JSON:
