@@ -17,9 +17,11 @@ import argparse
 import functools
 import json
 import signal
+import ssl
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -73,22 +75,32 @@ def command(server: subprocess.Popen[str], line: str) -> dict[str, list[Any]]:
 def latencies(writes: list[dict[str, list[Any]]], answers: dict[str, list[Any]]) -> dict[str, Any]:
     """From each write to the answer carrying its resourceVersion: p50/p99/max ms, and losses."""
     seconds: list[float] = []
-    lost = 0
+    late = never = 0
     for written in writes:
         for name, (version, at) in written.items():
             got = [t for v, t in answers.get(name, []) if v == version]
             if got and got[0] - at <= ANSWER_SECONDS:
                 seconds.append(got[0] - at)
+            elif got:
+                late += 1
             else:
-                lost += 1
+                never += 1  # that version was never answered (a later one was, or none)
     seconds.sort()
     return {
-        "changes": len(seconds) + lost,
-        "lost": lost,
+        "changes": len(seconds) + late + never,
+        "lost": late + never,
+        "late": late,
+        "never_answered": never,
         "p50_ms": round(percentile(seconds, 0.5) * 1000, 1),
         "p99_ms": round(percentile(seconds, 0.99) * 1000, 1),
         "max_ms": round(seconds[-1] * 1000, 1) if seconds else None,
     }
+
+
+def write_span(written: dict[str, list[Any]]) -> float:
+    """From the first write of a wave to its last."""
+    times = [float(at) for _, at in written.values()]
+    return max(times) - min(times)
 
 
 def measure(work: Path, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -114,6 +126,7 @@ def measure(work: Path, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
             time.sleep(ANSWER_SECONDS / 2)
         peak = read_process(server.pid)
         assert peak is not None
+        authorizations = authorization_outcomes(work)
         answers, errors = stop_agents(agents)
     finally:
         for process in agents:
@@ -138,17 +151,35 @@ def measure(work: Path, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
         "idle_cpu_seconds_per_second": round(idle_cpu / (idle_end.at - idle_start.at), 3),
         "one_shadow_changed": latencies(singles, answers),
         "every_shadow_changed": latencies(waves, answers),
+        "wave_write_seconds": [round(write_span(wave), 3) for wave in waves],
         "agent_errors": errors,
+        "authorizations": authorizations,
     }
+
+
+def authorization_outcomes(work: Path) -> dict[str, int]:
+    """The server's authorization decisions by outcome, from its /metrics (reviews, cache hits)."""
+    ready = json.loads((work / READY_FILE).read_text())
+    context = ssl.create_default_context(cafile=ready["ca"])
+    with urllib.request.urlopen(f"{ready['url']}/metrics", context=context, timeout=10) as answer:
+        text = answer.read().decode()
+    outcomes: dict[str, int] = {}
+    for line in text.splitlines():
+        if line.startswith("brupop_apiserver_authorizations_total{"):
+            labels, _, value = line.rpartition(" ")
+            outcome = labels.split('outcome="', 1)[1].split('"', 1)[0]
+            outcomes[outcome] = int(float(value))
+    return outcomes
 
 
 def stop_agents(agents: list[subprocess.Popen[str]]) -> tuple[dict[str, list[Any]], dict[str, int]]:
     answers: dict[str, list[Any]] = {}
-    errors: dict[str, int] = {}
+    errors: dict[str, int] = {"once_all_waited": 0}
     for process in agents:
         out, _ = process.communicate(input="", timeout=60)
         result = json.loads(out.strip().splitlines()[-1])
         answers.update(result["answers"])
+        errors["once_all_waited"] += result["errors_once_waiting"]
         for kind, count in result["errors"].items():
             errors[kind] = errors.get(kind, 0) + count
     return answers, errors

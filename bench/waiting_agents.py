@@ -35,12 +35,15 @@ class Agents:
     def __init__(self, count: int) -> None:
         self.answers: dict[str, list[tuple[str, float]]] = {}
         self.errors: dict[str, int] = {}
+        self.errors_once_waiting = 0  # errors after every agent of this process waited
         self.first_waits = 0
         self._count = count
         self.all_waiting = asyncio.Event()
 
     def note_error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
+        if self.all_waiting.is_set():
+            self.errors_once_waiting += 1
 
     def note_first_wait(self) -> None:
         self.first_waits += 1
@@ -148,7 +151,11 @@ def main() -> int:
     args = parser.parse_args()
     sslproto.SSLProtocol.max_size = 16 * 1024
     agents = asyncio.run(drive(args))
-    result: dict[str, Any] = {"answers": agents.answers, "errors": agents.errors}
+    result: dict[str, Any] = {
+        "answers": agents.answers,
+        "errors": agents.errors,
+        "errors_once_waiting": agents.errors_once_waiting,
+    }
     print(json.dumps(result))
     return 0
 

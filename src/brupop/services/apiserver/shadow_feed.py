@@ -217,10 +217,20 @@ class ShadowFeed:
         entry.shadow = shadow
 
     def _wake(self, names: Iterable[str]) -> None:
+        """Wake the waiters of `names`: one call into each event loop, however many wait there
+        (a rollout wave wakes thousands at once)."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Waiter]] = {}
         with self._lock:
-            waiters = [w for name in names for w in self._waiters.get(name, ())]
-        for waiter in waiters:
+            for name in names:
+                for waiter in self._waiters.get(name, ()):
+                    by_loop.setdefault(waiter.loop, []).append(waiter)
+        for loop, waiters in by_loop.items():
             try:
-                waiter.loop.call_soon_threadsafe(waiter.wake)
-            except RuntimeError:  # that loop has closed; its waiter is gone with it
+                loop.call_soon_threadsafe(_wake_all, waiters)
+            except RuntimeError:  # that loop has closed; its waiters are gone with it
                 continue
+
+
+def _wake_all(waiters: list[_Waiter]) -> None:
+    for waiter in waiters:
+        waiter.wake()
