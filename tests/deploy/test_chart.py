@@ -318,6 +318,7 @@ CHANGES = [
     Change("apiserver_internal_port", "9443", _ports(1443, 9443)),
     Change("apiserver_service_port", "1443", _service_port_everywhere),
     Change("apiserver_webhook_port", "9444", _webhook_ports(9444)),
+    _env_change("apiserver_max_connections", "6000", APISERVER, "APISERVER_MAX_CONNECTIONS"),
     Change(
         "network_policy.metrics_namespace_selector",
         MONITORING_ONLY,

@@ -49,7 +49,7 @@ class ApiserverSettings(BaseSettings):
     bind_address: str = Field(
         default_factory=default_bind_address, min_length=1, alias="APISERVER_BIND_ADDRESS"
     )
-    max_connections: int = whole_number("APISERVER_MAX_CONNECTIONS", 1024, least=1, most=65536)
+    max_connections: int = whole_number("APISERVER_MAX_CONNECTIONS", 4096, least=1, most=65536)
     handshake_timeout_seconds: float = seconds(
         "APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS", 5.0, most=ONE_MINUTE
     )

@@ -3,8 +3,9 @@
 A background thread lists and watches the shadows (re-listing when the watch expires) and keeps
 each shadow's latest state plus the resourceVersions it had before. An agent asking "tell me when
 my shadow is no longer at version V" is answered at once if V is known to be old, and otherwise
-waits on an asyncio event that the watch thread sets. A Supervisor restarts the thread after
-anything it did not expect.
+waits on one asyncio future that the watch thread resolves (thousands wait at once: a wait holds
+no task and no event of its own). A Supervisor restarts the thread after anything it did not
+expect.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import structlog
 
@@ -41,11 +41,23 @@ class _Entry:
     past: deque[str] = field(default_factory=lambda: deque(maxlen=16))
 
 
-class _Waiter(NamedTuple):
-    """A long poll waiting for a shadow to change: its event loop and the event it awaits."""
+class _Waiter:
+    """A long poll waiting for a shadow to change: its event loop and the future it awaits (made
+    anew each time it waits again; resolved in its loop, so never while it is being replaced)."""
 
-    loop: asyncio.AbstractEventLoop
-    event: asyncio.Event
+    __slots__ = ("future", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.future: asyncio.Future[None] = loop.create_future()
+
+    def rearm(self) -> None:
+        if self.future.done():
+            self.future = self.loop.create_future()
+
+    def wake(self) -> None:
+        if not self.future.done():
+            self.future.set_result(None)
 
 
 class ShadowFeed:
@@ -112,18 +124,17 @@ class ShadowFeed:
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(timeout_seconds, 0.0)
-        waiter = _Waiter(loop, asyncio.Event())
+        waiter = _Waiter(loop)
         with self._lock:
             self._waiters.setdefault(name, set()).add(waiter)
         try:
-            while True:
-                waiter.event.clear()
-                answer = self._changed(name, resource_version)
-                remaining = deadline - loop.time()
-                if answer is not None or remaining <= 0:
-                    return answer or self._unchanged(name, resource_version)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(waiter.event.wait(), remaining)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout_at(deadline):
+                    while (answer := self._changed(name, resource_version)) is None:
+                        await waiter.future
+                        waiter.rearm()
+                    return answer
+            return self._unchanged(name, resource_version)
         finally:
             with self._lock:
                 waiting = self._waiters.get(name, set())
@@ -206,10 +217,20 @@ class ShadowFeed:
         entry.shadow = shadow
 
     def _wake(self, names: Iterable[str]) -> None:
+        """Wake the waiters of `names`: one call into each event loop, however many wait there
+        (a rollout wave wakes thousands at once)."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Waiter]] = {}
         with self._lock:
-            waiters = [w for name in names for w in self._waiters.get(name, ())]
-        for loop, event in waiters:
+            for name in names:
+                for waiter in self._waiters.get(name, ()):
+                    by_loop.setdefault(waiter.loop, []).append(waiter)
+        for loop, waiters in by_loop.items():
             try:
-                loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # that loop has closed; its waiter is gone with it
+                loop.call_soon_threadsafe(_wake_all, waiters)
+            except RuntimeError:  # that loop has closed; its waiters are gone with it
                 continue
+
+
+def _wake_all(waiters: list[_Waiter]) -> None:
+    for waiter in waiters:
+        waiter.wake()

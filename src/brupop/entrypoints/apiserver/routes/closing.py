@@ -1,17 +1,35 @@
 """Ending waits early and quietly: long-polls answer and drain waits say "ask again" as soon as
 the server starts to stop, instead of being cancelled at the grace limit; a wait whose client has
-hung up ends at once (ClientGoneError) instead of running on for nobody."""
+hung up ends at once (ClientGoneError) instead of running on for nobody.
+
+Thousands of agents wait at once, so a wait runs in its request's own task, under a deadline that
+the shutdown and the client's hang-up bring forward: no task, future or event of its own. The
+server says when a connection is lost through `CONNECTION_LOST` in the request's scope; without
+it (an ASGI client in a test) a task reads the request's `receive` until it says disconnect.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any, Protocol, TypeVar
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 T = TypeVar("T")
+
+# The scope key under which the server puts the request's connection (a `LostSignal`).
+CONNECTION_LOST = "brupop.connection_lost"
+
+
+class LostSignal(Protocol):
+    """A connection that calls back once it is lost (at once, if it is lost already)."""
+
+    def when_lost(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` (in the event loop) when the connection is lost; returns its undo."""
+        ...
 
 
 class Closing:
@@ -20,7 +38,7 @@ class Closing:
     def __init__(self) -> None:
         self._closed = False
         self._lock = threading.Lock()
-        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
+        self._waits: set[_Wait] = set()
 
     @property
     def closed(self) -> bool:
@@ -31,10 +49,10 @@ class Closing:
         """Begin the shutdown: every current and later wait ends at once (thread-safe)."""
         with self._lock:
             self._closed = True
-            waiters = list(self._waiters)
-        for loop, future in waiters:
+            waits = list(self._waits)
+        for wait in waits:
             try:
-                loop.call_soon_threadsafe(_resolve, future)
+                wait.loop.call_soon_threadsafe(wait.end)
             except RuntimeError:  # that loop has closed already
                 continue
 
@@ -44,29 +62,95 @@ class Closing:
         """(True, result) if `awaitable` finished within `timeout` and before the shutdown;
         (False, None) otherwise. ClientGoneError once the client has hung up, when `receive`
         (the request's ASGI receive) is given. `awaitable` is cancelled when it loses."""
-        loop = asyncio.get_running_loop()
-        closed: asyncio.Future[None] = loop.create_future()
-        work: asyncio.Future[T] = asyncio.ensure_future(awaitable)
-        waits: set[asyncio.Future[Any]] = {work, closed}
-        gone = asyncio.ensure_future(_hang_up(receive)) if receive is not None else None
-        if gone is not None:
-            waits.add(gone)
-        entry = (loop, closed)
+        wait = _Wait(asyncio.get_running_loop())
         with self._lock:
-            if self._closed:
-                closed.set_result(None)
-            self._waiters.add(entry)
+            closed = self._closed
+            if not closed:
+                self._waits.add(wait)
         try:
-            done, _ = await asyncio.wait(waits, timeout=timeout, return_when="FIRST_COMPLETED")
+            if closed:
+                return False, None
+            with wait.watching(receive):
+                async with asyncio.timeout(timeout) as deadline:
+                    wait.deadline = deadline
+                    try:
+                        return True, await awaitable
+                    finally:
+                        wait.deadline = None
+        except TimeoutError:
+            if not deadline.expired():
+                raise  # the awaitable's own
         finally:
             with self._lock:
-                self._waiters.discard(entry)
-            await _settle(waits)
-        if work in done:
-            return True, work.result()
-        if gone is not None and gone in done:
+                self._waits.discard(wait)
+            _discard(awaitable)
+        if wait.gone:
             raise ClientGoneError("the client hung up while waiting")
         return False, None
+
+
+class _Wait:
+    """One wait in its request's task: the deadline it is inside (None before and after), which
+    the shutdown or the client's hang-up brings to now, and whether the client hung up."""
+
+    __slots__ = ("deadline", "gone", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.deadline: asyncio.Timeout | None = None
+        self.gone = False
+
+    def end(self) -> None:
+        """Bring the deadline to now, if the wait is still inside it (in the wait's loop)."""
+        deadline = self.deadline
+        if deadline is not None and not deadline.expired():
+            deadline.reschedule(self.loop.time())
+
+    def hung_up(self) -> None:
+        self.gone = True
+        self.end()
+
+    @contextlib.contextmanager
+    def watching(self, receive: Receive | None) -> Iterator[None]:
+        """While inside: the client's hang-up ends the wait."""
+        connection = _connection(receive)
+        if connection is not None:
+            undo = connection.when_lost(self.hung_up)
+            try:
+                yield
+            finally:
+                undo()
+        elif receive is not None:
+            reader = asyncio.ensure_future(_hang_up(receive))
+            reader.add_done_callback(self._reader_done)
+            try:
+                yield
+            finally:
+                reader.remove_done_callback(self._reader_done)
+                reader.cancel()
+        else:
+            yield
+
+    def _reader_done(self, reader: asyncio.Future[None]) -> None:
+        if not reader.cancelled() and reader.exception() is None:
+            self.hung_up()
+
+
+def _connection(receive: Receive | None) -> LostSignal | None:
+    """The connection `CloseConnectionsMiddleware` attached to the request's receive, if any."""
+    connection: LostSignal | None = getattr(receive, "connection", None)
+    return connection
+
+
+def _discard(awaitable: Awaitable[Any]) -> None:
+    """Close a coroutine that never ran, or cancel a future that lost (and read its outcome)."""
+    if isinstance(awaitable, Coroutine):
+        awaitable.close()
+    elif isinstance(awaitable, asyncio.Future):
+        if not awaitable.done():
+            awaitable.cancel()
+        elif not awaitable.cancelled():
+            awaitable.exception()  # read, so asyncio never reports it as unretrieved
 
 
 class ClientGoneError(Exception):
@@ -77,23 +161,6 @@ async def _hang_up(receive: Receive) -> None:
     """Returns once the client has hung up (a request body, if any, is read and dropped)."""
     while (await receive())["type"] != "http.disconnect":
         continue
-
-
-async def _settle(futures: set[asyncio.Future[Any]]) -> None:
-    """Cancel the unfinished `futures` and let them finish, so none outlives its request."""
-    pending = {future for future in futures if not future.done()}
-    for future in pending:
-        future.cancel()
-    if pending:
-        await asyncio.wait(pending)
-    for future in futures:
-        if future.done() and not future.cancelled():
-            future.exception()  # read, so asyncio never reports it as unretrieved
-
-
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
 
 
 class CloseConnectionsMiddleware:
@@ -108,6 +175,9 @@ class CloseConnectionsMiddleware:
         if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
+        connection = scope.get(CONNECTION_LOST)
+        if connection is not None:
+            receive = _ReceiveOn(receive, connection)
 
         async def send_closing(message: Message) -> None:
             if message["type"] == "http.response.start" and self._closing.closed:
@@ -117,3 +187,16 @@ class CloseConnectionsMiddleware:
             await send(message)
 
         await self._app(scope, receive, send_closing)
+
+
+class _ReceiveOn:
+    """The request's receive, carrying its connection (so that waits hear of a hang-up)."""
+
+    __slots__ = ("_receive", "connection")
+
+    def __init__(self, receive: Receive, connection: LostSignal) -> None:
+        self._receive = receive
+        self.connection = connection
+
+    async def __call__(self) -> Message:
+        return await self._receive()

@@ -6,9 +6,12 @@ handshake starts and waits 60 s for the handshake: 1,000 connections that never 
 more memory than the apiserver's limit. Here the listening server speaks plain TCP; each accepted
 connection is refused at once when `max_connections` are already open; else its TLS state is made
 when the client's first bytes arrive (a connection that sends nothing costs about a kilobyte),
-with a 16 KiB read buffer (a TLS record carries at most 16 KiB), and the handshake must end within
-`handshake_timeout_seconds` of the connection. The HTTP protocol sees only connections whose
-handshake ended.
+and the handshake must end within `handshake_timeout_seconds` of the connection. The HTTP protocol
+sees only connections whose handshake ended.
+
+asyncio's TLS protocol reads the socket into a buffer of its own per connection and copies what it
+read into OpenSSL at once; every connection here shares one `ReadBuffer` instead (the event loop
+reads one socket at a time), so a waiting agent's connection holds no read buffer at all.
 """
 
 from __future__ import annotations
@@ -24,14 +27,29 @@ import structlog
 
 log = structlog.get_logger(__name__)
 
+# The shared socket read buffer; and the pieces decrypted data is read in (a TLS record carries at
+# most 16 KiB).
+SHARED_READ_BUFFER_BYTES = 64 * 1024
 TLS_READ_BUFFER_BYTES = 16 * 1024
+
+
+class ReadBuffer:
+    """The buffer every TLS connection of one event loop reads its socket into.
+
+    asyncio's selector transport calls `get_buffer`, reads into it and calls `buffer_updated`,
+    which copies the bytes into the connection's OpenSSL input at once: nothing is left in the
+    buffer when the next connection reads. One per Admission (one event loop, one thread)."""
+
+    def __init__(self, size: int = SHARED_READ_BUFFER_BYTES) -> None:
+        self.bytes = bytearray(size)
+        self.view = memoryview(self.bytes)
 
 
 @dataclass(frozen=True)
 class ConnectionLimits:
     """How many connections may be open, and how long a TLS handshake may take."""
 
-    max_connections: int = 1024
+    max_connections: int = 4096
     handshake_timeout_seconds: float = 5.0
 
 
@@ -49,6 +67,7 @@ class Admission:
         self._context = context
         self._http_protocol = http_protocol
         self._open: set[_Doorway | _Tls] = set()
+        self._read_buffer = ReadBuffer()
         self.refused = 0
 
     def protocol(self) -> asyncio.Protocol:
@@ -86,6 +105,7 @@ class Admission:
             ssl_handshake_timeout=seconds,
             ssl_shutdown_timeout=self._limits.handshake_timeout_seconds,
         )
+        tls.share(self._read_buffer)
         tls.on_lost = self._open.discard
         self._open.discard(doorway)
         self._open.add(tls)
@@ -144,8 +164,10 @@ class _Doorway(asyncio.Protocol):
 
 
 class _Tls(sslproto.SSLProtocol):
-    """asyncio's TLS protocol with a small read buffer, telling the admission when it ends."""
+    """asyncio's TLS protocol over a shared read buffer, telling the admission when it ends."""
 
+    # asyncio reads decrypted data in pieces of `max_size` (and makes a read buffer of that size,
+    # replaced by the shared one).
     max_size = TLS_READ_BUFFER_BYTES
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -153,6 +175,11 @@ class _Tls(sslproto.SSLProtocol):
         self.on_lost: Callable[[_Tls], None] = _nothing
         self.handshaken = False
         self._raw: asyncio.Transport | None = None
+
+    def share(self, buffer: ReadBuffer) -> None:
+        """Read the socket into `buffer` (shared), dropping the connection's own."""
+        self._ssl_buffer = buffer.bytes
+        self._ssl_buffer_view = buffer.view
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)

@@ -7,17 +7,23 @@ incomplete and answers 431 past `max_head_bytes`; it closes a connection whose h
 complete `header_timeout_seconds` after the connection opened or the request began (408 when
 part of a request came). Parser errors and upgrade attempts log at DEBUG only, so that malformed
 traffic cannot flood the log.
+
+It also tells a waiting request when its connection is lost (`closing.CONNECTION_LOST` in the
+request's scope), so that a long-poll needs no task of its own reading for the hang-up.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httptools
 import structlog
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from brupop.entrypoints.apiserver.routes.closing import CONNECTION_LOST
 
 log = structlog.get_logger(__name__)
 
@@ -44,6 +50,21 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._head_deadline: asyncio.TimerHandle | None = None
         self._refused = False
+        self._lost = False
+        self._on_lost: list[Callable[[], None]] = []
+
+    def when_lost(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` once the connection is lost (soon, if it is lost already); returns a
+        function that cancels the call."""
+        if self._lost:
+            handle = self.loop.call_soon(callback)
+            return handle.cancel
+        self._on_lost.append(callback)
+        return lambda: self._forget(callback)
+
+    def _forget(self, callback: Callable[[], None]) -> None:
+        if callback in self._on_lost:
+            self._on_lost.remove(callback)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
@@ -51,7 +72,11 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_waiting_for_head()
+        self._lost = True
+        callbacks, self._on_lost = self._on_lost, []
         super().connection_lost(exc)
+        for callback in callbacks:
+            callback()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -80,7 +105,10 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._stop_waiting_for_head()
+        scope = self.scope
         super().on_headers_complete()
+        # The request's task has not run yet: it sees this in its scope.
+        scope[CONNECTION_LOST] = self  # type: ignore[literal-required]
 
     def _await_head(self) -> None:
         self._head_bytes = 0

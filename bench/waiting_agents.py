@@ -1,0 +1,164 @@
+"""Simulated waiting agents for apiserver_waiting.py: one process holding many agents' long-polls.
+
+Each agent opens one keep-alive HTTPS connection and sends the real agent's long-poll
+(`GET /bottlerocket-node-resource?timeoutSeconds=30&resourceVersion=V` with its node's name, UID
+and token, as adapters/apiserver_client sends it), asking again as soon as it is answered, with
+the resourceVersion it was answered, from a loopback address of its own. The agents connect at
+`--connect-rate` a second, so that the handshakes do not all land at once. Once every agent has
+sent its first wait the process prints `waiting`; when stdin closes it prints one JSON object:
+every answer each agent got (resourceVersion, time.monotonic()), and the errors.
+
+This process's own TLS reads use 16 KiB buffers instead of asyncio's 256 KiB (memory of the bench,
+not of the server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import ssl
+import sys
+import time
+from asyncio import sslproto
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+RESOURCE = "/bottlerocket-node-resource"
+WAIT_SECONDS = 30  # the agent's SHADOW_WAIT_SECONDS
+
+
+class Agents:
+    """What the agents of this process saw."""
+
+    def __init__(self, count: int) -> None:
+        self.answers: dict[str, list[tuple[str, float]]] = {}
+        self.errors: dict[str, int] = {}
+        self.errors_once_waiting = 0  # errors after every agent of this process waited
+        self.first_waits = 0
+        self._count = count
+        self.all_waiting = asyncio.Event()
+
+    def note_error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+        if self.all_waiting.is_set():
+            self.errors_once_waiting += 1
+
+    def note_first_wait(self) -> None:
+        self.first_waits += 1
+        if self.first_waits == self._count:
+            self.all_waiting.set()
+
+
+def long_poll(host: str, node: dict[str, str], version: str | None) -> bytes:
+    query = f"timeoutSeconds={WAIT_SECONDS}"
+    if version is not None:
+        query += f"&resourceVersion={version}"
+    return (
+        f"GET {RESOURCE}?{query} HTTP/1.1\r\n"
+        f"Host: {host}\r\n"
+        "User-Agent: brupop-agent\r\n"
+        "Accept: application/json\r\n"
+        f"BrupopNodeName: {node['name']}\r\n"
+        f"BrupopNodeUid: {node['uid']}\r\n"
+        f"BrupopK8sAuthToken: {node['token']}\r\n\r\n"
+    ).encode()
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One HTTP/1.1 response with a Content-Length body: its status and body."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    return status, await reader.readexactly(length) if length else b""
+
+
+def source_address(index: int) -> str:
+    """A loopback address of its own for agent `index` (all of 127/8 is loopback on Linux), so
+    that the apiserver's per-address limits see one agent per address, as in a cluster."""
+    return f"127.{1 + index // 62500}.{index // 250 % 250}.{1 + index % 250}"
+
+
+async def one_agent(
+    index: int, node: dict[str, str], url: str, context: ssl.SSLContext, agents: Agents
+) -> None:
+    parts = urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None
+    reader, writer = await asyncio.open_connection(
+        parts.hostname, parts.port, ssl=context, local_addr=(source_address(index), 0)
+    )
+    answers = agents.answers.setdefault(node["name"], [])
+    version: str | None = None
+    try:
+        while True:
+            writer.write(long_poll(parts.netloc, node, version))
+            if version is not None and len(answers) == 1:
+                agents.note_first_wait()
+            status, body = await read_answer(reader)
+            at = time.monotonic()
+            if status != 200:
+                agents.note_error(f"http_{status}: {body[:80].decode(errors='replace')}")
+                await asyncio.sleep(1.0)
+                continue
+            version = json.loads(body)["metadata"]["resourceVersion"]
+            answers.append((version, at))
+    finally:
+        writer.close()
+
+
+async def run_agent(
+    index: int, node: dict[str, str], url: str, context: ssl.SSLContext, agents: Agents
+) -> None:
+    try:
+        await one_agent(index, node, url, context, agents)
+    except (OSError, asyncio.IncompleteReadError, ValueError, KeyError) as error:
+        agents.note_error(type(error).__name__)
+        if not agents.all_waiting.is_set():
+            agents.note_first_wait()  # it will never wait; do not hold the others up
+
+
+async def drive(args: argparse.Namespace) -> Agents:
+    ready = json.loads(Path(args.ready).read_text())
+    nodes = ready["nodes"][args.first : args.first + args.count]
+    context = ssl.create_default_context(cafile=ready["ca"])
+    agents = Agents(len(nodes))
+    tasks = []
+    for index, node in enumerate(nodes, start=args.first):
+        agent = run_agent(index, node, ready["url"], context, agents)
+        tasks.append(asyncio.create_task(agent))
+        await asyncio.sleep(1.0 / args.connect_rate)
+    await agents.all_waiting.wait()
+    print("waiting", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return agents
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="simulated agents holding long-polls")
+    parser.add_argument("--ready", required=True, help="the apiserver process's ready.json")
+    parser.add_argument("--first", type=int, default=0)
+    parser.add_argument("--count", type=int, required=True)
+    parser.add_argument("--connect-rate", type=float, default=400.0)
+    args = parser.parse_args()
+    sslproto.SSLProtocol.max_size = 16 * 1024
+    agents = asyncio.run(drive(args))
+    result: dict[str, Any] = {
+        "answers": agents.answers,
+        "errors": agents.errors,
+        "errors_once_waiting": agents.errors_once_waiting,
+    }
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
