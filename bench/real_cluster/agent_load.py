@@ -72,18 +72,30 @@ async def call(conn: AgentConnection, tally: Tally, kind: str, method: str, path
     return answer
 
 
+async def until_done(conn: AgentConnection, tally: Tally, kind: str, method: str, path: str,
+                     **kwargs: Any) -> Answer:  # fmt: skip
+    """A call repeated (after a second, as the agent's client retries) until answered 2xx: a
+    429, a 5xx or a dropped connection is the cluster busy for a moment, never the end."""
+    while True:
+        try:
+            answer = await call(conn, tally, kind, method, path, **kwargs)
+        except (OSError, asyncio.IncompleteReadError, TimeoutError) as error:
+            tally.errors[f"{kind}_{type(error).__name__}"] += 1
+        else:
+            if answer.status < 300:
+                return answer
+        await asyncio.sleep(1.0)
+
+
 async def put_status(conn: AgentConnection, tally: Tally, status: dict[str, Any]) -> Answer:
-    return await call(conn, tally, "put_status", "PUT", RESOURCE, query={"view": "shadow"},
-                      body=status)  # fmt: skip
+    return await until_done(conn, tally, "put_status", "PUT", RESOURCE, query={"view": "shadow"},
+                            body=status)  # fmt: skip
 
 
 async def introduce(conn: AgentConnection, tally: Tally) -> None:
-    """The node's UID, asked again (after a second, as the agent retries) until answered."""
-    while conn.node_uid is None:
-        answer = await call(conn, tally, "get_node_uid", "GET", f"{RESOURCE}/node-uid")
-        conn.node_uid = (answer.body or {}).get("node_uid") if answer.status == 200 else None
-        if conn.node_uid is None:
-            await asyncio.sleep(1.0)
+    """The node's UID, asked again until answered."""
+    answer = await until_done(conn, tally, "get_node_uid", "GET", f"{RESOURCE}/node-uid")
+    conn.node_uid = (answer.body or {}).get("node_uid")
 
 
 async def one_agent(node: Any, url: str, ctx: ssl.SSLContext, tally: Tally, control: Control,
@@ -139,14 +151,14 @@ async def act(state: str, status: dict[str, Any], steps: AgentConnection,
     if state == "StagedAndPerformedUpdate":
         await asyncio.sleep(host_seconds)  # refresh and prepare
     elif reboot:
-        await call(steps, tally, "cordon_and_drain", "POST", f"{RESOURCE}/cordon-and-drain",
-                   seconds=300.0)  # fmt: skip
+        await until_done(steps, tally, "cordon_and_drain", "POST",
+                         f"{RESOURCE}/cordon-and-drain", seconds=300.0)  # fmt: skip
         await asyncio.sleep(host_seconds)  # activate and reboot
         steps.close()
         uid, steps = steps.node_uid, connect()
         steps.node_uid = uid
     elif state == "MonitoringUpdate":
-        await call(steps, tally, "uncordon", "POST", f"{RESOURCE}/uncordon")
+        await until_done(steps, tally, "uncordon", "POST", f"{RESOURCE}/uncordon")
     status.update(current_state=state, current_version=version)
     if state == "Idle":
         status["target_version"] = NEW

@@ -43,11 +43,34 @@ class AgentConnection:
         body: Any = None,
         seconds: float = 30.0,
     ) -> Answer:
+        request = self._request(method, path, query, body)
+        reused = self._reusable()
+        try:
+            return await self._send(request, seconds)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            if not reused:
+                raise
+        # The server closed the kept-alive connection as the request went out (its idle
+        # timeout): a fresh connection, once, as the agent's client does.
+        return await self._send(request, seconds)
+
+    def _reusable(self) -> bool:
+        """Whether a kept-alive connection is open; one the server closed is dropped (the
+        agent's client polls its idle connections the same way before reusing one)."""
+        if self._streams is None:
+            return False
+        reader, writer = self._streams
+        if reader.at_eof() or writer.is_closing():
+            self.close()
+            return False
+        return True
+
+    async def _send(self, request: bytes, seconds: float) -> Answer:
         if self._streams is None:
             host, port = self._address
             self._streams = await asyncio.open_connection(host, port, ssl=self._context)
         reader, writer = self._streams
-        writer.write(self._request(method, path, query, body))
+        writer.write(request)
         try:
             return await asyncio.wait_for(read_answer(reader), seconds)
         except BaseException:

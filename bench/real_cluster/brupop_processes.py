@@ -130,9 +130,8 @@ def start_apiservers(
     return started
 
 
-def start_controllers(
-    access: ClusterAccess, count: int, max_concurrent: str, work: Path
-) -> list[BrupopProcess]:
+def start_controllers(access: ClusterAccess, count: int, work: Path) -> list[BrupopProcess]:
+    """The controller replicas; the concurrency limit comes from the `default` policy."""
     kubeconfig = service_account_kubeconfig(access, CONTROLLER_ACCOUNT, work / "controller.kcfg")
     started = []
     for index in range(count):
@@ -141,7 +140,6 @@ def start_controllers(
             kubeconfig,
             {
                 "MY_NODE_NAME": f"controller-host-{index}",
-                "MAX_CONCURRENT_UPDATE": max_concurrent,
                 "CONTROLLER_METRICS_PORT": str(port),
                 "CONTROLLER_BIND_ADDRESS": "127.0.0.1",
             },

@@ -68,3 +68,20 @@ def per_agent_per_minute(
     if not agents or not seconds:
         return {}
     return {k: round(v * 60 / seconds / agents, 3) for k, v in sorted(requests.items()) if v}
+
+
+def pass_cpu_ms(count: float, seconds: float) -> float | None:
+    """Mean CPU ms of one tick from the pass CPU histogram's count and sum moved over a window
+    (None when no tick ran)."""
+    return round(seconds * 1000 / count, 3) if count > 0 else None
+
+
+def change_cpu_ms(
+    count: float, seconds: float, quiet_ms: float | None, changes: int
+) -> float | None:
+    """CPU ms one change added to the ticks of a window of `changes` changes: the ticks' CPU
+    less what as many quiet ticks cost, per change."""
+    if changes <= 0 or quiet_ms is None:
+        return None
+    extra = seconds * 1000 - quiet_ms * count
+    return round(max(0.0, extra) / changes, 3)

@@ -12,15 +12,15 @@ from prometheus_client.parser import text_string_to_metric_families
 Key = tuple[str, ...]
 
 
-def samples(text: str, name: str, labels: tuple[str, ...]) -> Counter[Key]:
+def samples(text: str, name: str, labels: tuple[str, ...]) -> dict[Key, float]:
     """The values of metric `name` (a counter's `_total` sample or a gauge) summed by the
     given labels."""
-    totals: Counter[Key] = Counter()
+    totals: dict[Key, float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             if sample.name == name:
                 key = tuple(sample.labels.get(label, "") for label in labels)
-                totals[key] += sample.value
+                totals[key] = totals.get(key, 0.0) + sample.value
     return totals
 
 

@@ -83,16 +83,32 @@ class Session:
         self.setup_seconds["fleet"] = round(time.monotonic() - began, 1)
         fleet.save_fleet(self.work / "fleet.json", self.nodes)
 
-    def start_brupop(self, apiservers: int, controllers: int, max_concurrent: str) -> None:
+    def write_policy(self, max_concurrent: str) -> None:
+        """The `default` BottlerocketUpdatePolicy with this `maxConcurrent` (e.g. "10%"), the
+        only policy brupop follows; its other fields keep the defaults of a policy object."""
+        from kubernetes.client import CustomObjectsApi
+
+        from brupop.adapters.kubernetes.update_policies import PLURAL, VERSION
+        from brupop.domain.shadow import API_GROUP
+
+        body = {
+            "apiVersion": f"{API_GROUP}/{VERSION}",
+            "kind": "BottlerocketUpdatePolicy",
+            "metadata": {"name": "default", "namespace": fleet.NAMESPACE},
+            "spec": {"maxConcurrent": max_concurrent},
+        }
+        CustomObjectsApi(self.access.admin).create_namespaced_custom_object(
+            API_GROUP, VERSION, fleet.NAMESPACE, PLURAL, body
+        )
+
+    def start_brupop(self, apiservers: int, controllers: int) -> None:
         began = time.monotonic()
         work = self.work / "brupop"
         work.mkdir(exist_ok=True)
         self.brupop.apiservers = brupop_processes.start_apiservers(
             self.access, self.tls, apiservers, work
         )
-        self.brupop.controllers = brupop_processes.start_controllers(
-            self.access, controllers, max_concurrent, work
-        )
+        self.brupop.controllers = brupop_processes.start_controllers(self.access, controllers, work)
         brupop_processes.wait_listening(self.brupop.apiservers + self.brupop.controllers)
         self.setup_seconds["brupop_processes"] = round(time.monotonic() - began, 1)
 
@@ -141,13 +157,27 @@ class Session:
         return tallies
 
     def close(self) -> None:
-        if self.generators:
-            (self.control / "stop").touch()
-            for generator in self.generators:
+        """Stop every process this session started, each stop tried whatever the one before
+        it raised, so a failing run never leaves brupop running."""
+        try:
+            self._stop_generators()
+        finally:
+            try:
+                real_agents.stop_real_agents(self.agents)
+            finally:
                 try:
-                    generator.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    generator.kill()
-        real_agents.stop_real_agents(self.agents)
-        self.brupop.stop()
-        self.access.close()
+                    self.brupop.stop()
+                finally:
+                    self.access.close()
+
+    def _stop_generators(self) -> None:
+        if not self.generators:
+            return
+        self.control.mkdir(exist_ok=True)
+        (self.control / "stop").touch()
+        for generator in self.generators:
+            try:
+                generator.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                generator.kill()
+                generator.wait()
