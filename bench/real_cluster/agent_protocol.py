@@ -26,7 +26,7 @@ class Answer:
 class AgentConnection:
     """One agent's connection to one apiserver replica."""
 
-    def __init__(self, host: str, port: int, context: ssl.SSLContext, node: str, token: str):
+    def __init__(self, host: str, port: int, context: ssl.SSLContext | None, node: str, token: str):
         self._address = (host, port)
         self._context = context
         self._node = node
