@@ -83,7 +83,7 @@ def measure(
     session.start_brupop(3, args.controllers)
     wait_for_leader(session)
     watch.start()
-    session.start_agents(args.host_seconds, ready_seconds=max(120.0, args.nodes / 20))
+    session.start_agents(args.host_seconds, ready_seconds=max(120.0, args.nodes / 10))
     m: dict[str, Any] = {"setup": time.monotonic() - began}
     time.sleep(10.0)  # the first reports settle; token reviews are cached
     m["before"] = snapshot(session)
