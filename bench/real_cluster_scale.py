@@ -123,7 +123,7 @@ def report(
         "benchmark": "real_cluster_scale",
         "nodes": args.nodes,
         "machine": machine(),
-        "command": "bench/real_cluster_scale.py " + " ".join(sys.argv[1:]),
+        "command": command_line(sys.argv[1:]),
         "setup_seconds": {
             **session.setup_seconds,
             "total": round(setup, 1),
@@ -182,6 +182,12 @@ def controller_figures(args: argparse.Namespace, m: dict[str, Any]) -> dict[str,
         " starts the node). process: the leader's /proc CPU (watch threads decoding events,"
         " Lease renewals, /metrics scrapes) per 2 s",
     }
+
+
+def command_line(argv: list[str]) -> str:
+    """The run's command, without its work folder (a path of this machine)."""
+    kept = [a for i, a in enumerate(argv) if a != "--work" and (i == 0 or argv[i - 1] != "--work")]
+    return " ".join(["bench/real_cluster_scale.py", *kept])
 
 
 def etcd_size(cp: Path | None) -> float | None:
