@@ -65,6 +65,11 @@ class RolloutMetrics(Protocol):
         """A controller pass failed on an unexpected error (a bug) and will be tried again."""
         ...
 
+    def observe_pass_cpu(self, seconds: float) -> None:
+        """CPU seconds the controller's loop thread spent on one tick: its catch-up, passes,
+        writes and publishing (not the watch threads' decoding)."""
+        ...
+
     def set_expected_update(self, seconds: int) -> None:
         """The update time finishBy expects: the 90th percentile of the last 20 update
         durations, 900 before there is any."""

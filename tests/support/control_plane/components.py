@@ -125,7 +125,19 @@ def apiserver(cache: Cache, root: Path, pki: Pki, ports: Ports) -> list[str]:
         "--allow-privileged=true",
         "--endpoint-reconciler-type=none",
         "--profiling=false",
+        *audit_flags(root),
     ]
+
+
+def audit_flags(root: Path) -> list[str]:
+    """An audit log in DIR/audit/ when DIR/audit-policy.yaml exists (the real-cluster bench
+    writes one to count requests per client); none otherwise."""
+    policy = root / "audit-policy.yaml"
+    if not policy.is_file():
+        return []
+    log = root / "audit" / "audit.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    return [f"--audit-policy-file={policy}", f"--audit-log-path={log}", "--audit-log-maxsize=0"]
 
 
 def controller_manager(cache: Cache, root: Path, pki: Pki) -> list[str]:

@@ -25,6 +25,7 @@ from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.ports.safety_metrics import SafetyMetrics
 
 PHASE_BUCKETS = (5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200)
+PASS_CPU_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10)
 GATE_BUCKETS = (5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 86400)
 
 
@@ -121,6 +122,13 @@ class PrometheusRolloutMetrics:
             "Controller passes that failed on an unexpected error (a bug) and were retried.",
             registry=self.registry,
         )
+        self._pass_cpu = Histogram(
+            "brupop_controller_pass_cpu_seconds",
+            "CPU seconds the loop thread spent on one tick (catch-up, passes, writes, publishing),"
+            " without the watch threads.",
+            buckets=PASS_CPU_BUCKETS,
+            registry=self.registry,
+        )
         self._seen_states: set[str] = set()
         self._shown_versions: set[str] = set()
         if limit is not None:
@@ -187,6 +195,9 @@ class PrometheusRolloutMetrics:
 
     def count_pass_failure(self) -> None:
         self._pass_failures.inc()
+
+    def observe_pass_cpu(self, seconds: float) -> None:
+        self._pass_cpu.observe(seconds)
 
     def exposition(self) -> bytes:
         """The Prometheus text format of every collector."""

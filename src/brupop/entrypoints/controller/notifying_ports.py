@@ -84,6 +84,9 @@ class NotifyingMetrics:
     def count_pass_failure(self) -> None:
         self._inner.count_pass_failure()
 
+    def observe_pass_cpu(self, seconds: float) -> None:
+        self._inner.observe_pass_cpu(seconds)
+
     def set_fleet_paused(self, paused: bool) -> None:
         self._inner.set_fleet_paused(paused)
         self._notices.fleet(paused=paused)

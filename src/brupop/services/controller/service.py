@@ -19,6 +19,7 @@ surface reads).
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 
 import structlog
@@ -98,7 +99,8 @@ class ControllerService:
     def tick(self, *, hold_starts: bool = False) -> None:
         """One decision (a few passes when writes met changes made meanwhile, sharing one budget
         for Prometheus and the probes); `hold_starts`: start nobody (while passes keep failing,
-        see PassGuard)."""
+        see PassGuard). Its loop thread's CPU time goes to the pass CPU metric."""
+        began = time.thread_time()
         leading = self.elector.ensure()
         self._metrics.set_leader(leading)
         if not leading:
@@ -110,6 +112,7 @@ class ControllerService:
                 if not run(leading and self.elector.is_leader(), hold_starts=hold_starts):
                     break
         self._readout.ticked()
+        self._metrics.observe_pass_cpu(time.thread_time() - began)
 
     def run(self, stop: threading.Event) -> None:
         """Tick on every change and at least every `tick_seconds` until `stop` is set."""
@@ -146,7 +149,9 @@ class ControllerService:
                     )
                 except Exception as error:  # a bug: the pass fails closed, the loop goes on
                     guard.failed(error)
-                due = min(self.elector.seconds_until_due(), guard.seconds_until_due())
+                due = self.elector.seconds_until_due()
+                if guard.failing:  # a retry's back-off; a healthy guard is "due" at any time
+                    due = min(due, guard.seconds_until_due())
                 wait = min(self.config.tick_seconds, max(due, 0.05))
                 if self._wake.wait(wait):
                     self._wake.clear()

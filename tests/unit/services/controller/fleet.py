@@ -56,6 +56,7 @@ class RecordingMetrics:
     concurrency_limits: list[int | None] = field(default_factory=list)
     expected_update: int | None = None
     pass_failures: int = 0
+    pass_cpu: list[float] = field(default_factory=list)
 
     def set_hosts(self, states: Mapping[str, int], versions: Mapping[str, int]) -> None:
         self.hosts = (dict(states), dict(versions))
@@ -89,6 +90,9 @@ class RecordingMetrics:
 
     def count_pass_failure(self) -> None:
         self.pass_failures += 1
+
+    def observe_pass_cpu(self, seconds: float) -> None:
+        self.pass_cpu.append(seconds)
 
     def set_fleet(self, *, paused: bool, halted: bool) -> None:
         self.fleet_paused = paused

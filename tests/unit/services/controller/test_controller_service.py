@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 from structlog.testing import capture_logs
 
 from brupop.domain.cluster.objects import (
@@ -19,7 +22,7 @@ from brupop.domain.states import StateTimeouts
 from brupop.domain.states import UpdateState as S
 from brupop.ports.rollout_metrics import UpdatePhase
 from brupop.services.controller.service import ControllerService
-from tests.unit.services.controller.fleet import NEW, Fleet, RecordingMetrics
+from tests.unit.services.controller.fleet import NEW, OLD, Fleet, RecordingMetrics
 
 
 def test_a_ten_node_rollout_with_limit_three_fills_three_slots_in_the_first_pass() -> None:
@@ -316,6 +319,39 @@ def test_metrics_count_hosts_attempts_waiting_nodes_leadership_and_phases() -> N
     phases = {phase for phase, _ in metrics.phases}
     assert {UpdatePhase.STAGING, UpdatePhase.UPDATE} <= phases
     assert all(seconds >= 0 for _, seconds in metrics.phases)
+
+
+def test_each_tick_reports_the_cpu_time_of_its_loop_thread_alone() -> None:
+    fleet, metrics = Fleet(3), RecordingMetrics()
+    controller = fleet.controller(1, metrics=metrics)
+    spent: list[float] = []
+
+    def busy() -> None:  # another thread's CPU while the tick runs (a watch thread's)
+        sum(range(5_000_000))
+        spent.append(time.thread_time())
+
+    other = threading.Thread(target=busy)
+    other.start()
+    controller.tick()
+    other.join()
+    controller.tick()
+    assert len(metrics.pass_cpu) == 2
+    assert all(0 < seconds < spent[0] / 2 for seconds in metrics.pass_cpu)
+
+
+def test_an_idle_loop_ticks_once_per_tick_interval_not_every_fifty_milliseconds() -> None:
+    fleet, metrics = Fleet(0), RecordingMetrics()
+    for name in ("node-00", "node-01"):
+        fleet.add_node(name, target=OLD)  # nothing to update: nothing wakes the loop
+    controller = fleet.controller(1, metrics=metrics)
+    stop = threading.Event()
+    loop = threading.Thread(target=controller.run, args=(stop,), daemon=True)
+    loop.start()
+    time.sleep(1.0)  # half the 2 s tick interval: the first tick, and at most a wake-up
+    stop.set()
+    loop.join(timeout=10)
+    assert not loop.is_alive()
+    assert 1 <= len(metrics.pass_cpu) <= 3
 
 
 def test_a_node_held_up_by_trouble_is_logged_once_not_every_pass() -> None:

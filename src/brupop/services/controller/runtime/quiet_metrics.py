@@ -53,6 +53,9 @@ class QuietMetrics:
     def count_pass_failure(self) -> None:
         return None
 
+    def observe_pass_cpu(self, seconds: float) -> None:
+        return None
+
 
 _: RolloutMetrics = QuietMetrics()
 _safety: SafetyMetrics = QuietMetrics()

@@ -1,0 +1,1 @@
+"""The real-cluster scale benchmark's parts (bench/real_cluster_scale.py runs them)."""

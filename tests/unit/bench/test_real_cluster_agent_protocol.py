@@ -1,0 +1,61 @@
+"""The load generator's agent connection against a loopback server that closes kept-alive
+connections the way uvicorn's idle timeout does."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.unit.bench.test_real_cluster_readings import bench_module
+
+ANSWER = b'HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{"ok": true}'
+
+
+async def _closing_server(served: list[int]) -> asyncio.Server:
+    """Answers one request per connection, then closes it."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        served.append(1)
+        writer.write(ANSWER)
+        await writer.drain()
+        writer.close()
+
+    return await asyncio.start_server(serve, "127.0.0.1", 0)
+
+
+def test_a_call_after_the_server_closed_the_kept_alive_connection_opens_a_fresh_one() -> None:
+    protocol = bench_module("agent_protocol")
+
+    async def two_calls() -> list[int]:
+        served: list[int] = []
+        server = await _closing_server(served)
+        port = server.sockets[0].getsockname()[1]
+        conn = protocol.AgentConnection("127.0.0.1", port, None, "node-a", "token")
+        first = await conn.call("GET", "/ping")
+        await asyncio.sleep(0.1)  # the server's close reaches the client
+        second = await conn.call("GET", "/ping")
+        conn.close()
+        server.close()
+        await server.wait_closed()
+        return [first.status, second.status, len(served)]
+
+    assert asyncio.run(two_calls()) == [200, 200, 2]
+
+
+def test_a_request_lost_on_a_connection_closed_as_it_went_out_is_sent_again_once() -> None:
+    protocol = bench_module("agent_protocol")
+
+    async def call_on_a_dead_connection() -> list[int]:
+        served: list[int] = []
+        server = await _closing_server(served)
+        port = server.sockets[0].getsockname()[1]
+        conn = protocol.AgentConnection("127.0.0.1", port, None, "node-a", "token")
+        await conn.call("GET", "/ping")
+        conn._reusable = lambda: True  # the close has not been seen yet: the race
+        answer = await conn.call("GET", "/ping")
+        conn.close()
+        server.close()
+        await server.wait_closed()
+        return [answer.status, len(served)]
+
+    assert asyncio.run(call_on_a_dead_connection()) == [200, 2]

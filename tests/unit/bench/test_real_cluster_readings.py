@@ -1,0 +1,91 @@
+"""The real-cluster bench's pure readings: audit-log counting and the goal judgement."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+BENCH = Path(__file__).resolve().parents[3] / "bench"
+
+
+def bench_module(name: str) -> ModuleType:
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    return importlib.import_module(f"real_cluster.{name}")
+
+
+def audit_line(verb: str, stage: str, at: str, user: str = "system:serviceaccount:ns:a") -> str:
+    return json.dumps(
+        {
+            "verb": verb,
+            "stage": stage,
+            "requestReceivedTimestamp": at,
+            "user": {"username": user},
+            "objectRef": {"resource": "nodes"},
+        }
+    )
+
+
+def test_audit_counts_a_watch_once_when_opened_and_other_requests_when_complete() -> None:
+    scrape = bench_module("scrape")
+    lines = [
+        audit_line("watch", "ResponseStarted", "2026-12-01T12:00:01.000000Z"),
+        audit_line("watch", "ResponseComplete", "2026-12-01T12:00:01.000000Z"),
+        audit_line("get", "ResponseComplete", "2026-12-01T12:00:02.000000Z"),
+        audit_line("get", "ResponseComplete", "2026-12-01T12:10:00.000000Z"),  # after the window
+    ]
+    start = 1796126400.0  # 2026-12-01T12:00:00Z
+    counts = scrape.audit_counts(lines, start, start + 60)
+    user = "system:serviceaccount:ns:a"
+    assert counts == {(user, "watch", "nodes"): 1, (user, "get", "nodes"): 1}
+
+
+def test_a_goal_with_a_measurement_over_its_bound_is_missed_with_the_largest_requests_named() -> (
+    None
+):
+    goals = bench_module("goals")
+    figures = {
+        "nodes": 100,
+        "kube_apiserver_load": {
+            "brupop_requests_per_second": 12.0,
+            "brupop_by_user_verb_resource_per_second": {"apiserver create tokenreviews": 9.0},
+        },
+    }
+    verdict = goals.judge(figures)["brupop_kube_load"]
+    assert verdict["met"] is False
+    assert "apiserver create tokenreviews 9.00/s" in verdict["cause"]
+    assert verdict["at_goal_size"] is False
+
+
+def test_a_missed_load_goal_says_how_much_the_apiservers_per_request_checks_take() -> None:
+    goals = bench_module("goals")
+    account = "brupop-apiserver-service-account"
+    load = {
+        "brupop_requests_per_second": 11.0,
+        "brupop_by_user_verb_resource_per_second": {
+            f"{account} create tokenreviews": 3.0,
+            f"{account} get pods": 3.0,
+            f"{account} get nodes": 3.0,
+            "brupop-controller-service-account get leases": 2.0,
+        },
+    }
+    cause = goals.load_cause(load)
+    assert "9.00/s of it is the apiserver's TokenReview" in cause
+    assert "2.00/s without them" in cause
+
+
+def test_pass_cpu_is_the_mean_cpu_of_the_ticks_in_the_window() -> None:
+    figures = bench_module("figures")
+    assert figures.pass_cpu_ms(40, 0.12) == 3.0
+    assert figures.pass_cpu_ms(0, 0.0) is None
+
+
+def test_one_change_costs_the_ticks_cpu_less_as_many_quiet_ticks_per_change() -> None:
+    figures = bench_module("figures")
+    # 12 ticks spent 60 ms; quiet ticks cost 3 ms each (36 ms); 4 changes: 6 ms each.
+    assert figures.change_cpu_ms(12, 0.060, 3.0, 4) == 6.0
+    assert figures.change_cpu_ms(12, 0.010, 3.0, 4) == 0.0
+    assert figures.change_cpu_ms(12, 0.060, None, 4) is None
