@@ -74,7 +74,7 @@ class KubernetesEventRecorder:
         }
         if not node:  # a Node has no namespace
             involved["namespace"] = event.namespace
-        uid = self._uid(event.subject, event.namespace, event.shadow_name)
+        uid = event.uid or self._uid(event.subject, event.namespace, event.shadow_name)
         if uid:
             involved["uid"] = uid
         return {
@@ -98,7 +98,8 @@ class KubernetesEventRecorder:
         }
 
     def _uid(self, subject: EventSubject, namespace: str, name: str) -> str | None:
-        """Looked up for every Event (they are few), so a recreated object gets its new uid."""
+        """Looked up for every Event whose caller did not give it (a GET each: a rollout's
+        writer gives the uid of the shadow it wrote), so a recreated object gets its new uid."""
         try:
             if subject is EventSubject.NODE:
                 obj = self._calls.json(f"get node {name!r}", self._core.read_node, name)

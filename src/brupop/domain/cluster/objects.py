@@ -184,6 +184,9 @@ class ClusterEvent:
     message: str
     type: EventType = EventType.NORMAL
     subject: EventSubject = EventSubject.SHADOW
+    uid: str | None = field(default=None, compare=False)
+    """The subject's uid when the caller holds it (a recorder then need not look it up); a
+    lookup hint, not part of what the event says, so not compared."""
 
 
 class WatchEventType(StrEnum):

@@ -1,6 +1,7 @@
 """The controller's failure records (crash count + 1, failure time) are status writes computed
 from the shadow it read: guarded by that read's resourceVersion, an agent's report stored in
-between is never reverted; the write conflicts and the next pass decides again."""
+between is never reverted; the write conflicts and the next pass decides again. The Event of a
+write names the shadow by the uid the writer holds, with no read of it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.shadows import InMemoryShadowRepository
+from brupop.domain.rollout.rollout import ChangeKind, RolloutPlan, SpecChange
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.ports.errors import ConflictError
@@ -86,3 +88,16 @@ def test_a_failed_gate_does_not_revert_an_agents_report_stored_after_its_read() 
     stored = cluster.shadows.get(shadow.name)
     assert stored.status == REPORT
     assert stored.spec.state is UpdateState.MONITORING_UPDATE  # the spec was not written either
+
+
+def test_a_started_node_s_event_carries_the_uid_of_the_shadow_written() -> None:
+    cluster = InMemoryCluster()
+    shadow = cluster.shadows.create("node-a", "uid-a")
+    start = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.1.0")
+    plan = RolloutPlan((SpecChange(shadow, start, ChangeKind.START),), 0, ())
+
+    writer_over(cluster.shadows, cluster).apply(plan, NOW, lambda: True)
+
+    (event,) = cluster.events.recorded
+    assert event.reason == "UpdateStarted"
+    assert event.uid is not None and event.uid == shadow.uid

@@ -242,6 +242,7 @@ class RolloutWriter:
                 reason=reason,
                 message=message,
                 type=kind,
+                uid=shadow.uid,  # the recorder need not read the shadow again to find it
             )
         )
 
