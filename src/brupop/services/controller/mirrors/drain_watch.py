@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 import structlog
 
 from brupop.domain.cluster.drain_progress import DrainProgress, drain_progress
-from brupop.domain.cluster.objects import Node
+from brupop.domain.cluster.objects import Node, PodDisruptionBudget
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import PortError
@@ -23,8 +23,10 @@ def observe_drains(
 ) -> dict[str, DrainProgress]:
     """Drain progress by shadow name of every node being drained among `holders` (spec
     RebootedIntoUpdate, status StagedAndPerformedUpdate, Node cordoned); a node whose pods
-    cannot be read is left out."""
+    cannot be read is left out. Each namespace's budgets are listed once per call, however
+    many of the drained nodes run pods in it."""
     drains: dict[str, DrainProgress] = {}
+    budgets_in: dict[str, list[PodDisruptionBudget]] = {}
     for shadow in holders:
         status = shadow.status
         node = node_of(shadow.node_name)
@@ -39,7 +41,10 @@ def observe_drains(
         try:
             listed = pods.list_on_node(shadow.node_name)
             namespaces = sorted({pod.namespace for pod in listed})
-            budgets = [b for ns in namespaces for b in pods.list_disruption_budgets(ns)]
+            for namespace in namespaces:
+                if namespace not in budgets_in:
+                    budgets_in[namespace] = pods.list_disruption_budgets(namespace)
+            budgets = [b for ns in namespaces for b in budgets_in[ns]]
         except PortError as error:
             log.debug("drain.unobservable", node=shadow.node_name, error=str(error))
             continue
