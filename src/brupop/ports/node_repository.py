@@ -56,6 +56,13 @@ class NodeRepository(Protocol):
         """Add or change labels, and `annotations` in the same write; None removes one."""
         ...
 
-    def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
-        """Add or change annotations; a None value removes that annotation."""
+    def set_annotations(
+        self,
+        name: str,
+        annotations: Mapping[str, str | None],
+        *,
+        resource_version: str | None = None,
+    ) -> Node:
+        """Add or change annotations; a None value removes that annotation. Given
+        `resource_version`, only if the Node is still at it (else ConflictError)."""
         ...

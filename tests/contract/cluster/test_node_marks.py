@@ -59,9 +59,15 @@ class FailingWrite:
         self._count()
         return self._nodes.set_labels(name, labels, annotations=annotations)
 
-    def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
+    def set_annotations(
+        self,
+        name: str,
+        annotations: Mapping[str, str | None],
+        *,
+        resource_version: str | None = None,
+    ) -> Node:
         self._count()
-        return self._nodes.set_annotations(name, annotations)
+        return self._nodes.set_annotations(name, annotations, resource_version=resource_version)
 
     def list(self, label_selector: Mapping[str, str] | None = None) -> Listing[Node]:
         return self._nodes.list(label_selector)

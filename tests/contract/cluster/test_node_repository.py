@@ -13,7 +13,7 @@ from brupop.domain.cluster.objects import (
 )
 from brupop.domain.safety.reboot_hooks import HookPhase, hook_cleanup
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.ports.errors import NotFoundError, WatchExpiredError
+from brupop.ports.errors import ConflictError, NotFoundError, WatchExpiredError
 from tests.contract.cluster.conftest import Backend, Ports, changes
 
 OPTED_IN = {OPT_IN_LABEL: OPT_IN_VALUE}
@@ -106,6 +106,24 @@ def test_annotations_are_added_and_removed(backend: Backend, cluster: Ports) -> 
     }
     cluster.nodes.set_annotations("node-a", {"brupop.bottlerocket.aws/cordoned-by-brupop": None})
     assert cluster.nodes.get("node-a").annotations == {}
+
+
+def test_an_annotation_write_guarded_by_a_version_the_node_moved_on_from_is_refused(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("node-a")
+    read = cluster.nodes.get("node-a")
+    cluster.nodes.set_annotations("node-a", {"team": "a"})
+
+    with pytest.raises(ConflictError):
+        cluster.nodes.set_annotations(
+            "node-a", {"team": "b"}, resource_version=read.resource_version
+        )
+    current = cluster.nodes.get("node-a")
+    written = cluster.nodes.set_annotations(
+        "node-a", {"team": "b"}, resource_version=current.resource_version
+    )
+    assert written.annotations == {"team": "b"}
 
 
 MARK = "brupop.bottlerocket.aws/cordoned-by-brupop"

@@ -138,8 +138,17 @@ class KubernetesNodeRepository:
             metadata["annotations"] = dict(annotations)
         return self._patch(f"label node {name!r}", name, {"metadata": metadata})
 
-    def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
-        body = {"metadata": {"annotations": dict(annotations)}}
+    def set_annotations(
+        self,
+        name: str,
+        annotations: Mapping[str, str | None],
+        *,
+        resource_version: str | None = None,
+    ) -> Node:
+        metadata: JSON = {"annotations": dict(annotations)}
+        if resource_version is not None:  # the apiserver answers 409 if the Node moved on
+            metadata["resourceVersion"] = resource_version
+        body = {"metadata": metadata}
         return self._patch(f"annotate node {name!r}", name, body)
 
     def _patch(self, action: str, name: str, body: JSON) -> Node:

@@ -88,10 +88,19 @@ class InMemoryNodeRepository:
             ),
         )
 
-    def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
-        return self.store.update(
-            name, lambda n: dataclasses.replace(n, annotations=_merged(n.annotations, annotations))
-        )
+    def set_annotations(
+        self,
+        name: str,
+        annotations: Mapping[str, str | None],
+        *,
+        resource_version: str | None = None,
+    ) -> Node:
+        with self.store.lock:
+            current = self.store.get(name)
+            changed = dataclasses.replace(
+                current, annotations=_merged(current.annotations, annotations)
+            )
+            return self.store.replace(name, changed, expected_version=resource_version)
 
 
 def _selected(

@@ -41,11 +41,17 @@ class _CountingNodes:
         self.gets += 1
         return self._nodes.get(name)
 
-    def set_annotations(self, name: str, annotations: Mapping[str, str | None]) -> Node:
+    def set_annotations(
+        self,
+        name: str,
+        annotations: Mapping[str, str | None],
+        *,
+        resource_version: str | None = None,
+    ) -> Node:
         if self.failing:
             raise UnavailableError("apiserver unavailable")
         self.writes.append(name)
-        return self._nodes.set_annotations(name, annotations)
+        return self._nodes.set_annotations(name, annotations, resource_version=resource_version)
 
     def __getattr__(self, attribute: str) -> object:
         return getattr(self._nodes, attribute)
@@ -171,6 +177,14 @@ def test_a_node_that_opted_out_while_guarded_is_still_restored() -> None:
     assert rig.fleet.nodes.get("node-01") is None
     assert rig.guard.keep(set(), leading=True) == 1
     assert rig.annotations("node-01") == {}
+
+
+def test_a_node_the_mirror_holds_up_to_date_is_annotated_without_reading_it_again() -> None:
+    rig = _Rig()
+    gets = rig.nodes.gets
+    assert rig.guard.keep({"node-01"}, leading=True) == 1
+    assert rig.guard.keep(set(), leading=True) == 1
+    assert rig.nodes.writes == ["node-01", "node-01"] and rig.nodes.gets == gets
 
 
 def test_a_lagging_mirror_never_overwrites_the_record_of_what_was_there() -> None:

@@ -23,7 +23,7 @@ from brupop.domain.starting.autoscaler_annotations import (
     restore_changes,
 )
 from brupop.ports.clock import Clock
-from brupop.ports.errors import NotFoundError, PortError
+from brupop.ports.errors import ConflictError, NotFoundError, PortError
 from brupop.ports.node_repository import NodeRepository
 from brupop.services.controller.mirrors.mirror import Mirror
 
@@ -77,22 +77,15 @@ class AutoscalerGuard:
             node = self._read(name)  # opted out meanwhile: the mirror no longer holds it
         if node is None:
             return False
-        changes = _changes(node, guarded=guarded)
-        if changes and mirrored:
-            # The mirror may lag behind a write of another replica: decide on the Node as it
-            # is before writing, so a record is never overwritten with what a stale copy says.
-            node = self._read(name)
-            changes = _changes(node, guarded=guarded) if node is not None else {}
-        if node is None:
-            return False
-        if changes:
-            node = self._write(name, changes, guarded=guarded)
+        written = False
+        if _changes(node, guarded=guarded):
+            node, written = self._write(name, node, guarded=guarded)
             if node is None:
                 return False
         if mirrored and node.labels.get(OPT_IN_LABEL) == OPT_IN_VALUE:
             self._mirror.put(node)  # not a Node that left the opted-in mirror meanwhile
         self._note(name, recorded=is_recorded(node.annotations))
-        return bool(changes)
+        return written
 
     def _read(self, name: str) -> Node | None:
         try:
@@ -103,18 +96,41 @@ class AutoscalerGuard:
             self._warn("autoscaler_annotations.read_failed", name, error)
         return None
 
-    def _write(self, name: str, changes: AnnotationChanges, *, guarded: bool) -> Node | None:
-        try:
-            node = self._nodes.set_annotations(name, changes)
-        except NotFoundError:
-            self._note(name, recorded=False)
-            return None
-        except PortError as error:
-            self._warn("autoscaler_annotations.write_failed", name, error)
-            return None
-        event = "autoscaler_annotations.set" if guarded else "autoscaler_annotations.restored"
-        self._log.info(event, node=name, keys=sorted(changes))
-        return node
+    def _write(self, name: str, decided_on: Node, *, guarded: bool) -> tuple[Node | None, bool]:
+        """Write what `decided_on` needs, guarded by its resourceVersion: the mirror may lag
+        behind a write of another replica, and then the apiserver refuses (409) and the Node as
+        it is now is read and decided on, so a record is never overwritten with what a stale
+        copy says (a Node of unknown version is read first). The Node after (None: unknown),
+        and whether it was written."""
+        node: Node | None = decided_on
+        if decided_on.resource_version is None:
+            node = self._read(name)
+        for attempt in range(2):
+            if node is None:
+                return None, False
+            changes = _changes(node, guarded=guarded)
+            if not changes:
+                return node, False
+            try:
+                written = self._nodes.set_annotations(
+                    name, changes, resource_version=node.resource_version
+                )
+            except ConflictError as error:
+                if attempt:
+                    self._warn("autoscaler_annotations.write_failed", name, error)
+                    return None, False
+                node = self._read(name)
+                continue
+            except NotFoundError:
+                self._note(name, recorded=False)
+                return None, False
+            except PortError as error:
+                self._warn("autoscaler_annotations.write_failed", name, error)
+                return None, False
+            event = "autoscaler_annotations.set" if guarded else "autoscaler_annotations.restored"
+            self._log.info(event, node=name, keys=sorted(changes))
+            return written, True
+        return None, False
 
     def _note(self, name: str, *, recorded: bool) -> None:
         if self._recorded is None:
