@@ -98,13 +98,21 @@ async def introduce(conn: AgentConnection, tally: Tally) -> None:
     conn.node_uid = (answer.body or {}).get("node_uid")
 
 
+def agent_address(index: int) -> str:
+    """A loopback address of its own for the agent of fleet index `index` (127.10.0.1 on)."""
+    return f"127.{10 + index // 62500}.{index // 250 % 250}.{index % 250 + 1}"
+
+
 async def one_agent(node: Any, url: str, ctx: ssl.SSLContext, tally: Tally, control: Control,
-                    host_seconds: float, start: asyncio.Semaphore) -> None:  # fmt: skip
+                    host_seconds: float, start: asyncio.Semaphore,
+                    source: str | None = None) -> None:  # fmt: skip
     parts = urlsplit(url)
     assert parts.hostname is not None and parts.port is not None
 
     def connect() -> AgentConnection:
-        return AgentConnection(parts.hostname or "", parts.port or 0, ctx, node.name, node.token)
+        return AgentConnection(
+            parts.hostname or "", parts.port or 0, ctx, node.name, node.token, source
+        )
 
     poll, steps = connect(), connect()
     status = {"current_version": OLD, "target_version": OLD, "current_state": "Idle",
@@ -182,6 +190,7 @@ async def drive(args: argparse.Namespace) -> Tally:
                 control,
                 args.host_seconds,
                 start,
+                agent_address(args.first + i),
             )
         )
         for i, node in enumerate(nodes)

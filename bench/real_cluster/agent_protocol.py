@@ -26,8 +26,19 @@ class Answer:
 class AgentConnection:
     """One agent's connection to one apiserver replica."""
 
-    def __init__(self, host: str, port: int, context: ssl.SSLContext | None, node: str, token: str):
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        context: ssl.SSLContext | None,
+        node: str,
+        token: str,
+        source: str | None = None,
+    ):
         self._address = (host, port)
+        # In a cluster every agent calls from its own pod address, and the apiserver's
+        # per-address limits are made for that: one loopback address per agent here too.
+        self._source = (source, 0) if source else None
         self._context = context
         self._node = node
         self._token = token
@@ -68,7 +79,9 @@ class AgentConnection:
     async def _send(self, request: bytes, seconds: float) -> Answer:
         if self._streams is None:
             host, port = self._address
-            self._streams = await asyncio.open_connection(host, port, ssl=self._context)
+            self._streams = await asyncio.open_connection(
+                host, port, ssl=self._context, local_addr=self._source
+            )
         reader, writer = self._streams
         writer.write(request)
         try:

@@ -59,3 +59,31 @@ def test_a_request_lost_on_a_connection_closed_as_it_went_out_is_sent_again_once
         return [answer.status, len(served)]
 
     assert asyncio.run(call_on_a_dead_connection()) == [200, 2]
+
+
+def test_each_generated_agent_calls_from_a_loopback_address_of_its_own() -> None:
+    protocol = bench_module("agent_protocol")
+
+    async def peer_of_one_call(source: str) -> str:
+        peers: list[str] = []
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            peers.append(writer.get_extra_info("peername")[0])
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(ANSWER)
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        conn = protocol.AgentConnection("127.0.0.1", port, None, "node-a", "token", source)
+        await conn.call("GET", "/ping")
+        conn.close()
+        server.close()
+        await server.wait_closed()
+        return peers[0]
+
+    load = bench_module("agent_load")
+    addresses = [load.agent_address(index) for index in range(10_005)]
+    assert len(set(addresses)) == len(addresses)
+    assert asyncio.run(peer_of_one_call(addresses[9_999])) == addresses[9_999]
