@@ -15,10 +15,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import ssl
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -72,10 +74,19 @@ async def call(conn: AgentConnection, tally: Tally, kind: str, method: str, path
     return answer
 
 
+def retry_pause(attempt: int, draw: Callable[[], float] = random.random) -> float:
+    """The agent client's pause before retry `attempt` (0 on): full jitter, uniform in
+    [0, min(10 s, 0.1 s * 2**attempt)), as adapters/apiserver_client's RetryPolicy draws it.
+    A fixed pause would send every refused agent back in the same instant, a herd no real
+    fleet makes."""
+    return draw() * min(10.0, 0.1 * 2.0 ** min(attempt, 16))
+
+
 async def until_done(conn: AgentConnection, tally: Tally, kind: str, method: str, path: str,
                      **kwargs: Any) -> Answer:  # fmt: skip
-    """A call repeated (after a second, as the agent's client retries) until answered 2xx: a
+    """A call repeated (after the agent's client's jittered pause) until answered 2xx: a
     429, a 5xx or a dropped connection is the cluster busy for a moment, never the end."""
+    attempt = 0
     while True:
         try:
             answer = await call(conn, tally, kind, method, path, **kwargs)
@@ -84,7 +95,8 @@ async def until_done(conn: AgentConnection, tally: Tally, kind: str, method: str
         else:
             if answer.status < 300:
                 return answer
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(retry_pause(attempt))
+        attempt += 1
 
 
 async def put_status(conn: AgentConnection, tally: Tally, status: dict[str, Any]) -> Answer:
@@ -124,6 +136,7 @@ async def one_agent(node: Any, url: str, ctx: ssl.SSLContext, tally: Tally, cont
     version = ((answer.body or {}).get("metadata") or {}).get("resourceVersion")
     tally.ready += 1
     last_state, announced = "Idle", False
+    refused = 0  # long-polls refused in a row: the retry pause grows as the agent's does
     while not control.stopping():
         if control.rollout() and not announced:
             status["target_version"] = NEW
@@ -137,11 +150,14 @@ async def one_agent(node: Any, url: str, ctx: ssl.SSLContext, tally: Tally, cont
                                 seconds=WAIT_SECONDS + CALL_SECONDS)  # fmt: skip
         except (OSError, asyncio.IncompleteReadError, TimeoutError) as error:
             tally.errors[f"long_poll_{type(error).__name__}"] += 1
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(retry_pause(refused))
+            refused += 1
             continue
         if answer.status != 200:
-            await asyncio.sleep(1.0)  # the agent's retry pause; never a tight loop
+            await asyncio.sleep(retry_pause(refused))  # never a tight loop
+            refused += 1
             continue
+        refused = 0
         shadow = answer.body or {}
         version = (shadow.get("metadata") or {}).get("resourceVersion", version)
         state = (shadow.get("spec") or {}).get("state", "Idle")

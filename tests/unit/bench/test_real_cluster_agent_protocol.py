@@ -87,3 +87,14 @@ def test_each_generated_agent_calls_from_a_loopback_address_of_its_own() -> None
     addresses = [load.agent_address(index) for index in range(10_005)]
     assert len(set(addresses)) == len(addresses)
     assert asyncio.run(peer_of_one_call(addresses[9_999])) == addresses[9_999]
+
+
+def test_generated_agents_pause_before_a_retry_as_the_agents_client_does() -> None:
+    load = bench_module("agent_load")
+    assert [load.retry_pause(attempt, lambda: 1.0) for attempt in (0, 3, 7, 40)] == [
+        0.1,
+        0.8,
+        10.0,
+        10.0,
+    ]
+    assert load.retry_pause(5, lambda: 0.25) == 0.8
