@@ -122,6 +122,10 @@ def start_apiserver(
     settings = {
         "APISERVER_INTERNAL_PORT": str(port),
         "APISERVER_BIND_ADDRESS": "127.0.0.1",
+        # The emulator answers TokenReviews and serves no issuer keys: this rollout proves the
+        # TokenReview setting; local verification is proven on the real control plane
+        # (tests/realcluster/test_token_verification.py).
+        "APISERVER_TOKEN_VERIFICATION": "tokenreview",
         "APISERVER_TLS_CERT_PATH": str(tls.cert),
         "APISERVER_TLS_KEY_PATH": str(tls.key),
         "TERMINATION_LOG": str(work_dir / "apiserver-termination-log"),

@@ -1,10 +1,11 @@
 """Optional package groups (pyproject extras) that a subcommand needs, checked before it loads.
 
 The image the cluster runs installs brupop without extras. `brupop simulate` alone needs `rich`
-(its console), `cryptography` (the CA it makes for its loopback apiserver) and `matplotlib` (its
-`--timeline` picture); they come with `brupop[simulate]`, which `brupop status --timeline` also
-needs for its picture. Looking the packages up before importing the subcommand turns a missing one
-into a line that says what to install, instead of a ModuleNotFoundError traceback.
+(its console) and `matplotlib` (its `--timeline` picture); `cryptography`, for the CA of its
+loopback apiserver, is a main dependency since local token verification. They come with
+`brupop[simulate]`, which `brupop status --timeline` also needs for its picture. Looking the
+packages up before importing the subcommand turns a missing one into a line that says what to
+install, instead of a ModuleNotFoundError traceback.
 """
 
 from __future__ import annotations
@@ -28,5 +29,5 @@ class Extra:
         return f"pip install 'brupop[{self.name}]' (scripts/bootstrap installs it)"
 
 
-SIMULATE = Extra("simulate", ("rich", "cryptography", "matplotlib"))
+SIMULATE = Extra("simulate", ("rich", "matplotlib"))
 TIMELINE = Extra("simulate", ("matplotlib",))  # the picture alone, for `brupop status`

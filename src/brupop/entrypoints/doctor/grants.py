@@ -50,6 +50,7 @@ GRANTS: tuple[Grant, ...] = (
             (BRUPOP, "bottlerocketshadows", "create get list watch"),
             (BRUPOP, "bottlerocketshadows/status", "patch"),
             (BRUPOP, "bottlerocketupdatepolicies", "get"),
+            ("", "pods", "list watch"),  # the agent pod mirror of local token verification
         ],
     ),
     *_grants(APISERVER_ACCOUNT, EVENTS_NAMESPACE, [("", "events", "create")]),
