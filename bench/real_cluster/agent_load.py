@@ -19,6 +19,7 @@ import random
 import ssl
 import sys
 import time
+from asyncio import sslproto
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -126,13 +127,14 @@ async def one_agent(node: Any, url: str, ctx: ssl.SSLContext, tally: Tally, cont
             parts.hostname or "", parts.port or 0, ctx, node.name, node.token, source
         )
 
-    poll, steps = connect(), connect()
+    # One connection, as the agent's client reuses its one idle connection for calls it makes
+    # one after another (the agent waits, then acts, then waits again).
+    conn = connect()
     status = {"current_version": OLD, "target_version": OLD, "current_state": "Idle",
               "crash_count": 0}  # fmt: skip
     async with start:  # a bounded number of TLS handshakes and first reports at a time
-        await introduce(poll, tally)
-        steps.node_uid = poll.node_uid
-        answer = await put_status(steps, tally, status)
+        await introduce(conn, tally)
+        answer = await put_status(conn, tally, status)
     version = ((answer.body or {}).get("metadata") or {}).get("resourceVersion")
     tally.ready += 1
     last_state, announced = "Idle", False
@@ -140,13 +142,13 @@ async def one_agent(node: Any, url: str, ctx: ssl.SSLContext, tally: Tally, cont
     while not control.stopping():
         if control.rollout() and not announced:
             status["target_version"] = NEW
-            await put_status(steps, tally, status)
+            await put_status(conn, tally, status)
             announced = True
         query = {"timeoutSeconds": f"{WAIT_SECONDS:g}"}
         if version:
             query["resourceVersion"] = version
         try:
-            answer = await call(poll, tally, "long_poll", "GET", RESOURCE, query=query,
+            answer = await call(conn, tally, "long_poll", "GET", RESOURCE, query=query,
                                 seconds=WAIT_SECONDS + CALL_SECONDS)  # fmt: skip
         except (OSError, asyncio.IncompleteReadError, TimeoutError) as error:
             tally.errors[f"long_poll_{type(error).__name__}"] += 1
@@ -165,29 +167,29 @@ async def one_agent(node: Any, url: str, ctx: ssl.SSLContext, tally: Tally, cont
             tally.seen.append((node.name, state, str(version), time.time()))
             last_state = state
         if announced and state != status["current_state"] and state in NEXT_STATUS:
-            steps = await act(state, status, steps, connect, tally, host_seconds)
+            conn = await act(state, status, conn, connect, tally, host_seconds)
 
 
-async def act(state: str, status: dict[str, Any], steps: AgentConnection,
+async def act(state: str, status: dict[str, Any], conn: AgentConnection,
               connect: Any, tally: Tally, host_seconds: float) -> AgentConnection:  # fmt: skip
     """One step of the update as the agent takes it; the connection to use next."""
     version, reboot = NEXT_STATUS[state]
     if state == "StagedAndPerformedUpdate":
         await asyncio.sleep(host_seconds)  # refresh and prepare
     elif reboot:
-        await until_done(steps, tally, "cordon_and_drain", "POST",
+        await until_done(conn, tally, "cordon_and_drain", "POST",
                          f"{RESOURCE}/cordon-and-drain", seconds=300.0)  # fmt: skip
         await asyncio.sleep(host_seconds)  # activate and reboot
-        steps.close()
-        uid, steps = steps.node_uid, connect()
-        steps.node_uid = uid
+        conn.close()
+        uid, conn = conn.node_uid, connect()
+        conn.node_uid = uid
     elif state == "MonitoringUpdate":
-        await until_done(steps, tally, "uncordon", "POST", f"{RESOURCE}/uncordon")
+        await until_done(conn, tally, "uncordon", "POST", f"{RESOURCE}/uncordon")
     status.update(current_state=state, current_version=version)
     if state == "Idle":
         status["target_version"] = NEW
-    await put_status(steps, tally, status)
-    return steps
+    await put_status(conn, tally, status)
+    return conn
 
 
 async def drive(args: argparse.Namespace) -> Tally:
@@ -229,10 +231,13 @@ async def stop_when_told(control: Control, agents: list[asyncio.Task[None]]) -> 
 
 
 async def report_ready(tally: Tally, control: Control, first: int) -> None:
-    """Write how many agents are polling, each second, for the rig to wait on."""
+    """Write how many agents are polling, each second, for the rig to wait on; and the errors
+    so far beside it, to read while a run is under way."""
     path = control.folder / f"ready-{first}"
+    errors = control.folder / f"errors-{first}.json"
     while True:
         path.write_text(str(tally.ready))
+        errors.write_text(json.dumps(dict(tally.errors)))
         await asyncio.sleep(1.0)
 
 
@@ -248,6 +253,9 @@ def main() -> int:
     parser.add_argument("--host-seconds", type=float, default=3.0)
     parser.add_argument("--connect-concurrency", type=int, default=64)
     args = parser.parse_args()
+    # asyncio gives each TLS connection a 256 KiB read buffer: 2,500 agents would hold 640 MiB
+    # for nothing (an answer is a few KiB). A TLS record is at most 16 KiB.
+    sslproto.SSLProtocol.max_size = 16 * 1024
     tally = asyncio.run(drive(args))
     result = {
         "agents": args.count,

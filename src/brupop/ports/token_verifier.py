@@ -25,6 +25,17 @@ class TokenVerifier(Protocol):
         """Fetch the issuer's keys now (at start); UnavailableError, naming why, on failure."""
         ...
 
+    def refresh_keys(self) -> None:
+        """Fetch the keys again if they are older than their refresh period (a failure keeps
+        the old keys and is logged; nothing is raised)."""
+        ...
+
+    @property
+    def keys_generation(self) -> int:
+        """Grows each time the issuer withdrew a key: what was decided under an older
+        generation may rest on a key that no longer signs."""
+        ...
+
 
 class AgentPodSource(Protocol):
     """The agent pods of brupop's namespace (label-selected), listed and watched."""

@@ -103,6 +103,35 @@ def test_a_deleted_pods_cached_decision_is_dropped_and_its_token_refused(
         authorizer.authorize(request)
 
 
+def test_a_decision_outlives_the_review_cache_period_until_its_token_expires(
+    cluster: InMemoryCluster, issuer: TokenIssuer, mirror: AgentPodMirror, authorizer: Authorizer
+) -> None:
+    request = AccessRequest("n1", "uid-n1", issuer.mint(agent(cluster, mirror), seconds=600))
+    authorizer.authorize(request)
+    assert isinstance(cluster.clock, FakeClock)
+
+    cluster.clock.advance(120)  # four review cache periods: the pod and the key still stand
+    kept = authorizer.cached(request)
+    cluster.clock.advance(500)  # past the token's expiry
+
+    assert kept is not None
+    assert authorizer.cached(request) is None
+
+
+def test_a_cached_decision_is_dropped_once_the_issuer_withdraws_its_key(
+    cluster: InMemoryCluster, issuer: TokenIssuer, mirror: AgentPodMirror, authorizer: Authorizer
+) -> None:
+    request = AccessRequest("n1", "uid-n1", issuer.mint(agent(cluster, mirror)))
+    authorizer.authorize(request)
+    assert authorizer.cached(request) is not None
+
+    issuer.withdraw(request.token)
+
+    assert authorizer.cached(request) is None
+    with pytest.raises(UnauthenticatedError):
+        authorizer.authorize(request)
+
+
 def test_an_expired_token_is_refused(
     cluster: InMemoryCluster, issuer: TokenIssuer, mirror: AgentPodMirror, authorizer: Authorizer
 ) -> None:

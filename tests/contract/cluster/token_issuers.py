@@ -29,6 +29,10 @@ class TokenIssuer(Protocol):
 
     def mint(self, pod: Pod, audience: str = AGENT_AUDIENCE, seconds: float = 600) -> str: ...
 
+    def withdraw(self, token: str) -> None:
+        """Withdraw the key `token` was signed with (a rotation, as the verifier learns it)."""
+        ...
+
 
 class MemoryIssuer:
     name = "memory"
@@ -42,6 +46,9 @@ class MemoryIssuer:
             pod.namespace, pod.name, audiences=(audience,), ttl_seconds=seconds
         )
 
+    def withdraw(self, token: str) -> None:
+        self._cluster.token_verifier.withdraw(token)
+
 
 @dataclass
 class HeldKeys:
@@ -50,9 +57,19 @@ class HeldKeys:
     issuer: str | None = ISSUER
     published: dict[str, jwt.PyJWK] = field(default_factory=dict)
     lookups: int = 0
+    generation: int = 0
 
     def load(self) -> None:
         return None
+
+    def refresh(self) -> None:
+        return None
+
+    def publish(self, keys: dict[str, jwt.PyJWK]) -> None:
+        """Serve only `keys`, as a fetch of the key set finds them."""
+        if set(self.published) - set(keys):
+            self.generation += 1
+        self.published = keys
 
     def key(self, kid: str) -> jwt.PyJWK | None:
         self.lookups += 1
@@ -78,7 +95,10 @@ class SigningIssuer:
         )
         self._kid = uuid.uuid4().hex
         jwk |= {"kid": self._kid, "use": "sig", "alg": "RS256"}
-        self.keys.published = keys_of({"keys": [jwk]})
+        self.keys.publish(keys_of({"keys": [jwk]}))
+
+    def withdraw(self, token: str) -> None:
+        self.rotate()
 
     def mint(self, pod: Pod, audience: str = AGENT_AUDIENCE, seconds: float = 600) -> str:
         return self.sign(self.claims(pod, audience, seconds))

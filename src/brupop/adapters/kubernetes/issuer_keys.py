@@ -50,6 +50,7 @@ class KubernetesIssuerKeys:
         self._fetched_at: float | None = None
         self._tried_at: float | None = None
         self._fetching = threading.Lock()
+        self.generation = 0  # grows when a fetch finds a key withdrawn
 
     @property
     def issuer(self) -> str | None:
@@ -65,11 +66,19 @@ class KubernetesIssuerKeys:
         """The key with ID `kid`, fetching the set again when it is old or lacks that ID.
 
         UnavailableError when no set was ever fetched and fetching fails now."""
+        self._fetch_if(self._keys.get(kid) is None)
+        return self._keys.get(kid)
+
+    def refresh(self) -> None:
+        """Fetch the set again if it is older than `refresh_seconds`; keep it on failure."""
+        if self._fetched_at is not None:
+            self._fetch_if(False)
+
+    def _fetch_if(self, unknown_kid: bool) -> None:
         now = self._clock.monotonic()
-        known = self._keys.get(kid)
         stale = self._fetched_at is None or now - self._fetched_at >= self._refresh_seconds
         may_retry = self._tried_at is None or now - self._tried_at >= self._unknown_kid_seconds
-        if (stale or known is None) and may_retry and self._fetching.acquire(blocking=False):
+        if (stale or unknown_kid) and may_retry and self._fetching.acquire(blocking=False):
             try:
                 self._fetch()
             except PortError as error:
@@ -78,7 +87,6 @@ class KubernetesIssuerKeys:
                 log.warning("authorization.issuer_keys_refresh_failed", error=str(error))
             finally:
                 self._fetching.release()
-        return self._keys.get(kid)
 
     def _fetch(self) -> None:
         self._tried_at = self._clock.monotonic()
@@ -92,6 +100,8 @@ class KubernetesIssuerKeys:
             raise UnavailableError("the issuer publishes no key this apiserver can use")
         if set(keys) != set(self._keys):
             log.info("authorization.issuer_keys", keys=sorted(keys), issuer=self._issuer)
+        if set(self._keys) - set(keys):
+            self.generation += 1
         self._keys = keys
         self._fetched_at = self._tried_at
 

@@ -29,7 +29,12 @@ class IssuerKeys(Protocol):
     @property
     def issuer(self) -> str | None: ...
 
+    @property
+    def generation(self) -> int: ...
+
     def load(self) -> None: ...
+
+    def refresh(self) -> None: ...
 
     def key(self, kid: str) -> jwt.PyJWK | None: ...
 
@@ -50,6 +55,13 @@ class KubernetesTokenVerifier:
 
     def load_keys(self) -> None:
         self._keys.load()
+
+    def refresh_keys(self) -> None:
+        self._keys.refresh()
+
+    @property
+    def keys_generation(self) -> int:
+        return self._keys.generation
 
     def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
         try:

@@ -33,6 +33,7 @@ class InMemoryTokenReviewer:
         self._lock = threading.Lock()
         self.review_count = 0
         self.unavailable = False
+        self._withdrawn = 0
 
     def issue_for_pod(self, pod: Pod, audiences: tuple[str, ...], ttl_seconds: float) -> str:
         account = pod.service_account or "default"
@@ -53,6 +54,19 @@ class InMemoryTokenReviewer:
         """The TokenVerifier port's start: nothing to fetch, unless set to fail."""
         if self.unavailable:
             raise UnavailableError("the in-memory cluster is set to fail")
+
+    def refresh_keys(self) -> None:
+        """Nothing to fetch: tokens here are withdrawn at once (`withdraw`)."""
+
+    @property
+    def keys_generation(self) -> int:
+        return self._withdrawn
+
+    def withdraw(self, token: str) -> None:
+        """Stop accepting `token`, as when the key that signed it is withdrawn."""
+        with self._lock:
+            self._grants.pop(token, None)
+            self._withdrawn += 1
 
     def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
         with self._lock:

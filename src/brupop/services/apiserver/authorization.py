@@ -9,8 +9,11 @@ carrying one bad token costs one review, not one per request.
 
 With local verification (`agent_pods` given) the "review" is a TokenVerifier's check of the
 token's signature and claims, the pod is looked up in the watch-fed AgentPodMirror rather than
-read from the cluster, and the token's node claims (name, UID) stand for the Node read; every
-cached decision is dropped once its pod leaves the mirror.
+read from the cluster, and the token's node claims (name, UID) stand for the Node read. A cached
+decision is dropped once its pod leaves the mirror, and every one once the issuer withdraws a key;
+since those two revoke it, a decision is kept until its token expires (at most
+LOCAL_DECISION_SECONDS), not for the review cache period: an agent's long-poll every 30 s then
+costs no verification.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ AGENT_COMPONENT = "agent"
 AGENTS_CACHED = 32768
 """Positive answers kept: two per agent (with and without its node UID) for 10,000 agents and
 room to spare; an entry is a few hundred bytes."""
+
+LOCAL_DECISION_SECONDS = 600.0
+"""How long a locally verified decision is kept at most (its token's expiry comes first)."""
 
 log = structlog.get_logger(__name__)
 
@@ -90,7 +96,7 @@ class Authorizer:
         self._username = f"system:serviceaccount:{namespace}:{service_account}"
         self._service_account = service_account
         self._agent_pods = agent_pods
-        self._identities: ExpiringCache[TokenIdentity] = ExpiringCache(clock, AGENTS_CACHED)
+        self._identities: ExpiringCache[_Verified] = ExpiringCache(clock, AGENTS_CACHED)
         self._decisions: ExpiringCache[_Decision] = ExpiringCache(clock, AGENTS_CACHED)
         self._refusals: ExpiringCache[str] = ExpiringCache(clock)  # token hash -> why
         self._review_locks: dict[str, threading.Lock] = {}
@@ -111,13 +117,18 @@ class Authorizer:
         cached = self._still_valid(key)
         if cached is not None:
             return cached
-        identity = self._identity(request.token)
+        generation = self._generation()  # before the check: a key withdrawn during it counts
+        identity = self._identity(request.token, generation)
         pod = self._agent_pod(identity, request.node_name)
         node_uid = self._node_uid(identity, request)
         caller = AgentCaller(request.node_name, node_uid, pod.namespace, pod.name)
-        decision = _Decision(caller, pod.uid)
+        decision = _Decision(caller, pod.uid, generation)
         self._decisions.put(key, decision, self._lifetime(identity, request.token))
         return caller
+
+    def _generation(self) -> int:
+        """The issuer keys' generation (local verification), else 0."""
+        return self._agent_pods.keys_generation if self._agent_pods is not None else 0
 
     def _still_valid(self, key: str) -> AgentCaller | None:
         """A cached decision, unless the mirror has seen its pod go (the decision is dropped)."""
@@ -125,38 +136,43 @@ class Authorizer:
         if decision is None:
             return None
         mirror = self._agent_pods
-        if mirror is not None and not mirror.bound(decision.caller.pod_name, decision.pod_uid):
+        if mirror is not None and (
+            decision.generation != mirror.keys_generation
+            or not mirror.bound(decision.caller.pod_name, decision.pod_uid)
+        ):
             self._decisions.drop(key)
             return None
         return decision.caller
 
-    def _identity(self, token: str) -> TokenIdentity:
+    def _identity(self, token: str, generation: int) -> TokenIdentity:
         key = _digest(token)
         with self._guard:
             lock = self._review_locks.setdefault(key, threading.Lock())
         try:
             with lock:  # one review for a burst of requests carrying one new token
-                identity = self._reviewed(key, token)
+                identity = self._reviewed(key, token, generation)
         finally:
             with self._guard:
                 if self._review_locks.get(key) is lock and not lock.locked():
                     del self._review_locks[key]
         return identity
 
-    def _reviewed(self, key: str, token: str) -> TokenIdentity:
-        """The token's accepted identity: remembered, else reviewed (the answer is remembered)."""
+    def _reviewed(self, key: str, token: str, generation: int) -> TokenIdentity:
+        """The token's accepted identity: remembered (under the current key generation), else
+        reviewed (the answer is remembered)."""
         refusal = self._refusals.get(key)
         if refusal is not None:
             raise UnauthenticatedError(refusal)
-        identity = self._identities.get(key)
-        if identity is not None:
-            return identity
+        remembered = self._identities.get(key)
+        if remembered is not None and remembered.generation == generation:
+            return remembered.identity
         identity = self._reviewer.review(token, (AGENT_AUDIENCE,))
         refusal = _refusal(identity)
         if refusal is not None:
             self._refusals.put(key, refusal, self._refusal_seconds)
             raise UnauthenticatedError(refusal)
-        self._identities.put(key, identity, self._lifetime(identity, token))
+        lifetime = self._lifetime(identity, token)
+        self._identities.put(key, _Verified(identity, generation), lifetime)
         return identity
 
     def _agent_pod(self, identity: TokenIdentity, node_name: str) -> Pod:
@@ -208,8 +224,11 @@ class Authorizer:
         return node
 
     def _lifetime(self, identity: TokenIdentity, token: str) -> float:
-        """The cache time, cut short by the token's expiry (from the review, else the JWT)."""
+        """The cache time, cut short by the token's expiry (from the review, else the JWT).
+        0 turns caching off in either mode."""
         lifetime = self._cache_seconds
+        if self._agent_pods is not None and lifetime > 0:
+            lifetime = LOCAL_DECISION_SECONDS
         expires_at = identity.expires_at or token_expiry(token)
         if expires_at is not None:
             left = (expires_at - self._clock.now()).total_seconds()
@@ -219,10 +238,20 @@ class Authorizer:
 
 @dataclass(frozen=True)
 class _Decision:
-    """A cached positive answer and the UID of the pod it was given to."""
+    """A cached positive answer, the UID of the pod it was given to, and the key generation it
+    was decided under."""
 
     caller: AgentCaller
     pod_uid: str
+    generation: int
+
+
+@dataclass(frozen=True)
+class _Verified:
+    """An accepted token's identity and the key generation it was checked under."""
+
+    identity: TokenIdentity
+    generation: int
 
 
 def _refusal(identity: TokenIdentity) -> str | None:

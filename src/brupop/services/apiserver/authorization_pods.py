@@ -1,5 +1,6 @@
-"""The agent pods, mirrored from one watch, and the issuer's keys, loaded at start: what local
-token verification checks a token's pod binding against without a call per request.
+"""The agent pods, mirrored from one watch, and the issuer's keys, loaded at start and re-read when
+due: what local token verification checks a token's pod binding against without a call per
+request.
 
 A background thread first loads the issuer's keys (retrying, with the reason kept for
 readiness), then lists and watches the agent pods of brupop's namespace. A pod's delete event
@@ -65,6 +66,11 @@ class AgentPodMirror:
             pod = self._pods.get(name)
             return pod is not None and pod.uid == uid
 
+    @property
+    def keys_generation(self) -> int:
+        """The verifier's key generation: it grows when a key is withdrawn."""
+        return self._verifier.keys_generation
+
     def start(self) -> None:
         """Start the thread that loads the keys and then watches the pods."""
         if self._thread is None:
@@ -85,6 +91,9 @@ class AgentPodMirror:
                     listing = self._source.list()
                     self._relisted(listing.items)
                     version = listing.resource_version
+                # Cached decisions make verifications rare, so the key set is not re-read on
+                # their account: once a watch period, when it is due.
+                self._verifier.refresh_keys()
                 for event in self._source.watch(version, self._watch_seconds):
                     version = event.resource_version or version
                     if not isinstance(event, WatchBookmark):

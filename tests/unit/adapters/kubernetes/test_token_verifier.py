@@ -194,3 +194,26 @@ def test_without_any_key_set_a_fetch_failure_is_unavailable(served: FakeKubeApis
 
     with pytest.raises(UnavailableError):
         keys.key("any")
+
+
+def test_a_refresh_fetches_only_a_due_key_set_and_a_withdrawn_key_raises_the_generation(
+    served: FakeKubeApiserver, signer: SigningIssuer
+) -> None:
+    clock = FakeClock()
+    keys = key_set(served, clock)
+    keys.load()
+    fetched = served.gets.count(JWKS_PATH)
+    keys.refresh()  # not due yet
+    old = jwks_of(signer)["keys"]
+    signer.rotate()
+    served.jwks = {"keys": old + jwks_of(signer)["keys"]}  # a key added: nothing withdrawn
+    clock.advance(301)
+    keys.refresh()
+    added_generation = keys.generation
+    served.jwks = jwks_of(signer)  # the old key withdrawn
+    clock.advance(301)
+    keys.refresh()
+
+    assert served.gets.count(JWKS_PATH) == fetched + 2
+    assert added_generation == 0
+    assert keys.generation == 1

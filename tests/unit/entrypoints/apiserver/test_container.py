@@ -25,6 +25,14 @@ class ReviewerOfOtherNode:
         self._pod = cluster.pods.get(NS, "brupop-agent-n2")
         self.reviewed: list[str] = []
 
+    keys_generation = 0  # as a TokenVerifier: no key is ever withdrawn
+
+    def load_keys(self) -> None:
+        return None
+
+    def refresh_keys(self) -> None:
+        return None
+
     def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
         self.reviewed.append(token)
         return TokenIdentity(
