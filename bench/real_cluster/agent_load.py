@@ -47,6 +47,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.per_second: dict[int, Counter[str]] = defaultdict(Counter)
+        self.answered_2xx: dict[int, Counter[str]] = defaultdict(Counter)  # by answer's second
         self.seen: list[tuple[str, str, str, float]] = []  # node, state, rv, wall time
         self.errors: Counter[str] = Counter()
         self.ready = 0
@@ -72,6 +73,8 @@ async def call(conn: AgentConnection, tally: Tally, kind: str, method: str, path
     answer = await conn.call(method, path, **kwargs)
     if answer.status >= 300:
         tally.errors[f"{kind}_{answer.status}"] += 1
+    else:
+        tally.answered_2xx[int(time.time())][kind] += 1
     return answer
 
 
@@ -260,6 +263,7 @@ def main() -> int:
     result = {
         "agents": args.count,
         "per_second": {str(k): dict(v) for k, v in sorted(tally.per_second.items())},
+        "answered_2xx": {str(k): dict(v) for k, v in sorted(tally.answered_2xx.items())},
         "seen": tally.seen,
         "errors": dict(tally.errors),
     }

@@ -21,15 +21,17 @@ def snapshot(session: Session) -> dict[str, Any]:
         "at": time.time(),
         "requests": scrape.samples(text, REQUESTS[0], REQUESTS[1]),
         "watch_events": scrape.samples(text, "apiserver_watch_events_total", ("resource",)),
+        # Answered 2xx only: a refusal (429, 503) is counted by the generator as it is sent,
+        # and some never reach the counter (a connection refused at admission).
         "apiserver_requests": sum(
-            sum(
-                scrape.samples(
-                    readings.http_text(f"{url}/metrics", str(session.tls.ca_cert)),
-                    "brupop_apiserver_requests_total",
-                    (),
-                ).values()
-            )
+            value
             for url in session.urls
+            for (status,), value in scrape.samples(
+                readings.http_text(f"{url}/metrics", str(session.tls.ca_cert)),
+                "brupop_apiserver_requests_total",
+                ("status",),
+            ).items()
+            if status.startswith("2")
         ),
         "leader_pid": leader.pid,
         "leader_cpu": proc_stats.cpu_seconds(leader.pid),
