@@ -97,13 +97,14 @@ class RolloutPass:
         paused, safety = self._rules.assess(now, fleet.book, touched, leading=leading)
         in_force = self._policy_in_force()
         touched |= self._follow(in_force, now, leading=leading)
-        drains = self._drains()
+        # A follower writes nothing: it lists no pods for drains and takes no pod census to
+        # choose whom to start (what a pass costs kube-apiserver, twice over with two replicas).
+        drains = self._drains() if leading else {}
         limit = self._starts.limit(in_force, self._config.policy.limit)
         self._metrics.set_concurrency_limit(limit.maximum)
         clock_says = self._clock_says(now)
-        plan = self._plan(
-            now, in_force, limit, clock_says, paused=paused or hold_starts, safety=safety
-        )
+        held = paused or hold_starts or not leading
+        plan = self._plan(now, in_force, limit, clock_says, paused=held, safety=safety)
         history = self._observe_phases(touched, drains, now, leading=leading)
         outcome = self._write(plan, safety, now, leading=leading)
         touched |= self._absorb_written(outcome, now)

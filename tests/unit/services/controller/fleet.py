@@ -23,6 +23,7 @@ from brupop.domain.shadow import (
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
+from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
@@ -135,6 +136,7 @@ class Fleet:
         metrics: RecordingMetrics | RolloutMetrics | None = None,
         policies: bool = True,
         starts: StartPorts | None = None,
+        pods: PodRepository | None = None,
     ) -> ControllerService:
         """A controller replica; it follows the update policies unless `policies` is False
         (with no policy object, following them changes nothing)."""
@@ -149,7 +151,7 @@ class Fleet:
         ports = ControllerPorts(
             shadows=self.cluster.shadows,
             nodes=self.cluster.nodes,
-            pods=self.cluster.pods,
+            pods=pods or self.cluster.pods,
             leases=self.cluster.leases,
             events=self.cluster.events,
             clock=self.clock,

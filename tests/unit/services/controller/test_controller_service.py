@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any, cast
 
 from structlog.testing import capture_logs
 
@@ -20,6 +21,7 @@ from brupop.domain.reason import Reason
 from brupop.domain.shadow import OPT_IN_LABEL, Shadow, ShadowSpec, shadow_name
 from brupop.domain.states import StateTimeouts
 from brupop.domain.states import UpdateState as S
+from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import UpdatePhase
 from brupop.services.controller.service import ControllerService
 from tests.unit.services.controller.fleet import NEW, OLD, Fleet, RecordingMetrics
@@ -385,3 +387,41 @@ def test_every_phase_of_an_update_is_told_by_an_event_on_its_shadow() -> None:
     messages = [e.message for e in fleet.cluster.events.recorded]
     assert f"Staged {NEW}; draining the node and rebooting into it" in messages
     assert f"Rebooted into {NEW}; monitoring it" in messages
+
+
+class CountingPods:
+    """The in-memory pods, noting each listing a controller asks for."""
+
+    def __init__(self, pods: PodRepository) -> None:
+        self._pods = pods
+        self.listings: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("list"):
+            self.listings.append(name)
+        return getattr(self._pods, name)
+
+
+def pod_listings_in_a_rollout(*, leading: bool) -> list[str]:
+    """The pod listings a replica asks for over a four-node rollout, as leader or follower."""
+    fleet = Fleet(4)
+    for node in ("node-00", "node-01"):
+        fleet.cluster.add_pod("apps", f"web-{node}", node)
+    counting = CountingPods(fleet.cluster.pods)
+    other = fleet.controller(2)
+    watched = fleet.controller(2, pods=cast(PodRepository, counting))
+    first, second = (watched, other) if leading else (other, watched)
+    first.tick()
+    for _ in range(40):  # staging, the drain before the reboot, the next starts
+        second.tick()
+        first.tick()
+        fleet.step_all()
+        fleet.clock.advance(1)
+    assert watched.elector.is_leader() is leading
+    assert fleet.all_updated()
+    return counting.listings
+
+
+def test_a_follower_lists_no_pods_for_drains_or_to_choose_whom_to_start() -> None:
+    assert pod_listings_in_a_rollout(leading=True), "the leader does (the test can fail)"
+    assert pod_listings_in_a_rollout(leading=False) == []
