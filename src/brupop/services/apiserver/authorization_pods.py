@@ -14,10 +14,11 @@ import threading
 
 import structlog
 
-from brupop.domain.cluster.objects import Pod, WatchBookmark, WatchEventType
-from brupop.ports.errors import PortError, WatchExpiredError
+from brupop.domain.cluster.objects import Pod, WatchEvent, WatchEventType
+from brupop.ports.errors import PortError
 from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
-from brupop.services.supervisor import RestartPolicy, Supervisor
+from brupop.services.list_watch import ListWatchLoop
+from brupop.services.supervisor import RestartPolicy
 
 log = structlog.get_logger(__name__)
 
@@ -34,23 +35,30 @@ class AgentPodMirror:
         retry_seconds: float = 2.0,
         restart: RestartPolicy | None = None,
     ) -> None:
-        self._source = source
         self._verifier = verifier
-        self._watch_seconds = watch_seconds
-        self._retry_seconds = retry_seconds
         self._pods: dict[str, Pod] = {}
         self._lock = threading.Lock()
         self._keys_loaded = False
         self._listed = False
         self._problem: str | None = "the issuer's keys have not been loaded yet"
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._supervisor = Supervisor("agent-pods", self._run, self._stopping, policy=restart)
+        # Cached decisions make verifications rare, so the key set is not re-read on their
+        # account: once a watch period, when it is due.
+        self._loop = ListWatchLoop(
+            "agent-pods",
+            source,
+            relisted=self._relisted,
+            apply=self._apply,
+            watch_seconds=watch_seconds,
+            retry_seconds=retry_seconds,
+            restart=restart,
+            first=self._load_keys,
+            each_watch=verifier.refresh_keys,
+        )
 
     @property
     def problem(self) -> str | None:
         """Why agents' tokens cannot be verified now (for readiness), or None."""
-        if self._supervisor.failing:
+        if self._loop.failing:
             return "the agent pod watch keeps failing"
         return self._problem
 
@@ -73,44 +81,16 @@ class AgentPodMirror:
 
     def start(self) -> None:
         """Start the thread that loads the keys and then watches the pods."""
-        if self._thread is None:
-            self._thread = self._supervisor.start()
+        self._loop.start()
 
     def stop(self, wait_seconds: float = 1.0) -> None:
         """Ask the thread to end; it does within one watch period."""
-        self._stopping.set()
-        if self._thread is not None:
-            self._thread.join(wait_seconds)
-
-    def _run(self) -> None:
-        self._load_keys()
-        version: str | None = None
-        while not self._stopping.is_set():
-            try:
-                if version is None:
-                    listing = self._source.list()
-                    self._relisted(listing.items)
-                    version = listing.resource_version
-                # Cached decisions make verifications rare, so the key set is not re-read on
-                # their account: once a watch period, when it is due.
-                self._verifier.refresh_keys()
-                for event in self._source.watch(version, self._watch_seconds):
-                    version = event.resource_version or version
-                    if not isinstance(event, WatchBookmark):
-                        self._apply(event.type, event.object)
-                    if self._stopping.is_set():
-                        return
-            except WatchExpiredError:
-                version = None
-            except PortError as error:
-                log.warning("agent_pods.watch_failed", error=str(error))
-                version = None
-                self._stopping.wait(self._retry_seconds)
+        self._loop.stop(wait_seconds)
 
     def _load_keys(self) -> None:
         """Until it works: fetch the issuer's keys, saying once (and in readiness) why not."""
         said = False
-        while not self._keys_loaded and not self._stopping.is_set():
+        while not self._keys_loaded and not self._loop.stopping.is_set():
             try:
                 self._verifier.load_keys()
             except PortError as error:
@@ -118,16 +98,17 @@ class AgentPodMirror:
                 if not said:
                     log.warning("authorization.issuer_keys_unavailable", error=str(error))
                     said = True
-                self._stopping.wait(self._retry_seconds)
+                self._loop.pause()
                 continue
             self._keys_loaded = True
             self._problem = None if self._listed else "the agent pods have not been listed yet"
             if said:
                 log.info("authorization.issuer_keys_loaded")
 
-    def _apply(self, kind: WatchEventType, pod: Pod) -> None:
+    def _apply(self, event: WatchEvent[Pod]) -> None:
+        pod = event.object
         with self._lock:
-            if kind is WatchEventType.DELETED:
+            if event.type is WatchEventType.DELETED:
                 self._pods.pop(pod.name, None)
             else:
                 self._pods[pod.name] = pod

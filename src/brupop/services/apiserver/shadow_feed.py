@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from brupop.domain.cluster.objects import WatchBookmark, WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
-from brupop.ports.errors import PortError, WatchExpiredError
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.supervisor import RestartPolicy, Supervisor
+from brupop.services.list_watch import ListWatchLoop
+from brupop.services.supervisor import RestartPolicy
 
 log = structlog.get_logger(__name__)
 
@@ -71,16 +71,19 @@ class ShadowFeed:
         retry_seconds: float = 2.0,
         restart: RestartPolicy | None = None,
     ) -> None:
-        self._shadows = shadows
-        self._watch_seconds = watch_seconds
-        self._retry_seconds = retry_seconds
         self._entries: dict[str, _Entry] = {}
         self._waiters: dict[str, set[_Waiter]] = {}
         self._lock = threading.Lock()
         self._ready = False
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._supervisor = Supervisor("shadow-feed", self._run, self._stopping, policy=restart)
+        self._loop = ListWatchLoop(
+            "shadow-feed",
+            shadows,
+            relisted=self._relisted,
+            apply=self._apply,
+            watch_seconds=watch_seconds,
+            retry_seconds=retry_seconds,
+            restart=restart,
+        )
 
     @property
     def ready(self) -> bool:
@@ -90,7 +93,7 @@ class ShadowFeed:
     @property
     def failing(self) -> bool:
         """The watch thread keeps failing (it is restarted over and over)."""
-        return self._supervisor.failing
+        return self._loop.failing
 
     def latest(self, name: str) -> Shadow | None:
         """The shadow as the watch last saw it (None: not listed yet, or no such shadow)."""
@@ -105,14 +108,11 @@ class ShadowFeed:
 
     def start(self) -> None:
         """Start the watch thread."""
-        if self._thread is None:
-            self._thread = self._supervisor.start()
+        self._loop.start()
 
     def stop(self, wait_seconds: float = 1.0) -> None:
         """Ask the watch thread to end; it does within one watch period."""
-        self._stopping.set()
-        if self._thread is not None:
-            self._thread.join(wait_seconds)
+        self._loop.stop(wait_seconds)
 
     async def wait_for_change(
         self, name: str, resource_version: str | None, timeout_seconds: float
@@ -171,27 +171,6 @@ class ShadowFeed:
             return None
 
     # --- the watch thread -----------------------------------------------------------------
-
-    def _run(self) -> None:
-        version: str | None = None
-        while not self._stopping.is_set():
-            try:
-                if version is None:
-                    listing = self._shadows.list()
-                    self._relisted(listing.items)
-                    version = listing.resource_version
-                for event in self._shadows.watch(version, self._watch_seconds):
-                    if not isinstance(event, WatchBookmark):
-                        self._apply(event)
-                    version = event.resource_version or version
-                    if self._stopping.is_set():
-                        return
-            except WatchExpiredError:
-                version = None
-            except PortError as error:
-                log.warning("shadow_feed.watch_failed", error=str(error))
-                version = None
-                self._stopping.wait(self._retry_seconds)
 
     def _apply(self, event: WatchEvent[Shadow]) -> None:
         shadow = event.object
