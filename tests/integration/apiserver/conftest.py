@@ -58,6 +58,7 @@ class Rig:
     certs: TestCertificates
     tokens: dict[str, Path]
     clients: list[ApiserverClient] = field(default_factory=list)
+    begin_shutdown: Callable[[], None] | None = None
 
     def stop(self) -> None:
         for client in self.clients:
@@ -98,7 +99,7 @@ def start_rig(
     server = serve_in_thread(
         app, certfile=certs.cert_path, keyfile=certs.key_path, cert_check_seconds=0.0, limits=limits
     )
-    return Rig(cluster, server, app.state.parts, certs, {})
+    return Rig(cluster, server, app.state.parts, certs, {}, begin_shutdown=app.state.begin_shutdown)
 
 
 RigFactory = Callable[..., Rig]

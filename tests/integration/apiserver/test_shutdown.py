@@ -31,6 +31,24 @@ def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None
     assert answers == [created]
 
 
+def test_a_long_poll_cut_short_is_answered_from_the_feed_without_a_cluster_read(rig: Rig) -> None:
+    agent = rig.client("n1")
+    created = agent.create()
+    deadline = time.monotonic() + 30
+    while rig.parts.feed.latest(created.name) is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    reads: list[str] = []
+    read = rig.cluster.shadows.get
+    rig.cluster.shadows.get = lambda name: reads.append(name) or read(name)  # type: ignore[method-assign]
+    assert rig.begin_shutdown is not None
+    rig.begin_shutdown()  # every wait from now on is cut short at once
+
+    answer = agent.wait_for_change(created.resource_version, 30)
+
+    assert answer == created
+    assert reads == []
+
+
 def test_a_pending_drain_wait_is_told_to_ask_again_when_the_server_stops(
     make_rig: RigFactory,
 ) -> None:

@@ -142,6 +142,11 @@ class ShadowFeed:
                 if not waiting:
                     self._waiters.pop(name, None)
 
+    def answer_now(self, name: str, resource_version: str | None) -> FeedAnswer | None:
+        """What the feed can say without waiting: the shadow when it is known to have moved past
+        `resource_version` or to be still at it; None when the feed cannot tell."""
+        return self._changed(name, resource_version) or self._unchanged(name, resource_version)
+
     def _changed(self, name: str, version: str | None) -> FeedAnswer | None:
         """An answer when the shadow is known to have moved past `version`."""
         with self._lock:
