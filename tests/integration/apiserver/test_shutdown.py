@@ -39,7 +39,12 @@ def test_a_long_poll_cut_short_is_answered_from_the_feed_without_a_cluster_read(
         time.sleep(0.02)
     reads: list[str] = []
     read = rig.cluster.shadows.get
-    rig.cluster.shadows.get = lambda name: reads.append(name) or read(name)  # type: ignore[method-assign]
+
+    def counted_read(name: str) -> Shadow:
+        reads.append(name)
+        return read(name)
+
+    rig.cluster.shadows.get = counted_read  # type: ignore[method-assign]
     assert rig.begin_shutdown is not None
     rig.begin_shutdown()  # every wait from now on is cut short at once
 
