@@ -57,6 +57,13 @@ class SlowTokenReviewer:
     def load_keys(self) -> None:
         """As a TokenVerifier (local verification, the default): nothing to fetch."""
 
+    def refresh_keys(self) -> None:
+        """Nothing to fetch again either."""
+
+    @property
+    def keys_generation(self) -> int:
+        return 0  # no key is ever withdrawn here
+
 
 @dataclass(frozen=True)
 class Cluster:
