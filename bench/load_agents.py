@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from http_answers import read_answer
+
 PATH = "/bottlerocket-node-resource?view=shadow"
 STATUS = {
     "current_version": "1.0.0",
@@ -62,21 +64,6 @@ def request_bytes(host: str, node: dict[str, str]) -> bytes:
     return head.encode() + body
 
 
-async def read_response(reader: asyncio.StreamReader) -> int:
-    """Read one HTTP/1.1 response with a Content-Length body; its status code."""
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    length = 0
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value)
-    if length:
-        await reader.readexactly(length)
-    return status
-
-
 async def one_agent(
     node: dict[str, str],
     url: str,
@@ -98,7 +85,7 @@ async def one_agent(
             else:
                 due = time.perf_counter()
             writer.write(request)
-            status = await read_response(reader)
+            status, _ = await read_answer(reader)
             ended = time.perf_counter()
             if status != 200:
                 tally.note_error(f"http_{status}")

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from http_answers import read_answer
+
 RESOURCE = "/bottlerocket-node-resource"
 WAIT_SECONDS = 30  # the agent's SHADOW_WAIT_SECONDS
 
@@ -64,19 +66,6 @@ def long_poll(host: str, node: dict[str, str], version: str | None) -> bytes:
         f"BrupopNodeUid: {node['uid']}\r\n"
         f"BrupopK8sAuthToken: {node['token']}\r\n\r\n"
     ).encode()
-
-
-async def read_answer(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    """One HTTP/1.1 response with a Content-Length body: its status and body."""
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
-    length = 0
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value)
-    return status, await reader.readexactly(length) if length else b""
 
 
 def source_address(index: int) -> str:
