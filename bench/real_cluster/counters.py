@@ -44,12 +44,14 @@ def _leads(port: int) -> bool:
     return scrape.single(text, "brupop_controller_leader") >= 1
 
 
-def _pass_cpu(port: int) -> dict[str, float]:
+def _pass_cpu(port: int) -> dict[str, Any]:
     """The leader's pass CPU histogram: ticks so far and their CPU seconds."""
     text = readings.http_text(f"http://127.0.0.1:{port}/metrics")
+    buckets = scrape.samples(text, "brupop_controller_pass_cpu_seconds_bucket", ("le",))
     return {
         "pass_count": scrape.single(text, "brupop_controller_pass_cpu_seconds_count"),
         "pass_cpu": scrape.single(text, "brupop_controller_pass_cpu_seconds_sum"),
+        "pass_buckets": {le: count for (le,), count in buckets.items()},
     }
 
 
@@ -79,6 +81,10 @@ def window(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         "leader_cpu_seconds": after["leader_cpu"] - before["leader_cpu"],
         "ticks": after["pass_count"] - before["pass_count"],
         "ticks_cpu_seconds": after["pass_cpu"] - before["pass_cpu"],
+        "ticks_by_cpu_bucket": {  # cumulative, as Prometheus keeps them: ticks with CPU <= le
+            le: count - before["pass_buckets"].get(le, 0.0)
+            for le, count in after["pass_buckets"].items()
+        },
         "brupop_apiserver_requests": after["apiserver_requests"] - before["apiserver_requests"],
     }
 

@@ -85,3 +85,21 @@ def change_cpu_ms(
         return None
     extra = seconds * 1000 - quiet_ms * count
     return round(max(0.0, extra) / changes, 3)
+
+
+def tick_shares(cumulative: Mapping[str, float]) -> dict[str, float]:
+    """From a window's cumulative pass CPU buckets ({le: ticks with CPU <= le}): the share of
+    ticks within 5 ms, the ticks above 100 ms (a resync or a start, not a quiet pass), and the
+    smallest bucket bound holding half the ticks (the median tick, at most that)."""
+    total = cumulative.get("+Inf", 0.0)
+    if not total:
+        return {}
+    bounds = sorted((float(le), count) for le, count in cumulative.items() if le != "+Inf")
+    within = dict(bounds)
+    median = next((le for le, count in bounds if count >= total / 2), math.inf)
+    return {
+        "ticks": total,
+        "within_5_ms_share": round(within.get(0.005, 0.0) / total, 4),
+        "above_100_ms": total - within.get(0.1, 0.0),
+        "median_at_most_ms": median * 1000,
+    }

@@ -89,3 +89,17 @@ def test_one_change_costs_the_ticks_cpu_less_as_many_quiet_ticks_per_change() ->
     assert figures.change_cpu_ms(12, 0.060, 3.0, 4) == 6.0
     assert figures.change_cpu_ms(12, 0.010, 3.0, 4) == 0.0
     assert figures.change_cpu_ms(12, 0.060, None, 4) is None
+
+
+def test_tick_shares_read_the_cumulative_buckets_of_a_window() -> None:
+    cumulative = {"0.001": 10.0, "0.002": 60.0, "0.005": 98.0, "0.1": 99.0, "2.5": 100.0,
+                  "+Inf": 100.0}  # fmt: skip
+
+    shares = bench_module("figures").tick_shares(cumulative)
+
+    assert shares == {
+        "ticks": 100.0,
+        "within_5_ms_share": 0.98,
+        "above_100_ms": 1.0,
+        "median_at_most_ms": 2.0,
+    }
