@@ -109,7 +109,11 @@ def _start(name: str, command: str, env: dict[str, str], port: int, logs: Path) 
 
 
 def start_apiservers(
-    access: ClusterAccess, tls: TlsFiles, count: int, work: Path
+    access: ClusterAccess,
+    tls: TlsFiles,
+    count: int,
+    work: Path,
+    extra_env: dict[str, str] | None = None,
 ) -> list[BrupopProcess]:
     kubeconfig = service_account_kubeconfig(access, APISERVER_ACCOUNT, work / "apiserver.kcfg")
     started = []
@@ -124,6 +128,7 @@ def start_apiservers(
                 "APISERVER_TLS_KEY_PATH": str(tls.key),
                 "APISERVER_MAX_CONNECTIONS": "65536",
                 "TERMINATION_LOG": str(work / f"apiserver-{index}.termination"),
+                **(extra_env or {}),
             },
         )
         started.append(_start(f"apiserver-{index}", "apiserver", env, port, work))
