@@ -158,7 +158,7 @@ def report(
         "generator_errors": {k: v for t in tallies for k, v in t["errors"].items()},
         "rollout": rolled,
     }
-    result["goals"] = goals.judge(result)
+    result["goals"] = goals.judge(result, base_memory(args.nodes))
     return result
 
 
@@ -186,6 +186,17 @@ def controller_figures(args: argparse.Namespace, m: dict[str, Any]) -> dict[str,
         " starts the node). process: the leader's /proc CPU (watch threads decoding events,"
         " Lease renewals, /metrics scrapes) per 2 s",
     }
+
+
+def base_memory(nodes: int) -> float | None:
+    """A replica's RSS (default malloc, 90 s after listening) from the kept
+    `real_cluster_base_memory_<nodes>.json`, when there is one."""
+    path = RESULTS / f"real_cluster_base_memory_{nodes}.json"
+    try:
+        readings = json.loads(path.read_text())["rss_mib_after_listening"]
+        return float(readings["90s"]["default"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def quiet_pass_ms(idle: dict[str, Any]) -> float | None:

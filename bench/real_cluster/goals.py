@@ -84,8 +84,29 @@ def quiet_cause(controller: Mapping[str, Any]) -> str:
     )
 
 
-def judge(figures: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every goal's verdict from the run's figures (missing figures are missed goals)."""
+def rss_cause(apiservers: Mapping[str, Any], base_mib: float | None) -> str:
+    """The largest replica's RSS, and (given a replica's RSS over the same cluster before any
+    agent connects, `real_cluster_base_memory.py`) what each connected agent costs."""
+    if not apiservers:
+        return "no replica measured"
+    largest = max(apiservers.values(), key=lambda r: r["rss_mib"])
+    said = (
+        f"the largest replica: {largest['rss_mib']} MiB with {largest['connections']} connections"
+    )
+    if base_mib is None or not largest["connections"]:
+        return said + "; run real_cluster_base_memory.py for the part before any agent connects"
+    per_agent = (largest["rss_mib"] - base_mib) * 1024 / largest["connections"]
+    return (
+        f"{said}: {base_mib} MiB before any agent connects (the shadow feed, the agent pod"
+        f" mirror, the Kubernetes client) and about {per_agent:.0f} KiB per agent. What would"
+        " close it: long-polls answered below Starlette (about 13 KiB less per agent) and a"
+        " leaner feed (a full shadow model each)"
+    )
+
+
+def judge(figures: Mapping[str, Any], base_mib: float | None = None) -> dict[str, dict[str, Any]]:
+    """Every goal's verdict from the run's figures (missing figures are missed goals);
+    `base_mib`: a replica's RSS over a cluster of this size before any agent connects."""
     nodes = int(figures["nodes"])
     apiservers = figures.get("apiserver_replicas", {})
     load = figures.get("kube_apiserver_load", {})
@@ -97,7 +118,7 @@ def judge(figures: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             f"each of 3 replicas <= {APISERVER_RSS_MIB:g} MiB",
             APISERVER_RSS_MIB,
             rss,
-            "largest replica's RSS; see apiserver_replicas (connections)",
+            rss_cause(apiservers, base_mib),
         ),
         "spec_seen_p99": Verdict(
             f"agent sees a shadow change within {SPEC_SEEN_P99_SECONDS:g} s (p99)",

@@ -103,3 +103,15 @@ def test_tick_shares_read_the_cumulative_buckets_of_a_window() -> None:
         "above_100_ms": 1.0,
         "median_at_most_ms": 2.0,
     }
+
+
+def test_the_replica_memory_cause_splits_the_base_from_each_agents_share() -> None:
+    goals = bench_module("goals")
+    replicas = {"a": {"rss_mib": 300.0, "connections": 1024}, "b": {"rss_mib": 200.0,
+                "connections": 10}}  # fmt: skip
+
+    cause = goals.rss_cause(replicas, base_mib=172.0)
+
+    assert "300.0 MiB with 1024 connections" in cause
+    assert "172.0 MiB before any agent connects" in cause
+    assert "about 128 KiB per agent" in cause
