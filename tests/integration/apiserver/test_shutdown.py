@@ -31,11 +31,11 @@ def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None
     assert answers == [created]
 
 
-def test_a_long_poll_cut_short_is_answered_from_the_feed_without_a_cluster_read(rig: Rig) -> None:
-    agent = rig.client("n1")
-    created = agent.create()
+def cluster_reads_once_fed(rig: Rig, shadow: Shadow) -> list[str]:
+    """The names of the shadows read from the cluster from now on, once the feed holds
+    `shadow`."""
     deadline = time.monotonic() + 30
-    while rig.parts.feed.latest(created.name) is None and time.monotonic() < deadline:
+    while rig.parts.feed.latest(shadow.name) is None and time.monotonic() < deadline:
         time.sleep(0.02)
     reads: list[str] = []
     read = rig.cluster.shadows.get
@@ -45,6 +45,13 @@ def test_a_long_poll_cut_short_is_answered_from_the_feed_without_a_cluster_read(
         return read(name)
 
     rig.cluster.shadows.get = counted_read  # type: ignore[method-assign]
+    return reads
+
+
+def test_a_long_poll_cut_short_is_answered_from_the_feed_without_a_cluster_read(rig: Rig) -> None:
+    agent = rig.client("n1")
+    created = agent.create()
+    reads = cluster_reads_once_fed(rig, created)
     assert rig.begin_shutdown is not None
     rig.begin_shutdown()  # every wait from now on is cut short at once
 
@@ -52,6 +59,19 @@ def test_a_long_poll_cut_short_is_answered_from_the_feed_without_a_cluster_read(
 
     assert answer == created
     assert reads == []
+
+
+def test_a_read_without_a_wait_is_read_from_the_cluster_even_when_the_feed_holds_it(
+    rig: Rig,
+) -> None:
+    agent = rig.client("n1")
+    created = agent.create()
+    reads = cluster_reads_once_fed(rig, created)
+
+    answer = agent.get()  # the agent's fresh read before it acts
+
+    assert answer == created
+    assert reads == ["brs-n1"]
 
 
 def test_a_pending_drain_wait_is_told_to_ask_again_when_the_server_stops(

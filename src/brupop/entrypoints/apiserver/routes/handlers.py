@@ -107,10 +107,11 @@ class Handlers:
                 timeout + 1,
                 receive=request.receive,
             )
-        if answer is None:
-            # The wait was cut short (the server stopping, or an event loop late by more than
-            # the race's spare second, when both deadlines fire at once): the feed still knows.
-            answer = self._feed.answer_now(name, version)
+            if answer is None:
+                # The wait was cut short (the server stopping, or an event loop late by more
+                # than the race's spare second, when both deadlines fire at once): the feed
+                # may still know. A read without a wait stays a read from the cluster.
+                answer = self._feed.answer_now(name, version)
         if answer is not None:
             shadow = answer.shadow
         else:
