@@ -131,7 +131,8 @@ class Authorizer:
         return self._agent_pods.keys_generation if self._agent_pods is not None else 0
 
     def _still_valid(self, key: str) -> AgentCaller | None:
-        """A cached decision, unless the mirror has seen its pod go (the decision is dropped)."""
+        """A cached decision, unless the mirror has seen its pod go or the issuer withdrew a key
+        since (the decision is dropped)."""
         decision = self._decisions.get(key)
         if decision is None:
             return None
