@@ -200,14 +200,13 @@ def base_memory(nodes: int) -> float | None:
 
 
 def quiet_pass_ms(idle: dict[str, Any]) -> float | None:
-    """The mean CPU of the idle window's quiet ticks: the ticks above 100 ms (at 10,000 nodes
-    the window holds a full resync, `CONTROLLER_RESYNC_SECONDS`, which is no quiet pass) are
-    left out. The histogram keeps only their count, so each is taken off at 100 ms: the figure
-    is an upper bound of the quiet ticks' mean."""
-    shares = figures.tick_shares(idle.get("ticks_by_cpu_bucket", {}))
-    slow = shares.get("above_100_ms", 0.0)
-    ticks, seconds = idle["ticks"] - slow, idle["ticks_cpu_seconds"] - 0.1 * slow
-    return figures.pass_cpu_ms(ticks, max(0.0, seconds))
+    """The quiet ticks' mean CPU, bounded from above: the idle window's ticks above 100 ms (a
+    full resync, every `CONTROLLER_RESYNC_SECONDS`, which at 10,000 nodes takes seconds) are
+    no quiet pass, and the histogram keeps only counts per bucket and one sum."""
+    cumulative = idle.get("ticks_by_cpu_bucket") or {}
+    if not cumulative:
+        return figures.pass_cpu_ms(idle["ticks"], idle["ticks_cpu_seconds"])
+    return figures.quiet_tick_bound_ms(cumulative, idle["ticks_cpu_seconds"])
 
 
 def command_line(argv: list[str]) -> str:

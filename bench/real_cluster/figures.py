@@ -103,3 +103,31 @@ def tick_shares(cumulative: Mapping[str, float]) -> dict[str, float]:
         "above_100_ms": total - within.get(0.1, 0.0),
         "median_at_most_ms": median * 1000,
     }
+
+
+QUIET_TICK_SECONDS = 0.1
+"""A tick above this is no quiet pass (a full resync or a start)."""
+
+
+def quiet_tick_bound_ms(cumulative: Mapping[str, float], cpu_seconds: float) -> float | None:
+    """An upper bound of the mean CPU of the ticks at most QUIET_TICK_SECONDS, from a window's
+    cumulative buckets and its CPU sum: the smaller of (each quiet tick at its bucket's upper
+    bound) and (the sum less each slower tick at its bucket's lower bound)."""
+    bounds = sorted((float(le), count) for le, count in cumulative.items() if le != "+Inf")
+    total = cumulative.get("+Inf", 0.0)
+    quiet_bucket_sum, slow_floor, below, quiet = 0.0, 0.0, 0.0, 0.0
+    lower = 0.0
+    for le, count in bounds:
+        ticks = count - below
+        if le <= QUIET_TICK_SECONDS:
+            quiet_bucket_sum += ticks * le
+            quiet += ticks
+        else:
+            slow_floor += ticks * lower
+        below, lower = count, le
+    slow_floor += (total - below) * lower  # above the last bound
+    if not quiet:
+        return None
+    by_buckets = quiet_bucket_sum / quiet
+    by_sum = max(0.0, cpu_seconds - slow_floor) / quiet
+    return round(min(by_buckets, by_sum) * 1000, 3)

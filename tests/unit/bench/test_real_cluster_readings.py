@@ -115,3 +115,15 @@ def test_the_replica_memory_cause_splits_the_base_from_each_agents_share() -> No
     assert "300.0 MiB with 1024 connections" in cause
     assert "172.0 MiB before any agent connects" in cause
     assert "about 128 KiB per agent" in cause
+
+
+def test_the_quiet_tick_bound_leaves_out_a_resync_and_never_undercounts() -> None:
+    figures = bench_module("figures")
+    # 3 ticks at 1 ms, 1 at 4 ms, and one resync of 3 s: 3.007 s in all
+    cumulative = {"0.001": 3.0, "0.002": 3.0, "0.005": 4.0, "0.1": 4.0, "2.5": 4.0,
+                  "10.0": 5.0, "+Inf": 5.0}  # fmt: skip
+
+    bound = figures.quiet_tick_bound_ms(cumulative, cpu_seconds=3.007)
+
+    true_mean = (3 * 1 + 4) / 4
+    assert true_mean <= bound <= 2.0  # buckets: (3 x 1 + 5) / 4; the sum: (3.007 - 2.5) / 4
