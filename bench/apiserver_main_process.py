@@ -28,7 +28,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import TokenIdentity
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.main import main as apiserver_main
-from brupop.entrypoints.simulate.fleet.certificates import write_loopback_tls
+from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
@@ -87,6 +87,31 @@ def free_port() -> int:
         return port
 
 
+def prepare_loopback_apiserver(
+    work: Path, extra: dict[str, str] | None = None
+) -> tuple[int, TlsFiles]:
+    """Settings for `brupop apiserver` over the in-memory cluster on a free loopback port with
+    a throwaway certificate (and `extra`), and this process's stderr to `work/apiserver.log`."""
+    tls = write_loopback_tls(work / "tls")
+    port = free_port()
+    os.environ.update(
+        {
+            "BRUPOP_CLUSTER": "memory",
+            "BRUPOP_NAMESPACE": NAMESPACE,
+            "APISERVER_INTERNAL_PORT": str(port),
+            "APISERVER_BIND_ADDRESS": "127.0.0.1",
+            "APISERVER_TLS_CERT_PATH": str(tls.cert),
+            "APISERVER_TLS_KEY_PATH": str(tls.key),
+            "LOGGING_FORMATTER": "json",
+            **(extra or {}),
+        }
+    )
+    log = (work / "apiserver.log").open("ab", buffering=0)
+    os.dup2(log.fileno(), 2)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115 - for the process's life
+    return port, tls
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="run brupop apiserver over a fake cluster")
     parser.add_argument("--work", type=Path, required=True)
@@ -111,22 +136,7 @@ def main() -> int:
         cluster.agent_pods,
     )
     ApiserverContainer.cluster.override(providers.Object(ports))
-    tls = write_loopback_tls(args.work / "tls")
-    port = free_port()
-    os.environ.update(
-        {
-            "BRUPOP_CLUSTER": "memory",
-            "BRUPOP_NAMESPACE": NAMESPACE,
-            "APISERVER_INTERNAL_PORT": str(port),
-            "APISERVER_BIND_ADDRESS": "127.0.0.1",
-            "APISERVER_TLS_CERT_PATH": str(tls.cert),
-            "APISERVER_TLS_KEY_PATH": str(tls.key),
-            "LOGGING_FORMATTER": "json",
-        }
-    )
-    log = (args.work / "apiserver.log").open("ab", buffering=0)
-    os.dup2(log.fileno(), 2)
-    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115 - for the process's life
+    port, tls = prepare_loopback_apiserver(args.work)
     publish_ready(args.work, nodes, url=f"https://127.0.0.1:{port}", port=port, ca=str(tls.ca_cert))
     code = apiserver_main([])
     print(json.dumps({"exit_code": code, "token_reviews": reviewer.reviews}))

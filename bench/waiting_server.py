@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 import time
 from pathlib import Path
 
-from apiserver_main_process import free_port
+from apiserver_main_process import prepare_loopback_apiserver
 from dependency_injector import providers
 from ready_file import publish_ready
 from rig import NAMESPACE, add_agent_nodes
@@ -29,7 +28,6 @@ from brupop.domain.shadow import ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.main import main as apiserver_main
-from brupop.entrypoints.simulate.fleet.certificates import write_loopback_tls
 
 STATES = (UpdateState.STAGED_AND_PERFORMED_UPDATE, UpdateState.IDLE)
 
@@ -77,26 +75,15 @@ def main() -> int:
     for node in nodes:
         cluster.shadows.create(node.name, node.uid)
     ApiserverContainer.cluster.override(providers.Object(cluster))
-    tls = write_loopback_tls(args.work / "tls")
-    port = free_port()
-    os.environ.update(
+    # Every token stays reviewed for the whole run: this bench measures waiting, not the
+    # TokenReviews of a fleet whose cached reviews all expire at once.
+    port, tls = prepare_loopback_apiserver(
+        args.work,
         {
-            "BRUPOP_CLUSTER": "memory",
-            "BRUPOP_NAMESPACE": NAMESPACE,
-            "APISERVER_INTERNAL_PORT": str(port),
-            "APISERVER_BIND_ADDRESS": "127.0.0.1",
-            "APISERVER_TLS_CERT_PATH": str(tls.cert),
-            "APISERVER_TLS_KEY_PATH": str(tls.key),
             "APISERVER_MAX_CONNECTIONS": str(args.max_connections),
-            # Every token stays reviewed for the whole run: this bench measures waiting, not
-            # the TokenReviews of a fleet whose cached reviews all expire at once.
             "TOKEN_REVIEW_CACHE_SECONDS": "3600",
-            "LOGGING_FORMATTER": "json",
-        }
+        },
     )
-    log = (args.work / "apiserver.log").open("ab", buffering=0)
-    os.dup2(log.fileno(), 2)
-    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115 - for the process's life
     writer = ShadowWriter(cluster, names)
     threading.Thread(target=writer.serve_commands, name="bench-commands", daemon=True).start()
     publish_ready(args.work, nodes, url=f"https://127.0.0.1:{port}", port=port, ca=str(tls.ca_cert))
