@@ -11,6 +11,11 @@ _RFC3339 = re.compile(
 )
 
 
+EARLIEST = datetime.min.replace(tzinfo=UTC)
+LATEST = datetime.max.replace(tzinfo=UTC)
+"""The first and last instants a `datetime` holds: where time arithmetic saturates."""
+
+
 class TimestampError(ValueError):
     """A text that is not an RFC 3339 date-time with an offset."""
 
@@ -55,3 +60,15 @@ def format_rfc3339(moment: datetime) -> str:
     if moment.tzinfo is None:
         raise TimestampError("refusing to format a naive datetime")
     return moment.astimezone(UTC).isoformat()
+
+
+def later(moment: datetime, delta: timedelta) -> datetime:
+    """`moment + delta`, saturated at LATEST (or EARLIEST) instead of raising OverflowError.
+
+    Moments read from the cluster (a status an agent wrote, an annotation) may sit at the edge
+    of the calendar; a deadline computed from one must not stop the pass that judges it."""
+    try:
+        return moment + delta
+    except OverflowError:
+        edge = LATEST if delta > timedelta() else EARLIEST
+        return edge if moment.tzinfo is not None else edge.replace(tzinfo=None)

@@ -1,15 +1,20 @@
 """RFC 3339 parsing and formatting."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from brupop.domain.timestamps import (
+    EARLIEST,
+    LATEST,
     TimestampError,
     format_rfc3339,
     parse_rfc3339,
+    later,
     rfc3339_or_none,
 )
+
+NOON = datetime(2026, 1, 5, 12, tzinfo=UTC)
 
 
 def test_nanoseconds_are_truncated_to_microseconds() -> None:
@@ -48,3 +53,10 @@ def test_an_optional_timestamp_reads_as_none_when_absent_or_unreadable() -> None
     assert [rfc3339_or_none(v) for v in (None, 17, "yesterday", "0001-01-01T00:00:00+01:00")] == [
         None
     ] * 4
+
+
+def test_a_deadline_past_the_last_representable_instant_saturates_instead_of_raising() -> None:
+    edge = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+    assert later(edge, timedelta(minutes=2)) == LATEST
+    assert later(datetime(1, 1, 1, tzinfo=UTC), -timedelta(days=1)) == EARLIEST
+    assert later(NOON, timedelta(hours=1)) == NOON + timedelta(hours=1)

@@ -20,6 +20,7 @@ from brupop.domain.rollout.ordering import update_order
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.safety.canary import choose_canaries
 from brupop.domain.starting.start_holds import StartHold
+from brupop.domain.timestamps import later
 
 
 class CanaryPlan:
@@ -76,7 +77,7 @@ class CanaryPlan:
             return self._soaking_until
         if len(self._finished) < len(self._canaries):
             return None
-        return max(self._finished.values()) + self._soak
+        return later(max(self._finished.values()), self._soak)
 
     def only(self, now: datetime) -> tuple[frozenset[str] | None, StartHold | None]:
         """The only shadows that may start at `now` (None: any) and the hold of the others."""

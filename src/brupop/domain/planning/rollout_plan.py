@@ -16,6 +16,7 @@ from brupop.domain.planning.plan_inputs import FleetSnapshot, PlanAssumptions
 from brupop.domain.planning.virtual_rollout import VirtualRollout
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
+from brupop.domain.timestamps import later
 
 _ROW_ORDER = {
     Outlook.IN_FLIGHT: 0,
@@ -90,7 +91,7 @@ def _line(
             outlook=Outlook.PLANNED,
             order=order[name],
             start=start,
-            finish=run.finishes.get(name, start + expected),
+            finish=run.finishes.get(name, later(start, expected)),
             holds=holds,
             finish_by=run.fleet.finish_by(start),
         )

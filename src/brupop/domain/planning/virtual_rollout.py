@@ -33,6 +33,7 @@ from brupop.domain.starting.start_holds import StartCandidate, StartHold
 from brupop.domain.starting.start_selection import StartSelection
 from brupop.domain.starting.versions_first_seen import first_seen_times, note_offered
 from brupop.domain.states import UpdateState
+from brupop.domain.timestamps import later
 
 PASSES_PER_NODE = 20  # a bound on the passes: each one is a finish or a hold's end
 
@@ -163,7 +164,7 @@ class VirtualRollout:
         for name in book.holders():
             held = book.shadow(name)
             stamp = held.spec.state_transition_timestamp if held is not None else None
-            self._finishing[name] = max(now, (stamp or now) + self._expected)
+            self._finishing[name] = max(now, later(stamp or now, self._expected))
             self.in_flight.add(name)
         for name in book.names():
             facts = book.facts(name)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from brupop.domain.shadow import ShadowStatus
+from brupop.domain.timestamps import later
 
 MAX_DELAY_MINUTES = 24 * 60
 _CAP_EXPONENT = MAX_DELAY_MINUTES.bit_length()  # 2**11 = 2048 > 1440: capped from here on
@@ -29,7 +30,7 @@ def retry_allowed_at(status: ShadowStatus) -> datetime | None:
     failed_at = status.state_transition_failure_timestamp
     if failed_at is None:
         return None
-    return failed_at + timedelta(minutes=delay_minutes(status.crash_count) + 1)
+    return later(failed_at, timedelta(minutes=delay_minutes(status.crash_count) + 1))
 
 
 def is_retry_allowed(status: ShadowStatus, now: datetime) -> bool:

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import StateTimeouts, UpdateState
+from brupop.domain.timestamps import later
 
 
 def transition_deadline(shadow: Shadow, timeouts: StateTimeouts) -> datetime | None:
@@ -30,7 +31,7 @@ def transition_deadline(shadow: Shadow, timeouts: StateTimeouts) -> datetime | N
     limit = timeouts.for_state(spec.state)
     if limit is None or spec.state_transition_timestamp is None:
         return None
-    return spec.state_transition_timestamp + timedelta(seconds=limit)
+    return later(spec.state_transition_timestamp, timedelta(seconds=limit))
 
 
 def is_returning_after_failure(shadow: Shadow) -> bool:

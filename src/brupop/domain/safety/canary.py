@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from brupop.domain.policy.update_policy import Canary
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
+from brupop.domain.timestamps import later
 from brupop.domain.versions import versions_differ
 
 
@@ -93,7 +94,7 @@ def soak_progress(
         return SoakProgress(total, len(finished), None, done=False)
     if not finished:
         return SoakProgress(0, 0, None, done=True)
-    ends_at = max(finished) + timedelta(seconds=soak_seconds)
+    ends_at = later(max(finished), timedelta(seconds=soak_seconds))
     return SoakProgress(total, total, ends_at, done=now >= ends_at)
 
 

@@ -16,6 +16,7 @@ from enum import StrEnum
 from brupop.domain.policy.update_policy import HealthGate
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
+from brupop.domain.timestamps import later
 
 
 class GateCheck(StrEnum):
@@ -127,7 +128,7 @@ def decide_gate(
     still pending when `timeout_seconds` have gone by fails the node, named as the culprit.
     The first failed (else the first pending) check in `results` order is the one named.
     """
-    deadline = monitoring_since + timedelta(seconds=timeout_seconds)
+    deadline = later(monitoring_since, timedelta(seconds=timeout_seconds))
     failed = next((r for r in results if r.outcome is CheckOutcome.FAILED), None)
     if failed is not None:
         return GateDecision(GateVerdict.FAIL, deadline, failed)

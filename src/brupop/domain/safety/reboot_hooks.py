@@ -20,6 +20,7 @@ from brupop.domain.policy.update_policy import RebootHooks
 from brupop.domain.safety.health_gate import GateVerdict
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
+from brupop.domain.timestamps import later
 
 HOOK_PREFIX = "brupop.bottlerocket.aws/"
 HOOK_LABEL_VALUE = "true"
@@ -109,7 +110,7 @@ def decide_hooks(
 ) -> HookDecision:
     """PASS when every hook answered `done`; else WAIT naming the first that has not, until
     `timeout_seconds` after `since`, then FAIL naming it."""
-    deadline = since + timedelta(seconds=timeout_seconds)
+    deadline = later(since, timedelta(seconds=timeout_seconds))
     missing = next(
         (h for h in hooks if annotations.get(phase.done_annotation(h)) != HOOK_DONE), None
     )

@@ -23,6 +23,7 @@ from brupop.domain.policy.scheduling_policy import SchedulingPolicy
 from brupop.domain.reason import Reason
 from brupop.domain.starting.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION, GUARD_VALUE
 from brupop.domain.starting.start_holds import StartCandidate, StartHold, StartRule
+from brupop.domain.timestamps import later
 
 CLUSTER_AUTOSCALER_TAINT = "ToBeDeletedByClusterAutoscaler"
 KARPENTER_DISRUPTED_TAINT = "karpenter.sh/disrupted"
@@ -72,7 +73,7 @@ class NodeAgeRule:
         if age >= self.min_age_seconds:
             return None
         detail = f"node is {span(age)} old; starts after {span(self.min_age_seconds)}"
-        grown = node.created_at + timedelta(seconds=self.min_age_seconds)
+        grown = later(node.created_at, timedelta(seconds=self.min_age_seconds))
         return StartHold(Reason.NODE_TOO_YOUNG, detail, until=grown)
 
     def started(self, candidate: StartCandidate) -> None:

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from brupop.domain.policy.scheduling_policy import VersionPolicy
 from brupop.domain.reason import Reason
 from brupop.domain.starting.start_holds import StartCandidate, StartHold
+from brupop.domain.timestamps import later
 from brupop.domain.versions import compare_versions
 
 
@@ -24,7 +25,7 @@ def eligible_at(policy: VersionPolicy | None, first_seen: datetime) -> datetime 
     asks for no release age."""
     if policy is None or policy.min_release_age_hours <= 0:
         return None
-    return first_seen + timedelta(hours=policy.min_release_age_hours)
+    return later(first_seen, timedelta(hours=policy.min_release_age_hours))
 
 
 def version_hold(

@@ -66,3 +66,11 @@ def test_a_failure_stamped_in_the_future_keeps_the_node_waiting() -> None:
 def test_negative_counts_are_refused() -> None:
     with pytest.raises(ValueError, match="negative"):
         delay_minutes(-1)
+
+
+def test_a_failure_stamped_at_the_end_of_the_calendar_backs_off_to_the_end_instead_of_raising() -> (
+    None
+):
+    status = _status(3, failed_at=datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC))
+    assert retry_allowed_at(status) == datetime.max.replace(tzinfo=UTC)
+    assert not is_retry_allowed(status, FAILED_AT)

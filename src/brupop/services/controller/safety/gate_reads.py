@@ -34,6 +34,7 @@ from brupop.domain.safety.health_gate import (
     in_gate,
 )
 from brupop.domain.shadow import Shadow
+from brupop.domain.timestamps import later
 from brupop.ports.alert_source import AlertSource
 from brupop.ports.clock import Clock
 from brupop.services.controller.safety.alert_gate_reader import (
@@ -182,4 +183,5 @@ def _unchecked(gate: HealthGate, since: datetime) -> GateDecision:
     """A wait for the next tick: the budget had no time left for this node."""
     check, index = next(iter(enabled_checks(gate)), (GateCheck.ALERT_GATE, None))
     waiting = CheckResult(check, CheckOutcome.PENDING, UNCHECKED, index)
-    return GateDecision(GateVerdict.WAIT, since + timedelta(seconds=gate.timeout_seconds), waiting)
+    deadline = later(since, timedelta(seconds=gate.timeout_seconds))
+    return GateDecision(GateVerdict.WAIT, deadline, waiting)
