@@ -27,6 +27,8 @@ NAMES = {
     "cloud-metadata.example": ["fd00:ec2::254"],
     "mapped-loopback.example": ["::ffff:127.0.0.1"],
     "allowed.example": ["127.0.0.1"],
+    "six-to-four.example": ["10.0.0.7", "2002:a9fe:a9fe::"],
+    "teredo.example": ["2001:0:4136:e378:8000:63bf:80ff:fffe"],
 }
 ALLOWANCE = "allowed.example, 127.0.0.0/8"  # nothing here connects beyond loopback
 SUFFIX = " (not allowed by PROBE_ALLOWED_NETWORKS)"
@@ -41,6 +43,10 @@ REFUSED = [
     ("http://rebound.example:8080/", "169.254.10.1 is a link-local address"),
     ("http://cloud-metadata.example/", "fd00:ec2::254 is a cloud metadata address"),
     ("http://mapped-loopback.example/", "127.0.0.1 is a loopback address"),
+    ("http://192.0.0.192/", "192.0.0.192 is an IETF protocol assignment address"),
+    ("http://[2002:a9fe:a9fe::]/", "169.254.169.254 is a cloud metadata address"),
+    ("http://six-to-four.example/", "169.254.169.254 is a cloud metadata address"),
+    ("http://teredo.example/", "127.0.0.1 is a loopback address"),
 ]
 
 

@@ -4,17 +4,19 @@ A policy's author, or a kubelet that writes its own Node's addresses, chooses th
 controller GETs, and what answers leaks back into the status. So by default the controller
 refuses the addresses that reach more than a workload: loopback (the controller's own pod),
 link-local (169.254.0.0/16, fe80::/10, where clouds serve instance credentials), the known
-metadata addresses and names, the unspecified address, and the cluster's API server (by name
-and by its Service address). The check is made on the address each connection goes to, after
-name resolution, so a name that resolves elsewhere on its next lookup (DNS rebinding) gains
-nothing. An administrator lifts it for the networks and hosts `PROBE_ALLOWED_NETWORKS` lists.
+metadata addresses and names, the unspecified address, the IETF protocol assignments
+(192.0.0.0/24), and the cluster's API server (by name and by its Service address); an IPv6
+address that carries an IPv4 one (mapped, NAT64, 6to4, Teredo) is judged as that one too.
+The check is made on the address each connection goes to, after name resolution, so a name
+that resolves elsewhere on its next lookup (DNS rebinding) gains nothing. An administrator
+lifts it for the networks and hosts `PROBE_ALLOWED_NETWORKS` lists.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 ALLOWANCE_SETTING = "PROBE_ALLOWED_NETWORKS"
@@ -36,9 +38,20 @@ METADATA_NAMES = frozenset({"metadata.google.internal", "metadata.goog", "metada
 # cluster domain is not always cluster.local).
 API_SERVER_NAMES = frozenset({"kubernetes", "kubernetes.default", "kubernetes.default.svc"})
 _THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
-# IPv6 forms that carry an IPv4 address: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d) and
-# the NAT64 well-known prefix (64:ff9b::a.b.c.d).
-_CARRIERS = tuple(ipaddress.ip_network(text) for text in ("::ffff:0:0/96", "::/96", "64:ff9b::/96"))
+# IETF protocol assignments (RFC 6890): NAT64 discovery, DS-Lite, PCP anycast and the like.
+_PROTOCOL_ASSIGNMENTS = ipaddress.ip_network("192.0.0.0/24")
+_LOW_32 = 0xFFFFFFFF
+# IPv6 forms that carry an IPv4 address, each with where the address sits in its 128 bits:
+# mapped (::ffff:a.b.c.d), compatible (::a.b.c.d) and the NAT64 well-known prefix
+# (64:ff9b::a.b.c.d) in the low 32 bits; 6to4 (2002:aabb:ccdd::) in bits 80 to 111; Teredo
+# (2001::/32) the client's address, inverted, in the low 32 bits.
+_CARRIERS: tuple[tuple[ipaddress.IPv6Network, Callable[[int], int]], ...] = (
+    (ipaddress.IPv6Network("::ffff:0:0/96"), lambda bits: bits & _LOW_32),
+    (ipaddress.IPv6Network("::/96"), lambda bits: bits & _LOW_32),
+    (ipaddress.IPv6Network("64:ff9b::/96"), lambda bits: bits & _LOW_32),
+    (ipaddress.IPv6Network("2002::/16"), lambda bits: (bits >> 80) & _LOW_32),
+    (ipaddress.IPv6Network("2001::/32"), lambda bits: (bits & _LOW_32) ^ _LOW_32),
+)
 _LABEL = r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?"
 _HOST_NAME = re.compile(rf"^{_LABEL}(\.{_LABEL})*$")
 _NUMERIC = re.compile(r"^(0x[0-9a-f]*|[0-9]+)([.](0x[0-9a-f]*|[0-9]+))*$")
@@ -122,9 +135,9 @@ class AddressPolicy:
 def _forms(ip: Address) -> tuple[Address, ...]:
     """The address, and the IPv4 address an IPv6 one carries (judged like that IPv4 one)."""
     if isinstance(ip, ipaddress.IPv6Address):
-        carried = int(ip) & 0xFFFFFFFF
-        if carried and any(ip in carrier for carrier in _CARRIERS):
-            return ip, ipaddress.IPv4Address(carried)
+        for carrier, carried_bits in _CARRIERS:
+            if ip in carrier:
+                return ip, ipaddress.IPv4Address(carried_bits(int(ip)))
     return (ip,)
 
 
@@ -137,6 +150,8 @@ def _kind(ip: Address) -> str | None:
         return "a link-local address"
     if ip.is_unspecified or (isinstance(ip, ipaddress.IPv4Address) and ip in _THIS_NETWORK):
         return "an unspecified address"
+    if isinstance(ip, ipaddress.IPv4Address) and ip in _PROTOCOL_ASSIGNMENTS:
+        return "an IETF protocol assignment address"
     return None
 
 

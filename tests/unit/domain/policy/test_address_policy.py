@@ -3,6 +3,8 @@ PROBE_ALLOWED_NETWORKS lists is allowed; a bad allowance names its entry."""
 
 from __future__ import annotations
 
+import ipaddress
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,6 +35,13 @@ DEFAULT = AddressPolicy()
         "::ffff:127.0.0.1",
         "::ffff:169.254.169.254",
         "64:ff9b::a9fe:a9fe",
+        "::ffff:0.0.0.0",
+        "192.0.0.192",
+        "192.0.0.1",
+        "2002:a9fe:a9fe::",
+        "2002:7f00:1:1234::5",
+        "2001:0:4136:e378:8000:63bf:5601:5601",
+        "2001::80ff:fffe",
         "not an address",
     ],
 )
@@ -40,9 +49,51 @@ def test_the_default_refuses_addresses_that_reach_more_than_a_workload(address: 
     assert DEFAULT.address_refusal("probe.example", address) is not None
 
 
-@pytest.mark.parametrize("address", ["10.0.0.9", "192.168.1.1", "fd00::7", "8.8.8.8", "100.64.0.1"])
+@pytest.mark.parametrize(
+    "address",
+    ["10.0.0.9", "192.168.1.1", "fd00::7", "8.8.8.8", "100.64.0.1", "192.0.1.1", "2002:a00:9::",
+     "2001:0:4136:e378:8000:63bf:f5ff:fff6", "2001:db8::1"],
+)  # fmt: skip
 def test_the_default_allows_workload_addresses(address: str) -> None:
     assert DEFAULT.address_refusal("probe.example", address) is None
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("192.0.0.192", "192.0.0.192 is an IETF protocol assignment address"),
+        ("2002:a9fe:a9fe::", "169.254.169.254 is a cloud metadata address"),
+        ("2002:7f00:1::", "127.0.0.1 is a loopback address"),
+        ("2002:c000:c0::", "192.0.0.192 is an IETF protocol assignment address"),
+        ("2001:0:4136:e378:8000:63bf:5601:5601", "169.254.169.254 is a cloud metadata address"),
+        ("2001::80ff:fffe", "127.0.0.1 is a loopback address"),
+    ],
+)
+def test_a_refused_ipv4_address_is_refused_in_its_6to4_and_teredo_forms(
+    address: str, reason: str
+) -> None:
+    assert DEFAULT.address_refusal("probe.example", address) == reason
+
+
+def _six_to_four(ip: ipaddress.IPv4Address) -> str:
+    return str(ipaddress.IPv6Address((0x2002 << 112) | (int(ip) << 80) | 0x1))
+
+
+def _teredo(ip: ipaddress.IPv4Address, server: ipaddress.IPv4Address) -> str:
+    client = int(ip) ^ 0xFFFFFFFF
+    return str(ipaddress.IPv6Address((0x20010000 << 96) | (int(server) << 64) | client))
+
+
+@settings(max_examples=300, deadline=1000)
+@given(st.ip_addresses(v=4), st.ip_addresses(v=4))
+def test_every_ipv4_carrier_form_gets_the_verdict_of_its_ipv4_address(
+    ip: ipaddress.IPv4Address, server: ipaddress.IPv4Address
+) -> None:
+    verdict = DEFAULT.address_refusal("probe.example", str(ip))
+    forms = [f"::ffff:{ip}", f"64:ff9b::{ip}", _six_to_four(ip), _teredo(ip, server)]
+
+    for form in forms:
+        assert DEFAULT.address_refusal("probe.example", form) == verdict, form
 
 
 @pytest.mark.parametrize(
