@@ -341,6 +341,12 @@ CHANGES = [
     Change("podLabels", {"team": "ops"}, _pod_labels({"team": "ops"})),
     _env_change("scheduler_time_zone", "Europe/Paris", CONTROLLER, "SCHEDULER_TIME_ZONE"),
     Change("drain_timeout_seconds", "1800", _drain_timeout_everywhere),
+    _env_change(
+        "apiserver_force_namespaces_allowed",
+        "kube-system,ops",
+        APISERVER,
+        "APISERVER_FORCE_NAMESPACES_ALLOWED",
+    ),
     _env_change("state_timeouts.idle_seconds", "240", CONTROLLER, "TIMEOUT_IDLE_SECONDS"),
     _env_change(
         "state_timeouts.staged_and_performed_update_seconds",

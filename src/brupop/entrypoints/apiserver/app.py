@@ -72,6 +72,8 @@ class ApiserverOptions:
     longest_wait_seconds: float = 60.0
     drain_outcome_seconds: float = 60.0
     drain_policy_cache_seconds: float = DEFAULT_CACHE_SECONDS  # how old a policy a drain may use
+    # Protected namespaces a forced drain may still delete pods in (see DrainRules).
+    force_namespaces_allowed: frozenset[str] = frozenset()
     feed_watch_seconds: float = 10.0
     feed_restart: RestartPolicy = field(default_factory=RestartPolicy)
     threads: int = 32

@@ -16,6 +16,7 @@ from dependency_injector import containers, providers
 from starlette.applications import Starlette
 
 from brupop.adapters.system.clock import SystemClock
+from brupop.domain.policy.drain_rules import protected_namespaces
 from brupop.entrypoints.apiserver.app import (
     ApiserverOptions,
     ApiserverParts,
@@ -53,6 +54,7 @@ def options_from(settings: ApiserverSettings) -> ApiserverOptions:
         token_verification=settings.token_verification,
         review_threads=settings.token_review_threads,
         webhook_port=settings.webhook_port,
+        force_namespaces_allowed=settings.force_namespaces_allowed,
     )
 
 
@@ -108,6 +110,11 @@ class ApiserverContainer(containers.DeclarativeContainer):
             cluster.provided.policies,
             clock,
             cache_seconds=options.provided.drain_policy_cache_seconds,
+            protected_namespaces=providers.Callable(
+                protected_namespaces,
+                options.provided.namespace,
+                options.provided.force_namespaces_allowed,
+            ),
         ),
         forced=providers.Singleton(ForcedRemoval, cluster.provided.pods, cluster.provided.events),
     )

@@ -10,9 +10,14 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from brupop.domain.policy.drain_rules import (
+    FORCE_ALLOWANCE_SETTING,
+    ForceAllowanceError,
+    read_force_allowance,
+)
 from brupop.entrypoints.apiserver.serving.admission import ConnectionLimits
 from brupop.entrypoints.apiserver.serving.http_protocol import HeadLimits
 from brupop.entrypoints.apiserver.serving.server import ServerLimits
@@ -80,6 +85,22 @@ class ApiserverSettings(BaseSettings):
     logging_formatter: LoggingFormatter = Field("auto", alias="LOGGING_FORMATTER")
     tracing_filter_directive: FilterDirective = Field("info", alias="TRACING_FILTER_DIRECTIVE")
     termination_log: Path = Field(Path("/dev/termination-log"), alias="TERMINATION_LOG")
+    # Protected namespaces (kube-system, ...) a forced drain may delete pods in (docs/policy.md).
+    force_allowance: str = Field("", alias=FORCE_ALLOWANCE_SETTING)
+
+    @field_validator("force_allowance")
+    @classmethod
+    def _force_allowance_parses(cls, value: str) -> str:
+        try:
+            read_force_allowance(value)
+        except ForceAllowanceError as error:
+            raise ValueError(f"{error} (expected namespace names, comma-separated)") from None
+        return value
+
+    @property
+    def force_namespaces_allowed(self) -> frozenset[str]:
+        """The namespaces APISERVER_FORCE_NAMESPACES_ALLOWED lists."""
+        return read_force_allowance(self.force_allowance)
 
     @model_validator(mode="after")
     def _rules_across_settings(self) -> ApiserverSettings:

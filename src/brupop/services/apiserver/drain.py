@@ -118,8 +118,9 @@ class Drainer:
 
     def _rules(self) -> DrainRules:
         """The policy's drain section (read now, or cached) over the environment's timeout."""
-        policy = self._policy.current() if self._policy is not None else None
-        return drain_rules(policy, self._timings.timeout_seconds)
+        if self._policy is None:
+            return drain_rules(None, self._timings.timeout_seconds)
+        return self._policy.rules(self._timings.timeout_seconds)
 
     def _timed_out(
         self,
@@ -268,4 +269,6 @@ def _described(rules: DrainRules) -> dict[str, object]:
     described["on_timeout"] = str(rules.on_timeout)
     if rules.forcing:
         described["force_namespaces"] = sorted(rules.force_namespaces)
+    if rules.refused_namespaces:
+        described["never_forced"] = sorted(rules.refused_namespaces)
     return described

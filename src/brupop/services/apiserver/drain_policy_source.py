@@ -3,7 +3,8 @@
 Read through the UpdatePolicyRepository port and kept for a few seconds, so a wave of drains
 costs one read. A policy that cannot be used (absent, a spec that does not validate, an API
 error) means the environment's drain settings; that is logged once when it starts being the
-case (and once more when it changes), never with a traceback and never at every drain.
+case (and once more when it changes), never with a traceback and never at every drain. So is a
+`forceNamespaces` that names protected namespaces (see DrainRules): a WARN once per change.
 """
 
 from __future__ import annotations
@@ -12,6 +13,12 @@ import threading
 
 import structlog
 
+from brupop.domain.policy.drain_rules import (
+    CLUSTER_NAMESPACES,
+    FORCE_ALLOWANCE_SETTING,
+    DrainRules,
+    drain_rules,
+)
 from brupop.domain.policy.policy_object import PolicyObjectError
 from brupop.domain.policy.scheduling_policy import DrainPolicy
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
@@ -34,16 +41,24 @@ class DrainPolicySource:
         clock: Clock,
         *,
         cache_seconds: float = DEFAULT_CACHE_SECONDS,
+        protected_namespaces: frozenset[str] = CLUSTER_NAMESPACES,
     ) -> None:
         if not 0 <= cache_seconds <= MAX_CACHE_SECONDS:
             raise ValueError(f"cache_seconds must be from 0 to {MAX_CACHE_SECONDS:g}")
         self._policies = policies
         self._clock = clock
         self._cache_seconds = cache_seconds
+        self._protected = protected_namespaces
         self._lock = threading.Lock()
         self._read_at: float | None = None
         self._drain: DrainPolicy | None = None
         self._outcome: tuple[str, object] | None = None
+        self._refused: frozenset[str] = frozenset()
+
+    def rules(self, environment_timeout_seconds: float) -> DrainRules:
+        """The rules of a drain starting now: the policy's section over the environment's
+        timeout, never forcing the protected namespaces."""
+        return drain_rules(self.current(), environment_timeout_seconds, self._protected)
 
     def current(self) -> DrainPolicy | None:
         """The policy's `drain` section, or None when the environment's settings apply."""
@@ -80,7 +95,22 @@ class DrainPolicySource:
             return None
         drain = policy.spec.drain
         self._tell(("read", drain), False, "drain.policy_in_force", **_described(drain))
+        self._tell_refused(drain_rules(drain, 0.0, self._protected).refused_namespaces)
         return drain
+
+    def _tell_refused(self, refused: frozenset[str]) -> None:
+        """Warn when the policy starts (or goes on, differently) to force protected namespaces."""
+        if refused == self._refused:
+            return
+        self._refused = refused
+        if refused:
+            log.warning(
+                "drain.force_namespaces_refused",
+                policy=DEFAULT_POLICY_NAME,
+                namespaces=sorted(refused),
+                reason="the cluster's and brupop's own namespaces are never forced unless "
+                f"the apiserver's {FORCE_ALLOWANCE_SETTING} lists them",
+            )
 
     def _tell(
         self, outcome: tuple[str, object], warn: bool, message: str, **fields: object

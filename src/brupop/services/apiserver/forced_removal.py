@@ -1,9 +1,9 @@
 """ForcedRemoval: at a drain's timeout under `onTimeout: force`, delete the pods still blocking it
-without eviction, but only those in the policy's `forceNamespaces`.
+without eviction, but only those in the policy's `forceNamespaces` that are not protected.
 
 Each forced pod gets a Warning Event on the Node that names it, so `kubectl describe node`
-shows what was deleted past its PodDisruptionBudget; pods the policy does not allow to force
-stay, and one Event says so (the drain then gives up on them as with `skip`).
+shows what was deleted past its PodDisruptionBudget; pods the rules do not allow to force
+stay, and one Event says why (the drain then gives up on them as with `skip`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from brupop.domain.cluster.objects import (
     EventType,
     Pod,
 )
-from brupop.domain.policy.drain_rules import DrainRules
+from brupop.domain.policy.drain_rules import FORCE_ALLOWANCE_SETTING, DrainRules
 from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.pod_repository import PodRepository
@@ -50,7 +50,7 @@ class ForcedRemoval:
                 forced.append(pod_ref(pod))
             else:
                 left.append(pod)
-        not_allowed = [pod_ref(pod) for pod in left if not rules.may_force(pod)]
+        not_allowed = [pod for pod in left if not rules.may_force(pod)]
         if not_allowed:
             self._tell_not_forced(node_name, not_allowed, rules)
         return forced, left
@@ -84,22 +84,42 @@ class ForcedRemoval:
         )
         return True
 
-    def _tell_not_forced(self, node_name: str, pods: list[str], rules: DrainRules) -> None:
-        if rules.force_namespaces:
-            why = "not in drain.forceNamespaces " + ", ".join(sorted(rules.force_namespaces))
-        else:
-            why = "drain.forceNamespaces lists no namespace, so nothing is forced"
-        log.warning("drain.not_forced", node=node_name, pods=pods, reason=why)
-        shown = ", ".join(pods[:NAMES_IN_EVENT])
-        more = f" and {len(pods) - NAMES_IN_EVENT} more" if len(pods) > NAMES_IN_EVENT else ""
+    def _tell_not_forced(self, node_name: str, pods: list[Pod], rules: DrainRules) -> None:
+        groups: dict[str, list[str]] = {}  # why -> the pods left for that reason
+        for pod in pods:
+            groups.setdefault(_not_forced_because(pod, rules), []).append(pod_ref(pod))
+        log.warning(
+            "drain.not_forced",
+            node=node_name,
+            pods=[pod_ref(pod) for pod in pods],
+            reason="; ".join(groups),
+        )
+        told = "; ".join(f"{_shown(refs)} ({why})" for why, refs in groups.items())
         self._events.record(
             ClusterEvent(
                 node_name,
                 NODE_EVENT_NAMESPACE,
                 NOT_FORCED_REASON,
-                f"Drain timed out after {rules.timeout_seconds:g}s; pods left on the node ({why}): "
-                f"{shown}{more}",
+                f"Drain timed out after {rules.timeout_seconds:g}s; pods left on the node: {told}",
                 EventType.WARNING,
                 EventSubject.NODE,
             )
         )
+
+
+def _not_forced_because(pod: Pod, rules: DrainRules) -> str:
+    """Why the rules leave `pod` (one the drain could not evict) on the node."""
+    if pod.namespace in rules.refused_namespaces:
+        return (
+            f"namespace {pod.namespace} is the cluster's or brupop's own: never forced unless "
+            f"the apiserver's {FORCE_ALLOWANCE_SETTING} lists it"
+        )
+    if rules.force_namespaces:
+        return "not in drain.forceNamespaces " + ", ".join(sorted(rules.force_namespaces))
+    return "drain.forceNamespaces lists no namespace, so nothing is forced"
+
+
+def _shown(refs: list[str]) -> str:
+    """At most NAMES_IN_EVENT pod names, and how many more."""
+    more = f" and {len(refs) - NAMES_IN_EVENT} more" if len(refs) > NAMES_IN_EVENT else ""
+    return ", ".join(refs[:NAMES_IN_EVENT]) + more
