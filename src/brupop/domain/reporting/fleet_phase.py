@@ -63,7 +63,7 @@ def fleet_phase(facts: FleetFacts) -> PhaseMessage:
     if facts.blocked is not None and (facts.offered or facts.updating):
         return PhaseMessage(PolicyPhase.BLOCKED, f"Blocked: {facts.blocked}{_finishing(facts)}.")
     soak = facts.soak
-    if soak is not None and not soak.done and soak.updated == soak.canaries and facts.offered:
+    if soak is not None and not soak.done and soak.all_updated and facts.offered:
         return PhaseMessage(
             PolicyPhase.SOAKING,
             f"Soaking: {soak.message(facts.now)}; {_plural(facts.offered)} wait for the soak.",

@@ -53,7 +53,11 @@ class FleetProgress:
     def key(self) -> tuple[object, ...]:
         """A value equal for equal progress (the states mapping may be a live counter)."""
         soak = self.soak
-        soak_key = None if soak is None else (soak.canaries, soak.updated, soak.ends_at, soak.done)
+        soak_key = (
+            None
+            if soak is None
+            else (soak.canaries, soak.updated, soak.ends_at, soak.done, soak.awaited)
+        )
         return (
             tuple(sorted(self.states.items())),
             self.updating,

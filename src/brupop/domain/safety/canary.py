@@ -6,6 +6,11 @@ every canary has been Idle on the rollout's target version, with its health gate
 `soakSeconds`. A canary that failed its gate never soaks, so the others keep waiting (and the
 halt rule decides what happens to the fleet). Pure: `now` and the moments canaries finished
 come in.
+
+Agents report late (seconds after they start over a real API server), so the set grows until
+the policy is met: a node that reports later and fits joins it, and the soak cannot end while
+a canary is still awaited (`awaited_canaries`). When fewer nodes fit than `count`, the
+canaries are all that do and the message says so.
 """
 
 from __future__ import annotations
@@ -22,12 +27,17 @@ from brupop.domain.versions import versions_differ
 
 
 def choose_canaries(
-    ordered: Sequence[Shadow], canary: Canary, node_labels: Mapping[str, Mapping[str, str]]
+    ordered: Sequence[Shadow],
+    canary: Canary,
+    node_labels: Mapping[str, Mapping[str, str]],
+    *,
+    chosen: int = 0,
 ) -> frozenset[str]:
-    """The node names of the canaries among `ordered` (shadows in `update_order`).
+    """The node names of the canaries among `ordered` (shadows in `update_order`), when
+    `chosen` canaries are already chosen.
 
     By selector: every node whose labels match (a node whose labels are unknown is not a
-    canary). By count: the first `count` nodes of `ordered`.
+    canary). By count: the first `count - chosen` nodes of `ordered`.
     """
     selector = canary.label_selector
     if selector is not None:
@@ -36,7 +46,22 @@ def choose_canaries(
             for shadow in ordered
             if shadow.node_name in node_labels and selector.matches(node_labels[shadow.node_name])
         )
-    return frozenset(shadow.node_name for shadow in ordered[: canary.count or 0])
+    return frozenset(shadow.node_name for shadow in ordered[: max(0, (canary.count or 0) - chosen)])
+
+
+def awaited_canaries(
+    canary: Canary,
+    chosen: int,
+    unreported: Collection[str],
+    node_labels: Mapping[str, Mapping[str, str]],
+) -> int:
+    """How many more canaries may still come from the `unreported` nodes (whose agent has not
+    reported yet, so whether they still have to update is unknown): by count, up to the
+    places left; by selector, those whose labels match."""
+    selector = canary.label_selector
+    if selector is not None:
+        return sum(1 for n in unreported if n in node_labels and selector.matches(node_labels[n]))
+    return min(max(0, (canary.count or 0) - chosen), len(unreported))
 
 
 def is_idle_on(shadow: Shadow, version: str) -> bool:
@@ -52,21 +77,46 @@ def is_idle_on(shadow: Shadow, version: str) -> bool:
 
 @dataclass(frozen=True)
 class SoakProgress:
-    """Where the canaries stand: how many, how many done, and when the soak ends."""
+    """Where the canaries stand: how many chosen, how many done, when the soak ends; how many
+    more are awaited (nodes that have not reported yet) and how many the policy asked for
+    (None: chosen by selector)."""
 
     canaries: int
     updated: int
     ends_at: datetime | None
     done: bool
+    awaited: int = 0
+    asked: int | None = None
+
+    @property
+    def all_updated(self) -> bool:
+        """Every canary there will be is chosen and Idle on the new version."""
+        return self.awaited == 0 and self.updated == self.canaries
 
     def message(self, now: datetime) -> str:
         """One sentence for the policy status and the REASON of the nodes that wait."""
         if self.done:
-            return f"canaries soaked ({self.updated}/{self.canaries})"
+            return f"canaries soaked ({self.updated}/{self.canaries}){self._fewer()}"
+        if self.awaited:
+            return (
+                f"waiting for canaries: {self.updated}/{self.canaries} updated, "
+                f"{self.awaited} more to choose when {_nodes_report(self.awaited)}"
+            )
         if self.updated < self.canaries:
-            return f"waiting for canaries: {self.updated}/{self.canaries} updated"
+            return f"waiting for canaries: {self.updated}/{self.canaries} updated{self._fewer()}"
         left = max(0, round((self.ends_at - now).total_seconds())) if self.ends_at else 0
-        return f"canaries soaking: {left} s left"
+        return f"canaries soaking: {left} s left{self._fewer()}"
+
+    def _fewer(self) -> str:
+        """Why fewer canaries than asked, when so."""
+        if self.asked is None or self.canaries >= self.asked:
+            return ""
+        matches = "1 node matches" if self.canaries == 1 else f"{self.canaries} nodes match"
+        return f" ({self.asked} canaries asked, {matches})"
+
+
+def _nodes_report(count: int) -> str:
+    return "its node reports" if count == 1 else "their nodes report"
 
 
 def soak_progress(
@@ -76,13 +126,16 @@ def soak_progress(
     finished_at: Mapping[str, datetime],
     soak_seconds: float,
     now: datetime,
+    awaited: int = 0,
+    asked: int | None = None,
 ) -> SoakProgress:
     """The soak of `canaries` on `target_version`.
 
     `finished_at` holds, per node name, when the controller saw the canary Idle on
     `target_version` with its gate passed (the controller records it; a canary missing from it
-    has not finished). The soak ends `soak_seconds` after the last canary finished. No
-    canaries at all means nothing to wait for.
+    has not finished). The soak ends `soak_seconds` after the last canary finished, and not
+    while `awaited` canaries are still to be chosen. No canaries at all, none awaited, means
+    nothing to wait for.
     """
     finished = [
         finished_at[shadow.node_name]
@@ -90,12 +143,12 @@ def soak_progress(
         if shadow.node_name in finished_at and is_idle_on(shadow, target_version)
     ]
     total = len(canaries)
-    if len(finished) < total:
-        return SoakProgress(total, len(finished), None, done=False)
+    if len(finished) < total or awaited:
+        return SoakProgress(total, len(finished), None, False, awaited, asked)
     if not finished:
-        return SoakProgress(0, 0, None, done=True)
+        return SoakProgress(0, 0, None, True, 0, asked)
     ends_at = later(max(finished), timedelta(seconds=soak_seconds))
-    return SoakProgress(total, total, ends_at, done=now >= ends_at)
+    return SoakProgress(total, total, ends_at, now >= ends_at, 0, asked)
 
 
 def may_start(node_name: str, canaries: Collection[str], soak: SoakProgress) -> bool:

@@ -6,7 +6,12 @@ from datetime import timedelta
 
 from brupop.domain.policy.update_policy import Canary
 from brupop.domain.rollout.ordering import update_order
-from brupop.domain.safety.canary import choose_canaries, may_start, soak_progress
+from brupop.domain.safety.canary import (
+    awaited_canaries,
+    choose_canaries,
+    may_start,
+    soak_progress,
+)
 from brupop.domain.states import UpdateState
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, ago, shadow
 
@@ -100,3 +105,51 @@ def test_no_canaries_means_nothing_to_wait_for() -> None:
     soak = soak_progress([], target_version=NEW, finished_at={}, soak_seconds=600, now=NOW)
 
     assert soak.done and may_start("b", set(), soak)
+
+
+def test_count_chooses_only_the_places_left_when_some_canaries_are_chosen() -> None:
+    ordered = [shadow("b"), shadow("d"), shadow("e")]
+
+    assert choose_canaries(ordered, Canary(count=3), LABELS, chosen=2) == frozenset({"b"})
+    assert choose_canaries(ordered, Canary(count=2), LABELS, chosen=2) == frozenset()
+
+
+def test_unreported_nodes_are_awaited_up_to_the_count_or_when_their_labels_match() -> None:
+    unreported = ["a", "b", "d"]
+
+    assert awaited_canaries(Canary(count=2), 1, unreported, LABELS) == 1
+    assert awaited_canaries(Canary(count=5), 1, unreported, LABELS) == 3
+    assert awaited_canaries(Canary(count=2), 2, unreported, LABELS) == 0
+    assert awaited_canaries(Canary(selector="role=canary"), 0, unreported, LABELS) == 1
+
+
+def test_the_soak_does_not_end_while_a_canary_is_awaited() -> None:
+    soak = soak_progress(
+        [shadow("a", current=NEW)],
+        target_version=NEW,
+        finished_at={"a": ago(3600)},
+        soak_seconds=60,
+        now=NOW,
+        awaited=1,
+        asked=2,
+    )
+
+    assert not soak.done and not soak.all_updated and soak.ends_at is None
+    assert not may_start("b", {"a"}, soak)
+    assert soak.message(NOW) == (
+        "waiting for canaries: 1/1 updated, 1 more to choose when its node reports"
+    )
+
+
+def test_fewer_canaries_than_asked_soak_and_the_message_says_why() -> None:
+    soak = soak_progress(
+        [shadow("a", current=NEW)],
+        target_version=NEW,
+        finished_at={"a": ago(3600)},
+        soak_seconds=60,
+        now=NOW,
+        asked=2,
+    )
+
+    assert soak.done
+    assert soak.message(NOW) == "canaries soaked (1/1) (2 canaries asked, 1 node matches)"

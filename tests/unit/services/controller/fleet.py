@@ -4,7 +4,7 @@ agent per node that follows the spec the way the real agent's protocol does."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -109,18 +109,30 @@ class RecordingMetrics:
 class Fleet:
     """Nodes with agents that report status only when told to (`step`, `fail`)."""
 
-    def __init__(self, count: int, *, clock: FakeClock | None = None) -> None:
+    def __init__(
+        self, count: int, *, clock: FakeClock | None = None, unreported: Collection[str] = ()
+    ) -> None:
+        """`count` nodes, node-00 on; those `unreported` have a shadow but no status yet."""
         self.clock = clock or FakeClock(START)
         self.cluster = InMemoryCluster(clock=self.clock)
         self.prober = InMemoryHttpProber()
         self.alerts = InMemoryAlertSource()
         self.names = [f"node-{i:02d}" for i in range(count)]
         for name in self.names:
-            self.add_node(name)
+            self.add_node(name, reported=name not in unreported)
 
-    def add_node(self, name: str, *, current: str = OLD, target: str = NEW) -> None:
+    def add_node(
+        self, name: str, *, current: str = OLD, target: str = NEW, reported: bool = True
+    ) -> None:
+        """An opted-in node and its shadow; `reported`: its agent has made its first report
+        (otherwise the shadow has no status until `first_report`)."""
         node = self.cluster.add_node(name, labels={OPT_IN_LABEL: OPT_IN_VALUE})
         self.cluster.shadows.create(name, node.uid)
+        if reported:
+            self.first_report(name, current=current, target=target)
+
+    def first_report(self, name: str, *, current: str = OLD, target: str = NEW) -> None:
+        """The agent of `name` reports for the first time: Idle on `current`, offered `target`."""
         status = ShadowStatus(
             current_version=current, target_version=target, current_state=UpdateState.IDLE
         )

@@ -1,10 +1,14 @@
 """CanaryKeeper: the canaries of the current rollout, and when each finished.
 
-The canaries are chosen once per rollout (target version) and canary spec, among the nodes whose
-agent has reported and that still run an older version: by label selector (the Nodes are read
-for their labels then) or as the first `count` in the controller's order. A canary finishes when
-the controller sees it Idle on the target version, unless it failed (its gate, or ErrorReset);
-the soak is computed from those moments (`domain/safety/canary.py`).
+The canaries are chosen when a rollout (target version) and canary spec begin, among the
+nodes whose agent has reported and that still run an older version: by label selector (the
+Nodes are read for their labels then) or as the first `count` in the controller's order.
+Agents report late (seconds after they start over a real API server), so until the policy is
+met the set grows: a node whose first report comes later and fits joins it, and the soak
+waits for it (`awaited_canaries`). Only the shadows that changed, and those not reported
+yet, are looked at after the first pass of a rollout. A canary finishes when the controller
+sees it Idle on the target version, unless it failed (its gate, or ErrorReset); the soak is
+computed from those moments (`domain/safety/canary.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,13 @@ from datetime import datetime
 from brupop.domain.policy.update_policy import Canary
 from brupop.domain.rollout.ordering import update_order
 from brupop.domain.rollout.rollout_book import RolloutBook
-from brupop.domain.safety.canary import SoakProgress, choose_canaries, soak_progress
+from brupop.domain.safety.canary import (
+    SoakProgress,
+    awaited_canaries,
+    choose_canaries,
+    soak_progress,
+)
+from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.versions import versions_differ
 from brupop.ports.errors import PortError
@@ -30,6 +40,8 @@ class CanaryKeeper:
         self._canary_key: tuple[str, Canary] | None = None
         self._canaries: dict[str, str] = {}  # shadow name -> node name
         self._finished: dict[str, datetime] = {}  # canary node -> when it finished
+        self._labels: dict[str, Mapping[str, str]] = {}  # node name -> labels (selector only)
+        self._unreported: dict[str, str] = {}  # shadow name -> node name, no status yet
 
     def facts(
         self,
@@ -45,11 +57,14 @@ class CanaryKeeper:
         if canary is None or target is None:
             self._canary_key = None
             return None, None
+        touched = set(touched)
         if self._canary_key != (target, canary):
-            if not self._choose(canary, book, target):
+            if not self._begin(canary, book, target):
                 # The Nodes' labels cannot be read: no canary known, so nobody else starts.
                 return frozenset(), SoakProgress(0, 0, None, done=False)
             self._canary_key = (target, canary)
+        else:
+            self._join_late(canary, book, touched, target)
         for name in touched:
             node = self._canaries.get(name)
             shadow = book.shadow(name)
@@ -64,32 +79,64 @@ class CanaryKeeper:
             ):
                 self._finished[node] = now
         chosen = [s for n in self._canaries if (s := book.shadow(n)) is not None]
+        awaited = awaited_canaries(
+            canary, len(self._canaries), self._unreported.values(), self._labels
+        )
         soak = soak_progress(
             chosen,
             target_version=target,
             finished_at=self._finished,
             soak_seconds=canary.soak_seconds,
             now=now,
+            awaited=awaited,
+            asked=canary.count,
         )
         return frozenset(self._canaries), soak
 
-    def _choose(self, canary: Canary, book: RolloutBook, target: str) -> bool:
-        """Pick the canaries of the rollout to `target` among the nodes it still has to update
-        (once per rollout: this reads the whole fleet); False when the Nodes cannot be read."""
-        shadows = [s for n in book.names() if (s := book.shadow(n)) is not None]
-        pending = [
-            s
-            for s in shadows
-            if s.status is not None and versions_differ(s.status.current_version, target)
-        ]
+    def _begin(self, canary: Canary, book: RolloutBook, target: str) -> bool:
+        """Pick the first canaries of the rollout to `target` among the nodes it still has to
+        update, and note the nodes not reported yet (this reads the whole fleet, once per
+        rollout); False when the Nodes cannot be read."""
         labels: dict[str, Mapping[str, str]] = {}
         if canary.label_selector is not None:
             try:
                 labels = {node.name: node.labels for node in self._nodes.list().items}
             except PortError:
                 return False
-        ordered = update_order(pending, book.controller_node)
-        nodes = choose_canaries(ordered, canary, labels)
-        self._canaries = {s.name: s.node_name for s in ordered if s.node_name in nodes}
+        shadows = [s for n in book.names() if (s := book.shadow(n)) is not None]
+        self._labels = labels
+        self._canaries = {}
         self._finished = {}
+        self._unreported = {s.name: s.node_name for s in shadows if s.status is None}
+        self._add(canary, book, shadows, target)
         return True
+
+    def _join_late(self, canary: Canary, book: RolloutBook, touched: set[str], target: str) -> None:
+        """Let the nodes that reported since the last pass join, while the policy is not met."""
+        looked_at = touched | self._unreported.keys()
+        seen: list[Shadow] = []
+        for name in looked_at:
+            shadow = book.shadow(name)
+            if shadow is None:
+                self._unreported.pop(name, None)
+            elif shadow.status is None:
+                self._unreported[name] = shadow.node_name
+            else:
+                self._unreported.pop(name, None)
+                seen.append(shadow)
+        if not seen or (canary.count is not None and len(self._canaries) >= canary.count):
+            return
+        self._add(canary, book, seen, target)
+
+    def _add(self, canary: Canary, book: RolloutBook, shadows: list[Shadow], target: str) -> None:
+        """Add the canaries `shadows` hold (in the controller's order) to those chosen."""
+        pending = [
+            s
+            for s in shadows
+            if s.name not in self._canaries
+            and s.status is not None
+            and versions_differ(s.status.current_version, target)
+        ]
+        ordered = update_order(pending, book.controller_node)
+        nodes = choose_canaries(ordered, canary, self._labels, chosen=len(self._canaries))
+        self._canaries.update({s.name: s.node_name for s in ordered if s.node_name in nodes})
