@@ -1,7 +1,8 @@
 """KubernetesTokenVerifier: a projected service-account token checked here, as kube-apiserver's
 TokenReview would: signature by a key the issuer publishes, `iss`, `aud`, `exp`/`nbf`/`iat` (on
-the Clock, with a small leeway), and a pod binding (a token bound to a secret, or to nothing,
-is refused). Whether the pod still exists is for the pod mirror to say.
+the Clock, with a small leeway; each a number of seconds from 1970 to the end of year 9999, else
+the token is refused), and a pod binding (a token bound to a secret, or to nothing, is refused).
+Whether the pod still exists is for the pod mirror to say.
 
 Garbage fails fast: anything that is not a JWS with a known algorithm and key ID is refused
 before any signature is checked.
@@ -14,12 +15,14 @@ from typing import Any, Protocol
 
 import jwt
 
+from brupop.adapters.kubernetes.issuer_keys import SIGNING_ALGORITHMS
 from brupop.domain.cluster.objects import TokenIdentity
 from brupop.ports.clock import Clock
 from brupop.ports.errors import UnavailableError
 
-ALGORITHMS = frozenset({"RS256", "RS384", "RS512", "ES256", "ES384", "ES512"})
+ALGORITHMS = SIGNING_ALGORITHMS
 LEEWAY_SECONDS = 10.0
+LATEST_TIME = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
 REQUIRED = ["iss", "sub", "aud", "exp", "iat"]
 
 
@@ -109,11 +112,11 @@ class KubernetesTokenVerifier:
         now = self._clock.now().timestamp()
         expiry, issued = _time(claims, "exp"), _time(claims, "iat")
         not_before = _time(claims, "nbf") if "nbf" in claims else issued
-        if expiry is None or now - self._leeway >= expiry:
+        if now - self._leeway >= expiry:
             raise TokenRefused("the token has expired")
-        if not_before is None or now + self._leeway < not_before:
+        if now + self._leeway < not_before:
             raise TokenRefused("the token is not valid yet")
-        if issued is None or now + self._leeway < issued:
+        if now + self._leeway < issued:
             raise TokenRefused("the token was issued in the future")
 
     def _identity(self, claims: dict[str, Any], audiences: tuple[str, ...]) -> TokenIdentity:
@@ -139,15 +142,18 @@ class KubernetesTokenVerifier:
             pod_uid=pod_uid,
             node_name=_text(node.get("name")),
             node_uid=_text(node.get("uid")),
-            expires_at=datetime.fromtimestamp(float(claims["exp"]), UTC),
+            expires_at=datetime.fromtimestamp(_time(claims, "exp"), UTC),
         )
 
 
-def _time(claims: dict[str, Any], name: str) -> float | None:
-    """A numeric date claim (seconds since the epoch), or None when it is not a number."""
+def _time(claims: dict[str, Any], name: str) -> float:
+    """A numeric date claim (seconds since the epoch); TokenRefused unless it is a finite number
+    from 0 to LATEST_TIME (NaN, infinities, 1e300 and negative times are not dates)."""
     value = claims.get(name)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
+        raise TokenRefused(f"the token's {name} is not a number")
+    if not 0 <= value <= LATEST_TIME:  # False for NaN too
+        raise TokenRefused(f"the token's {name} is not a time from 1970 to the year 9999")
     return float(value)
 
 
