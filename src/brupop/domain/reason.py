@@ -41,6 +41,8 @@ class Reason(StrEnum):
     BLOCKING_POD = "blocking_pod"
     NODE_TOO_YOUNG = "node_too_young"
     NO_ROOM = "no_room"
+    # A shadow the controller cannot judge (domain/rollout/report_bounds.py): set aside.
+    QUARANTINED = "quarantined"
 
     @property
     def is_waiting(self) -> bool:

@@ -73,6 +73,8 @@ class RolloutView:
     """The policy's clock rule (blackout, windows, finishBy) holding every start, and why."""
     start_holds: Mapping[str, StartHold] = field(default_factory=dict)
     """Ready shadows a start rule held in this pass (a budget, a pin, ...), with why."""
+    quarantined: Mapping[str, str] = field(default_factory=dict)
+    """Shadows the controller set aside because it cannot judge them, with why."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,20 @@ def report(shadows: Iterable[Shadow], view: RolloutView) -> list[NodeReport]:
 
 
 def explain(shadow: Shadow, view: RolloutView, *, held: int) -> Explanation:
-    """The reason code and its sentence for one node; `held` counts slots after the pass."""
+    """The reason code and its sentence for one node; `held` counts slots after the pass. A
+    shadow that cannot be judged or explained is QUARANTINED, never an error for the fleet."""
+    why = view.quarantined.get(shadow.name)
+    if why is None:
+        try:
+            return _explain(shadow, view, held=held)
+        except Exception as error:  # a bug met this shadow: its row says so, the others stand
+            why = f"cannot be explained: {type(error).__name__}: {error}"
+    return Explanation(
+        Reason.QUARANTINED, f"set aside, left as it is until its shadow is believable: {why}"
+    )
+
+
+def _explain(shadow: Shadow, view: RolloutView, *, held: int) -> Explanation:
     status = shadow.status
     if status is None:
         return Explanation(Reason.NO_STATUS, "the agent has not reported a status yet")

@@ -12,6 +12,11 @@ this must always agree with.
 
 A paused node (`hold_back`: its Node carries the pause label) keeps its decision but leaves the
 ready list, so it never gets a slot; the fleet-wide pause is the caller's `may_start`.
+
+A shadow that cannot be judged (an instant no node can have seen, `report_bounds`, or an error
+while reading or deciding it) is quarantined: it keeps a slot if its spec or status is outside
+Idle, never starts, has no change written, and the others are decided as if it were not there.
+It is looked at again each `QUARANTINE_RECHECK` and whenever it changes.
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ import bisect
 import heapq
 from collections import Counter
 from collections.abc import Collection, Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.decision import Decision, decide
+from brupop.domain.rollout.report_bounds import shadow_problem
 from brupop.domain.rollout.rollout import (
     ChangeKind,
     Chooser,
@@ -34,6 +40,10 @@ from brupop.domain.rollout.rollout import (
 )
 from brupop.domain.rollout.shadow_facts import ShadowFacts
 from brupop.domain.shadow import Shadow
+from brupop.domain.timestamps import later
+
+QUARANTINE_RECHECK = timedelta(minutes=1)
+MAX_QUARANTINE_TEXT = 300
 
 
 class _ReadyKey(NamedTuple):
@@ -63,6 +73,7 @@ class RolloutBook:
         self._deadlines: list[tuple[datetime, str]] = []
         self._recheck: dict[str, datetime] = {}
         self._held_back: set[str] = set()
+        self._quarantined: dict[str, str] = {}
         self.states: Counter[str] = Counter()
         self.versions: Counter[str] = Counter()
         self.targets: Counter[str] = Counter()
@@ -77,7 +88,15 @@ class RolloutBook:
         name = shadow.name
         self._forget_counts(name)
         self._shadows[name] = shadow
-        facts = self._facts[name] = ShadowFacts.of(shadow, self._policy.timeouts)
+        try:
+            problem = shadow_problem(shadow, now)
+            facts = ShadowFacts.of(shadow, self._policy.timeouts) if problem is None else None
+        except Exception as error:  # a bug met this shadow: it alone is set aside
+            problem, facts = _unjudged(error), None
+        if facts is None:
+            return self._quarantine(shadow, problem or "cannot be judged", now)
+        self._quarantined.pop(name, None)
+        self._facts[name] = facts
         if facts.current_state is not None:
             self.states[facts.current_state.value] += 1
             self.versions[facts.current_version] += 1
@@ -90,6 +109,7 @@ class RolloutBook:
         self._shadows.pop(name, None)
         self._facts.pop(name, None)
         self._held_back.discard(name)
+        self._quarantined.pop(name, None)
         self._file(name, None)
 
     def hold_back(self, name: str, held: bool) -> bool:
@@ -124,8 +144,17 @@ class RolloutBook:
     def redecide(self, names: Iterable[str], now: datetime) -> list[str]:
         """Decide the named shadows again (same shadow, later time); those whose decision
         changed."""
-        facts, again = self._facts, self._decide
-        return [n for n in names if n in facts and again(facts[n], now, changed=False)]
+        facts, again, quarantined = self._facts, self._decide, self._quarantined
+        return [
+            n
+            for n in names
+            if n in facts
+            and (
+                self.record(self._shadows[n], now)
+                if n in quarantined
+                else again(facts[n], now, changed=False)
+            )
+        ]
 
     # --- what a pass reads -----------------------------------------------------------------
 
@@ -142,6 +171,14 @@ class RolloutBook:
     def facts(self, name: str) -> ShadowFacts | None:
         """What the current decision was made from."""
         return self._facts.get(name)
+
+    def quarantined(self) -> dict[str, str]:
+        """The shadows set aside because they cannot be judged, with why."""
+        return dict(self._quarantined)
+
+    def is_quarantined(self, name: str) -> bool:
+        """`name` is set aside (`quarantined`)."""
+        return name in self._quarantined
 
     def names(self) -> list[str]:
         """Every shadow's name."""
@@ -224,8 +261,23 @@ class RolloutBook:
     def _decide(self, facts: ShadowFacts, now: datetime, *, changed: bool) -> bool:
         """Decide a shadow (`changed`: a new version of it, else the same one, later)."""
         self.decided += 1
+        try:
+            decision = decide(facts, now)
+        except Exception as error:  # a bug met this shadow: it alone is set aside
+            return self._quarantine(self._shadows[facts.name], _unjudged(error), now)
+        return self._keep(facts, decision, changed=changed)
+
+    def _quarantine(self, shadow: Shadow, why: str, now: datetime) -> bool:
+        """Set `shadow` aside: a slot if it is outside Idle, nothing else; True when its
+        decision changed."""
+        facts = self._facts[shadow.name] = ShadowFacts.set_aside(shadow)
+        self._quarantined[shadow.name] = why[:MAX_QUARANTINE_TEXT]
+        decision = Decision(facts.holds_slot, recheck_at=later(now, QUARANTINE_RECHECK))
+        return self._keep(facts, decision, changed=True)
+
+    def _keep(self, facts: ShadowFacts, decision: Decision, *, changed: bool) -> bool:
+        """File `decision` for `facts`' shadow; True when it differs from the one before."""
         name = facts.name
-        decision = decide(facts, now)
         old = self._decisions.get(name)
         if decision == old and self._recheck.get(name) == decision.recheck_at:
             if changed and decision.ready and self._ready_keys.get(name) != self._ready_key(facts):
@@ -300,3 +352,8 @@ def _decrement(counts: Counter[str], key: str) -> None:
     counts[key] -= 1
     if counts[key] <= 0:
         del counts[key]
+
+
+def _unjudged(error: Exception) -> str:
+    """Why a shadow could not be judged, in a line."""
+    return f"cannot be judged: {type(error).__name__}: {error}"

@@ -71,3 +71,16 @@ class ShadowFacts(NamedTuple):
             deadline=transition_deadline(shadow, timeouts),
             allowed_at=retry_allowed_at(status),
         )  # fmt: skip
+
+    @classmethod
+    def set_aside(cls, shadow: Shadow) -> ShadowFacts:
+        """The facts of a quarantined shadow: only whether it holds a slot (its spec or its
+        reported state outside Idle), read without any instant or version of its status."""
+        status, spec = shadow.status, shadow.spec
+        outside = spec.state is not _IDLE or (
+            status is not None and status.current_state is not _IDLE
+        )
+        return cls(
+            shadow.name, shadow.node_name, None, "", "", 0, spec.state, spec.version,
+            spec_clear=False, offered=False, holds_slot=outside, deadline=None, allowed_at=None,
+        )  # fmt: skip

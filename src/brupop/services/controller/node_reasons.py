@@ -21,7 +21,14 @@ from brupop.domain.reporting.waiting_reason import RolloutView, explain
 from brupop.domain.shadow import Shadow
 
 _TROUBLE = frozenset(
-    {Reason.TIMED_OUT, Reason.CRASHED, Reason.DRAIN_BLOCKED, Reason.BACKING_OFF, Reason.NO_STATUS}
+    {
+        Reason.TIMED_OUT,
+        Reason.CRASHED,
+        Reason.DRAIN_BLOCKED,
+        Reason.BACKING_OFF,
+        Reason.NO_STATUS,
+        Reason.QUARANTINED,
+    }
 )
 
 

@@ -124,6 +124,7 @@ class PassPublisher:
             gate_holds=safety.gate_holds(),
             gate_failures=dict(self._failures.gate_failures),
             start_holds=self._starts.holds,
+            quarantined=self._fleet.book.quarantined(),
         )
 
     def _refresh(self, view: RolloutView, touched: set[str]) -> None:

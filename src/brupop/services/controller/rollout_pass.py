@@ -82,6 +82,7 @@ class RolloutPass:
         self._cleanup = OptOutCleanup(ports.shadows, ports.nodes, ports.events)
         self._phases = PhaseTimer(metrics.rollout)
         self._gate = WindowGate(ports.clock.now())
+        self._told_quarantined: frozenset[str] = frozenset()
         self._autoscaler = AutoscalerGuard(
             ports.nodes, parts.fleet.nodes, ports.clock, log, rescan_seconds=config.resync_seconds
         )
@@ -94,6 +95,7 @@ class RolloutPass:
             return False
         fleet = self._fleet
         touched = fleet.absorb(now)
+        self._tell_quarantined(leading)
         paused, safety = self._rules.assess(now, fleet.book, touched, leading=leading)
         in_force = self._policy_in_force()
         touched |= self._follow(in_force, now, leading=leading)
@@ -125,6 +127,15 @@ class RolloutPass:
         )
         self._publisher.publish(facts)
         return outcome.conflicts > 0 and not outcome.stopped_leading
+
+    def _tell_quarantined(self, leading: bool) -> None:
+        """A log line and an Event (leader only) for each shadow newly set aside."""
+        quarantined = self._fleet.book.quarantined()
+        if leading:
+            for name in quarantined.keys() - self._told_quarantined:
+                if (shadow := self._fleet.book.shadow(name)) is not None:
+                    self._writer.note_quarantined(shadow, quarantined[name])
+        self._told_quarantined = frozenset(quarantined) if leading else frozenset()
 
     def _policy_in_force(self) -> EffectivePolicy:
         follower = self._rules.follower

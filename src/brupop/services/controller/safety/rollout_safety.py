@@ -199,8 +199,8 @@ class RolloutSafety:
         for name in touched:
             shadow = book.shadow(name)
             status = shadow.status if shadow is not None else None
-            if shadow is None or status is None:
-                continue
+            if shadow is None or status is None or book.is_quarantined(name):
+                continue  # a quarantined shadow counts against nobody's budget
             if status.current_state is UpdateState.ERROR_RESET:
                 detail = f"the agent failed on its way to {shadow.spec.state}"
                 failure = NodeFailure(shadow.node_name, ERROR_RESET_CHECK, detail, now)

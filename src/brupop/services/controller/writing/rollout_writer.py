@@ -212,6 +212,16 @@ class RolloutWriter:
         self._log.info("update.health_gate_passed", node=shadow.node_name)
         self._event(shadow, "HealthGatePassed", message)
 
+    def note_quarantined(self, shadow: Shadow, why: str) -> None:
+        """The controller set the shadow aside: it cannot judge it (`report_bounds`)."""
+        self._log.warning("shadow.quarantined", node=shadow.node_name, reason=why)
+        self._event(
+            shadow,
+            "ShadowQuarantined",
+            f"Set aside, left as it is and counted against no one: {why}",
+            EventType.WARNING,
+        )
+
     def _count_timeout(self, shadow: Shadow, now: datetime) -> None:
         state = shadow.spec.state
         limit = self._timeouts.for_state(state) or 0.0
