@@ -14,12 +14,15 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import structlog
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from brupop.services.controller.service import ControllerService
 
 JSON = "application/json"
 TEXT = "text/plain; charset=utf-8"
+
+log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
+        try:
+            self._route(path)
+        except Exception as error:  # a bug: one JSON line in the log, a short 500 to the caller
+            log.error(
+                "http.handler_failed", path=path[:200], error=type(error).__name__, exc_info=True
+            )
+            self._send(500, TEXT, b"internal error; the controller's log says which\n")
+
+    def _route(self, path: str) -> None:
         controller = self.surface.controller
         if path == "/metrics":
             self._send(200, CONTENT_TYPE_LATEST, self.surface.metrics())
