@@ -116,6 +116,7 @@ def test_the_apiserver_gets_exactly_the_verbs_its_routes_use(manifest: Rendered)
         | _expand(NAMESPACE, SHADOWS, "bottlerocketshadows/status", "patch")
         | _expand(NAMESPACE, SHADOWS, "bottlerocketupdatepolicies", "get")
         | _expand(NAMESPACE, "", "pods", "list watch")  # the agent pod mirror
+        | _expand(NAMESPACE, "", "serviceaccounts", "get list watch")  # the account mirror
         | _expand(NODE_EVENT_NAMESPACE, "", "events", "create")
         | _expand("cluster", "", "nodes", "get patch")
         | _expand("cluster", "", "pods", "get list delete")

@@ -94,6 +94,9 @@ def apiserver_calls(cluster: KubernetesCluster, world: World) -> Iterator[tuple[
     yield "read the issuer's keys", cluster.token_verifier.load_keys
     yield "list agent pods", cluster.agent_pods.list
     yield "watch agent pods", lambda: list(cluster.agent_pods.watch(None, 1.0))
+    yield "list service accounts", cluster.service_accounts.list
+    yield "watch service accounts", lambda: list(cluster.service_accounts.watch(None, 1.0))
+    yield "get service account", lambda: _absent(lambda: cluster.service_accounts.get("nobody"))
     yield "get node", lambda: cluster.nodes.get(node)
     yield "get pod", lambda: cluster.pods.get(ns, world.pods[0])
     yield "create shadow", lambda: cluster.shadows.create(node, world.node_uid)

@@ -39,6 +39,7 @@ KINDS: dict[tuple[str, str, str], Kind] = {
         Kind("", "v1", "nodes", "Node", namespaced=False, has_status=True),
         Kind("", "v1", "pods", "Pod", namespaced=True, has_status=True),
         Kind("", "v1", "events", "Event", namespaced=True),
+        Kind("", "v1", "serviceaccounts", "ServiceAccount", namespaced=True),
         Kind("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, True),
         Kind("coordination.k8s.io", "v1", "leases", "Lease", namespaced=True),
         Kind("apps", "v1", "replicasets", "ReplicaSet", namespaced=True, has_status=True),
@@ -60,6 +61,7 @@ KINDS: dict[tuple[str, str, str], Kind] = {
 NODES, PODS = KINDS["", "v1", "nodes"], KINDS["", "v1", "pods"]
 BUDGETS = KINDS["policy", "v1", "poddisruptionbudgets"]
 EVENTS = KINDS["", "v1", "events"]
+SERVICE_ACCOUNTS = KINDS["", "v1", "serviceaccounts"]
 SHADOWS = KINDS["brupop.bottlerocket.aws", "v2", "bottlerocketshadows"]
 POLICIES = KINDS["brupop.bottlerocket.aws", "v1", "bottlerocketupdatepolicies"]
 WORKLOADS = {

@@ -7,10 +7,12 @@ from __future__ import annotations
 import secrets
 import threading
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 JSON = dict[str, Any]
 EXTRA = "authentication.kubernetes.io/"
+DELETION_LEEWAY = timedelta(seconds=60)
 
 
 @dataclass(frozen=True)
@@ -76,11 +78,16 @@ class TokenAuthority:
         return {"authenticated": True, "user": self._user(grant), "audiences": shared}
 
     def _pod_still_there(self, pod: JSON) -> bool:
+        """The pod is there with its UID, and not deleted more than kube-apiserver's 60 s
+        leeway ago (a finalizer may hold it)."""
         if self.pod_lookup is None:
             return True
         meta = pod["metadata"]
         current = self.pod_lookup(meta["namespace"], meta["name"])
-        return current is not None and current["metadata"].get("uid") == meta.get("uid")
+        if current is None or current["metadata"].get("uid") != meta.get("uid"):
+            return False
+        deleted = current["metadata"].get("deletionTimestamp")
+        return not deleted or _parsed(deleted) >= datetime.now(UTC) - DELETION_LEEWAY
 
     @staticmethod
     def _user(grant: _Grant) -> JSON:
@@ -110,3 +117,7 @@ class TokenAuthority:
         with self._lock:
             self._grants[token] = grant
         return token
+
+
+def _parsed(timestamp: str) -> datetime:
+    return datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)

@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tests.support.kube_api_rules import BUDGETS, NODES, PODS, WORKLOADS, Kind
+from tests.support.kube_api_rules import (
+    BUDGETS,
+    NODES,
+    PODS,
+    SERVICE_ACCOUNTS,
+    WORKLOADS,
+    Kind,
+)
 from tests.support.kube_emulator_auth import TokenAuthority
 
 JSON = dict[str, Any]
@@ -74,6 +81,23 @@ class ClusterSetup:
             raise KeyError(f"no pod {namespace}/{name}")
         pod.setdefault("status", {})["conditions"] = [_condition("Ready", ready)]
         return self.put_object(PODS, pod)
+
+    def set_pod_deleting(self, namespace: str, name: str, deletion_timestamp: str) -> JSON:
+        """Delete the Pod while a finalizer holds it: it stays with this deletionTimestamp (the
+        end of its grace period), as kube-apiserver keeps it."""
+        pod = self.stored(PODS, namespace, name)
+        if pod is None:
+            raise KeyError(f"no pod {namespace}/{name}")
+        meta = pod["metadata"]
+        meta["deletionTimestamp"] = deletion_timestamp
+        meta.setdefault("finalizers", ["example.com/hold"])
+        return self.put_object(PODS, pod)
+
+    def add_service_account(self, namespace: str, name: str) -> JSON:
+        """A ServiceAccount (a fresh UID)."""
+        meta = {"name": name, "namespace": namespace}
+        account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta}
+        return self.put_object(SERVICE_ACCOUNTS, account)
 
     def put_workload(self, kind: str, namespace: str, name: str, ready_replicas: int) -> JSON:
         """Create or change a ReplicaSet, StatefulSet or ReplicationController with that many

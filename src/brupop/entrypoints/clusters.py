@@ -20,7 +20,7 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
-from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
+from brupop.ports.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
 
@@ -62,6 +62,8 @@ class ApiserverCluster(Protocol):
     def token_verifier(self) -> TokenVerifier: ...
     @property
     def agent_pods(self) -> AgentPodSource: ...
+    @property
+    def service_accounts(self) -> ServiceAccountSource: ...
     @property
     def workloads(self) -> WorkloadReplicas: ...
     @property

@@ -2,7 +2,8 @@
 
 It answers like a TokenReviewer (the signature, issuer, audience and times are checked; the pod
 and node it is bound to come back) without a call to the cluster per token. Whether the bound
-pod still exists is the AgentPodSource's mirror's business, not the verifier's.
+pod and the service account still exist is the business of the mirrors fed by AgentPodSource
+and ServiceAccountSource, not the verifier's.
 """
 
 from __future__ import annotations
@@ -10,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from brupop.domain.cluster.objects import Listing, Pod, TokenIdentity, WatchBookmark, WatchEvent
+from brupop.domain.cluster.objects import (
+    Listing,
+    Pod,
+    ServiceAccount,
+    TokenIdentity,
+    WatchBookmark,
+    WatchEvent,
+)
 
 
 class TokenVerifier(Protocol):
@@ -47,5 +55,23 @@ class AgentPodSource(Protocol):
     def watch(
         self, resource_version: str | None, timeout_seconds: float
     ) -> Iterator[WatchEvent[Pod] | WatchBookmark]:
+        """Changes after `resource_version` until the timeout; WatchExpiredError: re-list."""
+        ...
+
+
+class ServiceAccountSource(Protocol):
+    """The ServiceAccounts of brupop's namespace, listed and watched."""
+
+    def list(self) -> Listing[ServiceAccount]:
+        """Every ServiceAccount of the namespace and the resourceVersion to watch from."""
+        ...
+
+    def get(self, name: str) -> ServiceAccount:
+        """The namespace's ServiceAccount `name`; NotFoundError when there is none."""
+        ...
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[ServiceAccount] | WatchBookmark]:
         """Changes after `resource_version` until the timeout; WatchExpiredError: re-list."""
         ...

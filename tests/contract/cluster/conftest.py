@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.adapters.kubernetes.pods import budget_from_object, pod_from_object
+from brupop.adapters.kubernetes.service_accounts import service_account_from_object
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import (
     ClusterEvent,
@@ -26,6 +28,7 @@ from brupop.domain.cluster.objects import (
     Pod,
     PodPhase,
     Resources,
+    ServiceAccount,
     Taint,
     Toleration,
     WatchBookmark,
@@ -40,9 +43,10 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.ports.token_verifier import ServiceAccountSource
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
-from tests.support.kube_api_rules import BUDGETS, EVENTS, PODS, POLICIES
+from tests.support.kube_api_rules import BUDGETS, EVENTS, PODS, POLICIES, SERVICE_ACCOUNTS
 from tests.support.kube_emulator_server import EmulatorServer
 
 NAMESPACE = "brupop-bottlerocket-aws"
@@ -68,6 +72,8 @@ class Ports(Protocol):
     def events(self) -> EventRecorder: ...
     @property
     def workloads(self) -> WorkloadReplicas: ...
+    @property
+    def service_accounts(self) -> ServiceAccountSource: ...
 
 
 class Backend(Protocol):
@@ -124,6 +130,13 @@ class Backend(Protocol):
         """A PodDisruptionBudget with this policy/v1 `spec`, as an administrator writes it."""
 
     def remove_pod(self, namespace: str, name: str) -> None: ...
+
+    def set_pod_deleting(self, namespace: str, name: str, at: datetime) -> None:
+        """Delete the pod while a finalizer holds it, its grace period ending `at`."""
+
+    def add_service_account(self, namespace: str, name: str) -> ServiceAccount: ...
+
+    def remove_service_account(self, namespace: str, name: str) -> None: ...
 
     def issue_token(self, namespace: str, pod_name: str, audiences: tuple[str, ...]) -> str: ...
 
@@ -233,6 +246,15 @@ class MemoryBackend:
 
     def remove_pod(self, namespace: str, name: str) -> None:
         self.memory.pods.delete(namespace, name)
+
+    def set_pod_deleting(self, namespace: str, name: str, at: datetime) -> None:
+        self.memory.set_pod_deleting(namespace, name, at)
+
+    def add_service_account(self, namespace: str, name: str) -> ServiceAccount:
+        return self.memory.service_accounts.add(namespace, name)
+
+    def remove_service_account(self, namespace: str, name: str) -> None:
+        self.memory.service_accounts.remove(namespace, name)
 
     def issue_token(self, namespace: str, pod_name: str, audiences: tuple[str, ...]) -> str:
         return self.memory.issue_token(namespace, pod_name, audiences=audiences)
@@ -361,6 +383,15 @@ class KubernetesBackend:
 
     def remove_pod(self, namespace: str, name: str) -> None:
         self.emulator.remove_object(PODS, namespace, name)
+
+    def set_pod_deleting(self, namespace: str, name: str, at: datetime) -> None:
+        self.emulator.set_pod_deleting(namespace, name, at.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    def add_service_account(self, namespace: str, name: str) -> ServiceAccount:
+        return service_account_from_object(self.emulator.add_service_account(namespace, name))
+
+    def remove_service_account(self, namespace: str, name: str) -> None:
+        self.emulator.remove_object(SERVICE_ACCOUNTS, namespace, name)
 
     def issue_token(self, namespace: str, pod_name: str, audiences: tuple[str, ...]) -> str:
         return self.emulator.issue_token(namespace, pod_name, audiences=audiences)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from brupop.adapters.kubernetes.pods import PAGE_SIZE
@@ -54,6 +56,19 @@ def test_pod_fields_are_read_as_drain_and_authorization_need_them(
     assert pod.owners == (DAEMONSET,)
     assert pod.service_account == "brupop-agent-service-account"
     assert pod.terminating is False
+
+
+def test_a_pod_a_finalizer_holds_after_its_delete_is_read_with_its_deletion_timestamp(
+    backend: Backend, cluster: Ports
+) -> None:
+    backend.add_node("n1")
+    backend.add_pod("ns", "held", "n1")
+    ends = datetime(2026, 1, 5, 10, 0, 30, tzinfo=UTC)
+
+    backend.set_pod_deleting("ns", "held", ends)
+    pod = cluster.pods.get("ns", "held")
+
+    assert (pod.terminating, pod.deletion_timestamp) == (True, ends)
 
 
 def test_missing_pod_is_not_found(cluster: Ports) -> None:

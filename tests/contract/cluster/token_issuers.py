@@ -119,9 +119,13 @@ class SigningIssuer:
                 "namespace": pod.namespace,
                 "node": {"name": node.name, "uid": node.uid},
                 "pod": {"name": pod.name, "uid": pod.uid},
-                "serviceaccount": {"name": account, "uid": uuid.uuid4().hex},
+                "serviceaccount": {"name": account, "uid": self._account_uid(pod, account)},
             },
         }
+
+    def _account_uid(self, pod: Pod, account: str) -> str:
+        """The UID of the pod's account (made when missing, as TokenRequest needs one)."""
+        return self._cluster.service_accounts.ensure(pod.namespace, account).uid
 
     def sign(self, claims: Any, kid: str | None = None) -> str:
         headers = {"kid": kid or self._kid}

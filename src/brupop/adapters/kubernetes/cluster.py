@@ -19,6 +19,7 @@ from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable, load_kubec
 from brupop.adapters.kubernetes.leases import KubernetesLeaseStore
 from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
 from brupop.adapters.kubernetes.pods import KubernetesPodRepository
+from brupop.adapters.kubernetes.service_accounts import KubernetesServiceAccounts
 from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
 from brupop.adapters.kubernetes.token_verifier import KubernetesTokenVerifier
 from brupop.adapters.kubernetes.tokens import KubernetesTokenReviewer
@@ -106,6 +107,7 @@ class KubernetesCluster:
         self.workloads = KubernetesWorkloadReplicas(calls)
         self.token_reviewer = KubernetesTokenReviewer(calls)
         self.agent_pods = KubernetesAgentPods(calls, namespace)
+        self.service_accounts = KubernetesServiceAccounts(calls, namespace)
         self.token_verifier = KubernetesTokenVerifier(
             KubernetesIssuerKeys(calls, SystemClock(), issuer=token_issuer), SystemClock()
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from kubernetes.client import CoreV1Api, PolicyV1Api
@@ -14,12 +15,15 @@ from brupop.adapters.kubernetes.scheduling_fields import (
     interned,
     node_selector_of,
     requests_of,
+    timestamp_of,
     tolerations_of,
 )
 from brupop.domain.cluster.disruption_budget import int_or_percent
 from brupop.domain.cluster.label_selector import Requirement, SelectorOperator
 from brupop.domain.cluster.objects import OwnerReference, Pod, PodDisruptionBudget, PodPhase
 from brupop.domain.cluster.resources import NO_RESOURCES
+
+LONG_AGO = datetime(1970, 1, 1, tzinfo=UTC)
 
 PAGE_SIZE = 500
 FROM_CACHE = "0"
@@ -61,12 +65,21 @@ def pod_from_object(obj: JSON) -> Pod:
         ),
         service_account=text_or_none(spec.get("serviceAccountName")),
         terminating=bool(meta.get("deletionTimestamp")),
+        deletion_timestamp=deletion_timestamp_of(meta),
         ready=condition_true(status, "Ready"),
         requests=requests if requests is not None else NO_RESOURCES,
         requests_known=requests is not None,
         node_selector=node_selector_of(spec),
         tolerations=tolerations_of(spec),
     )
+
+
+def deletion_timestamp_of(meta: JSON) -> datetime | None:
+    """metadata.deletionTimestamp; one that is set but unreadable counts as long past (a token
+    bound to the object is refused rather than kept)."""
+    if not meta.get("deletionTimestamp"):
+        return None
+    return timestamp_of(meta, "deletionTimestamp") or LONG_AGO
 
 
 @reads("PodDisruptionBudget")

@@ -142,6 +142,7 @@ class KubernetesTokenVerifier:
             pod_uid=pod_uid,
             node_name=_text(node.get("name")),
             node_uid=_text(node.get("uid")),
+            service_account_uid=_text(account.get("uid")),
             expires_at=datetime.fromtimestamp(_time(claims, "exp"), UTC),
         )
 

@@ -15,6 +15,7 @@ from brupop.adapters.memory.agent_pods import InMemoryAgentPods
 from brupop.adapters.memory.leases import InMemoryEventRecorder, InMemoryLeaseStore
 from brupop.adapters.memory.nodes import InMemoryNodeRepository
 from brupop.adapters.memory.pods import InMemoryPodRepository, pod_key
+from brupop.adapters.memory.service_accounts import InMemoryServiceAccounts
 from brupop.adapters.memory.shadows import InMemoryShadowRepository
 from brupop.adapters.memory.store import Revisions
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
@@ -54,7 +55,10 @@ class InMemoryCluster:
         self.shadows = InMemoryShadowRepository(self.revisions, namespace)
         self.policies = InMemoryUpdatePolicyRepository(self.revisions, namespace)
         self.workloads = InMemoryWorkloadReplicas(self.pods.store)
-        self.token_reviewer = InMemoryTokenReviewer(self.clock, self.pods.store)
+        self.service_accounts = InMemoryServiceAccounts(self.revisions, namespace)
+        self.token_reviewer = InMemoryTokenReviewer(
+            self.clock, self.pods.store, self.service_accounts.store
+        )
         self.agent_pods = InMemoryAgentPods(self.pods.store, namespace)
         self.leases = InMemoryLeaseStore(self.revisions)
         self.events = InMemoryEventRecorder()
@@ -113,6 +117,15 @@ class InMemoryCluster:
             pod_key(namespace, name), lambda p: dataclasses.replace(p, ready=ready)
         )
 
+    def set_pod_deleting(self, namespace: str, name: str, at: datetime | None = None) -> Pod:
+        """Delete the Pod while a finalizer holds it: it stays, terminating, its grace period
+        ending `at` (its deletionTimestamp; now by the cluster's clock unless given)."""
+        when = at or self.clock.now()
+        return self.pods.store.update(
+            pod_key(namespace, name),
+            lambda p: dataclasses.replace(p, terminating=True, deletion_timestamp=when),
+        )
+
     def remove_node(self, name: str) -> None:
         """Delete the Node; its shadow and pods go with it."""
         with self.revisions.condition:
@@ -152,6 +165,8 @@ class InMemoryCluster:
             node_selector=dict(node_selector or {}),
             tolerations=tuple(tolerations),
         )
+        if service_account is not None:  # kube-apiserver admits no pod without its account
+            self.service_accounts.ensure(namespace, service_account)
         return self.pods.add(pod)
 
     def add_disruption_budget(
@@ -192,8 +207,10 @@ class InMemoryCluster:
         audiences: tuple[str, ...] = (AGENT_AUDIENCE,),
         ttl_seconds: float = 3600,
     ) -> str:
-        """A projected service-account token bound to that pod."""
+        """A projected service-account token bound to that pod (its ServiceAccount is made
+        when missing: kube-apiserver admits no pod without one)."""
         pod = self.pods.get(namespace, pod_name)
+        self.service_accounts.ensure(namespace, pod.service_account or "default")
         return self.token_reviewer.issue_for_pod(pod, audiences, ttl_seconds)
 
     def issue_user_token(

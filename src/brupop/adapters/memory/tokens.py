@@ -1,4 +1,6 @@
-"""InMemoryTokenReviewer: service-account tokens bound to pods, reviewed like TokenReview does."""
+"""InMemoryTokenReviewer: service-account tokens bound to pods, reviewed like TokenReview does:
+refused once the pod or the service account is gone (or re-created), or deleted more than
+kube-apiserver's leeway ago."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from brupop.adapters.memory.store import VersionedStore
-from brupop.domain.cluster.objects import Pod, TokenIdentity
+from brupop.domain.cluster.objects import Pod, ServiceAccount, TokenIdentity
+from brupop.domain.cluster.token_binding import deletion_invalidates
 from brupop.ports.clock import Clock
 from brupop.ports.errors import UnavailableError
 
@@ -20,15 +23,23 @@ class _Grant:
     expires_at: datetime
     pod_key: str | None
     pod_uid: str | None
+    account_key: str | None = None
+    account_uid: str | None = None
 
 
 class InMemoryTokenReviewer:
     """The TokenReviewer port, and the TokenVerifier port's fake (the same checks, and the pod
     binding); counts reviews so tests can check the apiserver's cache."""
 
-    def __init__(self, clock: Clock, pods: VersionedStore[Pod]) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        pods: VersionedStore[Pod],
+        accounts: VersionedStore[ServiceAccount] | None = None,
+    ) -> None:
         self._clock = clock
         self._pods = pods
+        self._accounts = accounts
         self._grants: dict[str, _Grant] = {}
         self._lock = threading.Lock()
         self.review_count = 0
@@ -37,12 +48,16 @@ class InMemoryTokenReviewer:
 
     def issue_for_pod(self, pod: Pod, audiences: tuple[str, ...], ttl_seconds: float) -> str:
         account = pod.service_account or "default"
+        account_key = f"{pod.namespace}/{account}"
+        held = self._accounts.find(account_key) if self._accounts is not None else None
         grant = _Grant(
             username=f"system:serviceaccount:{pod.namespace}:{account}",
             audiences=audiences,
             expires_at=self._clock.now() + timedelta(seconds=ttl_seconds),
             pod_key=f"{pod.namespace}/{pod.name}",
             pod_uid=pod.uid,
+            account_key=account_key if held is not None else None,
+            account_uid=held.uid if held is not None else None,
         )
         return self._remember(grant)
 
@@ -79,8 +94,14 @@ class InMemoryTokenReviewer:
         shared = tuple(a for a in audiences if a in grant.audiences)
         if audiences and not shared:
             return TokenIdentity(authenticated=False, error="token audiences do not match")
+        if not self._account_holds(grant):
+            return TokenIdentity(authenticated=False, error="the service account was deleted")
         pod = self._pods.find(grant.pod_key) if grant.pod_key else None
-        if grant.pod_key is not None and (pod is None or pod.uid != grant.pod_uid):
+        if grant.pod_key is not None and (
+            pod is None
+            or pod.uid != grant.pod_uid
+            or deletion_invalidates(pod.deletion_timestamp, self._clock.now())
+        ):
             return TokenIdentity(authenticated=False, error="the token's pod no longer exists")
         return TokenIdentity(
             authenticated=True,
@@ -90,6 +111,18 @@ class InMemoryTokenReviewer:
             pod_uid=pod.uid if pod else None,
             node_name=pod.node_name if pod else None,
             expires_at=grant.expires_at,
+            service_account_uid=grant.account_uid,
+        )
+
+    def _account_holds(self, grant: _Grant) -> bool:
+        """The grant's service account is the one it was issued for and not long deleted."""
+        if grant.account_key is None or self._accounts is None:
+            return True
+        held = self._accounts.find(grant.account_key)
+        return (
+            held is not None
+            and held.uid == grant.account_uid
+            and not deletion_invalidates(held.deletion_timestamp, self._clock.now())
         )
 
     def _remember(self, grant: _Grant) -> str:

@@ -82,6 +82,8 @@ class Pod:
     owners: tuple[OwnerReference, ...] = ()
     service_account: str | None = None
     terminating: bool = False
+    # metadata.deletionTimestamp: when its grace period ends (set by a delete a finalizer holds)
+    deletion_timestamp: datetime | None = None
     ready: bool = True  # its Ready condition is True (the health gate's DaemonSet check)
     # What the scheduler reserves for it (resources.effective_request); requests_known is
     # False when a quantity could not be read, and the capacity check then finds no room.
@@ -135,6 +137,17 @@ class TokenIdentity:
     error: str | None = None
     expires_at: datetime | None = None
     node_uid: str | None = None  # a verified token's node claim (kube-apiserver >= 1.32)
+    service_account_uid: str | None = None  # a verified token's service account UID claim
+
+
+@dataclass(frozen=True)
+class ServiceAccount:
+    """A ServiceAccount: tokens name it by UID, so one re-created under its name is another."""
+
+    name: str
+    namespace: str
+    uid: str
+    deletion_timestamp: datetime | None = None  # metadata.deletionTimestamp
 
 
 @dataclass(frozen=True)

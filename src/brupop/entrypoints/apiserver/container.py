@@ -60,7 +60,7 @@ def options_from(settings: ApiserverSettings) -> ApiserverOptions:
 
 def authorization_problem(mirror: AgentPodMirror | None) -> Callable[[], str | None]:
     """Why agents cannot be authorized now, for readiness: local verification's problem (its
-    issuer keys or its pod watch); TokenReview has none of its own."""
+    issuer keys, its pod watch or its ServiceAccount watch); TokenReview has none of its own."""
     if mirror is None:
         return lambda: None
     return lambda: mirror.problem
@@ -87,7 +87,12 @@ class ApiserverContainer(containers.DeclarativeContainer):
     # --- how agents' tokens are checked (APISERVER_TOKEN_VERIFICATION) -------------------
     agent_pods = providers.Selector(
         options.provided.token_verification,
-        local=providers.Singleton(AgentPodMirror, cluster.provided.agent_pods, token_verifier),
+        local=providers.Singleton(
+            AgentPodMirror,
+            cluster.provided.agent_pods,
+            cluster.provided.service_accounts,
+            token_verifier,
+        ),
         tokenreview=providers.Object(None),
     )
     token_checker: providers.Provider[TokenReviewer] = providers.Selector(

@@ -51,6 +51,7 @@ GRANTS: tuple[Grant, ...] = (
             (BRUPOP, "bottlerocketshadows/status", "patch"),
             (BRUPOP, "bottlerocketupdatepolicies", "get"),
             ("", "pods", "list watch"),  # the agent pod mirror of local token verification
+            ("", "serviceaccounts", "get list watch"),  # its ServiceAccount mirror
         ],
     ),
     *_grants(APISERVER_ACCOUNT, EVENTS_NAMESPACE, [("", "events", "create")]),

@@ -13,7 +13,8 @@ read from the cluster, and the token's node claims (name, UID) stand for the Nod
 decision is dropped once its pod leaves the mirror, and every one once the issuer withdraws a key;
 since those two revoke it, a decision is kept until its token expires (at most
 LOCAL_DECISION_SECONDS), not for the review cache period: an agent's long-poll every 30 s then
-costs no verification.
+costs no verification. The token's pod and ServiceAccount are checked as TokenReview checks them
+(TokenBindings): present with the token's UIDs, not deleted past kube-apiserver's leeway.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from brupop.ports.errors import NotFoundError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.token_reviewer import TokenReviewer
+from brupop.services.apiserver.authorization_binding import TokenBindings
 from brupop.services.apiserver.authorization_cache import ExpiringCache
 from brupop.services.apiserver.authorization_pods import AgentPodMirror
 from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
@@ -87,15 +89,14 @@ class Authorizer:
         agent_pods: AgentPodMirror | None = None,
     ) -> None:
         self._reviewer = token_reviewer
-        self._pods = pods
         self._nodes = nodes
         self._clock = clock
-        self._namespace = namespace
         self._cache_seconds = cache_seconds
         self._refusal_seconds = refusal_seconds
         self._username = f"system:serviceaccount:{namespace}:{service_account}"
         self._service_account = service_account
         self._agent_pods = agent_pods
+        self._bindings = TokenBindings(pods, namespace, clock, service_account, agent_pods)
         self._identities: ExpiringCache[_Verified] = ExpiringCache(clock, AGENTS_CACHED)
         self._decisions: ExpiringCache[_Decision] = ExpiringCache(clock, AGENTS_CACHED)
         self._refusals: ExpiringCache[str] = ExpiringCache(clock)  # token hash -> why
@@ -122,7 +123,7 @@ class Authorizer:
         pod = self._agent_pod(identity, request.node_name)
         node_uid = self._node_uid(identity, request)
         caller = AgentCaller(request.node_name, node_uid, pod.namespace, pod.name)
-        decision = _Decision(caller, pod.uid, generation)
+        decision = _Decision(caller, pod.uid, identity.service_account_uid, generation)
         self._decisions.put(key, decision, self._lifetime(identity, request.token))
         return caller
 
@@ -131,15 +132,13 @@ class Authorizer:
         return self._agent_pods.keys_generation if self._agent_pods is not None else 0
 
     def _still_valid(self, key: str) -> AgentCaller | None:
-        """A cached decision, unless the mirror has seen its pod go or the issuer withdrew a key
-        since (the decision is dropped)."""
+        """A cached decision, unless the mirrors have seen its pod or account go or the issuer
+        withdrew a key since (the decision is dropped)."""
         decision = self._decisions.get(key)
         if decision is None:
             return None
-        mirror = self._agent_pods
-        if mirror is not None and (
-            decision.generation != mirror.keys_generation
-            or not mirror.bound(decision.caller.pod_name, decision.pod_uid)
+        if decision.generation != self._generation() or not self._bindings.still_bound(
+            decision.caller.pod_name, decision.pod_uid, decision.account_uid
         ):
             self._decisions.drop(key)
             return None
@@ -181,10 +180,9 @@ class Authorizer:
             raise NotAllowedError("the token is not bound to a pod")
         if identity.username != self._username:
             raise NotAllowedError("the token does not belong to the agent service account")
-        pod = self._bound_pod(identity.pod_name)
+        self._bindings.check_account(identity)
+        pod = self._bindings.pod(identity)
         if pod is None:
-            raise NotAllowedError("the token's pod is not an agent pod")
-        if identity.pod_uid is not None and pod.uid != identity.pod_uid:
             raise NotAllowedError("the token's pod is not an agent pod")
         is_agent = pod.labels.get(COMPONENT_LABEL) == AGENT_COMPONENT
         if not is_agent or pod.service_account != self._service_account:
@@ -193,17 +191,6 @@ class Authorizer:
             log.info("authorization.node_mismatch", pod=pod.name, claimed=node_name)
             raise NotAllowedError("the calling pod does not run on that node")
         return pod
-
-    def _bound_pod(self, name: str) -> Pod | None:
-        """The pod from the mirror (local verification), else read from the cluster: a pod the
-        mirror does not hold (not listed yet, too new, or gone) costs one GET."""
-        mirrored = self._agent_pods.pod(name) if self._agent_pods is not None else None
-        if mirrored is not None:
-            return mirrored
-        try:
-            return self._pods.get(self._namespace, name)
-        except NotFoundError:
-            return None
 
     def _node_uid(self, identity: TokenIdentity, request: AccessRequest) -> str:
         """The node's UID: the verified token's node claims when it has them, else the Node's."""
@@ -239,11 +226,12 @@ class Authorizer:
 
 @dataclass(frozen=True)
 class _Decision:
-    """A cached positive answer, the UID of the pod it was given to, and the key generation it
-    was decided under."""
+    """A cached positive answer, the UIDs of the pod and account it was given to, and the key
+    generation it was decided under."""
 
     caller: AgentCaller
     pod_uid: str
+    account_uid: str | None
     generation: int
 
 

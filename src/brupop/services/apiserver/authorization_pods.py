@@ -5,18 +5,23 @@ request.
 A background thread first loads the issuer's keys (retrying, with the reason kept for
 readiness), then lists and watches the agent pods of brupop's namespace. A pod's delete event
 takes it out of the mirror at once, so every decision the Authorizer cached for it stops
-counting on the next request (the Authorizer asks `bound` on every cache hit).
+counting on the next request (the Authorizer asks `bound` on every cache hit); so does a pod a
+finalizer holds, once its deletionTimestamp is past kube-apiserver's leeway. A second thread
+watches the namespace's ServiceAccounts (ServiceAccountMirror) for `account_holds`.
 """
 
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 
 import structlog
 
 from brupop.domain.cluster.objects import Pod, WatchEvent, WatchEventType
+from brupop.domain.cluster.token_binding import deletion_invalidates
 from brupop.ports.errors import PortError
-from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
+from brupop.ports.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
+from brupop.services.apiserver.authorization_accounts import ServiceAccountMirror
 from brupop.services.list_watch import ListWatchLoop
 from brupop.services.supervisor import RestartPolicy
 
@@ -29,6 +34,7 @@ class AgentPodMirror:
     def __init__(
         self,
         source: AgentPodSource,
+        accounts: ServiceAccountSource,
         verifier: TokenVerifier,
         *,
         watch_seconds: float = 60.0,
@@ -54,13 +60,16 @@ class AgentPodMirror:
             first=self._load_keys,
             each_watch=verifier.refresh_keys,
         )
+        self._accounts = ServiceAccountMirror(
+            accounts, watch_seconds=watch_seconds, retry_seconds=retry_seconds, restart=restart
+        )
 
     @property
     def problem(self) -> str | None:
         """Why agents' tokens cannot be verified now (for readiness), or None."""
         if self._loop.failing:
             return "the agent pod watch keeps failing"
-        return self._problem
+        return self._problem or self._accounts.problem
 
     def pod(self, name: str) -> Pod | None:
         """The agent pod of that name as the watch last saw it; None when the mirror does not
@@ -68,11 +77,21 @@ class AgentPodMirror:
         with self._lock:
             return self._pods.get(name)
 
-    def bound(self, name: str, uid: str) -> bool:
-        """The pod `name` with this `uid` still exists (a cached decision for it still holds)."""
+    def bound(self, name: str, uid: str, now: datetime) -> bool:
+        """The pod `name` with this `uid` still exists and is not deleted past the leeway (a
+        cached decision for it still holds)."""
         with self._lock:
             pod = self._pods.get(name)
-            return pod is not None and pod.uid == uid
+        return (
+            pod is not None
+            and pod.uid == uid
+            and not deletion_invalidates(pod.deletion_timestamp, now)
+        )
+
+    @property
+    def accounts(self) -> ServiceAccountMirror:
+        """The namespace's ServiceAccounts, watched beside the pods."""
+        return self._accounts
 
     @property
     def keys_generation(self) -> int:
@@ -80,12 +99,14 @@ class AgentPodMirror:
         return self._verifier.keys_generation
 
     def start(self) -> None:
-        """Start the thread that loads the keys and then watches the pods."""
+        """Start the threads that load the keys and watch the pods, and watch the accounts."""
         self._loop.start()
+        self._accounts.start()
 
     def stop(self, wait_seconds: float = 1.0) -> None:
-        """Ask the thread to end; it does within one watch period."""
+        """Ask the threads to end; they do within one watch period."""
         self._loop.stop(wait_seconds)
+        self._accounts.stop(wait_seconds)
 
     def _load_keys(self) -> None:
         """Until it works: fetch the issuer's keys, saying once (and in readiness) why not."""

@@ -23,6 +23,7 @@ class ReviewerOfOtherNode:
 
     def __init__(self, cluster: InMemoryCluster) -> None:
         self._pod = cluster.pods.get(NS, "brupop-agent-n2")
+        self._account = cluster.service_accounts.get(AGENT_SERVICE_ACCOUNT)
         self.reviewed: list[str] = []
 
     keys_generation = 0  # as a TokenVerifier: no key is ever withdrawn
@@ -42,6 +43,7 @@ class ReviewerOfOtherNode:
             pod_name=self._pod.name,
             pod_uid=self._pod.uid,
             node_name="n2",
+            service_account_uid=self._account.uid,
         )
 
 
