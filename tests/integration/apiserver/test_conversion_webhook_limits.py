@@ -1,5 +1,6 @@
 """`/crdconvert` needs no token, so its limits protect everyone: a flood of big reviews leaves
-`/ping` and the agents answered, an oversized review is refused, a review cut short is a 400."""
+`/ping` and the agents answered, an oversized review is refused, and so are objects more, larger
+or deeper than shadows can be; a review cut short is a 400."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ V2 = "brupop.bottlerocket.aws/v2"
 FLOODED_LATENCY_BOUND = 0.25
 
 
-def shadow(index: int) -> dict[str, Any]:
+def shadow(index: int, padding: int = 0) -> dict[str, Any]:
     node = f"ip-10-0-{index}.us-west-2.compute.internal"
     return {
         "apiVersion": V2,
@@ -37,6 +38,7 @@ def shadow(index: int) -> dict[str, Any]:
             "uid": f"0d0d0d0d-aaaa-bbbb-cccc-{index:012d}",
             "resourceVersion": "123456",
             "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": node, "uid": "u"}],
+            "annotations": {"note": "x" * padding},
         },
         "spec": {"state": "Idle", "version": "1.20.3"},
         "status": {
@@ -48,14 +50,14 @@ def shadow(index: int) -> dict[str, Any]:
     }
 
 
-def review_body(objects: int) -> bytes:
+def review_body(objects: int, padding: int = 0) -> bytes:
     review = {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "ConversionReview",
         "request": {
             "uid": "r1",
             "desiredAPIVersion": "brupop.bottlerocket.aws/v1",
-            "objects": [shadow(index) for index in range(objects)],
+            "objects": [shadow(index, padding) for index in range(objects)],
         },
     }
     return json.dumps(review).encode()
@@ -128,7 +130,7 @@ def test_ping_and_an_agent_stay_fast_while_big_reviews_flood_the_webhook(rig: Ri
         ping.request("GET", "/ping")
         assert ping.getresponse().read() == b"pong"
 
-    body = review_body(7000)  # about 3.8 MB, under the body limit
+    body = review_body(1000, padding=1300)  # about 1.9 MB: under the body limit
     with flood_of_reviews(rig, body, clients=6) as statuses:
         ping_seconds = median_seconds(ping_once, 12)
         agent_seconds = median_seconds(agent.get, 12)
@@ -141,13 +143,43 @@ def test_ping_and_an_agent_stay_fast_while_big_reviews_flood_the_webhook(rig: Ri
 
 
 def test_a_review_larger_than_a_shadow_list_is_refused_with_413(rig: Rig) -> None:
-    body = review_body(12000)  # about 6.5 MB: more than any cluster's list of shadows
-    assert len(body) > 6 * 1024 * 1024
+    body = review_body(1000, padding=2000)  # about 2.5 MB: more than 1,000 shadows can be
+    assert len(body) > 2 * 1024 * 1024
 
     status, answer = post_review(rig, body)
 
     assert status == 413
     assert json.loads(answer) == {"error": "request body too large"}
+
+
+def test_a_review_of_more_objects_than_a_batch_is_refused_with_413_and_why(rig: Rig) -> None:
+    status, answer = post_review(rig, review_body(1001))
+
+    assert status == 413
+    assert json.loads(answer) == {
+        "error": "the review holds 1001 objects; at most 1000 are converted at once"
+    }
+
+
+def test_an_object_larger_than_a_shadow_is_refused_with_413_and_why(rig: Rig) -> None:
+    status, answer = post_review(rig, review_body(1, padding=64 * 1024))
+
+    assert status == 413
+    assert json.loads(answer)["error"].startswith("objects[0] is ")
+
+
+@pytest.mark.parametrize("depth", [900, 100_000])
+def test_an_object_nested_deeper_than_a_shadow_is_a_400_and_why(rig: Rig, depth: int) -> None:
+    one = json.dumps(shadow(0))[:-1] + ', "extra": ' + '{"a":' * depth + "1" + "}" * depth + "}"
+    body = '{"request": {"uid": "r1", "desiredAPIVersion": "brupop.bottlerocket.aws/v1", '
+    body += '"objects": [' + one + "]}}"
+
+    status, answer = post_review(rig, body.encode())
+
+    assert status == 400
+    assert json.loads(answer) == {
+        "error": "the review is nested deeper than a shadow can be (32 levels)"
+    }
 
 
 def test_a_review_within_the_limit_is_converted(rig: Rig) -> None:

@@ -13,8 +13,8 @@ from brupop.domain.conversion import convert_review
 from brupop.entrypoints.apiserver.conversion.answer import answer_to
 from brupop.entrypoints.apiserver.conversion.frames import (
     ANSWER,
+    BAD_REVIEW,
     FAILED,
-    NOT_JSON,
     REVIEW,
     FrameError,
     FrameReader,
@@ -86,7 +86,7 @@ def test_the_worker_answers_each_review_in_turn_and_ends_with_its_input() -> Non
     assert code == 0 and read_frame(answers, 1000) is None
     assert first is not None and first[0] == ANSWER
     assert json.loads(first[1])["response"]["uid"] == "u"
-    assert second == (NOT_JSON, b"the body is not valid JSON")
+    assert second == (BAD_REVIEW, b"the body is not valid JSON")
 
 
 def test_a_review_over_the_bound_breaks_the_protocol() -> None:

@@ -1,7 +1,8 @@
 """The answer to a ConversionReview, as the conversion worker writes it.
 
-`answer_to` parses the review, converts it with `brupop.domain.conversion.convert_review` and
-writes the answer as compact JSON; the answer is the same document `convert_review` returns.
+`answer_to` parses the review, checks it against `review_bounds`, converts it with
+`brupop.domain.conversion.convert_review` and writes the answer as compact JSON; the answer is the
+same document `convert_review` returns.
 """
 
 from __future__ import annotations
@@ -10,19 +11,17 @@ import json
 from typing import Any
 
 from brupop.domain.conversion import convert_review
-from brupop.entrypoints.apiserver.conversion.frames import NotJsonError
+from brupop.entrypoints.apiserver.conversion.review_bounds import parsed_review
 
 
 def answer_to(body: bytes) -> bytes:
-    """The ConversionReview answering the one in `body` (NotJsonError if it is not JSON).
+    """The ConversionReview answering the one in `body` (BadReviewError if it is not JSON or is
+    nested too deep, ReviewTooLargeError if its objects are not shadow-sized).
 
     The review's objects are freed before the answer is written, and the answer's objects as
     they are written, so the worker's peak stays near the size of one copy of the objects.
     """
-    try:
-        review = json.loads(body)
-    except (ValueError, RecursionError):
-        raise NotJsonError("the body is not valid JSON") from None
+    review = parsed_review(body)
     answer = convert_review(review)
     _free_objects(review)
     return _dump(answer)

@@ -15,13 +15,12 @@ HEADER = struct.Struct("!cQ")
 READY = b"S"  # worker -> server, once its imports are done: empty payload
 REVIEW = b"R"  # server -> worker: a ConversionReview's JSON, as received
 ANSWER = b"A"  # worker -> server: the answering ConversionReview's JSON
-NOT_JSON = b"B"  # worker -> server: the review was not JSON; the payload says so in a few words
+BAD_REVIEW = b"B"  # worker -> server: not JSON, or nested too deep (400); the payload says why
+TOO_LARGE = (
+    b"L"  # worker -> server: objects larger or more than shadows (413); the payload says why
+)
 FAILED = b"F"  # worker -> server: converting raised; the payload names the exception's type
-KINDS = frozenset({READY, REVIEW, ANSWER, NOT_JSON, FAILED})
-
-
-class NotJsonError(ValueError):
-    """The review's body is not JSON (answered with a NOT_JSON frame)."""
+KINDS = frozenset({READY, REVIEW, ANSWER, BAD_REVIEW, TOO_LARGE, FAILED})
 
 
 class FrameError(ValueError):

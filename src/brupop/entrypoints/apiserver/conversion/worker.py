@@ -17,14 +17,18 @@ from typing import BinaryIO
 
 from brupop.entrypoints.apiserver.conversion.frames import (
     ANSWER,
+    BAD_REVIEW,
     FAILED,
-    NOT_JSON,
     READY,
     REVIEW,
+    TOO_LARGE,
     FrameError,
-    NotJsonError,
     read_frame,
     write_frame,
+)
+from brupop.entrypoints.apiserver.conversion.review_bounds import (
+    BadReviewError,
+    ReviewTooLargeError,
 )
 
 USAGE = "usage: python -m brupop.entrypoints.apiserver.conversion.worker BODY_LIMIT_BYTES"
@@ -71,8 +75,10 @@ def _serve(frames_in: BinaryIO, frames_out: BinaryIO, limit: int, answer_to: Ans
 def _answer_frame(answer_to: Answerer, body: bytes) -> tuple[bytes, bytes]:
     try:
         return ANSWER, answer_to(body)
-    except NotJsonError as error:
-        return NOT_JSON, str(error).encode()
+    except BadReviewError as error:
+        return BAD_REVIEW, str(error).encode()
+    except ReviewTooLargeError as error:
+        return TOO_LARGE, str(error).encode()
     except Exception as error:  # any bug, or MemoryError: a short failure frame, no traceback
         return FAILED, type(error).__name__.encode()
 

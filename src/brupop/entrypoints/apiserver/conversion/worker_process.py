@@ -24,9 +24,10 @@ import structlog
 
 from brupop.entrypoints.apiserver.conversion.frames import (
     ANSWER,
-    NOT_JSON,
+    BAD_REVIEW,
     READY,
     REVIEW,
+    TOO_LARGE,
     FrameError,
 )
 from brupop.entrypoints.apiserver.conversion.pipe_exchange import (
@@ -40,9 +41,12 @@ log = structlog.get_logger(__name__)
 
 WORKER_MODULE = "brupop.entrypoints.apiserver.conversion.worker"
 # kube-apiserver (v1.37, measured) sends one object per ConversionReview, even for a v1 LIST:
-# a shadow's review is under 1.5 KB, and etcd refuses any object over 1.5 MiB. 6 MiB leaves
-# room for a sender that batches (a list of 5,000 shadows is about 7 MB with managedFields).
-CONVERSION_BODY_LIMIT = 6 * 1024 * 1024
+# a shadow's review is under 1.5 KB. 2 MiB leaves room for a sender that batches up to
+# `review_bounds.MAX_OBJECTS` shadows (1,000 are about 1.4 MB with managedFields), and bounds
+# what one review costs the worker (about a tenth of a second) and so any other review's wait.
+CONVERSION_BODY_LIMIT = 2 * 1024 * 1024
+# The worker's refusals of a review, before converting it, and their statuses.
+_REFUSALS = {BAD_REVIEW: 400, TOO_LARGE: 413}
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,8 @@ class ConversionWorker:
     def convert(self, body: bytes) -> bytes:
         """The worker's answer to the review `body` (blocking; one review at a time).
 
-        ConversionFailedError: 400 when the body is not JSON; 503 when no worker is running,
+        ConversionFailedError: 400 when the body is not JSON or nested deeper than a shadow;
+        413 when its objects are more or larger than shadows; 503 when no worker is running,
         it did not answer within `seconds` (it is then replaced) or it stopped; 500 when
         converting failed in the worker."""
         deadline = time.monotonic() + self._options.seconds
@@ -148,8 +153,8 @@ class ConversionWorker:
             self._one_at_a_time.release()
         if kind == ANSWER:
             return payload
-        if kind == NOT_JSON:
-            raise ConversionFailedError(400, payload.decode(errors="replace")[:200])
+        if kind in _REFUSALS:
+            raise ConversionFailedError(_REFUSALS[kind], payload.decode(errors="replace")[:200])
         log.error("conversion.failed_in_worker", error=payload.decode(errors="replace")[:100])
         raise ConversionFailedError(500, "the conversion failed")
 
