@@ -13,7 +13,8 @@ from starlette.types import Message, Receive, Scope, Send
 
 from brupop.entrypoints.apiserver.conversion.answer import answer_to
 from brupop.entrypoints.apiserver.conversion.worker_process import ConversionFailedError
-from brupop.entrypoints.apiserver.routes.conversion_webhook import ConversionRoute
+from brupop.entrypoints.apiserver.routes.closing import Closing
+from brupop.entrypoints.apiserver.routes.conversion_webhook import ConversionRoute, Places
 
 REVIEW = json.dumps(
     {
@@ -103,7 +104,7 @@ def status_of(messages: list[Message]) -> int | None:
 
 
 def test_a_review_whose_body_does_not_arrive_in_time_is_a_408() -> None:
-    route = ConversionRoute(InProcessConverter(), body_seconds=0.2)
+    route = ConversionRoute(InProcessConverter(), closing=Closing(), body_seconds=0.2)
     messages: list[Message] = []
 
     async def run() -> None:
@@ -116,7 +117,9 @@ def test_a_review_whose_body_does_not_arrive_in_time_is_a_408() -> None:
 
 
 def test_past_the_reviews_taken_in_and_waiting_the_next_is_refused_at_once() -> None:
-    route = ConversionRoute(InProcessConverter(), at_once=1, waiting=1, body_seconds=30)
+    route = ConversionRoute(
+        InProcessConverter(), closing=Closing(), big=Places(at_once=1, waiting=1), body_seconds=30
+    )
     slow: list[Message] = []
     queued: list[Message] = []
     refused: list[Message] = []
@@ -142,7 +145,7 @@ def test_a_review_within_the_bounds_is_answered() -> None:
 
     async def run() -> None:
         with anyio.fail_after(5):
-            await app(ConversionRoute(InProcessConverter()))(
+            await app(ConversionRoute(InProcessConverter(), closing=Closing()))(
                 scope(), whole_body(), sender(messages)
             )
 
@@ -158,7 +161,9 @@ def test_a_worker_refusal_reaches_the_caller_as_a_short_error() -> None:
 
     async def run() -> None:
         with anyio.fail_after(5):
-            await app(ConversionRoute(RefusingConverter()))(scope(), whole_body(), sender(messages))
+            await app(ConversionRoute(RefusingConverter(), closing=Closing()))(
+                scope(), whole_body(), sender(messages)
+            )
 
     anyio.run(run)
 
