@@ -84,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         seed_offer=settings.target_version,
     )
     path = uri.split("?", 1)[0]
+    if settings.first_answer_delay > 0 and store.first_call():
+        store.log("host.late", seconds=settings.first_answer_delay, method=method, uri=uri)
+        time.sleep(settings.first_answer_delay)
     fault = fault_kinds.call_fault(settings.faults, store, path)
     if fault is not None:
         store.log("fault.injected", fault=fault, method=method, uri=uri)

@@ -22,6 +22,7 @@ REFRESH_SECONDS = "BRUPOP_SIM_REFRESH_SECONDS"
 PREPARE_SECONDS = "BRUPOP_SIM_PREPARE_SECONDS"
 ACTIVATE_SECONDS = "BRUPOP_SIM_ACTIVATE_SECONDS"
 REBOOT_KILLS = "BRUPOP_SIM_REBOOT_KILLS"
+FIRST_ANSWER_DELAY = "BRUPOP_SIM_FIRST_ANSWER_DELAY_SECONDS"
 
 FAULT_REFRESH_FAILS = "BRUPOP_SIM_FAULT_REFRESH_FAILS"
 FAULT_PREPARE_FAILS = "BRUPOP_SIM_FAULT_PREPARE_FAILS"
@@ -107,6 +108,7 @@ class SimSettings:
         activate_seconds: float,
         reboot_kills: str,
         faults: Faults,
+        first_answer_delay: float = 0.0,
     ) -> None:
         self.host_dir = host_dir
         self.current_version = current_version
@@ -117,6 +119,7 @@ class SimSettings:
         self.activate_seconds = activate_seconds
         self.reboot_kills = reboot_kills
         self.faults = faults
+        self.first_answer_delay = first_answer_delay  # the host's first call answers this late
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> SimSettings:
@@ -141,6 +144,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> SimSettings:
         activate_seconds=_seconds(env, ACTIVATE_SECONDS, 0.2),
         reboot_kills=reboot_kills,
         faults=_faults(env),
+        first_answer_delay=_seconds(env, FIRST_ANSWER_DELAY, 0.0),
     )
 
 

@@ -22,6 +22,7 @@ STATE_FILE = "state.json"
 MUTEX_FILE = "state.lock"
 UPDATE_LOCK_FILE = "update.lock"
 LOG_FILE = "host.log"
+FIRST_ANSWER_FILE = "first-answer"
 
 
 class HostState:
@@ -129,6 +130,15 @@ class HostStore:
     def transaction(self) -> _Transaction:
         """`with store.transaction() as state:` read-modify-write under the mutex."""
         return _Transaction(self)
+
+    def first_call(self) -> bool:
+        """True for the first call this host ever answers (it leaves a marker file; later
+        calls, reboots included, find it)."""
+        try:
+            os.close(os.open(self.path(FIRST_ANSWER_FILE), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
 
     def read(self) -> HostState:
         """A consistent snapshot of the state."""

@@ -153,3 +153,17 @@ def test_a_failing_command_fault_with_times_fails_only_once(host: EmulatedHost) 
     with pytest.raises(HostCommandFailedError):
         api.refresh_updates()
     assert api.refresh_updates().chosen_version() == "1.1.0"
+
+
+def test_a_late_host_answers_only_its_first_call_late(host: EmulatedHost) -> None:
+    host.set_env(BRUPOP_SIM_FIRST_ANSWER_DELAY_SECONDS="1")
+    started = time.monotonic()
+
+    first = host.adapter().os_info()
+    waited = time.monotonic() - started
+    later = [host.adapter().os_info() for _ in range(2)]
+
+    assert waited >= 1.0
+    assert [info.version_id for info in (first, *later)] == ["1.0.0"] * 3
+    log = (host.dir / "host.log").read_text()
+    assert log.count('"event": "host.late"') == 1, log

@@ -6,7 +6,7 @@ drives the scenarios, until every node is updated, the fleet settles (no change 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
@@ -18,8 +18,11 @@ from brupop.entrypoints.simulate.scenarios.chaos import ChaosMonkey
 from brupop.entrypoints.simulate.scenarios.pause_schedule import policy_soaking
 
 _TICK_SECONDS = 0.05
-FIRST_REPORTS_SECONDS = 10.0
-"""The longest the controller waits for every agent's first report before it starts anyway."""
+FIRST_REPORTS_SECONDS = 60.0
+"""The longest the controller waits for every agent's first report before it starts anyway:
+agents first report 8 to 15 s after they start over a real API server, more behind a slow
+host, and the canaries are chosen from the nodes that have reported."""
+_LATE_NAMED = 10  # a note names at most this many late nodes
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,8 @@ def wait_for_fleet(
                 return WaitEnd(timed_out=True)
             if _finished(run, chaos, restart, options, now):
                 return WaitEnd()
-            if not run.controller.started and _fleet_known(run, now):
-                run.controller.start()
+            if not run.controller.started:
+                _start_when_known(run, now, note)
             restart.step(run.observer.first_active_at)
             run.pauses.step(rollout_began_at(run), run.started_at)
             run.unhealthy.step(run.observer.views())
@@ -90,14 +93,48 @@ def _step_clock(run: StartedRun, *, scenarios_done: bool) -> None:
     )
 
 
-def _fleet_known(run: StartedRun, now: float) -> bool:
-    """Every agent has reported its node and the update it is offered (or enough time went by
-    that one of them never will), so the controller's first pass sees the whole fleet: in a
-    cluster the shadows are there before a rollout, and the start order picks among them all,
-    not among whichever agents came up first."""
-    views = run.observer.views().values()
-    reported = all(v.status_state is not None and v.target_version for v in views)
-    return reported or now - run.started_at >= FIRST_REPORTS_SECONDS
+@dataclass(frozen=True)
+class FirstReports:
+    """Whether the controller may make its first pass, and the nodes whose agent has not
+    reported yet."""
+
+    due: bool
+    late: tuple[str, ...]
+
+    def note(self, waited: float) -> str:
+        """The line that says who is late when the controller starts without them."""
+        shown = ", ".join(self.late[:_LATE_NAMED])
+        more = len(self.late) - _LATE_NAMED
+        if more > 0:
+            shown += f" and {more} more"
+        return (
+            f"no first report from {shown} after {waited:.0f} s: "
+            "the controller starts without waiting for them"
+        )
+
+
+def first_reports(
+    views: Mapping[str, NodeView], waited: float, deadline: float = FIRST_REPORTS_SECONDS
+) -> FirstReports:
+    """Every agent has reported its node and the update it is offered, or `deadline` seconds
+    went by (`waited`) and some never did. The controller's first pass then sees the whole
+    fleet: in a cluster the shadows are there before a rollout, and the start order and the
+    canaries are picked among them all, not among whichever agents came up first."""
+    late = tuple(
+        sorted(n for n, v in views.items() if v.status_state is None or not v.target_version)
+    )
+    return FirstReports(due=not late or waited >= deadline, late=late)
+
+
+def _start_when_known(run: StartedRun, now: float, note: Callable[[str], None]) -> None:
+    """Start the controller once the fleet is known; say which nodes it starts without."""
+    waited = now - run.started_at
+    reports = first_reports(run.observer.views(), waited)
+    if not reports.due:
+        return
+    if reports.late:
+        note(reports.note(waited))
+    run.controller.start()
 
 
 def rollout_began_at(run: StartedRun) -> float | None:

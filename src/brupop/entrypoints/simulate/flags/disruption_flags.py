@@ -16,6 +16,11 @@ from brupop.entrypoints.simulate.flags.flag_values import (
 )
 from brupop.entrypoints.simulate.scenarios.host_faults import KNOWN_FAULTS
 
+LATE_HOST_SECONDS = 15.0
+"""How late a --late-host answers its first call: as late as an agent's first report over a
+real API server."""
+LATE_HOST_MOST = 600.0  # later than that, a host is not late but dead
+
 
 def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
     """Added to the `scenarios` group, before the policy flags (the order --help shows)."""
@@ -49,6 +54,14 @@ def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
         help=f"make NODE's host emulator misbehave; FAULT is one of {', '.join(KNOWN_FAULTS)}",
     )
     scenario.add_argument(
+        "--late-host",
+        action="append",
+        default=[],
+        metavar="NODE[=SECONDS]",
+        help=f"NODE's host answers its first call SECONDS late (default {LATE_HOST_SECONDS:g}), "
+        "so its agent's first report is as late",
+    )
+    scenario.add_argument(
         "--chaos-kills", default="0", help="kill agents (SIGKILL or SIGTERM) this many times"
     )
     scenario.add_argument(
@@ -79,6 +92,13 @@ def read_fault(text: str, names: list[str]) -> tuple[str, str]:
             f"{did_you_mean(fault, KNOWN_FAULTS)}"
         )
     return read_node("--fault", node, names), fault
+
+
+def read_late_host(text: str, names: list[str]) -> tuple[str, float]:
+    """One `--late-host NODE[=SECONDS]`."""
+    node, sep, seconds = text.partition("=")
+    delay = read_seconds("--late-host", seconds, most=LATE_HOST_MOST) if sep else LATE_HOST_SECONDS
+    return read_node("--late-host", node, names), delay
 
 
 def read_chaos_seed(raw: str | None) -> int | None:

@@ -18,7 +18,7 @@ from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.flags.timing import Component
 from brupop.entrypoints.simulate.fleet.certificates import TlsFiles
 from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode
-from brupop.entrypoints.simulate.scenarios.host_faults import FAULT_ENV
+from brupop.entrypoints.simulate.scenarios.host_faults import FAULT_ENV, FIRST_ANSWER_DELAY_ENV
 
 EMULATOR_SCRIPT = "brupop-host-emulator"
 _SIM_PREFIX = "BRUPOP_SIM_"
@@ -86,6 +86,9 @@ def agent_env(
     for faulty, fault in options.faults:
         if faulty == node.name:
             env.update(FAULT_ENV[fault])
+    for late, seconds in options.late_hosts:
+        if late == node.name:
+            env[FIRST_ANSWER_DELAY_ENV] = _text(seconds)
     return env
 
 

@@ -24,3 +24,6 @@ FAULT_ENV: Mapping[str, Mapping[str, str]] = {
     "socket-down": {"BRUPOP_SIM_FAULT_SOCKET_DOWN": "1", **_ON_UPDATE_COMMANDS},
 }
 KNOWN_FAULTS = tuple(FAULT_ENV)
+
+FIRST_ANSWER_DELAY_ENV = "BRUPOP_SIM_FIRST_ANSWER_DELAY_SECONDS"
+"""`--late-host`: the host's first call answers this many seconds late."""
