@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.policy_file import write_policy_file
 
 # Well above any run's own --timeout, so the simulation's verdict, not pytest, ends a slow run.
@@ -79,6 +81,20 @@ class Simulate:
         if policy is not None:
             flags = (*flags, "--policy", write_policy_file(self.directory, policy))
         return run_simulate(self.directory, *self.backend, *flags)
+
+
+HOST_SPEEDS = pytest.mark.parametrize("late", [False, True], ids=["prompt-hosts", "late-hosts"])
+"""Run a scenario twice: with hosts that answer at once, and with `late_hosts`."""
+
+
+def late_hosts(nodes: int, *, late: bool = True) -> tuple[str, ...]:
+    """`--late-host` for every node but node-01 (none when not `late`): their hosts answer
+    their first call 15 s late, so their agents report late, as over a real API server."""
+    if not late:
+        return ()
+    return tuple(
+        flag for index in range(2, nodes + 1) for flag in ("--late-host", f"node-{index:02d}")
+    )
 
 
 def explain(run: SimulateRun) -> str:

@@ -1,7 +1,8 @@
 """`brupop simulate --policy ... --unhealthy NODE`: after its reboot NODE stays NotReady, its
 health gate times out, the fleet halts, no node starts after the failure, nothing is left
 cordoned, and the exit code and the last line say why; its `--timeline` picture has one row
-per node and marks the failure and the halt.
+per node and marks the failure and the halt. The same holds when every host but the first
+answers its first call 15 s late (`--late-host`).
 
 Nothing here depends on how fast this machine is: the moments compared are those the run
 recorded (each node's first departure from Idle and its return, as the observer saw them)."""
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.simulate_run import Simulate, explain
+from tests.e2e.simulate_run import HOST_SPEEDS, Simulate, explain, late_hosts
 
 SVG_TEXT = "{http://www.w3.org/2000/svg}text"
 SPEC = """\
@@ -25,14 +26,16 @@ SPEC = """\
 
 
 @pytest.mark.e2e
+@HOST_SPEEDS
 def test_an_unhealthy_node_fails_its_gate_and_the_fleet_halts_with_nothing_cordoned(
     simulate: Simulate,
     tmp_path: Path,
+    late: bool,
 ) -> None:
     picture = tmp_path / "timeline.svg"
     run = simulate(
         "--nodes", "4", "--max-concurrent", "1", "--unhealthy", "node-02", "--timeout", "100",
-        "--timeline", str(picture), policy=SPEC,
+        "--timeline", str(picture), *late_hosts(4, late=late), policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 1, explain(run)

@@ -21,7 +21,7 @@ from tests.e2e.test_blocked_drain import (
     test_an_undrainable_node_is_uncordoned_and_backs_off_while_the_rest_update as test_blocked_drain,  # noqa: E501
 )
 from tests.e2e.test_canary_soak import (
-    test_the_canary_updates_first_and_the_others_wait_out_its_soak as test_canary_soak,
+    test_the_canaries_update_first_and_the_others_wait_out_their_soak as test_canary_soak,
 )
 from tests.e2e.test_chaos import (
     test_the_fleet_converges_while_agents_are_killed_at_random as test_chaos_kills,
