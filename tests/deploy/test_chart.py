@@ -310,6 +310,7 @@ CHANGES = [
         "exclude_from_lb_wait_time_in_sec", "45", AGENT, "EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC"
     ),
     _env_change("max_concurrent_updates", "unlimited", CONTROLLER, "MAX_CONCURRENT_UPDATE"),
+    _env_change("release_age_quorum", "3", CONTROLLER, "RELEASE_AGE_QUORUM"),
     _env_change(
         "scheduler_cron_expression", "0 0 23 * * Sat *", CONTROLLER, "SCHEDULER_CRON_EXPRESSION"
     ),

@@ -3,7 +3,8 @@
 Two rules of the policy's `version` section hold a candidate by the version it is offered:
 the pin (nothing newer than `pin` starts, by semver precedence as `versions` compares them)
 and the release age (a version starts only `minReleaseAgeHours` after a host first offered
-it, as `versions_first_seen` recorded). A version with no first-seen time yet counts as first
+it, as `versions_first_seen` recorded). A version with no first-seen time yet waits for the
+release-age quorum when fewer nodes report it (`release_quorum`), and otherwise counts as first
 seen now: it was just offered, so it is as young as can be.
 """
 
@@ -15,6 +16,7 @@ from typing import Any, NamedTuple
 
 from brupop.domain.policy.scheduling_policy import VersionPolicy
 from brupop.domain.reason import Reason
+from brupop.domain.starting.release_quorum import VersionQuorum
 from brupop.domain.starting.start_holds import StartCandidate, StartHold
 from brupop.domain.timestamps import later
 from brupop.domain.versions import compare_versions
@@ -33,13 +35,20 @@ def version_hold(
     first_seen: Mapping[str, datetime],
     target: str,
     now: datetime,
+    quorum: VersionQuorum | None = None,
 ) -> StartHold | None:
-    """Why a node offered `target` may not start at `now`; None when the policy lets it."""
+    """Why a node offered `target` may not start at `now`; None when the policy lets it.
+    `quorum`: who reports each version; a version without a first-seen time that fewer nodes
+    report than it needs waits for them (None: no quorum, as for a fleet of one)."""
     if policy is None:
         return None
     if policy.pin is not None and compare_versions(target, policy.pin) > 0:
         return StartHold(Reason.PINNED, f"pinned to {policy.pin}")
-    seen = first_seen.get(target, now)
+    seen = first_seen.get(target)
+    if seen is None:
+        if quorum is not None and not quorum.reached(target) and policy.min_release_age_hours > 0:
+            return StartHold(Reason.RELEASE_TOO_NEW, quorum.shortfall(target))
+        seen = now
     eligible = eligible_at(policy, seen)
     if eligible is not None and now < eligible:
         return StartHold(
@@ -99,13 +108,20 @@ def version_standings(
 class VersionGate:
     """The start rule of the policy's `version` section (`start_holds.StartRule`)."""
 
-    def __init__(self, policy: VersionPolicy | None, first_seen: Mapping[str, datetime]) -> None:
+    def __init__(
+        self,
+        policy: VersionPolicy | None,
+        first_seen: Mapping[str, datetime],
+        quorum: VersionQuorum | None = None,
+    ) -> None:
         self._policy = policy
         self._first_seen = first_seen
+        self._quorum = quorum
 
     def hold(self, candidate: StartCandidate, now: datetime) -> StartHold | None:
         """Why `candidate` may not start yet by the version it is offered."""
-        return version_hold(self._policy, self._first_seen, candidate.target_version, now)
+        target = candidate.target_version
+        return version_hold(self._policy, self._first_seen, target, now, self._quorum)
 
     def started(self, candidate: StartCandidate) -> None:
         """Nothing to count: a version's eligibility does not depend on how many started."""

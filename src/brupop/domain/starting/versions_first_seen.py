@@ -1,11 +1,14 @@
-"""When each version was first offered by a host: the start of its release age.
+"""When each version was first offered by a quorum of hosts: the start of its release age.
 
-The controller notes, pass after pass, the versions hosts are offered (`RolloutBook.targets`):
-a version not seen before gets the pass's time, and a time once recorded never moves. The
-record is kept in the policy status (`versionsFirstSeen`), so a restarted controller or a new
-leader reads it back and merges it with what it noted itself (the earlier time of a version
-wins: it is the one a host offered it first). At most `VERSIONS_SEEN_MAX` are kept; beyond
-that the oldest go first, those no host is offered any more before those still offered.
+The controller notes, pass after pass, the versions hosts are offered (`RolloutBook.targets`)
+by at least the release-age quorum (`release_quorum`): such a version not seen before gets the
+pass's time, and that time never moves while the quorum keeps reporting the version. A version
+reported by fewer nodes (none included) loses its time: its age starts again when a quorum
+reports it, so a time one node planted (before the quorum rule, or by a version the fleet
+left) never counts. The record is kept in the policy status (`versionsFirstSeen`), so a
+restarted controller or a new leader reads it back and merges it with what it noted itself
+(the earlier time of a version wins). At most `VERSIONS_SEEN_MAX` are kept; beyond that the
+oldest go first, those no host is offered any more before those still offered.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from brupop.domain.policy.update_policy_status import (
     VERSIONS_SEEN_MAX,
     VersionSeen,
 )
+from brupop.domain.starting.release_quorum import VersionQuorum
 
 VersionsSeen = tuple[VersionSeen, ...]
 """First-seen times, oldest first (ties by version), as the policy status lists them."""
@@ -40,6 +44,23 @@ def note_offered(
         return seen
     added = seen + tuple(VersionSeen(version=v, at=now) for v in new)
     return _bounded(_ordered(added), offered, limit)
+
+
+def note_at_quorum(
+    seen: VersionsSeen,
+    quorum: VersionQuorum,
+    now: datetime,
+    *,
+    limit: int = VERSIONS_SEEN_MAX,
+) -> VersionsSeen:
+    """`seen` kept to the versions `quorum` reaches, with those it lacks noted at `now`;
+    `seen` itself when nothing changed, or when no node reports anything (an empty view)."""
+    if not quorum.visible:
+        return seen
+    kept = tuple(entry for entry in seen if quorum.reached(entry.version))
+    return note_offered(
+        seen if len(kept) == len(seen) else kept, quorum.versions(), now, limit=limit
+    )
 
 
 def merge_seen(

@@ -168,6 +168,7 @@ class ControllerContainer(containers.DeclarativeContainer):
         safety,
         metrics.provided.rollout,
         metrics.provided.safety,
+        release_age_quorum=config.provided.release_age_quorum,
     )
     starts = providers.Singleton(
         StartRules, fleet, providers.Singleton(start_ports, notified, rules.provided.versions, log)

@@ -27,6 +27,7 @@ from brupop.domain.rollout.concurrency import (
     ConcurrencyLimitError,
 )
 from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.starting.release_quorum import QUORUM_MOST
 from brupop.domain.states import StateTimeouts
 from brupop.domain.windows.maintenance_window import (
     MaintenanceWindow,
@@ -101,6 +102,14 @@ class ControllerSettings(BaseSettings):
         "", max_length=SETTING_MAX_LENGTH, alias="PROBE_ALLOWED_NETWORKS"
     )
     kubernetes_service_host: str = Field("", max_length=253, alias="KUBERNETES_SERVICE_HOST")
+    # Nodes that must report a version before its release age starts; unset or empty: 10 % of
+    # the opted-in nodes, at least 2 (always capped at the fleet).
+    release_age_quorum: int | None = Field(None, ge=1, le=QUORUM_MOST, alias="RELEASE_AGE_QUORUM")
+
+    @field_validator("release_age_quorum", mode="before")
+    @classmethod
+    def _empty_quorum_is_the_default(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("max_concurrent_update")
     @classmethod
@@ -187,6 +196,7 @@ class ControllerSettings(BaseSettings):
             resync_seconds=self.resync_seconds,
             lease_seconds=self.lease_seconds,
             renew_seconds=self.renew_seconds,
+            release_age_quorum=self.release_age_quorum,
         )
 
     @property

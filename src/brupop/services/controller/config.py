@@ -32,6 +32,9 @@ class ControllerConfig:
     a list instead (a Kubernetes watch cannot be polled without waiting)."""
     watch_restart: RestartPolicy | None = None
     """How the change watch is restarted when it fails; None: the watch's own default."""
+    release_age_quorum: int | None = None
+    """The nodes that must report a version before its release age starts (RELEASE_AGE_QUORUM);
+    None: 10 % of the opted-in nodes, at least 2 (`release_quorum`)."""
 
     @property
     def gate_check_budget_seconds(self) -> float:

@@ -149,6 +149,7 @@ class Fleet:
         policies: bool = True,
         starts: StartPorts | None = None,
         pods: PodRepository | None = None,
+        release_age_quorum: int | None = None,
     ) -> ControllerService:
         """A controller replica; it follows the update policies unless `policies` is False
         (with no policy object, following them changes nothing)."""
@@ -159,6 +160,7 @@ class Fleet:
             window=MaintenanceWindow.starting(window, now=self.clock.now()),
             namespace=self.cluster.namespace,
             identity=f"controller-{next(_identities)}",
+            release_age_quorum=release_age_quorum,
         )
         ports = ControllerPorts(
             shadows=self.cluster.shadows,

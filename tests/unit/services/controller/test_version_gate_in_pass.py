@@ -54,13 +54,16 @@ def test_a_restarted_controller_keeps_the_first_seen_time_from_the_status() -> N
     assert _written(fleet) == (VersionSeen(version=NEW, at=START),)
 
 
-def test_a_version_offered_later_is_first_seen_when_it_appears() -> None:
-    fleet = Fleet(1)
+def test_a_version_offered_later_is_first_seen_when_a_quorum_reports_it() -> None:
+    fleet = Fleet(2)
     fleet.cluster.policies.apply(policy_object(paused=True))
     controller = fleet.controller(1)
     controller.tick()
-    fleet.clock.advance(600)
-    fleet.add_node("late", target="1.21.0")
+    fleet.clock.advance(300)
+    fleet.add_node("late-1", target="1.21.0")
+    controller.tick()  # one node of three: short of the quorum of two
+    fleet.clock.advance(300)
+    fleet.add_node("late-2", target="1.21.0")
 
     controller.tick()
 

@@ -1,8 +1,9 @@
 """PolicyRules: the update policy's part of a controller pass.
 
 Before deciding: apply the policy changes seen since the last pass (the pause), take over or
-release a halt as the policy's status shows it, read back the learned update durations, and
-assess the safety rules and the clock's rules (windows, blackouts, finishBy: `schedule`).
+release a halt as the policy's status shows it, take the canaries it keeps, read back the
+learned update durations, and assess the safety rules and the clock's rules (windows,
+blackouts, finishBy: `schedule`).
 After: publish the fleet's pause and halt metrics and, as leader, the policy's status (with
 the update durations measured). Without a policy repository (or with no `default` object) the
 pass is as it was before policies."""
@@ -36,13 +37,15 @@ class PolicyRules:
         safety: RolloutSafety,
         metrics: RolloutMetrics,
         safety_metrics: SafetyMetrics,
+        *,
+        release_age_quorum: int | None = None,
     ) -> None:
         self.follower = follower
         self.safety = safety
         self._metrics = metrics
         self._safety_metrics = safety_metrics
         self.timing = StartTiming()
-        self.versions = OfferedVersions()
+        self.versions = OfferedVersions(release_age_quorum)
 
     def assess(
         self, now: datetime, book: RolloutBook, touched: set[str], *, leading: bool
@@ -56,8 +59,12 @@ class PolicyRules:
         self._metrics.set_fleet_paused(paused)
         status, version = follower.status_seen()
         self.safety.halts.follow_status(status, version)
+        self.safety.canaries.follow_status(status)
         self.timing.follow_status(status)
-        self.versions.follow(status, present=version is not None, offered=book.targets, now=now)
+        present = version is not None
+        self.versions.follow(
+            status, present=present, offered=book.targets, fleet=len(book), now=now
+        )
         return paused, self.safety.assess(now, follower.policy, book, touched, leading=leading)
 
     def schedule(self, window: MaintenanceWindow, window_open: bool, now: datetime) -> ScheduleGate:
