@@ -21,6 +21,7 @@ from brupop.domain.cluster.objects import Node, Pod
 from brupop.domain.policy.effective_policy import EffectivePolicy
 from brupop.domain.starting.autoscaler_holds import autoscaler_rules
 from brupop.domain.starting.budget_rule import BudgetRule, group_sizes
+from brupop.domain.starting.release_quorum import VersionQuorum
 from brupop.domain.starting.start_holds import StartRule
 from brupop.domain.starting.version_gate import VersionGate
 
@@ -34,10 +35,12 @@ class PassRules:
         opted_in: Sequence[Node],
         census: FleetCensus,
         first_seen: Mapping[str, datetime],
+        quorum: VersionQuorum | None = None,
     ) -> None:
         self._policy = policy
         self._census = census
         self._first_seen = first_seen
+        self._quorum = quorum
         budgets = policy.scheduling.budgets
         self._sizes: dict[str, Counter[str]] = {
             b.group_by: group_sizes(opted_in, b.group_by) for b in budgets
@@ -55,7 +58,7 @@ class PassRules:
         scheduling = self._policy.scheduling
         rules: list[StartRule] = []
         if scheduling.version is not None:
-            rules.append(VersionGate(scheduling.version, self._first_seen))
+            rules.append(VersionGate(scheduling.version, self._first_seen, self._quorum))
         in_use = tuple(in_use)
         rules += [BudgetRule(b, self._sizes[b.group_by], in_use) for b in scheduling.budgets]
         rules += autoscaler_rules(scheduling, self.pods_on)

@@ -50,14 +50,16 @@ class FleetSnapshot:
 class PlanAssumptions:
     """What the plan takes as given: each update's duration (`expected_seconds`, the learned
     p90 unless the user gave one: `duration_given`), the environment's limit
-    (MAX_CONCURRENT_UPDATE, used when the policy sets no `maxConcurrent`) and the node the
-    controller runs on (it updates last)."""
+    (MAX_CONCURRENT_UPDATE, used when the policy sets no `maxConcurrent`), the node the
+    controller runs on (it updates last) and the release-age quorum."""
 
     expected_seconds: int
     duration_given: bool = False
     limit: ConcurrencyLimit = field(default_factory=lambda: ConcurrencyLimit(1))
     controller_node: str | None = None
     horizon: timedelta = PLAN_HORIZON
+    release_age_quorum: int | None = None
+    """The controller's RELEASE_AGE_QUORUM; None: its default (`release_quorum`)."""
 
     @classmethod
     def learned(
@@ -67,6 +69,7 @@ class PlanAssumptions:
         duration_seconds: int | None = None,
         limit: ConcurrencyLimit | None = None,
         controller_node: str | None = None,
+        release_age_quorum: int | None = None,
     ) -> PlanAssumptions:
         """The durations the policy status learned (their p90, as finishBy uses), unless
         `duration_seconds` is given."""
@@ -79,6 +82,7 @@ class PlanAssumptions:
             duration_given=given,
             limit=limit or ConcurrencyLimit(1),
             controller_node=controller_node,
+            release_age_quorum=release_age_quorum,
         )
 
 

@@ -29,9 +29,10 @@ from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.starting.release_quorum import VersionQuorum
 from brupop.domain.starting.start_holds import StartCandidate, StartHold
 from brupop.domain.starting.start_selection import StartSelection
-from brupop.domain.starting.versions_first_seen import first_seen_times, note_offered
+from brupop.domain.starting.versions_first_seen import first_seen_times, note_at_quorum
 from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import later
 
@@ -63,8 +64,10 @@ class VirtualRollout:
         self._backoffs: dict[str, datetime] = {}
         self._load(snapshot)
         seen = snapshot.status.versions_first_seen if snapshot.status is not None else ()
-        first_seen = first_seen_times(note_offered(seen, self.book.targets, self.now))
-        self._rules = PassRules(policy, tuple(self.nodes.values()), self.census, first_seen)
+        quorum = VersionQuorum.of(self.book.targets, len(self.book), assumptions.release_age_quorum)
+        first_seen = first_seen_times(note_at_quorum(seen, quorum, self.now))
+        opted_in = tuple(self.nodes.values())
+        self._rules = PassRules(policy, opted_in, self.census, first_seen, quorum)
         self._canaries = CanaryPlan.of(policy.canary, snapshot.status, self.book, self.nodes)
 
     def run(self) -> None:

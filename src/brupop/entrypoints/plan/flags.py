@@ -14,6 +14,7 @@ from pathlib import Path
 
 from brupop.domain.policy.policy_object import UpdatePolicy, policy_from_object
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
+from brupop.domain.starting.release_quorum import QUORUM_MOST
 from brupop.entrypoints.argument_types import dns_label, node_name
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.simulate.flags.flag_values import OptionError, read_integer, read_node
@@ -68,6 +69,7 @@ class PlanOptions:
     policy: UpdatePolicy | None = None
     duration_seconds: int | None = None
     controller_node: str | None = None
+    release_age_quorum: int | None = None
     json: bool = False
     timeline: str | None = None
     timeout: float = 10.0
@@ -95,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
         "maxConcurrent: an integer >= 1 or 'unlimited' (default 1)",
     )
     parser.add_argument("--controller-node", type=node_name, help="the node the controller runs on")
+    parser.add_argument(
+        "--release-age-quorum",
+        metavar="N",
+        help="the controller's RELEASE_AGE_QUORUM: nodes that must report a version before its "
+        "release age starts (default: 10%% of the opted-in nodes, at least 2)",
+    )
     parser.add_argument("--json", action="store_true", help="print the plan as one JSON object")
     parser.add_argument("--timeline", metavar="FILE", help="draw the plan to FILE (.svg or .png)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per API call")
@@ -120,6 +128,11 @@ def read_options(args: argparse.Namespace) -> PlanOptions:
             duration = read_integer(
                 "--duration", args.duration, minimum=1, maximum=LONGEST_DURATION_SECONDS
             )
+        quorum = None
+        if args.release_age_quorum is not None:
+            quorum = read_integer(
+                "--release-age-quorum", args.release_age_quorum, minimum=1, maximum=QUORUM_MOST
+            )
     except OptionError as error:
         raise PlanFlagError(str(error)) from None
     if not 0 < args.timeout <= 300:
@@ -134,6 +147,7 @@ def read_options(args: argparse.Namespace) -> PlanOptions:
         policy=_policy(args.policy),
         duration_seconds=duration,
         controller_node=args.controller_node,
+        release_age_quorum=quorum,
         json=args.json,
         timeline=args.timeline,
         timeout=args.timeout,

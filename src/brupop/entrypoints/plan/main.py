@@ -52,6 +52,7 @@ def main(argv: list[str]) -> int:
         duration_seconds=options.duration_seconds,
         limit=options.limit,
         controller_node=options.controller_node,
+        release_age_quorum=options.release_age_quorum,
     )
     plan = plan_rollout_ahead(snapshot, assumptions)
     if options.json:

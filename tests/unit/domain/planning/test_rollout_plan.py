@@ -133,6 +133,27 @@ def test_a_young_release_waits_for_its_release_age_from_when_it_was_first_offere
     assert offset(hold.until) == offset(line(plan, "a").start) == 24 * 3600
 
 
+def test_a_version_one_node_of_three_reports_holds_that_node_for_good_in_the_plan() -> None:
+    planted = UpdatePolicyStatus(versions_first_seen=(VersionSeen(version="1.2.0", at=NOW),))
+    shadows = [shadow("a", target="1.2.0"), shadow("b"), shadow("c")]
+    aged = policy({"version": {"minReleaseAgeHours": 24}})
+
+    plan = plan_of(
+        [node("a"), node("b"), node("c")], shadows=shadows, in_force=aged, status=planted
+    )
+
+    early = line(plan, "a")
+    assert early.outlook is Outlook.NEVER
+    assert [(h.reason, h.detail, h.until) for h in early.holds] == [
+        (
+            Reason.RELEASE_TOO_NEW,
+            "1.2.0 offered by 1 of 2 nodes needed to start its release age",
+            None,
+        )
+    ]
+    assert offset(line(plan, "b").start) == 24 * 3600
+
+
 def test_a_do_not_disrupt_pod_and_an_autoscaler_removal_hold_their_nodes_for_good() -> None:
     guarded = replace(pods("a", 1)[0], annotations={"karpenter.sh/do-not-disrupt": "true"})
     nodes = [node("a"), tainted("b", "ToBeDeletedByClusterAutoscaler"), node("c")]

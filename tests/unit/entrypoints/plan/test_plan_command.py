@@ -73,6 +73,7 @@ def test_timeline_draws_the_plan(tmp_path: Path, capsys: pytest.CaptureFixture[s
         (["--nodes", "3"], "--nodes: describes a simulated fleet; add --simulate"),
         (["--simulate", "--nodes", "zero"], "--nodes: 'zero' is not an integer"),
         (["--simulate", "--duration", "0"], "--duration: 0 is outside"),
+        (["--simulate", "--release-age-quorum", "0"], "--release-age-quorum: 0 is outside"),
         (
             ["--simulate", "--max-concurrent", "lots"],
             "--max-concurrent: 'lots' is neither an integer >= 1 nor 'unlimited'",
