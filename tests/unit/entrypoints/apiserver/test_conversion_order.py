@@ -180,3 +180,22 @@ def test_reviews_waiting_when_the_server_stops_get_503_and_the_one_converting_fi
         "big": 503,
         "late": 503,
     }
+
+
+def test_a_review_that_waits_past_its_bound_for_the_worker_is_told_to_retry() -> None:
+    converter = HeldConverter()
+    route = ConversionRoute(converter, closing=Closing(), wait_seconds=0.2)
+    statuses: dict[str, int] = {}
+
+    async def script(group: anyio.abc.TaskGroup) -> None:
+        group.start_soon(call(route, "converting", SMALL, statuses, "10.0.0.1"))
+        await until(lambda: converter.order == ["converting"])
+        group.start_soon(call(route, "waiting", SMALL, statuses, "10.0.0.2"))
+        await until(lambda: "waiting" in statuses)
+        converter.released.set()
+        await until(lambda: len(statuses) == 2)
+
+    run_with(script)
+
+    assert statuses == {"converting": 200, "waiting": 503}
+    assert converter.order == ["converting"]
