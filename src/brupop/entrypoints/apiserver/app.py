@@ -43,6 +43,7 @@ from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.apiserver.drain_policy_source import DEFAULT_CACHE_SECONDS
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.shadow_feed import ShadowFeed
+from brupop.services.apiserver.status_reports import StatusPacing
 from brupop.services.supervisor import RestartPolicy
 
 RESOURCE = "/bottlerocket-node-resource"
@@ -80,6 +81,7 @@ class ApiserverOptions:
     review_threads: int = 8
     webhook_port: int | None = None  # a port serving only /crdconvert, /ping and /readyz
     conversion: ConversionOptions = field(default_factory=ConversionOptions)
+    status_pacing: StatusPacing = field(default_factory=StatusPacing)
 
     @property
     def drain_wait_seconds(self) -> float:

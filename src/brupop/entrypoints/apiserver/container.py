@@ -40,6 +40,7 @@ from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
 from brupop.services.apiserver.forced_removal import ForcedRemoval
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
+from brupop.services.apiserver.status_reports import StatusReports
 
 EVENT_COMPONENT = "brupop-apiserver"
 
@@ -135,6 +136,14 @@ class ApiserverContainer(containers.DeclarativeContainer):
         watch_seconds=options.provided.feed_watch_seconds,
         restart=options.provided.feed_restart,
     )
+    reports = providers.Singleton(
+        StatusReports,
+        cluster.provided.shadows,
+        feed,
+        cluster.provided.nodes,
+        clock,
+        options.provided.status_pacing,
+    )
     authorizer = providers.Singleton(
         Authorizer,
         token_reviewer=token_checker,
@@ -154,6 +163,7 @@ class ApiserverContainer(containers.DeclarativeContainer):
     handlers = providers.Singleton(
         Handlers,
         shadows=cluster.provided.shadows,
+        reports=reports,
         actions=actions,
         drains=drains,
         feed=feed,

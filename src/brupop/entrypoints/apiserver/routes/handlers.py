@@ -28,7 +28,12 @@ from brupop.services.apiserver.authorization import AgentCaller
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.node_actions import NodeActions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
-from brupop.services.apiserver.status_reports import StatusReports, VersionNotOfferedError
+from brupop.services.apiserver.status_reports import (
+    ReportOutOfBoundsError,
+    ReportsTooFrequentError,
+    StatusReports,
+    VersionNotOfferedError,
+)
 
 T = TypeVar("T")
 
@@ -42,6 +47,7 @@ class Handlers:
         self,
         *,
         shadows: ShadowRepository,
+        reports: StatusReports,
         actions: NodeActions,
         drains: DrainRegistry,
         feed: ShadowFeed,
@@ -55,7 +61,7 @@ class Handlers:
         """`authorization_problem` says why agents cannot be authorized now (readiness)."""
         self._authorization_problem = authorization_problem
         self._shadows = shadows
-        self._reports = StatusReports(shadows, feed)
+        self._reports = reports
         self._actions = actions
         self._drains = drains
         self._feed = feed
@@ -131,11 +137,15 @@ class Handlers:
         status = parse_status(await read_body(request))
         name = shadow_name(caller.node_name)
         try:
-            shadow = await self._call(self._reports.write, name, status)
+            shadow = await self._call(self._reports.write, name, caller.node_name, status)
         except NotFoundError:
             return error_response(404, f"node {caller.node_name} has no shadow")
         except VersionNotOfferedError as refused:
             return error_response(422, str(refused))
+        except ReportOutOfBoundsError as refused:
+            return error_response(400, str(refused), field=f"status.{refused.field}")
+        except ReportsTooFrequentError as refused:
+            return error_response(429, str(refused))
         if request.query_params.get("view") == "shadow":
             return JSONResponse(shadow_document(shadow))
         return JSONResponse(status.model_dump(mode="json"))
