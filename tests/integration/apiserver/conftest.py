@@ -97,7 +97,12 @@ def start_rig(
 ) -> Rig:
     app = build_apiserver_app(cluster=cluster, options=options)
     server = serve_in_thread(
-        app, certfile=certs.cert_path, keyfile=certs.key_path, cert_check_seconds=0.0, limits=limits
+        app,
+        certfile=certs.cert_path,
+        keyfile=certs.key_path,
+        cert_check_seconds=0.0,
+        limits=limits,
+        webhook_port=options.webhook_port,
     )
     return Rig(cluster, server, app.state.parts, certs, {}, begin_shutdown=app.state.begin_shutdown)
 

@@ -13,15 +13,19 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def tcp_connection(port: int, host: str = "127.0.0.1") -> socket.socket:
-    """A plain TCP connection that never starts TLS."""
-    return socket.create_connection((host, port), timeout=5)
+def tcp_connection(port: int, host: str = "127.0.0.1", source: str | None = None) -> socket.socket:
+    """A plain TCP connection that never starts TLS (from the loopback address `source`)."""
+    return socket.create_connection(
+        (host, port), timeout=5, source_address=(source, 0) if source else None
+    )
 
 
-def tls_connection(port: int, ca_path: Path, host: str = "127.0.0.1") -> ssl.SSLSocket:
+def tls_connection(
+    port: int, ca_path: Path, host: str = "127.0.0.1", source: str | None = None
+) -> ssl.SSLSocket:
     """A TLS connection, handshake done."""
     context = ssl.create_default_context(cafile=str(ca_path))
-    return context.wrap_socket(tcp_connection(port, host), server_hostname="localhost")
+    return context.wrap_socket(tcp_connection(port, host, source), server_hostname="localhost")
 
 
 def send_all(connection: socket.socket, data: bytes) -> bool:

@@ -32,8 +32,9 @@ APISERVER_INTERNAL_PORT, APISERVER_BIND_ADDRESS, APISERVER_TLS_CERT_PATH, APISER
 APISERVER_WEBHOOK_PORT, DRAIN_TIMEOUT_SECONDS, EVICTION_RETRY_INTERVAL_SECONDS,
 POD_DELETION_TIMEOUT_SECONDS, TOKEN_REVIEW_CACHE_SECONDS, TOKEN_REFUSAL_CACHE_SECONDS,
 TOKEN_REVIEW_THREADS, BRUPOP_NAMESPACE, BRUPOP_CLUSTER (kubernetes|memory),
-APISERVER_MAX_CONNECTIONS, APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS,
-APISERVER_HEADER_TIMEOUT_SECONDS."""
+APISERVER_MAX_CONNECTIONS, APISERVER_WEBHOOK_MAX_CONNECTIONS,
+APISERVER_MAX_CONNECTIONS_PER_ADDRESS, APISERVER_PROBE_RESERVE_CONNECTIONS,
+APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS, APISERVER_HEADER_TIMEOUT_SECONDS."""
 
 HTTP_SERVER_LOGGERS = ("uvicorn", "asyncio")
 
@@ -68,6 +69,7 @@ def main(argv: list[str]) -> int:
         host=settings.bind_address,
         port=settings.internal_port,
         limits=settings.server_limits(),
+        webhook_port=settings.webhook_port,
     )
     log.info("apiserver.started", port=settings.internal_port, cluster=settings.cluster)
     # uvicorn stops gracefully on SIGTERM/SIGINT, then re-raises the signal to the handlers that

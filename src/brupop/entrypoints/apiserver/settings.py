@@ -54,7 +54,17 @@ class ApiserverSettings(BaseSettings):
     bind_address: str = Field(
         default_factory=default_bind_address, min_length=1, alias="APISERVER_BIND_ADDRESS"
     )
+    # The agents' listener (the only one without a webhook port); the webhook port's is its own.
     max_connections: int = whole_number("APISERVER_MAX_CONNECTIONS", 4096, least=1, most=65536)
+    webhook_max_connections: int = whole_number(
+        "APISERVER_WEBHOOK_MAX_CONNECTIONS", 512, least=1, most=65536
+    )
+    max_connections_per_address: int = whole_number(
+        "APISERVER_MAX_CONNECTIONS_PER_ADDRESS", 64, least=1, most=65536
+    )
+    probe_reserve_connections: int = whole_number(
+        "APISERVER_PROBE_RESERVE_CONNECTIONS", 16, least=0, most=1024
+    )
     handshake_timeout_seconds: float = seconds(
         "APISERVER_TLS_HANDSHAKE_TIMEOUT_SECONDS", 5.0, most=ONE_MINUTE
     )
@@ -125,6 +135,9 @@ class ApiserverSettings(BaseSettings):
         return ServerLimits(
             connections=ConnectionLimits(
                 max_connections=self.max_connections,
+                webhook_max_connections=self.webhook_max_connections,
+                per_address=self.max_connections_per_address,
+                probe_reserve=self.probe_reserve_connections,
                 handshake_timeout_seconds=self.handshake_timeout_seconds,
             ),
             head=HeadLimits(header_timeout_seconds=self.header_timeout_seconds),

@@ -16,9 +16,15 @@ from typing import Any
 
 import uvicorn
 
-from brupop.entrypoints.apiserver.serving.admission import Admission, ConnectionLimits
+from brupop.entrypoints.apiserver.serving.admission import (
+    RESERVE_SECONDS,
+    Admission,
+    ConnectionLimits,
+    ReadBuffer,
+)
 from brupop.entrypoints.apiserver.serving.connections import hang_up_lingering
 from brupop.entrypoints.apiserver.serving.http_protocol import BoundedHttpProtocol, HeadLimits
+from brupop.entrypoints.apiserver.serving.listeners import ReserveHttpProtocol
 from brupop.entrypoints.apiserver.serving.tls import CertificateReloader
 
 GRACEFUL_SHUTDOWN_SECONDS = 10
@@ -45,6 +51,7 @@ class RunningServer:
     host: str
     port: int
     certificates: CertificateReloader
+    webhook_port: int | None = None
 
     @property
     def base_url(self) -> str:
@@ -64,9 +71,11 @@ class RunningServer:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn over our own TLS admission (see `admission.py`) and bounded HTTP protocol (see
-    `http_protocol.py`); telling the app first when it starts to shut down (waits end, answers
-    carry `Connection: close`), and hanging up the connections whose clients do not close them."""
+    """uvicorn over our own TLS admission (see `admission.py`), one per listening socket, and
+    bounded HTTP protocol (see `http_protocol.py`); telling the app first when it starts to shut
+    down (waits end, answers carry `Connection: close`), and hanging up the connections whose
+    clients do not close them. The socket on `webhook_port` is the webhook's listener, any other
+    the agents'."""
 
     def __init__(
         self,
@@ -75,12 +84,14 @@ class _Server(uvicorn.Server):
         certificates: CertificateReloader,
         limits: ServerLimits,
         begin_shutdown: Callable[[], None],
+        webhook_port: int | None,
     ) -> None:
         super().__init__(config)
         self._certificates = certificates
         self._limits = limits
         self._begin_shutdown = begin_shutdown
-        self.admission: Admission | None = None
+        self._webhook_port = webhook_port
+        self.admissions: list[Admission] = []
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         if not sockets:
@@ -89,32 +100,47 @@ class _Server(uvicorn.Server):
         if self.lifespan.should_exit:
             raise SystemExit(STARTUP_FAILURE)
 
-        def http_protocol() -> asyncio.Protocol:
-            return BoundedHttpProtocol(
-                config=self.config,
-                server_state=self.server_state,
-                app_state=self.lifespan.state,
-                limits=self._limits.head,
-            )
-
-        self.admission = Admission(
-            limits=self._limits.connections,
-            context=self._certificates.server_context,
-            http_protocol=http_protocol,
-        )
         loop = asyncio.get_running_loop()
+        read_buffer = ReadBuffer()
+        self.admissions = [self._admission(sock, read_buffer) for sock in sockets]
         self.servers = [
-            await loop.create_server(
-                self.admission.protocol, sock=sock, backlog=self.config.backlog
-            )
-            for sock in sockets
+            await loop.create_server(admission.protocol, sock=sock, backlog=self.config.backlog)
+            for admission, sock in zip(self.admissions, sockets, strict=True)
         ]
         self.started = True
 
+    def _admission(self, sock: socket.socket, read_buffer: ReadBuffer) -> Admission:
+        """The admission of one listening socket, within its listener's limits."""
+        webhook = self._webhook_port is not None and sock.getsockname()[1] == self._webhook_port
+        head = self._limits.head
+        reserve_head = HeadLimits(
+            max_head_bytes=head.max_head_bytes,
+            header_timeout_seconds=min(head.header_timeout_seconds, RESERVE_SECONDS),
+        )
+
+        def http_protocol(reserved: bool) -> asyncio.Protocol:
+            kind = ReserveHttpProtocol if reserved else BoundedHttpProtocol
+            return kind(
+                config=self.config,
+                server_state=self.server_state,
+                app_state=self.lifespan.state,
+                limits=reserve_head if reserved else head,
+            )
+
+        connections = self._limits.connections
+        return Admission(
+            name="webhook" if webhook else "agents",
+            limits=connections.listener(webhook=webhook),
+            handshake_timeout_seconds=connections.handshake_timeout_seconds,
+            context=self._certificates.server_context,
+            http_protocol=http_protocol,
+            read_buffer=read_buffer,
+        )
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self._begin_shutdown()
-        if self.admission is not None:
-            self.admission.hang_up_handshaking()
+        for admission in self.admissions:
+            admission.hang_up_handshaking()
         # uvicorn asks exactly these to close, before its first await.
         asked = set(self.server_state.connections)
         hang_ups = asyncio.create_task(
@@ -135,9 +161,11 @@ def uvicorn_server(
     host: str,
     port: int,
     limits: ServerLimits | None = None,
+    webhook_port: int | None = None,
 ) -> uvicorn.Server:
     """A uvicorn server for `app`, serving TLS from `certificates` within `limits`; it serves
-    only on the sockets given to its `run` (see `bind`)."""
+    only on the sockets given to its `run` (see `bind`), the one on `webhook_port` as the
+    webhook's listener."""
     config = uvicorn.Config(
         app,
         host=host,
@@ -156,6 +184,7 @@ def uvicorn_server(
         certificates=certificates,
         limits=limits or ServerLimits(),
         begin_shutdown=begin_shutdown,
+        webhook_port=webhook_port,
     )
 
 
@@ -189,20 +218,36 @@ def serve_in_thread(
     cert_check_seconds: float = 5.0,
     start_timeout_seconds: float = 10.0,
     limits: ServerLimits | None = None,
+    webhook_port: int | None = None,
 ) -> RunningServer:
-    """Start serving `app` over HTTPS in a daemon thread; return once it accepts connections."""
+    """Start serving `app` over HTTPS in a daemon thread; return once it accepts connections.
+
+    With `webhook_port` (a free port: the app must know it, see `listeners.py`) it also listens
+    there, as the webhook's listener."""
     certificates = CertificateReloader(certfile, keyfile, check_seconds=cert_check_seconds)
-    sock = bind(host, port)
-    server = uvicorn_server(app, certificates=certificates, host=host, port=port, limits=limits)
+    sockets = [bind(host, port)]
+    if webhook_port is not None:
+        sockets.append(bind(host, webhook_port))
+    server = uvicorn_server(
+        app,
+        certificates=certificates,
+        host=host,
+        port=port,
+        limits=limits,
+        webhook_port=webhook_port,
+    )
     thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, name="apiserver", daemon=True
+        target=server.run, kwargs={"sockets": sockets}, name="apiserver", daemon=True
     )
     thread.start()
     deadline = time.monotonic() + start_timeout_seconds
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             server.should_exit = True
-            sock.close()
+            for sock in sockets:
+                sock.close()
             raise RuntimeError("the apiserver did not start")
         time.sleep(0.01)
-    return RunningServer(server, thread, host, sock.getsockname()[1], certificates)
+    return RunningServer(
+        server, thread, host, sockets[0].getsockname()[1], certificates, webhook_port
+    )
