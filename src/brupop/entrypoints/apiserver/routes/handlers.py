@@ -21,6 +21,7 @@ from brupop.entrypoints.apiserver.routes.requests import (
     read_body,
     wait_parameters,
 )
+from brupop.entrypoints.apiserver.routes.waits import CallerWaits
 from brupop.entrypoints.apiserver.routes.wire import error_response, shadow_document
 from brupop.ports.errors import DrainFailedError, NotFoundError
 from brupop.ports.shadow_repository import ShadowRepository
@@ -69,6 +70,7 @@ class Handlers:
         self._conversion = conversion
         self._limiter = limiter
         self._longest_wait = longest_wait_seconds
+        self._waits = CallerWaits()
         self._drain_wait = drain_wait_seconds
 
     async def _call(self, function: Callable[..., T], *args: Any) -> T:
@@ -108,15 +110,19 @@ class Handlers:
         shadow: Shadow | None
         answer = None
         if timeout > 0:
+            # At most two waits per node: a third ends the oldest (see `waits.py`).
             _, answer = await self._closing.race(
-                self._feed.wait_for_change(name, version, timeout),
+                self._waits.wait(
+                    caller.node_name, lambda: self._feed.wait_for_change(name, version, timeout)
+                ),
                 timeout + 1,
                 receive=request.receive,
             )
             if answer is None:
-                # The wait was cut short (the server stopping, or an event loop late by more
-                # than the race's spare second, when both deadlines fire at once): the feed
-                # may still know. A read without a wait stays a read from the cluster.
+                # The wait was cut short (the server stopping, a newer wait of the same node,
+                # or an event loop late by more than the race's spare second, when both
+                # deadlines fire at once): the feed may still know. A read without a wait
+                # stays a read from the cluster.
                 answer = self._feed.answer_now(name, version)
         if answer is not None:
             shadow = answer.shadow
