@@ -22,6 +22,7 @@ COUNT_MAX = 2**31 - 1
 DURATIONS_KEPT = 20  # the expected update time is learned from the last 20 nodes
 DURATION_MAX_SECONDS = 7 * 86_400
 VERSIONS_SEEN_MAX = 100
+CANARIES_KEPT = 1000  # canary.count's most
 VERSION_MAX_LENGTH = 64
 BUDGET_GROUPS_MAX = 500
 # A budget is named by its groupBy label key; a group by a label value (63 characters), or
@@ -55,13 +56,22 @@ class HaltReason(BaseModel):
 
 
 class CanaryProgress(BaseModel):
-    """How far the canaries are: chosen, updated, and when their soak ends."""
+    """How far the canaries are: chosen, updated, and when their soak ends; by count, which
+    nodes were chosen for which version (so a restarted controller keeps them)."""
 
     model_config = STATUS_WIRE
 
     nodes: int = Field(default=0, ge=0, le=COUNT_MAX, description="canary nodes chosen")
     updated: int = Field(default=0, ge=0, le=COUNT_MAX, description="Idle on the new version")
     soak_ends_at: Timestamp | None = None
+    version: str | None = Field(
+        default=None, max_length=VERSION_MAX_LENGTH, description="the version they update to"
+    )
+    chosen: tuple[Annotated[str, Field(max_length=NAME_MAX_LENGTH)], ...] = Field(
+        default=(),
+        max_length=CANARIES_KEPT,
+        description="the canary nodes chosen by count (a restarted controller keeps them)",
+    )
 
     _check_timestamp = field_validator("soak_ends_at", mode="before")(parse_timestamp)
 

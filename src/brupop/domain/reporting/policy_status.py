@@ -17,7 +17,10 @@ from datetime import datetime
 from brupop.domain.policy.effective_policy import EffectivePolicy, PolicySource
 from brupop.domain.policy.update_policy_status import (
     BUDGET_GROUPS_MAX,
+    CANARIES_KEPT,
     MESSAGE_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    VERSION_MAX_LENGTH,
     CanaryProgress,
     NodeCounts,
     UpdatePolicyStatus,
@@ -56,7 +59,7 @@ class FleetProgress:
         soak_key = (
             None
             if soak is None
-            else (soak.canaries, soak.updated, soak.ends_at, soak.done, soak.awaited)
+            else (soak.canaries, soak.updated, soak.ends_at, soak.done, soak.awaited, soak.kept)
         )
         return (
             tuple(sorted(self.states.items())),
@@ -116,9 +119,19 @@ def policy_status(
 
 
 def _canary(soak: SoakProgress | None) -> CanaryProgress | None:
+    """The canaries' progress; the nodes chosen by count are kept with their version (when
+    the version fits the status: otherwise a restarted controller chooses again)."""
     if soak is None:
         return None
-    return CanaryProgress(nodes=soak.canaries, updated=soak.updated, soak_ends_at=soak.ends_at)
+    version = soak.version if soak.version and len(soak.version) <= VERSION_MAX_LENGTH else None
+    kept = tuple(n for n in soak.kept if len(n) <= NAME_MAX_LENGTH)[:CANARIES_KEPT]
+    return CanaryProgress(
+        nodes=soak.canaries,
+        updated=soak.updated,
+        soak_ends_at=soak.ends_at,
+        version=version if kept else None,
+        chosen=kept if version else (),
+    )
 
 
 def _budgets(budgets: tuple[BudgetUse, ...]) -> tuple[BudgetUseStatus, ...]:

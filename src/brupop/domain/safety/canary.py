@@ -79,7 +79,7 @@ def is_idle_on(shadow: Shadow, version: str) -> bool:
 class SoakProgress:
     """Where the canaries stand: how many chosen, how many done, when the soak ends; how many
     more are awaited (nodes that have not reported yet) and how many the policy asked for
-    (None: chosen by selector)."""
+    (None: chosen by selector); and, by count, which nodes (so a restart keeps them)."""
 
     canaries: int
     updated: int
@@ -87,6 +87,8 @@ class SoakProgress:
     done: bool
     awaited: int = 0
     asked: int | None = None
+    version: str | None = None  # the version the canaries update to
+    kept: tuple[str, ...] = ()  # by count: the canary nodes, kept in the policy's status
 
     @property
     def all_updated(self) -> bool:

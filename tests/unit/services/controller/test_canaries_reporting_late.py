@@ -108,3 +108,26 @@ def test_fewer_nodes_to_update_than_canaries_asked_are_all_canaries_and_the_stat
     assert started_shadows(fleet) == ["brs-node-00"]
     status = policy_status(fleet)
     assert "(2 canaries asked, 1 node matches)" in status.message, status.message
+
+
+def test_a_restarted_controller_keeps_the_canaries_and_the_others_still_wait_out_the_soak() -> None:
+    fleet = Fleet(4)
+    fleet.cluster.policies.apply(policy_object(canary={"count": 2, "soakSeconds": 60}))
+    first = fleet.controller(4)
+    run_passes(fleet, first, 8)  # both canaries updated; their soak has begun
+    assert sorted(started_shadows(fleet)) == ["brs-node-00", "brs-node-01"]
+    canary = policy_status(fleet).canary
+    assert canary is not None and canary.chosen == ("node-00", "node-01")
+
+    restarted = fleet.controller(4)  # a new replica; it leads once the old Lease expires
+    restarted.tick()
+    fleet.clock.advance(16)
+    run_passes(fleet, restarted, 10)
+
+    # Chosen again among the nodes left, node-02 and node-03 would start at once as canaries.
+    assert sorted(started_shadows(fleet)) == ["brs-node-00", "brs-node-01"]
+    assert explanation_of(restarted, "node-02").reason is Reason.CANARY_SOAK
+
+    run_passes(fleet, restarted, 70)
+
+    assert fleet.all_updated()

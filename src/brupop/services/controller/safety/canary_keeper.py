@@ -6,7 +6,9 @@ Nodes are read for their labels then) or as the first `count` in the controller'
 Agents report late (seconds after they start over a real API server), so until the policy is
 met the set grows: a node whose first report comes later and fits joins it, and the soak
 waits for it (`awaited_canaries`). Only the shadows that changed, and those not reported
-yet, are looked at after the first pass of a rollout. A canary finishes when the controller
+yet, are looked at after the first pass of a rollout. The canaries chosen by count are kept in
+the policy's status with their version, and a controller that starts (or follows the leader)
+takes them from there. A canary finishes when the controller
 sees it Idle on the target version, unless it failed (its gate, or ErrorReset); the soak is
 computed from those moments (`domain/safety/canary.py`).
 """
@@ -14,9 +16,11 @@ computed from those moments (`domain/safety/canary.py`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 
 from brupop.domain.policy.update_policy import Canary
+from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.rollout.ordering import update_order
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.safety.canary import (
@@ -42,6 +46,16 @@ class CanaryKeeper:
         self._finished: dict[str, datetime] = {}  # canary node -> when it finished
         self._labels: dict[str, Mapping[str, str]] = {}  # node name -> labels (selector only)
         self._unreported: dict[str, str] = {}  # shadow name -> node name, no status yet
+        self._kept: tuple[str, tuple[str, ...]] | None = None  # the status's version, nodes
+
+    def follow_status(self, status: UpdatePolicyStatus | None) -> None:
+        """Note the canaries the policy's status keeps (chosen by count, for a version): a
+        rollout to that version begins with them."""
+        progress = status.canary if status is not None else None
+        if progress is None or progress.version is None or not progress.chosen:
+            self._kept = None
+        else:
+            self._kept = (progress.version, progress.chosen)
 
     def facts(
         self,
@@ -91,6 +105,8 @@ class CanaryKeeper:
             awaited=awaited,
             asked=canary.count,
         )
+        if canary.count is not None:
+            soak = replace(soak, version=target, kept=tuple(sorted(self._canaries.values())))
         return frozenset(self._canaries), soak
 
     def _begin(self, canary: Canary, book: RolloutBook, target: str) -> bool:
@@ -108,6 +124,13 @@ class CanaryKeeper:
         self._canaries = {}
         self._finished = {}
         self._unreported = {s.name: s.node_name for s in shadows if s.status is None}
+        kept = self._kept
+        if canary.count is not None and kept is not None and kept[0] == target:
+            by_node = {s.node_name: s for s in shadows}
+            again = [by_node[n] for n in kept[1] if n in by_node][: canary.count]
+            self._canaries = {s.name: s.node_name for s in again}
+            for shadow in again:
+                self._unreported.pop(shadow.name, None)
         self._add(canary, book, shadows, target)
         return True
 
