@@ -48,6 +48,8 @@ def plan_rollout_ahead(snapshot: FleetSnapshot, assumptions: PlanAssumptions) ->
     notes = []
     if blocked_at_start is not None and blocked_at_start.until is None:
         notes.append(f"no node starts: {blocked_at_start.detail}")
+    for shadow_name, why in sorted(run.book.quarantined().items()):
+        notes.append(f"{shadow_name} is quarantined and never starts: {why}")
     never = sum(1 for line in lines if line.outlook is Outlook.NEVER)
     if never:
         verb = "starts" if never == 1 else "start"
@@ -95,7 +97,7 @@ def _line(
             holds=holds,
             finish_by=run.fleet.finish_by(start),
         )
-    if _offered(run.book, name):
+    if _offered(run.book, name) or run.book.is_quarantined(name):
         return replace(base, outlook=Outlook.NEVER, holds=holds)
     return base
 

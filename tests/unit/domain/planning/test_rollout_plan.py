@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from brupop.domain.planning.fleet_plan import FinishBy, Outlook
 from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicyStatus, VersionSeen
@@ -245,3 +245,25 @@ def test_the_capacity_check_holds_a_node_whose_pods_fit_on_no_other_node() -> No
 
     assert plan.start_order() == ["b"]
     assert line(plan, "a").holds[-1].reason is Reason.NO_ROOM
+
+
+def test_a_shadow_failed_at_the_end_of_the_calendar_never_starts_and_the_others_are_planned() -> (
+    None
+):
+    hostile = shadow("a")
+    assert hostile.status is not None
+    failed = hostile.status.model_copy(
+        update={
+            "crash_count": 1,
+            "state_transition_failure_timestamp": datetime.max.replace(tzinfo=UTC),
+        }
+    )
+    nodes = [node("a"), node("b"), node("c")]
+
+    plan = plan_of(
+        nodes, shadows=[hostile.model_copy(update={"status": failed}), shadow("b"), shadow("c")]
+    )
+
+    assert plan.start_order() == ["b", "c"]
+    assert line(plan, "a").outlook is Outlook.NEVER
+    assert any(n.startswith("brs-a is quarantined and never starts: status.") for n in plan.notes)
