@@ -320,6 +320,15 @@ CHANGES = [
     Change("apiserver_service_port", "1443", _service_port_everywhere),
     Change("apiserver_webhook_port", "9444", _webhook_ports(9444)),
     _env_change("apiserver_max_connections", "6000", APISERVER, "APISERVER_MAX_CONNECTIONS"),
+    _env_change(
+        "apiserver_webhook_max_connections", "900", APISERVER, "APISERVER_WEBHOOK_MAX_CONNECTIONS"
+    ),
+    _env_change(
+        "apiserver_max_connections_per_address",
+        "200",
+        APISERVER,
+        "APISERVER_MAX_CONNECTIONS_PER_ADDRESS",
+    ),
     Change(
         "network_policy.metrics_namespace_selector",
         MONITORING_ONLY,
