@@ -68,7 +68,7 @@ class SlowTokenReviewer(InMemoryTokenReviewer):
     `delay_seconds`, and none answers while `gate` is closed (it opens after 30 s regardless)."""
 
     def __init__(self, cluster: InMemoryCluster, delay_seconds: float) -> None:
-        super().__init__(cluster.clock, cluster.pods.store)
+        super().__init__(cluster.clock, cluster.pods.store, cluster.service_accounts.store)
         self.delay_seconds = delay_seconds
         self.gate = threading.Event()
         self.gate.set()

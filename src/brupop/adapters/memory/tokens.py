@@ -35,7 +35,7 @@ class InMemoryTokenReviewer:
         self,
         clock: Clock,
         pods: VersionedStore[Pod],
-        accounts: VersionedStore[ServiceAccount] | None = None,
+        accounts: VersionedStore[ServiceAccount],
     ) -> None:
         self._clock = clock
         self._pods = pods
@@ -49,7 +49,7 @@ class InMemoryTokenReviewer:
     def issue_for_pod(self, pod: Pod, audiences: tuple[str, ...], ttl_seconds: float) -> str:
         account = pod.service_account or "default"
         account_key = f"{pod.namespace}/{account}"
-        held = self._accounts.find(account_key) if self._accounts is not None else None
+        held = self._accounts.find(account_key)
         grant = _Grant(
             username=f"system:serviceaccount:{pod.namespace}:{account}",
             audiences=audiences,
@@ -116,7 +116,7 @@ class InMemoryTokenReviewer:
 
     def _account_holds(self, grant: _Grant) -> bool:
         """The grant's service account is the one it was issued for and not long deleted."""
-        if grant.account_key is None or self._accounts is None:
+        if grant.account_key is None:
             return True
         held = self._accounts.find(grant.account_key)
         return (

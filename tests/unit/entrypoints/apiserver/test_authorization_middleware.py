@@ -27,7 +27,7 @@ class HeldTokenReviewer(InMemoryTokenReviewer):
     """A TokenReview that answers only once `gate` opens (after 10 s regardless)."""
 
     def __init__(self, cluster: InMemoryCluster) -> None:
-        super().__init__(cluster.clock, cluster.pods.store)
+        super().__init__(cluster.clock, cluster.pods.store, cluster.service_accounts.store)
         self.gate = threading.Event()
         self.started = 0
 
