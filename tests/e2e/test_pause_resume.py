@@ -4,7 +4,10 @@ the node in flight finishes its update, and the rollout completes after the resu
 Nothing here depends on how fast this machine is: the moments compared are those the run
 recorded (each node's first departure from Idle as the observer saw it, and when the pause
 and resume writes began and ended), and a start seen between the pause write's beginning and
-its end counts as made before it (the write's own latency)."""
+its end counts as made before it (the write's own latency).
+
+It also runs with every host but node-01 answering its first call 15 s late
+(`HOST_SPEEDS`): the same holds when agents report late."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.simulate_run import Simulate, explain
+from tests.e2e.simulate_run import HOST_SPEEDS, Simulate, explain, late_hosts
 
 SPEC = """\
   haltAfterFailures: 5
@@ -20,12 +23,13 @@ SPEC = """\
 
 
 @pytest.mark.e2e
+@HOST_SPEEDS
 def test_no_node_starts_while_paused_and_the_rollout_completes_after_the_resume(
-    simulate: Simulate,
+    simulate: Simulate, late: bool
 ) -> None:
     run = simulate(
         "--nodes", "4", "--max-concurrent", "1", "--pause-at", "0.5", "--resume-at", "6",
-        "--timeout", "100", policy=SPEC,
+        "--timeout", "100", *late_hosts(4, late=late), policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 0, explain(run)

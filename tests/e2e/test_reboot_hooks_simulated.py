@@ -4,7 +4,10 @@ node fails on the hook's timeout, the fleet halts, nothing starts after it and n
 cordoned.
 
 Nothing here depends on how fast this machine is: the hook that answers does so long before its
-timeout, and the one that fails never answers at all."""
+timeout, and the one that fails never answers at all.
+
+It also runs with every host but node-01 answering its first call 15 s late
+(`HOST_SPEEDS`): the same holds when agents report late."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.simulate_run import Simulate, explain
+from tests.e2e.simulate_run import HOST_SPEEDS, Simulate, explain, late_hosts
 
 SPEC = """\
   haltAfterFailures: 1
@@ -24,12 +27,14 @@ SPEC = """\
 
 
 @pytest.mark.e2e
+@HOST_SPEEDS
 def test_a_hook_answered_lets_the_node_reboot_and_one_never_answered_fails_and_halts(
-    simulate: Simulate,
+    simulate: Simulate, late: bool
 ) -> None:
     run = simulate(
         "--nodes", "3", "--max-concurrent", "1", "--timeout", "120",
-        "--hook", "ceph-noout:0.5", "--hook", "change-ticket:never", policy=SPEC,
+        "--hook", "ceph-noout:0.5", "--hook", "change-ticket:never", *late_hosts(3, late=late),
+        policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 1, explain(run)

@@ -1,13 +1,16 @@
 """`brupop simulate` with a health gate of HTTP probes alone: each simulated node answers the
 probe of its `{node_ip}` while it is healthy, so the others pass their gates; an
 `--unhealthy` node refuses it from its reboot on, fails its gate on the probe, and halts the
-fleet (node-03 starts last: node-02 and node-01 pass first)."""
+fleet (node-03 starts last: node-02 and node-01 pass first).
+
+It also runs with every host but node-01 answering its first call 15 s late
+(`HOST_SPEEDS`): the same holds when agents report late."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.simulate_run import Simulate, explain
+from tests.e2e.simulate_run import HOST_SPEEDS, Simulate, explain, late_hosts
 
 SPEC = """\
   haltAfterFailures: 1
@@ -24,12 +27,13 @@ SPEC = """\
 
 
 @pytest.mark.e2e
+@HOST_SPEEDS
 def test_healthy_nodes_pass_their_probe_and_an_unhealthy_one_fails_it_and_halts(
-    simulate: Simulate,
+    simulate: Simulate, late: bool
 ) -> None:
     run = simulate(
         "--nodes", "3", "--max-concurrent", "1", "--unhealthy", "node-03", "--timeout", "100",
-        policy=SPEC,
+        *late_hosts(3, late=late), policy=SPEC,
     )  # fmt: skip
 
     assert run.returncode == 1, explain(run)
