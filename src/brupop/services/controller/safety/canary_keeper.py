@@ -79,19 +79,7 @@ class CanaryKeeper:
             self._canary_key = (target, canary)
         else:
             self._join_late(canary, book, touched, target)
-        for name in touched:
-            node = self._canaries.get(name)
-            shadow = book.shadow(name)
-            if node is None or shadow is None or node in self._finished or node in failed:
-                continue
-            status = shadow.status
-            if (
-                status is not None
-                and status.current_state is UpdateState.IDLE
-                and shadow.spec.state is UpdateState.IDLE
-                and not versions_differ(status.current_version, target)
-            ):
-                self._finished[node] = now
+        self._note_finished(book, touched, target, failed, now)
         chosen = [s for n in self._canaries if (s := book.shadow(n)) is not None]
         awaited = awaited_canaries(
             canary, len(self._canaries), self._unreported.values(), self._labels
@@ -108,6 +96,29 @@ class CanaryKeeper:
         if canary.count is not None:
             soak = replace(soak, version=target, kept=tuple(sorted(self._canaries.values())))
         return frozenset(self._canaries), soak
+
+    def _note_finished(
+        self,
+        book: RolloutBook,
+        touched: set[str],
+        target: str,
+        failed: frozenset[str],
+        now: datetime,
+    ) -> None:
+        """Record `now` for the canaries among `touched` seen Idle on `target` (not failed)."""
+        for name in touched:
+            node = self._canaries.get(name)
+            shadow = book.shadow(name)
+            if node is None or shadow is None or node in self._finished or node in failed:
+                continue
+            status = shadow.status
+            if (
+                status is not None
+                and status.current_state is UpdateState.IDLE
+                and shadow.spec.state is UpdateState.IDLE
+                and not versions_differ(status.current_version, target)
+            ):
+                self._finished[node] = now
 
     def _begin(self, canary: Canary, book: RolloutBook, target: str) -> bool:
         """Pick the first canaries of the rollout to `target` among the nodes it still has to
@@ -136,6 +147,8 @@ class CanaryKeeper:
 
     def _join_late(self, canary: Canary, book: RolloutBook, touched: set[str], target: str) -> None:
         """Let the nodes that reported since the last pass join, while the policy is not met."""
+        if canary.count is not None and len(self._canaries) >= canary.count:
+            return  # met: nothing more to choose, and nothing awaited
         looked_at = touched | self._unreported.keys()
         seen: list[Shadow] = []
         for name in looked_at:
@@ -147,9 +160,8 @@ class CanaryKeeper:
             else:
                 self._unreported.pop(name, None)
                 seen.append(shadow)
-        if not seen or (canary.count is not None and len(self._canaries) >= canary.count):
-            return
-        self._add(canary, book, seen, target)
+        if seen:
+            self._add(canary, book, seen, target)
 
     def _add(self, canary: Canary, book: RolloutBook, shadows: list[Shadow], target: str) -> None:
         """Add the canaries `shadows` hold (in the controller's order) to those chosen."""
