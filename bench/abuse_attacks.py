@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from abuse_budgets import BUDGET_ATTACKS
+
 HOST = "127.0.0.1"
 CHUNK = b"X-Filler: " + b"a" * 65_000 + b"\r\n"
 
@@ -29,6 +31,7 @@ class Target:
 
     def __init__(self, ready: dict[str, Any], seconds: float) -> None:
         self.port: int = ready["port"]
+        self.webhook_port: int | None = ready.get("webhook_port")
         self.nodes: list[dict[str, str]] = ready["nodes"]
         self.context = ssl.create_default_context(cafile=ready["ca"])
         self.until = time.monotonic() + seconds
@@ -393,6 +396,7 @@ ATTACKS: dict[str, Callable[[Target], dict[str, Any]]] = {
     "malformed_and_cut_short": cut_short,
     "refused_versions": refused_versions,
     "deep_json": deep_json,
+    **BUDGET_ATTACKS,
 }
 
 

@@ -6,8 +6,11 @@ authorized agents: a flood of versions no host offered (each a 422), and bodies 
 any parser's recursion limit (status reports and ConversionReviews).
 
 During each attack (in its own process, see abuse_attacks.py) this process times `/ping` and an
-authorized agent request every 50 ms over keep-alive connections, as an agent and the liveness
-probe would, and samples the memory of the server and of its conversion worker. It prints one
+authorized agent request every 50 ms over keep-alive connections, and the same on a new
+connection each time (`/ping` on the webhook port, as the kubelet probes it; the agent's request on
+the agents' port, as an agent that reconnects), and samples the memory of the server and of its
+conversion worker. The budget attacks (abuse_budgets.py) hold connections from loopback addresses
+other than the probes' 127.0.0.1. It prints one
 JSON object: for each attack what it got back, the latencies, the peak memory; and whether the
 server's log stayed JSON. Loopback only, bounded: about 15 s per attack. `--attacks` runs only
 the ones named (e.g. `--attacks crdconvert_flood_5mb crdconvert_flood`).
@@ -34,6 +37,9 @@ from work_dir import measure_in_work_dir
 
 HERE = Path(__file__).resolve().parent
 PROBE_SECONDS = 0.05
+# What the probe times: /ping and node 0's GET over keep-alive connections; /ping on a new
+# connection to the webhook port (the kubelet's probe), and node 0's GET on a new connection.
+KINDS = ("ping", "authorized", "ping_new_webhook", "authorized_new")
 MEMORY_LIMIT_MIB = 256
 
 
@@ -54,8 +60,7 @@ class Probe:
         self.errors: dict[str, dict[str, int]] = {}
         self._stop = threading.Event()
         self._threads = [
-            threading.Thread(target=self._loop, args=(kind,), daemon=True)
-            for kind in ("ping", "authorized")
+            threading.Thread(target=self._loop, args=(kind,), daemon=True) for kind in KINDS
         ]
         for thread in self._threads:
             thread.start()
@@ -66,14 +71,18 @@ class Probe:
             thread.join()
 
     def _loop(self, kind: str) -> None:
-        path, headers = ("/ping", {}) if kind == "ping" else (
-            "/bottlerocket-node-resource", self._agent_headers)  # fmt: skip
+        agent = kind.startswith("authorized")
+        path, headers = ("/bottlerocket-node-resource", self._agent_headers) if agent else (
+            "/ping", {})  # fmt: skip
+        port = self._ready.get("webhook_port") if kind == "ping_new_webhook" else None
+        port = port or self._ready["port"]
+        fresh = kind.endswith(("_new", "_new_webhook"))
         connection: http.client.HTTPSConnection | None = None
         while not self._stop.wait(PROBE_SECONDS):
             phase = self.phase
             if connection is None:
                 connection = http.client.HTTPSConnection(
-                    "127.0.0.1", self._ready["port"], context=self._context, timeout=10
+                    "127.0.0.1", port, context=self._context, timeout=10
                 )
             started = time.perf_counter()
             try:
@@ -86,6 +95,9 @@ class Probe:
                 connection.close()
                 connection = None
             took = time.perf_counter() - started
+            if fresh and connection is not None:
+                connection.close()
+                connection = None
             if outcome == "200":
                 self.samples.setdefault(phase, {}).setdefault(kind, []).append(took)
             else:
@@ -94,7 +106,7 @@ class Probe:
 
     def latencies(self, phase: str) -> dict[str, Any]:
         result: dict[str, Any] = {}
-        for kind in ("ping", "authorized"):
+        for kind in KINDS:
             values = sorted(self.samples.get(phase, {}).get(kind, []))
             result[f"{kind}_ms"] = {
                 "answered": len(values),
@@ -159,6 +171,7 @@ def start_server(
     command = [
         sys.executable, str(HERE / "apiserver_main_process.py"), "--work", str(work),
         "--nodes", str(args.nodes), "--review-latency-ms", str(args.review_latency_ms),
+        *(["--max-connections", str(args.max_connections)] if args.max_connections else []),
     ]  # fmt: skip
     server, ready = start_until_ready(command, work)
     deadline = time.monotonic() + 60
@@ -259,6 +272,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "nodes": args.nodes,
             "token_review_latency_ms": args.review_latency_ms,
             "probe_every_ms": 1000 * PROBE_SECONDS,
+            "max_connections": args.max_connections or "default",
         },
         "phases": phases,
         "server_peak_rss_mib_whole_run": mib(reading.peak_rss_kib) if reading else None,
@@ -280,6 +294,11 @@ def main() -> int:
     parser.add_argument("--pause", type=float, default=6.0, help="rest after each attack")
     parser.add_argument("--nodes", type=int, default=20)
     parser.add_argument("--review-latency-ms", type=float, default=200.0)
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        help="the server's APISERVER_MAX_CONNECTIONS (default: its own, 4096)",
+    )
     parser.add_argument(
         "--attacks",
         nargs="+",

@@ -34,7 +34,7 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
-from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
+from brupop.ports.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
 
@@ -78,6 +78,7 @@ class Cluster:
     events: EventRecorder
     token_verifier: TokenVerifier  # the same slow reviewer: each check costs the same
     agent_pods: AgentPodSource
+    service_accounts: ServiceAccountSource
 
 
 def free_port() -> int:
@@ -117,6 +118,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--nodes", type=int, default=20)
     parser.add_argument("--review-latency-ms", type=float, default=200.0)
+    parser.add_argument("--max-connections", type=int, help="APISERVER_MAX_CONNECTIONS")
     args = parser.parse_args()
     cluster = InMemoryCluster(NAMESPACE)
     names = [f"node-{index:05d}" for index in range(args.nodes)]
@@ -134,10 +136,22 @@ def main() -> int:
         cluster.events,
         reviewer,
         cluster.agent_pods,
+        cluster.service_accounts,
     )
     ApiserverContainer.cluster.override(providers.Object(ports))
-    port, tls = prepare_loopback_apiserver(args.work)
-    publish_ready(args.work, nodes, url=f"https://127.0.0.1:{port}", port=port, ca=str(tls.ca_cert))
+    webhook_port = free_port()
+    extra = {"APISERVER_WEBHOOK_PORT": str(webhook_port)}
+    if args.max_connections:
+        extra["APISERVER_MAX_CONNECTIONS"] = str(args.max_connections)
+    port, tls = prepare_loopback_apiserver(args.work, extra)
+    publish_ready(
+        args.work,
+        nodes,
+        url=f"https://127.0.0.1:{port}",
+        port=port,
+        webhook_port=webhook_port,
+        ca=str(tls.ca_cert),
+    )
     code = apiserver_main([])
     print(json.dumps({"exit_code": code, "token_reviews": reviewer.reviews}))
     return 0
