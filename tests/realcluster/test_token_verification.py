@@ -6,6 +6,10 @@ accepted, and each way a token must be refused is refused, as TokenReview would.
 Clock is moved past the token's `exp` (and the leeway) for that test only. Key rotation
 restarts kube-apiserver with a new signing key
 (`scripts/control-plane restart DIR kube-apiserver --new-signing-key`).
+
+A pod a finalizer holds is compared with kube-apiserver's own TokenReview: both accept its token
+just after the delete, and brupop refuses it once TokenReview does (60 s past its
+deletionTimestamp; kwok deletes the pod, and the finalizer keeps it).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from tests.support.tls import make_certificates
 
 NODE_UID_PATH = "/bottlerocket-node-resource/node-uid"
 OTHER_NODE = "kwok-token-node-2"
+HOLD = "brupop.test/hold"
 
 
 class ShiftedClock:
@@ -86,9 +91,14 @@ def other_node(control_plane: ControlPlane) -> str:
 
 
 def agent_pod(
-    plane: ControlPlane, namespace: str, name: str, node: str, account: str = AGENT_SERVICE_ACCOUNT
+    plane: ControlPlane,
+    namespace: str,
+    name: str,
+    node: str,
+    finalizers: list[str] | None = None,
+    account: str = AGENT_SERVICE_ACCOUNT,
 ) -> client.V1Pod:
-    """An agent-labelled pod of `account` on kwok node `node` (the account is made if new)."""
+    """An agent-labelled pod of `account` on node `node` (the account is made if new)."""
     try:
         meta = client.V1ObjectMeta(name=account)
         plane.core.create_namespaced_service_account(
@@ -98,7 +108,9 @@ def agent_pod(
         if error.status != 409:
             raise
     pod = client.V1Pod(
-        metadata=client.V1ObjectMeta(name=name, labels={COMPONENT_LABEL: "agent"}),
+        metadata=client.V1ObjectMeta(
+            name=name, labels={COMPONENT_LABEL: "agent"}, finalizers=finalizers
+        ),
         spec=client.V1PodSpec(
             node_name=node,
             service_account_name=account,
@@ -126,6 +138,15 @@ def token_of(
     )
     token: str = answer.status.token
     return token
+
+
+def reviewed(plane: ControlPlane, token: str) -> bool:
+    """kube-apiserver's own TokenReview accepts `token` (for brupop's audience)."""
+    spec = client.V1TokenReviewSpec(token=token, audiences=[AGENT_AUDIENCE])
+    review = client.AuthenticationV1Api(plane.api).create_token_review(
+        client.V1TokenReview(spec=spec)
+    )
+    return bool(review.status.authenticated)
 
 
 def start_apiserver(
@@ -254,3 +275,61 @@ def test_tokens_signed_by_a_key_rotated_away_are_refused(
 
         assert apiserver.status(new) == 200  # its new key ID makes the key set fetched again
         assert apiserver.status(old) == 401
+
+
+def test_a_pod_a_finalizer_holds_is_refused_once_kube_apiserver_refuses_its_token(
+    control_plane: ControlPlane, apiserver: Apiserver
+) -> None:
+    namespace = apiserver.namespace
+    pod = agent_pod(control_plane, namespace, "brupop-agent-held", apiserver.node, [HOLD])
+    token = token_of(control_plane, pod)
+    try:
+        control_plane.core.delete_namespaced_pod(
+            pod.metadata.name, namespace, grace_period_seconds=0
+        )
+        held = control_plane.core.read_namespaced_pod(pod.metadata.name, namespace)
+        assert held.metadata.deletion_timestamp is not None
+        assert (apiserver.status(token), reviewed(control_plane, token)) == (200, True)
+
+        # kube-apiserver refuses it 60 s past its deletionTimestamp (its grace period of 0).
+        wait_until(lambda: not reviewed(control_plane, token), "TokenReview refuses", seconds=90)
+        wait_until(lambda: apiserver.status(token) == 403, "refused", seconds=2.0)
+    finally:
+        patch = {"metadata": {"finalizers": None}}
+        control_plane.core.patch_namespaced_pod(pod.metadata.name, namespace, patch)
+
+
+def test_the_tokens_of_a_deleted_service_account_are_refused_within_two_seconds(
+    control_plane: ControlPlane, apiserver: Apiserver
+) -> None:
+    pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-a", apiserver.node)
+    token = token_of(control_plane, pod)
+    assert apiserver.status(token) == 200
+
+    control_plane.core.delete_namespaced_service_account(AGENT_SERVICE_ACCOUNT, apiserver.namespace)
+    deleted = time.monotonic()
+    wait_until(lambda: apiserver.status(token) == 401, "the token refused", seconds=2.0)
+
+    assert time.monotonic() - deleted < 2.0
+    assert not reviewed(control_plane, token)
+
+
+def test_the_tokens_of_a_service_account_recreated_under_its_name_are_refused_within_two_seconds(
+    control_plane: ControlPlane, apiserver: Apiserver
+) -> None:
+    namespace = apiserver.namespace
+    pod = agent_pod(control_plane, namespace, "brupop-agent-a", apiserver.node)
+    old = token_of(control_plane, pod)
+    assert apiserver.status(old) == 200
+
+    control_plane.core.delete_namespaced_service_account(AGENT_SERVICE_ACCOUNT, namespace)
+    meta = client.V1ObjectMeta(name=AGENT_SERVICE_ACCOUNT)
+    control_plane.core.create_namespaced_service_account(
+        namespace, client.V1ServiceAccount(metadata=meta)
+    )
+    recreated = time.monotonic()
+    wait_until(lambda: apiserver.status(old) == 401, "the old token refused", seconds=2.0)
+
+    assert time.monotonic() - recreated < 2.0
+    assert not reviewed(control_plane, old)
+    assert apiserver.status(token_of(control_plane, pod)) == 200  # the new account's token
