@@ -7,8 +7,10 @@ write is recorded so tests can see exactly what the agent reported.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
-from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus, shadow_name
+from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.shadow_names import shadow_name
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
 from brupop.ports.errors import NotFoundError
@@ -69,9 +71,7 @@ class InMemoryShadowStore:
     def set_spec(self, state: UpdateState, version: str | None = None) -> Shadow:
         """Ask the node for `state` (and `version`), as the controller does."""
         current = self._existing()
-        self.shadow = self._stamp(
-            current.model_copy(update={"spec": ShadowSpec(state=state, version=version)})
-        )
+        self.shadow = self._stamp(replace(current, spec=ShadowSpec(state=state, version=version)))
         return self.shadow
 
     @property
@@ -105,7 +105,7 @@ class InMemoryShadowStore:
         self._enter("update_status")
         current = self._existing()
         self.status_writes.append(status)
-        self.shadow = self._stamp(current.model_copy(update={"status": status}))
+        self.shadow = self._stamp(replace(current, status=status))
         return self.shadow
 
     # --- internals ------------------------------------------------------------------------
@@ -128,7 +128,7 @@ class InMemoryShadowStore:
 
     def _stamp(self, shadow: Shadow) -> Shadow:
         self._version += 1
-        return shadow.model_copy(update={"resource_version": str(self._version)})
+        return replace(shadow, resource_version=str(self._version))
 
 
 _: ShadowStore = InMemoryShadowStore()

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from brupop.domain.host.host import (
     CommandStatus,
@@ -199,10 +201,8 @@ class FakeUpdateApi:
         active = status.active_partition
         update = {
             "update_state": target,
-            "staging_partition": staging.model_copy(update={"next_to_boot": to_staging}),
-            "active_partition": active.model_copy(update={"next_to_boot": not to_staging})
-            if active
-            else None,
+            "staging_partition": replace(staging, next_to_boot=to_staging),
+            "active_partition": replace(active, next_to_boot=not to_staging) if active else None,
         }
         return self._finish(cmd_type, status, update)
 
@@ -210,7 +210,7 @@ class FakeUpdateApi:
         self,
         cmd_type: CommandType,
         status: HostUpdateStatus,
-        update: Mapping[str, object],
+        update: Mapping[str, Any],
         *,
         failed: bool = False,
     ) -> HostUpdateStatus:
@@ -221,7 +221,7 @@ class FakeUpdateApi:
             exit_status=1 if failed else 0,
             stderr=f"fake host: {cmd_type.value} failed\n" if failed else "",
         )
-        self._status = status.model_copy(update={**update, "most_recent_command": record})
+        self._status = replace(status, **update, most_recent_command=record)
         if failed:
             raise HostCommandFailedError(f"{cmd_type.value}: host reports Failed (exit status 1)")
         return self._status

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.agent.composition import AgentPorts, launch
@@ -98,7 +98,7 @@ def main() -> int:
         _late_signals.append(SigtermAtShutdown())
     code = launch(sys.argv[1:], scenario_ports, SystemClock())
     if report:
-        writes = [s.model_dump(mode="json") for store in stores for s in store.status_writes]
+        writes = [s.to_json() for store in stores for s in store.status_writes]
         Path(report).write_text(json.dumps({"node_calls": node.calls, "status_writes": writes}))
     return code
 

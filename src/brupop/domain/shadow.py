@@ -1,6 +1,7 @@
 """The BottlerocketShadow (v2): desired `spec` (controller) and observed `status` (agent).
 
 Field names, types and patterns are the CRD v2 wire format, so the CRD is generated from here.
+The agent reads the same format without pydantic (domain.host.agent_shadow).
 """
 
 from __future__ import annotations
@@ -8,29 +9,55 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StringConstraints,
+    field_validator,
+)
 
+from brupop.domain.shadow_names import (  # re-exported: the names' usual home
+    API_GROUP,
+    API_VERSION_V1,
+    API_VERSION_V2,
+    CRASH_COUNT_MAX,
+    DEFAULT_NAMESPACE,
+    KIND,
+    OPT_IN_LABEL,
+    OPT_IN_VALUE,
+    SHADOW_NAME_PREFIX,
+    shadow_name,
+)
 from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import format_rfc3339, parse_rfc3339
-from brupop.domain.versions import Version
+from brupop.domain.versions import SEMVER_PATTERN
 
-SHADOW_NAME_PREFIX = "brs-"
-API_GROUP = "brupop.bottlerocket.aws"
-API_VERSION_V2 = f"{API_GROUP}/v2"
-API_VERSION_V1 = f"{API_GROUP}/v1"
-KIND = "BottlerocketShadow"
-DEFAULT_NAMESPACE = "brupop-bottlerocket-aws"  # brupop's own, unless a pod says otherwise
-OPT_IN_LABEL = "bottlerocket.aws/updater-interface-version"
-OPT_IN_VALUE = "2.0.0"
-CRASH_COUNT_MAX = 2**32 - 1
+__all__ = [
+    "API_GROUP",
+    "API_VERSION_V1",
+    "API_VERSION_V2",
+    "CRASH_COUNT_MAX",
+    "DEFAULT_NAMESPACE",
+    "KIND",
+    "OPT_IN_LABEL",
+    "OPT_IN_VALUE",
+    "SHADOW_NAME_PREFIX",
+    "Shadow",
+    "ShadowSpec",
+    "ShadowStatus",
+    "Timestamp",
+    "Version",
+    "parse_timestamp",
+    "shadow_name",
+]
+
+Version = Annotated[str, StringConstraints(pattern=SEMVER_PATTERN)]
+"""A Bottlerocket version as it travels on the wire, e.g. `1.19.2`."""
 
 Timestamp = Annotated[datetime, PlainSerializer(format_rfc3339, return_type=str)]
 """An RFC 3339 instant, always written in UTC with `+00:00`."""
-
-
-def shadow_name(node_name: str) -> str:
-    """The shadow of node `node_name` is `brs-<node_name>`."""
-    return f"{SHADOW_NAME_PREFIX}{node_name}"
 
 
 def parse_timestamp(value: Any) -> Any:

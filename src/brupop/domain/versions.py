@@ -2,15 +2,13 @@
 
 Precedence is semver.org's rule 11 over this pattern's groups, not the `semver` package's:
 that package imports its command line (argparse, gettext) with it, 0.4 MiB of the agent.
+Plain `re`: the agent loads this module, and pydantic's `Version` field lives in `shadow`.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Annotated
-
-from pydantic import StringConstraints
 
 # semver.org's recommended expression, exactly as the CRD (and so the kube-apiserver) enforces it.
 SEMVER_PATTERN = (
@@ -19,9 +17,6 @@ SEMVER_PATTERN = (
     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
 )
 _SEMVER = re.compile(SEMVER_PATTERN)
-
-Version = Annotated[str, StringConstraints(pattern=SEMVER_PATTERN)]
-"""A Bottlerocket version as it travels on the wire, e.g. `1.19.2`."""
 
 
 def is_version(text: str) -> bool:

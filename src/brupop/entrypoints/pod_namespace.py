@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brupop.domain.shadow import DEFAULT_NAMESPACE
+from brupop.domain.shadow_names import DEFAULT_NAMESPACE
 
 __all__ = ["DEFAULT_NAMESPACE", "pod_namespace", "service_account_namespace"]
 SERVICE_ACCOUNT_NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")

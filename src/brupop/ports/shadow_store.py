@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.shadow import Shadow, ShadowStatus
+from brupop.domain.host.agent_shadow import Shadow, ShadowStatus
 
 
 class ShadowStore(Protocol):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brupop.domain.shadow import ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import NotFoundError
 from tests.contract.agent.conftest import NODE, AgentSide

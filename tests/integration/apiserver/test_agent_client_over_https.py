@@ -6,11 +6,13 @@ import json
 import ssl
 import threading
 import urllib.request
+from dataclasses import replace
 
 import pytest
 
+from brupop.domain import shadow as cluster_side
 from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL, OwnerReference, PodPhase
-from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import NotFoundError
 from tests.integration.apiserver.conftest import Rig
@@ -31,7 +33,19 @@ def test_agent_creates_reads_and_reports_on_its_shadow(rig: Rig) -> None:
     assert (created.node_name, created.node_uid) == ("n1", "uid-n1")
     assert reported.status == STATUS
     assert reported.resource_version != created.resource_version
-    assert agent.get() == rig.cluster.shadows.get("brs-n1")
+    stored = rig.cluster.shadows.get("brs-n1")
+    assert agent.get() == Shadow(
+        name=stored.name,
+        namespace=stored.namespace,
+        node_name=stored.node_name,
+        node_uid=stored.node_uid,
+        resource_version=stored.resource_version,
+        uid=stored.uid,
+        spec=ShadowSpec.from_json(stored.spec.model_dump(mode="json")),
+        status=ShadowStatus.from_json(stored.status.model_dump(mode="json"))
+        if stored.status
+        else None,
+    )
 
 
 def test_creating_an_existing_shadow_returns_the_stored_one(rig: Rig) -> None:
@@ -58,7 +72,9 @@ def test_long_poll_waits_while_nothing_changes_and_answers_at_once_on_change(rig
     assert poll.is_alive(), "the long-poll answered although nothing changed"
 
     spec = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.20.0")
-    rig.cluster.shadows.replace_spec("brs-n1", spec, None)
+    rig.cluster.shadows.replace_spec(
+        "brs-n1", cluster_side.ShadowSpec(state=spec.state, version=spec.version), None
+    )
     poll.join(5)
 
     assert not poll.is_alive()
@@ -76,7 +92,7 @@ def test_long_poll_right_after_a_status_write_does_not_return_an_older_shadow(ri
     agent = rig.client("n1")
     agent.create()
     for count in range(10):
-        reported = agent.update_status(STATUS.model_copy(update={"crash_count": count}))
+        reported = agent.update_status(replace(STATUS, crash_count=count))
         answer = agent.wait_for_change(reported.resource_version, 0.05)
         assert answer == reported
 

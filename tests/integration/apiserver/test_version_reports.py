@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from brupop.domain.shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import InvalidObjectError
 from brupop.services.agent.agent import NodeAgent

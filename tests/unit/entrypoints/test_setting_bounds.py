@@ -6,10 +6,11 @@ upper bound (or allowing inf/nan/negative values) fails here with no change to t
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import pytest
 from pydantic import BaseModel
@@ -43,7 +44,7 @@ def _apiserver(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> object:
     return load_apiserver()
 
 
-PROCESSES: dict[str, tuple[type[BaseModel], Loader]] = {
+PROCESSES: dict[str, tuple[type[Any], Loader]] = {
     "agent": (AgentSettings, _agent),
     "controller": (ControllerSettings, _controller),
     "apiserver": (ApiserverSettings, _apiserver),
@@ -56,11 +57,22 @@ def _is_number(annotation: Any) -> bool:
     return annotation in (int, float)
 
 
+def _annotated_variables(model: type[Any]) -> Iterator[tuple[Any, str]]:
+    """Each setting's type and variable: pydantic models' fields, or the agent's dataclass."""
+    if dataclasses.is_dataclass(model):
+        hints = get_type_hints(model)
+        for field in dataclasses.fields(model):
+            yield hints[field.name], field.metadata["variable"]
+        return
+    assert issubclass(model, BaseModel)
+    for info in model.model_fields.values():
+        yield info.annotation, info.alias or str(info.validation_alias)
+
+
 def _numeric_variables() -> Iterator[tuple[str, str]]:
     for process, (model, _) in PROCESSES.items():
-        for field in model.model_fields.values():
-            if _is_number(field.annotation):
-                variable = field.alias or str(field.validation_alias)
+        for annotation, variable in _annotated_variables(model):
+            if _is_number(annotation):
                 yield process, variable
 
 

@@ -6,9 +6,9 @@ signal. Only `TransientHostError` (lock held, or no HTTP status at all) is worth
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-from pydantic import BaseModel
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from brupop.domain.host.command_result import CommandResult
 from brupop.domain.host.host import HostUpdateStatus, OsInfo, UpdateImage
@@ -21,7 +21,7 @@ from brupop.ports.errors import (
 )
 
 HTTP_NOT_FOUND = 404
-_Model = TypeVar("_Model", bound=BaseModel)
+_Model = TypeVar("_Model")
 
 
 class TransientHostError(HostUnavailableError):
@@ -60,7 +60,7 @@ def unexpected_output(result: CommandResult, *, longest: int = 80) -> str:
 def parse_os_info(result: CommandResult) -> OsInfo:
     """`GET /os` -> OsInfo with a semantic version_id."""
     raise_for_failure(result)
-    info = _decode(result, OsInfo)
+    info = _decode(result, OsInfo.from_json, "OsInfo")
     if not is_version(info.version_id):
         raise HostResponseError(f"host reports version {info.version_id[:80]!r}", result)
     return info
@@ -74,7 +74,7 @@ def parse_update_status(result: CommandResult) -> HostUpdateStatus | None:
         if error.status == HTTP_NOT_FOUND:
             return None
         raise
-    status = _decode(result, HostUpdateStatus)
+    status = _decode(result, HostUpdateStatus.from_json, "HostUpdateStatus")
     images = [status.chosen_update] + [
         partition.image
         for partition in (status.active_partition, status.staging_partition)
@@ -89,14 +89,13 @@ def _versioned(image: UpdateImage | None) -> bool:
     return image is None or is_version(image.version)
 
 
-def _decode(result: CommandResult, model: type[_Model]) -> _Model:
+def _decode(result: CommandResult, read: Callable[[Any], _Model], name: str) -> _Model:
+    """The model `read` makes of the JSON on stdout; HostResponseError when it cannot."""
     text = result.stdout.strip()
     if not text:
         raise HostResponseError(f"empty answer: {result.describe()}", result)
     try:
-        return model.model_validate_json(text)
-    except (ValueError, RecursionError) as error:
+        return read(json.loads(text))
+    except (ValueError, RecursionError) as error:  # JSONDecodeError and WireFormatError too
         reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-        raise HostResponseError(
-            f"not a valid {model.__name__}: {reason}: {text[:120]!r}", result
-        ) from None
+        raise HostResponseError(f"not a valid {name}: {reason}: {text[:120]!r}", result) from None

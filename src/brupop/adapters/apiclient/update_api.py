@@ -7,7 +7,6 @@ until the command's own record appears (AND, not OR; newer than the request; a d
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TypeVar
@@ -16,7 +15,7 @@ from brupop.adapters.apiclient import outcome
 from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.adapters.apiclient.rate_limit import RateLimiter
 from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
-from brupop.adapters.system import event_lines
+from brupop.adapters.system import event_lines, jitter
 from brupop.domain.host.command_result import CommandResult
 from brupop.domain.host.host import (
     CommandStatus,
@@ -186,7 +185,7 @@ class ApiclientUpdateApi:
 
 
 def retry_wait(
-    attempt: int, *, base: float, most: float, draw: Callable[[], float] = random.random
+    attempt: int, *, base: float, most: float, draw: Callable[[], float] = jitter.uniform
 ) -> float:
     """Full jitter: a wait drawn from 0 to `base * 2**(attempt - 1)`, capped at `most`, after
     failed attempt `attempt` (tenacity's `wait_random_exponential`, which cost the agent 0.5

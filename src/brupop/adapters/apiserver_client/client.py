@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from brupop.adapters.apiserver_client.transport import HttpsTransport, Reply, RetryPolicy
 from brupop.adapters.apiserver_client.wire import shadow_from_document
-from brupop.domain.shadow import Shadow, ShadowStatus
+from brupop.domain.host.agent_shadow import Shadow, ShadowStatus
 from brupop.ports.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -112,9 +112,7 @@ class ApiserverClient:
         return shadow_from_document(_expect_ok(reply).json())
 
     def update_status(self, status: ShadowStatus) -> Shadow:
-        reply = self._call(
-            "PUT", RESOURCE, body=status.model_dump(mode="json"), query={"view": "shadow"}
-        )
+        reply = self._call("PUT", RESOURCE, body=status.to_json(), query={"view": "shadow"})
         return shadow_from_document(_expect_ok(reply).json())
 
     # --- NodeOperations ---------------------------------------------------------------------

@@ -9,12 +9,10 @@ answer too long to be one of the apiserver's.
 from __future__ import annotations
 
 import json
-import random
 import ssl
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from http.client import HTTPException
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -24,7 +22,8 @@ from brupop.adapters.apiserver_client.connections import (
     ApiserverConnections,
     ResponseTooLargeError,
 )
-from brupop.adapters.system import event_lines
+from brupop.adapters.apiserver_client.http_exchange import BadAnswerError
+from brupop.adapters.system import event_lines, jitter
 from brupop.ports.errors import (
     PortError,
     TooManyRequestsError,
@@ -84,7 +83,7 @@ class HttpsTransport:
         ca_path: Path,
         retry: RetryPolicy,
         sleep: Callable[[float], None] = time.sleep,
-        draw: Callable[[], float] = random.random,
+        draw: Callable[[], float] = jitter.uniform,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         self._connections = ApiserverConnections(base_url, ca_path)
@@ -144,7 +143,7 @@ class HttpsTransport:
         except ssl.SSLError as error:
             self._connections.drop_all()  # the CA may have been renewed: read it again
             return UnavailableError(f"cannot reach the apiserver: {_describe(error)}"[:300])
-        except (OSError, HTTPException) as error:
+        except (OSError, BadAnswerError) as error:
             return UnavailableError(f"cannot reach the apiserver: {_describe(error)}"[:300])
         reply = Reply(status, body)
         if reply.status == 429:

@@ -1,10 +1,11 @@
-"""Reading the apiserver's BottlerocketShadow documents into domain Shadows."""
+"""Reading the apiserver's BottlerocketShadow documents into the agent's Shadows."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from brupop.domain.shadow import Shadow
+from brupop.domain.host import wire_values as wire
+from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.ports.errors import UnavailableError
 
 
@@ -13,23 +14,29 @@ def shadow_from_document(document: Any) -> Shadow:
     try:
         metadata = document["metadata"]
         owner = next(o for o in metadata.get("ownerReferences") or () if o.get("kind") == "Node")
+        status = document.get("status")
         return Shadow(
-            name=metadata["name"],
-            namespace=metadata.get("namespace") or "",
-            node_name=owner["name"],
-            node_uid=owner["uid"],
-            resource_version=metadata.get("resourceVersion"),
-            uid=metadata.get("uid"),
-            spec=document.get("spec") or {},
-            status=document.get("status"),
+            name=wire.text(metadata, "name"),
+            namespace=_namespace(metadata),
+            node_name=wire.text(owner, "name"),
+            node_uid=wire.text(owner, "uid"),
+            resource_version=wire.optional_text(metadata, "resourceVersion"),
+            uid=wire.optional_text(metadata, "uid"),
+            spec=ShadowSpec.from_json(document.get("spec") or {}),
+            status=None if status is None else ShadowStatus.from_json(status),
         )
     except (
         KeyError,
         TypeError,
         AttributeError,
         StopIteration,
-        ValueError,  # pydantic's ValidationError included
+        ValueError,  # WireFormatError and TimestampError included
         RecursionError,
     ) as error:
         kind = type(error).__name__
         raise UnavailableError(f"the apiserver sent a shadow brupop cannot read ({kind})") from None
+
+
+def _namespace(metadata: Any) -> str:
+    """The object's namespace; a missing or empty one reads as ''."""
+    return wire.text({"namespace": metadata.get("namespace") or ""}, "namespace")

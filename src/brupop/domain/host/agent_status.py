@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from brupop.domain.shadow import CRASH_COUNT_MAX, ShadowStatus
+from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.shadow_names import CRASH_COUNT_MAX
 from brupop.domain.states import UpdateState
 from brupop.domain.versions import is_version
 

@@ -1,17 +1,19 @@
 """The Bottlerocket host's answers (`/os`, `/updates/status`) as the host really emits them.
 
 Nullable where Bottlerocket is nullable, unknown enum values kept as UNKNOWN, unknown fields
-ignored, so a newer host never breaks the agent.
+ignored, so a newer host never breaks the agent. Frozen dataclasses read by hand (`from_json`):
+the agent loads this module, and pydantic would cost it about 50 ms of CPU at each start.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, field_validator
-
+from brupop.domain.host import wire_values as wire
 from brupop.domain.timestamps import TimestampError, parse_rfc3339
 
 
@@ -65,11 +67,44 @@ def _lenient_timestamp(value: Any) -> datetime | None:
         return None
 
 
-class _HostModel(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+_TRUE = ("1", "on", "t", "true", "y", "yes")
+_FALSE = ("0", "off", "f", "false", "n", "no")
 
 
-class OsInfo(_HostModel):
+def _truth(document: Mapping[str, Any], key: str, default: bool) -> bool:
+    """A boolean as hosts write it: true/false, 0/1, or their usual spellings as text."""
+    value = document.get(key, default)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    raise wire.WireFormatError(f"{key}: expected a boolean, got {str(value)[:40]!r}")
+
+
+def _count(document: Mapping[str, Any], key: str) -> int | None:
+    """An optional integer: a JSON integer, an integral number, or an integer as text."""
+    value = document.get(key)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("+-").isascii() and value.strip():
+        try:
+            return int(value)
+        except ValueError:
+            pass
+    raise wire.WireFormatError(f"{key}: expected an integer, got {str(value)[:40]!r}")
+
+
+def _nested(document: Mapping[str, Any], key: str, read: Any) -> Any:
+    value = document.get(key)
+    return None if value is None else read(value)
+
+
+@dataclass(frozen=True)
+class OsInfo:
     """`GET /os`: only `version_id` matters to brupop."""
 
     version_id: str
@@ -78,30 +113,75 @@ class OsInfo(_HostModel):
     build_id: str | None = None
     arch: str | None = None
 
+    @classmethod
+    def from_json(cls, value: Any) -> OsInfo:
+        document = wire.json_object(value, "os")
+        return cls(
+            version_id=wire.text(document, "version_id"),
+            pretty_name=wire.optional_text(document, "pretty_name"),
+            variant_id=wire.optional_text(document, "variant_id"),
+            build_id=wire.optional_text(document, "build_id"),
+            arch=wire.optional_text(document, "arch"),
+        )
 
-class UpdateImage(_HostModel):
+
+@dataclass(frozen=True)
+class UpdateImage:
     """One Bottlerocket image the host knows of."""
 
     version: str
     arch: str | None = None
     variant: str | None = None
 
+    @classmethod
+    def from_json(cls, value: Any) -> UpdateImage:
+        document = wire.json_object(value, "image")
+        return cls(
+            version=wire.text(document, "version"),
+            arch=wire.optional_text(document, "arch"),
+            variant=wire.optional_text(document, "variant"),
+        )
 
-class Partition(_HostModel):
+
+@dataclass(frozen=True)
+class Partition:
     """A boot partition and the image it holds."""
 
     image: UpdateImage | None = None
     next_to_boot: bool = False
 
+    @classmethod
+    def from_json(cls, value: Any) -> Partition:
+        document = wire.json_object(value, "partition")
+        return cls(
+            image=_nested(document, "image", UpdateImage.from_json),
+            next_to_boot=_truth(document, "next_to_boot", False),
+        )
 
-class HostCommand(_HostModel):
+
+@dataclass(frozen=True)
+class HostCommand:
     """The host's record of its most recent update command."""
 
-    cmd_type: Annotated[CommandType, BeforeValidator(CommandType.lenient)]
-    cmd_status: Annotated[CommandStatus, BeforeValidator(CommandStatus.lenient)]
-    timestamp: Annotated[datetime | None, BeforeValidator(_lenient_timestamp)] = None
+    cmd_type: CommandType
+    cmd_status: CommandStatus
+    timestamp: datetime | None = None
     exit_status: int | None = None
     stderr: str | None = None
+
+    @classmethod
+    def from_json(cls, value: Any) -> HostCommand:
+        document = wire.json_object(value, "most_recent_command")
+        for key in ("cmd_type", "cmd_status"):
+            if key not in document:
+                raise wire.WireFormatError(f"{key}: required")
+        return cls(
+            cmd_type=CommandType.lenient(document["cmd_type"]),
+            cmd_status=CommandStatus.lenient(document["cmd_status"]),
+            timestamp=_lenient_timestamp(document.get("timestamp")),
+            exit_status=_count(document, "exit_status"),
+            stderr=wire.optional_text(document, "stderr"),
+        )
 
     def finished(self, cmd_type: CommandType, *, not_before: datetime | None) -> bool:
         """This record is of `cmd_type` and no older than `not_before` (when both are known)."""
@@ -118,21 +198,40 @@ class HostCommand(_HostModel):
         )
 
 
-class HostUpdateStatus(_HostModel):
+@dataclass(frozen=True)
+class HostUpdateStatus:
     """`GET /updates/status`."""
 
-    update_state: Annotated[HostUpdateState, BeforeValidator(HostUpdateState.lenient)]
-    available_updates: list[str] = []
+    update_state: HostUpdateState
+    available_updates: list[str] = field(default_factory=list)
     chosen_update: UpdateImage | None = None
     active_partition: Partition | None = None
     staging_partition: Partition | None = None
     most_recent_command: HostCommand | None = None
 
-    @field_validator("available_updates", mode="before")
     @classmethod
-    def _null_is_empty(cls, value: Any) -> Any:
-        return [] if value is None else value
+    def from_json(cls, value: Any) -> HostUpdateStatus:
+        document = wire.json_object(value, "updates status")
+        if "update_state" not in document:
+            raise wire.WireFormatError("update_state: required")
+        return cls(
+            update_state=HostUpdateState.lenient(document["update_state"]),
+            available_updates=_versions(document.get("available_updates")),
+            chosen_update=_nested(document, "chosen_update", UpdateImage.from_json),
+            active_partition=_nested(document, "active_partition", Partition.from_json),
+            staging_partition=_nested(document, "staging_partition", Partition.from_json),
+            most_recent_command=_nested(document, "most_recent_command", HostCommand.from_json),
+        )
 
     def chosen_version(self) -> str | None:
         """The version the host would prepare next, if any."""
         return self.chosen_update.version if self.chosen_update else None
+
+
+def _versions(value: Any) -> list[str]:
+    """`available_updates`: a list of strings; null reads as none."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise wire.WireFormatError("available_updates: expected a list of strings")
+    return list(value)

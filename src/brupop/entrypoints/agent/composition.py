@@ -25,7 +25,7 @@ from brupop.entrypoints.agent.settings import AgentSettings, load_settings
 from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK, answer_arguments
 from brupop.entrypoints.logging.log_filter import LogFilter
 from brupop.entrypoints.logging.log_settings import writes_json
-from brupop.entrypoints.settings_error import SettingsError, refuse_start
+from brupop.entrypoints.setting_refusal import SettingsError, refuse_start
 from brupop.ports.clock import Clock
 from brupop.ports.node_operations import NodeOperations
 from brupop.ports.shadow_store import ShadowStore

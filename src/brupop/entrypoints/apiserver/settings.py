@@ -21,7 +21,7 @@ from brupop.domain.policy.drain_rules import (
 from brupop.entrypoints.apiserver.serving.admission import ConnectionLimits
 from brupop.entrypoints.apiserver.serving.http_protocol import HeadLimits
 from brupop.entrypoints.apiserver.serving.server import ServerLimits
-from brupop.entrypoints.logging.log_settings import FilterDirective, LoggingFormatter
+from brupop.entrypoints.logging.log_fields import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
     ONE_DAY,

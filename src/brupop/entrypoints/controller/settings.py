@@ -35,7 +35,7 @@ from brupop.domain.windows.maintenance_window import (
     choose_expression,
 )
 from brupop.domain.windows.zoned_window import zone_named
-from brupop.entrypoints.logging.log_settings import FilterDirective, LoggingFormatter
+from brupop.entrypoints.logging.log_fields import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
     ONE_DAY,

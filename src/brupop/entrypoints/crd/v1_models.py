@@ -10,8 +10,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from brupop.domain.shadow import Timestamp
-from brupop.domain.versions import Version
+from brupop.domain.shadow import Timestamp, Version
 
 
 class UpdateStateV1(StrEnum):

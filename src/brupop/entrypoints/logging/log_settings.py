@@ -1,16 +1,11 @@
 """The two logging settings every brupop process reads: LOGGING_FORMATTER, TRACING_FILTER_DIRECTIVE.
 
 Kept apart from `logs` (which configures structlog) so that the agent, which writes its lines
-without structlog, checks and applies them the same way without loading it.
+without structlog or pydantic, checks and applies them the same way without loading them.
+The pydantic field types of the controller and apiserver settings are in `log_fields`.
 """
 
 from __future__ import annotations
-
-from typing import Annotated
-
-from pydantic import AfterValidator
-
-from brupop.entrypoints.logging.log_filter import check_directive
 
 FORMATTERS = ("auto", "json", "pretty", "full", "compact")
 
@@ -27,8 +22,3 @@ def writes_json(formatter: str | None, *, on_terminal: bool) -> bool:
     """JSON lines or readable ones: `json` always, `auto` (the default) off a terminal."""
     checked = check_formatter(formatter or "auto")
     return checked == "json" or (checked == "auto" and not on_terminal)
-
-
-# Checked with each process's other settings at start.
-LoggingFormatter = Annotated[str, AfterValidator(check_formatter)]
-FilterDirective = Annotated[str, AfterValidator(check_directive)]

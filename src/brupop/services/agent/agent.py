@@ -8,6 +8,7 @@ count as crashes, a spec of ErrorReset is fatal, and the loop long-polls instead
 from __future__ import annotations
 
 from brupop.domain.errors import DomainError, VersionMismatchError
+from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.host.agent_status import (
     Observation,
     initial_status,
@@ -16,7 +17,6 @@ from brupop.domain.host.agent_status import (
     status_refreshed,
 )
 from brupop.domain.host.agent_steps import same_version
-from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
 from brupop.ports.errors import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from brupop.domain.shadow import Shadow
+from brupop.domain.host.agent_shadow import Shadow
 from brupop.ports.shadow_store import ShadowStore
 from brupop.services.agent.stop import StopFlag
 

@@ -6,8 +6,8 @@ to look for updates at most once per update-check interval, the first time at on
 
 from __future__ import annotations
 
+from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.host.agent_status import Observation, target_version
-from brupop.domain.shadow import ShadowStatus
 from brupop.domain.versions import is_version
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostApiError, HostCommandKilledError, HostResponseError

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from brupop.adapters.apiserver_client.answers import error_text, json_object
 from brupop.adapters.apiserver_client.client import ApiserverClient, ApiserverTransport
 from brupop.adapters.apiserver_client.transport import MAX_RESPONSE_BYTES, Reply
-from brupop.domain.shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import DrainFailedError, PortError, UnavailableError
 

@@ -4,6 +4,7 @@ value or raises InvalidObjectError: nothing else may escape into the services.""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -14,9 +15,17 @@ from brupop.adapters.kubernetes.api_calls import _parse
 from brupop.adapters.kubernetes.leases import lease_from_object
 from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.adapters.kubernetes.pods import budget_from_object, pod_from_object
+from brupop.adapters.kubernetes.service_accounts import service_account_from_object
 from brupop.adapters.kubernetes.shadow_objects import shadow_from_object
 from brupop.adapters.kubernetes.tokens import identity_from_review
-from brupop.domain.cluster.objects import Lease, Node, Pod, PodDisruptionBudget, TokenIdentity
+from brupop.domain.cluster.objects import (
+    Lease,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    ServiceAccount,
+    TokenIdentity,
+)
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import InvalidObjectError, UnavailableError
 from tests.support.arbitrary_json import JSON_VALUES, deeply_nested, shaped_like
@@ -57,6 +66,7 @@ SHAPES: dict[str, dict[str, Any]] = {
     },
     "review": {"status": {"authenticated": None, "user": {"username": None, "extra": None}}},
     "shadow": {"metadata": META, "spec": {"state": None, "version": None}, "status": None},
+    "service_account": {"metadata": META},
 }
 Decoder = Callable[[Any], Any]
 DECODERS: dict[str, tuple[Decoder, type[Any]]] = {
@@ -66,6 +76,7 @@ DECODERS: dict[str, tuple[Decoder, type[Any]]] = {
     "lease": (lease_from_object, Lease),
     "review": (identity_from_review, TokenIdentity),
     "shadow": (shadow_from_object, Shadow),
+    "service_account": (service_account_from_object, ServiceAccount),
 }
 
 
@@ -83,6 +94,10 @@ def _well_typed(kind: str, value: Any) -> None:
         assert value.authenticated in (True, False)
         assert value.username is None or isinstance(value.username, str)
         assert all(isinstance(audience, str) for audience in value.audiences)
+    if kind in ("pod", "service_account"):
+        deleted = value.deletion_timestamp
+        assert deleted is None or isinstance(deleted, datetime)
+        assert isinstance(value.uid, str)
     if kind == "lease":
         assert isinstance(value.duration_seconds, int)
         assert value.holder is None or isinstance(value.holder, str)

@@ -20,6 +20,11 @@ HEAVY = (
     "matplotlib",
     "structlog",
     "urllib3",
+    # Each costs the agent's start tens of milliseconds of CPU (docs/bench.md, agent start):
+    # pydantic about 50, the e-mail parser that http.client reads headers with about 20.
+    "pydantic",
+    "pydantic_core",
+    "email",
     # Small, but each costs the agent 0.4 to 0.5 MiB (docs/bench.md, section 1).
     "tenacity",
     "semver",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import signal
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
-from brupop.domain.shadow import ShadowSpec
+from brupop.domain.host.agent_shadow import ShadowSpec
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import (
     ConflictError,
@@ -195,9 +196,7 @@ def test_a_crash_the_controller_recorded_in_monitoring_outlives_the_return_to_id
     )
     failed_at = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
     rig.store.update_status(
-        rig.store.status.model_copy(
-            update={"crash_count": 1, "state_transition_failure_timestamp": failed_at}
-        )
+        replace(rig.store.status, crash_count=1, state_transition_failure_timestamp=failed_at)
     )
     rig.store.put(
         spec=ShadowSpec(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.host.host import HostUpdateStatus
-from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.services.agent.config import AgentConfig
 from brupop.services.agent.outcomes import Next
@@ -24,7 +26,7 @@ def _controller_times_out(rig: AgentRig) -> ShadowStatus:
     """What the controller does on a timeout: one more crash in the status, spec back to Idle."""
     status = rig.store.status
     assert status is not None
-    raised = status.model_copy(update={"crash_count": status.crash_count + 1})
+    raised = replace(status, crash_count=status.crash_count + 1)
     rig.store.put(spec=rig.store.shadow.spec if rig.store.shadow else None, status=raised)
     rig.store.set_spec(UpdateState.IDLE, "1.1.0")
     return raised

@@ -1,0 +1,197 @@
+"""Benchmark: the agent's CPU from exec to its first request to the apiserver.
+
+Under the chart's `cpu: 10m` every millisecond of CPU an agent spends starting is a second of
+wall time before its node reports. Each run starts `brupop agent` cold (a new process) against
+a loopback stand-in for the apiserver: a TLS listener with the agent's CA that notes the
+agent's CPU (user + sys, the kernel's exact runtime in /proc/PID/schedstat) when the TCP
+connection arrives and when the first request's headers have been read, then kills the agent.
+A bare interpreter (`python -c pass`, CPU from wait4) is measured beside it. Medians of N runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rig import emit, machine, progress
+
+from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
+
+NODE = "bench-node-1"
+GOAL_MS = 60.0
+HEADERS_END = b"\r\n\r\n"
+MAX_HEADER_BYTES = 64 * 1024
+
+
+@dataclass
+class FirstRequest:
+    """What the stand-in saw of one agent: its CPU at the connection and at the request."""
+
+    connect_cpu_ms: float | None = None
+    request_cpu_ms: float | None = None
+    request_line: str = ""
+
+
+def cpu_ms(pid: int) -> float | None:
+    """The CPU (user + sys) process `pid` has used so far, in ms; None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/schedstat").read_text().split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return int(fields[0]) / 1e6
+
+
+class StandIn:
+    """A loopback HTTPS listener that records one agent's first connection and request."""
+
+    def __init__(self, tls: TlsFiles) -> None:
+        self._context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self._context.load_cert_chain(tls.cert, tls.key)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"https://127.0.0.1:{self._listener.getsockname()[1]}"
+
+    def serve_one(self, pid: int, timeout: float) -> FirstRequest:
+        """Wait for agent `pid` to connect and send its first request's headers."""
+        seen = FirstRequest()
+        self._listener.settimeout(timeout)
+        connection, _ = self._listener.accept()
+        seen.connect_cpu_ms = cpu_ms(pid)
+        with connection:
+            connection.settimeout(timeout)
+            with self._context.wrap_socket(connection, server_side=True) as secure:
+                data = b""
+                while HEADERS_END not in data and len(data) < MAX_HEADER_BYTES:
+                    chunk = secure.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+                seen.request_cpu_ms = cpu_ms(pid)
+                seen.request_line = data.split(b"\r\n", 1)[0].decode("ascii", "replace")
+        return seen
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+def agent_env(url: str, tls: TlsFiles, work: Path) -> dict[str, str]:
+    """A DaemonSet pod's environment, pointed at the stand-in."""
+    token = work / "token"
+    token.write_text("bench-token")
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "MY_NODE_NAME": NODE,
+        "APISERVER_URL": url,
+        "AGENT_TOKEN_PATH": str(token),
+        "AGENT_CA_PATH": str(tls.ca_cert),
+        "APICLIENT_PATH": "/bin/false",
+        "BRUPOP_NAMESPACE": "brupop-bottlerocket-aws",
+        "LOGGING_FORMATTER": "json",
+        "TERMINATION_LOG": str(work / "termination-log"),
+    }
+
+
+def one_agent(command: list[str], env: dict[str, str], stand_in: StandIn) -> FirstRequest:
+    """Start the agent, wait for its first request, then kill it."""
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    result: list[FirstRequest] = []
+    failure: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            result.append(stand_in.serve_one(process.pid, timeout=30.0))
+        except BaseException as error:  # reported below, with the agent's stderr
+            failure.append(error)
+
+    server = threading.Thread(target=serve, name="stand-in")
+    server.start()
+    server.join()
+    process.kill()
+    _, stderr = process.communicate()
+    if failure or not result or result[0].request_cpu_ms is None:
+        raise RuntimeError(f"no request from the agent: {failure}; stderr: {stderr[-2000:]!r}")
+    return result[0]
+
+
+def bare_start_ms(python: str) -> float:
+    """CPU of `python -c pass`, from exec to exit (wait4's user + sys)."""
+    process = subprocess.Popen([python, "-c", "pass"])
+    _, _, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "median_ms": round(statistics.median(ordered), 1),
+        "min_ms": round(ordered[0], 1),
+        "max_ms": round(ordered[-1], 1),
+    }
+
+
+def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    tls = write_loopback_tls(work / "tls")
+    stand_in = StandIn(tls)
+    env = agent_env(stand_in.url, tls, work)
+    command = [args.python, "-m", "brupop", "agent"]
+    try:
+        one_agent(command, env, stand_in)  # warm the page cache and the venv's bytecode
+        firsts, bares = [], []
+        for run in range(args.runs):
+            firsts.append(one_agent(command, env, stand_in))
+            bares.append(bare_start_ms(args.python))
+            progress(f"run {run + 1}/{args.runs}: {firsts[-1].request_cpu_ms:.1f} ms")
+    finally:
+        stand_in.close()
+    to_request = [f.request_cpu_ms for f in firsts if f.request_cpu_ms is not None]
+    to_connect = [f.connect_cpu_ms for f in firsts if f.connect_cpu_ms is not None]
+    median = statistics.median(to_request)
+    return {
+        "benchmark": "agent_start",
+        "machine": machine(),
+        "python": args.python,
+        "runs": args.runs,
+        "first_request": firsts[0].request_line,
+        "agent_cpu_to_first_request": summary(to_request),
+        "agent_cpu_to_first_connection": summary(to_connect),
+        "bare_interpreter_cpu": summary(bares),
+        "goal_ms": GOAL_MS,
+        "met": median <= GOAL_MS,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=21, help="cold starts measured (default 21)")
+    parser.add_argument(
+        "--python", default=sys.executable, help="the interpreter that runs `-m brupop agent`"
+    )
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="brupop-bench-agent-start-"))
+    try:
+        result = measure(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    emit(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""The agent's own shadow: the CRD v2 spec and status as frozen dataclasses, read and written
+by hand.
+
+The controller and the apiserver keep the pydantic models of `brupop.domain.shadow`, from
+which the CRD is generated; the agent, which runs on every node under `cpu: 10m`, reads the
+same wire format without loading pydantic (about 50 ms of CPU at each start). A contract
+suite (tests/contract/shadow_models) feeds both the same JSON: whatever this module accepts,
+the pydantic models accept as the same values, and whatever they refuse, it refuses. It is
+stricter in one way only: it takes the JSON types the CRD declares, where pydantic's lax mode
+also takes a number for a timestamp or a numeric string for a count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from brupop.domain.host import wire_values as wire
+from brupop.domain.shadow_names import CRASH_COUNT_MAX
+from brupop.domain.states import UpdateState
+from brupop.domain.timestamps import format_rfc3339
+from brupop.domain.versions import SEMVER_PATTERN
+
+# Matched whole, as the CRD's (Rust) regex engine reads the pattern: its `$` is the very end of
+# the text, where Python's `match` would also take a text ending in a newline.
+_VERSION = re.compile(SEMVER_PATTERN)
+
+
+def check_version(value: object, what: str) -> str:
+    """`value` when it is a semantic version the CRD accepts; WireFormatError otherwise."""
+    if not isinstance(value, str) or _VERSION.fullmatch(value) is None:
+        raise wire.WireFormatError(f"{what}: not a semantic version: {str(value)[:80]!r}")
+    return value
+
+
+def _check_moment(value: datetime | None, what: str) -> None:
+    if value is not None and (not isinstance(value, datetime) or value.tzinfo is None):
+        raise wire.WireFormatError(f"{what}: timestamps must carry a UTC offset")
+
+
+def _state(document: Mapping[str, Any], key: str, default: UpdateState | None) -> UpdateState:
+    if key not in document and default is not None:
+        return default
+    value = wire.text(document, key)
+    try:
+        return UpdateState(value)
+    except ValueError:
+        raise wire.WireFormatError(f"{key}: not an update state: {value[:80]!r}") from None
+
+
+@dataclass(frozen=True)
+class ShadowSpec:
+    """What the controller wants the node to reach next."""
+
+    state: UpdateState = UpdateState.IDLE
+    state_transition_timestamp: datetime | None = None
+    version: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.state, UpdateState):
+            raise wire.WireFormatError("state: not an update state")
+        _check_moment(self.state_transition_timestamp, "state_transition_timestamp")
+        if self.version is not None:
+            check_version(self.version, "version")
+
+    @classmethod
+    def from_json(cls, value: Any) -> ShadowSpec:
+        """The spec in a decoded JSON object; WireFormatError when it is not one."""
+        document = wire.json_object(value, "spec")
+        return cls(
+            state=_state(document, "state", UpdateState.IDLE),
+            state_transition_timestamp=wire.optional_timestamp(
+                document, "state_transition_timestamp"
+            ),
+            version=wire.optional_text(document, "version"),
+        )
+
+
+@dataclass(frozen=True)
+class ShadowStatus:
+    """What the agent last observed on its node."""
+
+    current_version: str
+    target_version: str
+    current_state: UpdateState
+    crash_count: int = 0
+    state_transition_failure_timestamp: datetime | None = None
+
+    def __post_init__(self) -> None:
+        check_version(self.current_version, "current_version")
+        check_version(self.target_version, "target_version")
+        if not isinstance(self.current_state, UpdateState):
+            raise wire.WireFormatError("current_state: not an update state")
+        count = self.crash_count
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise wire.WireFormatError("crash_count: expected an integer")
+        if not 0 <= count <= CRASH_COUNT_MAX:
+            raise wire.WireFormatError(f"crash_count: {count} is outside 0..{CRASH_COUNT_MAX}")
+        _check_moment(self.state_transition_failure_timestamp, "state_transition_failure_timestamp")
+
+    @classmethod
+    def from_json(cls, value: Any) -> ShadowStatus:
+        """The status in a decoded JSON object; WireFormatError when it is not one."""
+        document = wire.json_object(value, "status")
+        return cls(
+            current_version=wire.text(document, "current_version"),
+            target_version=wire.text(document, "target_version"),
+            current_state=_state(document, "current_state", None),
+            crash_count=wire.whole_number(document, "crash_count", 0),
+            state_transition_failure_timestamp=wire.optional_timestamp(
+                document, "state_transition_failure_timestamp"
+            ),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object the apiserver takes: timestamps in RFC 3339, UTC."""
+        failed_at = self.state_transition_failure_timestamp
+        return {
+            "current_version": self.current_version,
+            "target_version": self.target_version,
+            "current_state": self.current_state.value,
+            "crash_count": self.crash_count,
+            "state_transition_failure_timestamp": (
+                None if failed_at is None else format_rfc3339(failed_at)
+            ),
+        }
+
+
+@dataclass(frozen=True)
+class Shadow:
+    """This node's shadow with the metadata the agent relies on (owner node, resourceVersion)."""
+
+    name: str
+    namespace: str
+    node_name: str
+    node_uid: str
+    resource_version: str | None = None
+    uid: str | None = None
+    spec: ShadowSpec = field(default_factory=ShadowSpec)
+    status: ShadowStatus | None = None

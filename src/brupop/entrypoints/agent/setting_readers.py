@@ -1,0 +1,91 @@
+"""How the agent reads one environment variable: text to a checked value, or ValueError.
+
+Plain functions rather than pydantic, which would cost the agent about 50 ms of CPU at each
+start under `cpu: 10m`. Each reader takes the variable's (stripped, non-empty) text and
+returns the value, or raises ValueError saying what is wrong with it; `settings` names the
+variable. Numbers are ASCII, finite and bounded, as the controller's pydantic fields are.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from brupop.entrypoints.logging.log_filter import check_directive
+from brupop.entrypoints.logging.log_settings import check_formatter
+
+Reader = Callable[[str], Any]
+# An integer as pydantic reads one from text: `30`, `+30`, `1_000`, `30.0` (not `3e1`).
+_INTEGER = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
+
+
+def text(pattern: str | None = None) -> Reader:
+    """Any text, or text that `pattern` matches from its start."""
+    compiled = re.compile(pattern) if pattern else None
+
+    def read(value: str) -> str:
+        if compiled is not None and compiled.match(value) is None:
+            raise ValueError(f"should match pattern {pattern!r}")
+        return value
+
+    return read
+
+
+def path(value: str) -> Path:
+    """A file system path."""
+    return Path(value)
+
+
+def _number(value: str) -> float:
+    """A finite decimal number written in ASCII (`30`, `1.5`, `1e3`)."""
+    try:
+        number = float(value) if value.isascii() else math.nan
+    except ValueError:
+        raise ValueError("should be a number") from None
+    if not math.isfinite(number):
+        raise ValueError("should be a finite number")
+    return number
+
+
+def seconds(*, most: float, zero: bool = False) -> Reader:
+    """A duration: finite, above zero (or at least zero when `zero`), at most `most`."""
+
+    def read(value: str) -> float:
+        number = _number(value)
+        if number < 0 or (number == 0 and not zero):
+            raise ValueError("should be at least 0" if zero else "should be greater than 0")
+        if number > most:
+            raise ValueError(f"should be at most {most:g}")
+        return number
+
+    return read
+
+
+def whole_number(*, least: int, most: int, digits_only: bool = False) -> Reader:
+    """A count or a port from `least` to `most`. With `digits_only`, as the original parses
+    it: `1.5` or `30s` is refused, not rounded."""
+
+    def read(value: str) -> int:
+        if digits_only and not (value.isascii() and value.isdigit()):
+            raise ValueError("must be a whole number")
+        if not _INTEGER.fullmatch(value):
+            raise ValueError("should be a whole number")
+        number = int(value.partition(".")[0])
+        if not least <= number <= most:
+            raise ValueError(f"should be from {least} to {most}")
+        return number
+
+    return read
+
+
+def logging_formatter(value: str) -> str:
+    """LOGGING_FORMATTER, lower-cased."""
+    return check_formatter(value)
+
+
+def filter_directive(value: str) -> str:
+    """TRACING_FILTER_DIRECTIVE, checked as every brupop process checks it."""
+    return check_directive(value)
