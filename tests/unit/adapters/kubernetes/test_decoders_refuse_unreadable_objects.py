@@ -4,7 +4,7 @@ value or raises InvalidObjectError: nothing else may escape into the services.""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -26,6 +26,7 @@ from brupop.domain.cluster.objects import (
     ServiceAccount,
     TokenIdentity,
 )
+from brupop.domain.cluster.token_binding import deletion_invalidates
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import InvalidObjectError, UnavailableError
 from tests.support.arbitrary_json import JSON_VALUES, deeply_nested, shaped_like
@@ -139,6 +140,16 @@ def test_a_node_address_of_any_form_is_kept_as_text_for_the_probe_to_judge() -> 
         }
     )
     assert node.internal_ip == "10.0.0.9:8080"
+
+
+def test_a_deletion_timestamp_that_cannot_be_read_counts_as_long_past() -> None:
+    meta = {"name": "p", "deletionTimestamp": "soon"}
+
+    pod = pod_from_object({"metadata": meta})
+    account = service_account_from_object({"metadata": meta})
+
+    assert pod.terminating and pod.deletion_timestamp == account.deletion_timestamp
+    assert deletion_invalidates(pod.deletion_timestamp, datetime(2000, 1, 1, tzinfo=UTC))
 
 
 def test_a_review_says_authenticated_only_for_a_literal_true() -> None:
