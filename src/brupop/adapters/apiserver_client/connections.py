@@ -137,7 +137,9 @@ class ApiserverConnections:
     def _open(self, context: ssl.SSLContext | None, connect_seconds: float) -> _Connection:
         # TCP, then the TLS handshake: both bounded by connect_seconds.
         name = resolver_name(self._host)
-        sock = socket.create_connection((name, self._port), timeout=connect_seconds)
+        # The resolver takes bytes as they are (typeshed says str only).
+        address = (name, self._port)
+        sock = socket.create_connection(address, timeout=connect_seconds)  # type: ignore[arg-type]
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if context is not None:
