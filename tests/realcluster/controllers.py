@@ -31,12 +31,17 @@ class Timing:
 
 
 def controller_over(
-    cluster: KubernetesCluster, identity: str, lease_name: str, timing: Timing = Timing()
+    cluster: KubernetesCluster,
+    identity: str,
+    lease_name: str,
+    timing: Timing = Timing(),
+    limit: int | None = 1,
 ) -> ControllerService:
-    """One replica over `cluster`'s ports, leader-elected on the Lease `lease_name`."""
+    """One replica over `cluster`'s ports, leader-elected on the Lease `lease_name`, starting
+    at most `limit` nodes at once (None: no limit)."""
     clock = SystemClock()
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(1)),
+        policy=RolloutPolicy(ConcurrencyLimit(limit)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=NAMESPACE,
         identity=identity,
