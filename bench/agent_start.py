@@ -5,7 +5,9 @@ wall time before its node reports. Each run starts `brupop agent` cold (a new pr
 a loopback stand-in for the apiserver: a TLS listener with the agent's CA that notes the
 agent's CPU (user + sys, the kernel's exact runtime in /proc/PID/schedstat) when the TCP
 connection arrives and when the first request's headers have been read, then kills the agent.
-A bare interpreter (`python -c pass`, CPU from wait4) is measured beside it. Medians of N runs.
+A bare interpreter (`python -c pass`, CPU from wait4) is measured beside it, and the agent's
+peak RSS when it asks. Medians of N runs. PYTHONPATH, when set, is passed to the agent (to
+measure another tree's source with the same interpreter).
 """
 
 from __future__ import annotations
@@ -40,7 +42,20 @@ class FirstRequest:
 
     connect_cpu_ms: float | None = None
     request_cpu_ms: float | None = None
+    peak_rss_mib: float | None = None
     request_line: str = ""
+
+
+def peak_rss_mib(pid: int) -> float | None:
+    """The process's peak resident set so far (VmHWM), in MiB; None once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
 
 
 def cpu_ms(pid: int) -> float | None:
@@ -77,6 +92,7 @@ class StandIn:
                         break
                     data += chunk
                 seen.request_cpu_ms = cpu_ms(pid)
+                seen.peak_rss_mib = peak_rss_mib(pid)
                 seen.request_line = data.split(b"\r\n", 1)[0].decode("ascii", "replace")
         return seen
 
@@ -98,7 +114,7 @@ def agent_env(url: str, tls: TlsFiles, work: Path) -> dict[str, str]:
         "BRUPOP_NAMESPACE": "brupop-bottlerocket-aws",
         "LOGGING_FORMATTER": "json",
         "TERMINATION_LOG": str(work / "termination-log"),
-    }
+    } | ({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})
 
 
 def one_agent(command: list[str], env: dict[str, str], stand_in: StandIn) -> FirstRequest:
@@ -162,6 +178,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         stand_in.close()
     to_request = [f.request_cpu_ms for f in firsts if f.request_cpu_ms is not None]
     to_connect = [f.connect_cpu_ms for f in firsts if f.connect_cpu_ms is not None]
+    rss = [f.peak_rss_mib for f in firsts if f.peak_rss_mib is not None]
     median = statistics.median(to_request)
     return {
         "benchmark": "agent_start",
@@ -172,6 +189,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "agent_cpu_to_first_request": summary(to_request),
         "agent_cpu_to_first_connection": summary(to_connect),
         "bare_interpreter_cpu": summary(bares),
+        "agent_peak_rss_at_first_request_mib": round(statistics.median(rss), 1),
         "goal_ms": GOAL_MS,
         "met": median <= GOAL_MS,
     }

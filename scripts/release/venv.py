@@ -15,9 +15,9 @@ VENV = "opt/brupop"
 SITE = f"{VENV}/lib/python3.11/site-packages"
 PLATFORMS = {"amd64": "x86_64", "arm64": "aarch64"}
 GLIBC_MINOR = 36  # Debian 12's glibc: wheels for 2.17 up to it run
-# The agent imports pydantic and nothing else outside the standard library (the lean-agent
-# contract in .importlinter); the control image takes every runtime dependency.
-AGENT_DISTRIBUTIONS = ("pydantic",)
+# The agent imports nothing outside the standard library (the lean-agent contract in
+# .importlinter forbids pydantic too); the control image takes every runtime dependency.
+AGENT_DISTRIBUTIONS: tuple[str, ...] = ()
 
 
 def requirements(pyproject: Path, image: str) -> list[str]:
@@ -58,7 +58,9 @@ def install(root: Path, wheel: Path, lines: list[str], architecture: str, cache:
         "install", "--quiet", "--no-compile", "--only-binary=:all:", *platform,
         "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311",
     ]  # fmt: skip
-    _pip([*target, "--target", str(site), *lines], cache)
+    if lines:
+        _pip([*target, "--target", str(site), *lines], cache)
+    site.mkdir(parents=True, exist_ok=True)
     scratch = root.parent / f"{root.name}.brupop"
     _pip([*target, "--no-deps", "--target", str(scratch), str(wheel)], cache)
     for entry in scratch.iterdir():
