@@ -18,7 +18,7 @@ import pytest
 import structlog
 
 from brupop.domain.cluster.objects import OwnerReference
-from brupop.domain.shadow import Shadow
+from brupop.domain.host.agent_shadow import Shadow
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.drain import DrainTimings
 from tests.integration.apiserver.conftest import (

@@ -5,8 +5,9 @@ from __future__ import annotations
 import threading
 import time
 
+from brupop.domain import shadow as cluster
 from brupop.domain.cluster.objects import OwnerReference
-from brupop.domain.shadow import Shadow
+from brupop.domain.host.agent_shadow import Shadow
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.drain import DrainTimings
 from tests.integration.apiserver.conftest import Rig, RigFactory
@@ -40,7 +41,7 @@ def cluster_reads_once_fed(rig: Rig, shadow: Shadow) -> list[str]:
     reads: list[str] = []
     read = rig.cluster.shadows.get
 
-    def counted_read(name: str) -> Shadow:
+    def counted_read(name: str) -> cluster.Shadow:
         reads.append(name)
         return read(name)
 

@@ -16,7 +16,7 @@ import pytest
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.domain.cluster.objects import TokenIdentity
-from brupop.domain.shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import UnavailableError
