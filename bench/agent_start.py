@@ -21,7 +21,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,32 +116,27 @@ def agent_env(url: str, tls: TlsFiles, work: Path) -> dict[str, str]:
     } | ({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})
 
 
-def one_agent(command: list[str], env: dict[str, str], stand_in: StandIn) -> FirstRequest:
+def one_agent(
+    command: list[str], env: dict[str, str], stand_in: StandIn, log: Path
+) -> FirstRequest:
     """Start the agent, wait for its first request, then kill it."""
-    process = subprocess.Popen(
-        command,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    result: list[FirstRequest] = []
-    failure: list[BaseException] = []
-
-    def serve() -> None:
-        try:
-            result.append(stand_in.serve_one(process.pid, timeout=30.0))
-        except BaseException as error:  # reported below, with the agent's stderr
-            failure.append(error)
-
-    server = threading.Thread(target=serve, name="stand-in")
-    server.start()
-    server.join()
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=output
+        )
+    try:
+        seen = stand_in.serve_one(process.pid, timeout=30.0)
+    except OSError as error:  # no connection in time: say why, with what the agent wrote
+        seen = FirstRequest()
+        problem = repr(error)
+    else:
+        problem = ""
     process.kill()
-    _, stderr = process.communicate()
-    if failure or not result or result[0].request_cpu_ms is None:
-        raise RuntimeError(f"no request from the agent: {failure}; stderr: {stderr[-2000:]!r}")
-    return result[0]
+    process.wait()
+    if seen.request_cpu_ms is None:
+        written = log.read_text(errors="replace")[-2000:]
+        raise RuntimeError(f"no request from the agent: {problem}; it wrote: {written!r}")
+    return seen
 
 
 def bare_start_ms(python: str) -> float:
@@ -168,10 +162,11 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     env = agent_env(stand_in.url, tls, work)
     command = [args.python, "-m", "brupop", "agent"]
     try:
-        one_agent(command, env, stand_in)  # warm the page cache and the venv's bytecode
+        log = work / "agent.log"
+        one_agent(command, env, stand_in, log)  # warm the page cache and the venv's bytecode
         firsts, bares = [], []
         for run in range(args.runs):
-            firsts.append(one_agent(command, env, stand_in))
+            firsts.append(one_agent(command, env, stand_in, log))
             bares.append(bare_start_ms(args.python))
             progress(f"run {run + 1}/{args.runs}: {firsts[-1].request_cpu_ms:.1f} ms")
     finally:
