@@ -9,8 +9,8 @@ from brupop.domain.timestamps import (
     LATEST,
     TimestampError,
     format_rfc3339,
-    parse_rfc3339,
     later,
+    parse_rfc3339,
     rfc3339_or_none,
 )
 
