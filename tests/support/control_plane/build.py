@@ -1,5 +1,5 @@
 """`build`: etcd, kube-apiserver, kube-controller-manager and kwok from the Go module proxy,
-into the version-keyed cache. A binary already there is skipped."""
+into the version-keyed cache, one build at a time. A binary already there is skipped."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tests.support.control_plane.build_lock import build_lock
+from tests.support.control_plane.estimate import estimate_line, machine
 from tests.support.control_plane.gotool import BuildError, Go, Progress
 from tests.support.control_plane.kwok_stages import write_stages
 from tests.support.control_plane.versions import Cache, Versions
@@ -19,14 +21,18 @@ KWOK_MAIN = f"{KWOK_MODULE}/cmd/kwok"
 STAGING_PREFIX = "./staging/src/"
 
 
-def build_all(cache: Cache) -> None:
-    """Build whatever is missing; one line per step."""
-    go = Go(cache.home / "build.log")
+def build_all(cache: Cache, go: Go | None = None) -> None:
+    """Build whatever is missing, holding the cache's lock; one line per step."""
+    go = go or Go(cache.home / "build.log")
     progress = Progress()
     print(f"control-plane build: {cache.versions.key} into {cache.bin}", flush=True)
-    build_etcd(cache, go, progress)
-    build_kwok(cache, go, progress)
-    build_kubernetes(cache, go, progress)
+    with build_lock(cache.lock):
+        line = estimate_line(cache.missing(), *machine())
+        if line:
+            print(line, flush=True)
+        build_etcd(cache, go, progress)
+        build_kwok(cache, go, progress)
+        build_kubernetes(cache, go, progress)
     print(f"control-plane build: done in {progress.elapsed():.0f} s", flush=True)
 
 

@@ -5,10 +5,11 @@ recovery tests; kube-apiserver with a rotated service-account key)."""
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
-from tests.support.control_plane.gotool import BuildError, go_available
+from tests.support.control_plane.go_errors import BuildError
 from tests.support.control_plane.versions import default_cache
 
 NO_GO = "control-plane build: the `go` command is missing; install Go 1.26 or newer and rerun"
@@ -60,14 +61,23 @@ def main(argv: list[str]) -> int:
 
 
 def build() -> int:
-    if not go_available():
+    """Build what is missing; every failure is one line on stderr, never a traceback."""
+    if shutil.which("go") is None:
         print(NO_GO, file=sys.stderr)
         return 2
-    from tests.support.control_plane.build import build_all
-
+    try:
+        from tests.support.control_plane.build import build_all
+    except ImportError as error:
+        print(
+            f"control-plane build: {error.name} is missing: run scripts/bootstrap", file=sys.stderr
+        )
+        return 2
     try:
         build_all(default_cache())
-    except BuildError as error:
+    except (BuildError, OSError) as error:
         print(f"control-plane build: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("control-plane build: interrupted; rerun to go on", file=sys.stderr)
+        return 130
     return 0

@@ -1,26 +1,35 @@
 """Running the `go` command: at low priority, statically linked, with the local toolchain,
-its output appended to a build log, and one progress line per step."""
+its output appended to a build log, a network error retried with backoff, and one progress line
+per step."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+)
 
-class BuildError(Exception):
-    """A go command failed; the message carries the tail of its output."""
+from tests.support.control_plane.go_errors import BuildError, GoError, NetworkGaveUp, headline
 
+__all__ = ["BuildError", "Go", "Progress"]
 
-def go_available() -> bool:
-    return shutil.which("go") is not None
+T = TypeVar("T")
+RETRIES = 3  # after the first try: a module-proxy hiccup rarely lasts a minute
+FIRST_WAIT_SECONDS = 10.0  # then doubled: 10, 20, 40 s
+OUTPUT_TAIL_BYTES = 64 * 1024
 
 
 def go_environment() -> dict[str, str]:
@@ -31,10 +40,8 @@ def go_environment() -> dict[str, str]:
     return env
 
 
-def log_tail(path: Path, lines: int = 20) -> str:
-    if not path.exists():
-        return "(no log)"
-    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+def is_network_error(error: BaseException) -> bool:
+    return isinstance(error, GoError) and error.transient
 
 
 @dataclass
@@ -56,45 +63,84 @@ class Progress:
 
 @dataclass(frozen=True)
 class Go:
-    """The go command, run in a module folder, logging to `log`."""
+    """The go command, run in a module folder, logging to `log`; a network error is retried
+    `RETRIES` times, waiting `first_wait_seconds`, then twice as long each time."""
 
     log: Path
+    first_wait_seconds: float = FIRST_WAIT_SECONDS
 
-    def run(self, cwd: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    def run(self, cwd: Path, *args: str) -> None:
+        self.retried(lambda: self.run_once(cwd, args))
+
+    def module_info(self, cwd: Path, module: str) -> dict[str, Any]:
+        """`go mod download -json module@version`: where its go.mod and source landed."""
+        output = self.retried(lambda: self.captured(cwd, ("mod", "download", "-json", module)))
+        info: dict[str, Any] = json.loads(output)
+        return info
+
+    def edit_json(self, cwd: Path, gomod: Path) -> dict[str, Any]:
+        """`go mod edit -json` of any go.mod file, parsed."""
+        parsed: dict[str, Any] = json.loads(
+            self.captured(cwd, ("mod", "edit", "-json", str(gomod)))
+        )
+        return parsed
+
+    def retried(self, attempt: Callable[[], T]) -> T:
+        """`attempt()`, again after a network error, at most `RETRIES` more times."""
+        retrying = Retrying(
+            retry=retry_if_exception(is_network_error),
+            stop=stop_after_attempt(RETRIES + 1),
+            wait=wait_exponential(multiplier=self.first_wait_seconds),
+            before_sleep=announce_retry,
+            reraise=True,
+        )
+        try:
+            return retrying(attempt)
+        except GoError as error:
+            if error.transient:
+                raise NetworkGaveUp(error, RETRIES) from None
+            raise
+
+    def run_once(self, cwd: Path, args: tuple[str, ...]) -> None:
+        """One go command at low priority, its output appended to the log."""
         command = ["nice", "-n", "19", "go", *args]
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("a") as out:
             out.write(f"\n$ (cd {cwd} && {' '.join(command)})\n")
             out.flush()
-            done = subprocess.run(
-                command, cwd=cwd, env=env or go_environment(), stdout=out, stderr=out
-            )
+            start = out.tell()
+            done = subprocess.run(command, cwd=cwd, env=go_environment(), stdout=out, stderr=out)
         if done.returncode != 0:
-            raise BuildError(f"go {' '.join(args)} failed:\n{log_tail(self.log)}")
+            raise GoError(args, output_since(self.log, start), self.log)
 
-    def module_info(self, cwd: Path, module: str) -> dict[str, Any]:
-        """`go mod download -json module@version`: where its go.mod and source landed."""
+    def captured(self, cwd: Path, args: tuple[str, ...]) -> str:
+        """One go command whose standard output is its answer."""
         done = subprocess.run(
-            ["go", "mod", "download", "-json", module],
-            cwd=cwd,
-            env=go_environment(),
-            capture_output=True,
-            text=True,
+            ["go", *args], cwd=cwd, env=go_environment(), capture_output=True, text=True
         )
         if done.returncode != 0:
-            raise BuildError(f"go mod download {module} failed:\n{done.stdout}{done.stderr}")
-        info: dict[str, Any] = json.loads(done.stdout)
-        return info
+            self.log.parent.mkdir(parents=True, exist_ok=True)
+            with self.log.open("a") as out:
+                out.write(f"\n$ (cd {cwd} && go {' '.join(args)})\n{done.stdout}{done.stderr}")
+            raise GoError(args, done.stdout + done.stderr, self.log)
+        return done.stdout
 
-    def edit_json(self, cwd: Path, gomod: Path) -> dict[str, Any]:
-        """`go mod edit -json` of any go.mod file, parsed."""
-        done = subprocess.run(
-            ["go", "mod", "edit", "-json", str(gomod)],
-            cwd=cwd,
-            env=go_environment(),
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        parsed: dict[str, Any] = json.loads(done.stdout)
-        return parsed
+
+def output_since(log: Path, start: int) -> str:
+    """What the log gained after `start`: at most its last `OUTPUT_TAIL_BYTES`."""
+    with log.open("rb") as read:
+        read.seek(max(start, read.seek(0, os.SEEK_END) - OUTPUT_TAIL_BYTES))
+        return read.read().decode(errors="replace")
+
+
+def announce_retry(state: RetryCallState) -> None:
+    """One line before each wait: which command, what went wrong, which retry, how long."""
+    error = state.outcome.exception() if state.outcome else None
+    if not isinstance(error, GoError):
+        return
+    wait = state.next_action.sleep if state.next_action else 0.0
+    print(
+        f"control-plane build: `{error.command}` hit a network error ({headline(error.output)});"
+        f" retry {state.attempt_number} of {RETRIES} in {wait:.0f} s",
+        flush=True,
+    )

@@ -51,6 +51,11 @@ class Cache:
     def bin(self) -> Path:
         return self.home / "bin"
 
+    @property
+    def lock(self) -> Path:
+        """Held by a build, so that two builds never write the same files."""
+        return self.home / "build.lock"
+
     def binary(self, name: str) -> Path:
         return self.bin / name
 
