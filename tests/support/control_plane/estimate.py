@@ -1,7 +1,7 @@
 """How long a build of what is missing should take here, from the cold builds measured: 18 min
-on 2 cores (1071 s: etcd 94 s, kwok 146 s, kube-apiserver 376 s, kube-controller-manager
-423 s), and 36-43 min on 2 cores shared with other test runs (load 4-5). Go compiles packages in
-parallel, so the figures are scaled to the core count."""
+on 2 cores at best (1071 s: etcd 94 s, kwok 146 s, kube-apiserver 376 s, kube-controller-manager
+423 s), 36-43 min on 2 cores shared with other test runs (36 at load 4-5). Go compiles packages
+in parallel, so the figures are scaled to the core count."""
 
 from __future__ import annotations
 
@@ -46,8 +46,8 @@ def estimate_line(missing: list[str], cores: int, load: float) -> str | None:
     return (
         f"control-plane build: expect about {found.best:.0f} min on this machine's {cores} cores, "
         f"{found.shared_low:.0f}-{found.shared_high:.0f} min if other work shares them (load now "
-        f"{load:.1f}); measured cold on 2 cores: 18 min, and 36-43 min at load 4-5; much less "
-        "when Go's own caches are warm"
+        f"{load:.1f}); measured cold on 2 cores: 18 min at best, 36 min at load 4-5, 43 min "
+        "more loaded; much less when Go's own caches are warm"
     )
 
 
