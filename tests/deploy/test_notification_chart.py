@@ -75,9 +75,9 @@ def test_the_render_with_webhooks_validates(version: str, notifying: Rendered) -
 @pytest.mark.parametrize(
     ("webhooks", "message"),
     [
-        ([{"format": "slack"}], "set url or urlFromSecret"),
-        ([{"urlFromSecret": {"name": "s"}}], "urlFromSecret.key is required"),
-        ([{"url": f"https://hooks.example/{i}"} for i in range(9)], "at most 8"),
+        ([{"format": "slack"}], "missing property 'url'"),
+        ([{"urlFromSecret": {"name": "s"}}], "urlFromSecret': missing property 'key'"),
+        ([{"url": f"https://hooks.example/{i}"} for i in range(9)], "maxItems: got 9, want 8"),
     ],
 )
 def test_a_webhook_list_the_controller_could_not_use_is_refused_at_render(

@@ -26,7 +26,7 @@ FORCE_ALLOWANCE_SETTING = "APISERVER_FORCE_NAMESPACES_ALLOWED"
 FORCE_ALLOWANCE_MAX_LENGTH = 4096
 # The namespaces Kubernetes itself runs in; with brupop's own, never forced by default.
 CLUSTER_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease"})
-_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+NAMESPACE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 class ForceAllowanceError(ValueError):
@@ -42,7 +42,7 @@ def read_force_allowance(text: str) -> frozenset[str]:
     if len(entries) > FORCE_NAMESPACES_MAX:
         raise ForceAllowanceError(f"more than {FORCE_NAMESPACES_MAX} namespaces ({len(entries)})")
     for entry in entries:
-        if not _NAMESPACE.match(entry):
+        if not NAMESPACE_NAME.match(entry):
             raise ForceAllowanceError(f"{entry[:80]!r} is not a namespace name")
     return frozenset(entries)
 

@@ -19,7 +19,7 @@ from brupop.domain.windows.cron_schedule import FORMAT_HELP, CronError, CronSche
 DEFAULT_EXPRESSION = "* * * * * * *"
 CRON_VARIABLE = "SCHEDULER_CRON_EXPRESSION"
 LEGACY_VARIABLES = "UPDATE_WINDOW_START/UPDATE_WINDOW_STOP"
-_LEGACY_TIME = re.compile(r"^(2[0-3]|[01]?[0-9]):([0-5]?[0-9]):([0-5]?[0-9])$")
+LEGACY_TIME = re.compile(r"^(2[0-3]|[01]?[0-9]):([0-5]?[0-9]):([0-5]?[0-9])$")
 _ONE_SECOND = timedelta(seconds=1)
 
 
@@ -67,7 +67,7 @@ def legacy_window_expression(start: str, stop: str) -> str:
     included, and a start after the stop wraps past midnight."""
     hours = []
     for variable, value in (("UPDATE_WINDOW_START", start), ("UPDATE_WINDOW_STOP", stop)):
-        match = _LEGACY_TIME.match(value)
+        match = LEGACY_TIME.match(value)
         if match is None:
             raise WindowSettingError(variable, f"{value!r} is not a time of day HH:MM:SS")
         hours.append(int(match.group(1)))

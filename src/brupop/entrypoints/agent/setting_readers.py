@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,35 +51,51 @@ def _number(value: str) -> float:
     return number
 
 
-def seconds(*, most: float, zero: bool = False) -> Reader:
-    """A duration: finite, above zero (or at least zero when `zero`), at most `most`."""
+@dataclass(frozen=True)
+class Seconds:
+    """A duration: finite, above zero (or at least zero when `zero`), at most `most`. A value
+    rather than a closure, so that the chart's values schema can read its bounds."""
 
-    def read(value: str) -> float:
+    most: float
+    zero: bool = False
+
+    def __call__(self, value: str) -> float:
         number = _number(value)
-        if number < 0 or (number == 0 and not zero):
-            raise ValueError("should be at least 0" if zero else "should be greater than 0")
-        if number > most:
-            raise ValueError(f"should be at most {most:g}")
+        if number < 0 or (number == 0 and not self.zero):
+            raise ValueError("should be at least 0" if self.zero else "should be greater than 0")
+        if number > self.most:
+            raise ValueError(f"should be at most {self.most:g}")
         return number
 
-    return read
 
-
-def whole_number(*, least: int, most: int, digits_only: bool = False) -> Reader:
+@dataclass(frozen=True)
+class WholeNumber:
     """A count or a port from `least` to `most`. With `digits_only`, as the original parses
     it: `1.5` or `30s` is refused, not rounded."""
 
-    def read(value: str) -> int:
-        if digits_only and not (value.isascii() and value.isdigit()):
+    least: int
+    most: int
+    digits_only: bool = False
+
+    def __call__(self, value: str) -> int:
+        if self.digits_only and not (value.isascii() and value.isdigit()):
             raise ValueError("must be a whole number")
         if not _INTEGER.fullmatch(value):
             raise ValueError("should be a whole number")
         number = int(value.partition(".")[0])
-        if not least <= number <= most:
-            raise ValueError(f"should be from {least} to {most}")
+        if not self.least <= number <= self.most:
+            raise ValueError(f"should be from {self.least} to {self.most}")
         return number
 
-    return read
+
+def seconds(*, most: float, zero: bool = False) -> Reader:
+    """A duration reader (`Seconds`)."""
+    return Seconds(most=most, zero=zero)
+
+
+def whole_number(*, least: int, most: int, digits_only: bool = False) -> Reader:
+    """A count or port reader (`WholeNumber`)."""
+    return WholeNumber(least=least, most=most, digits_only=digits_only)
 
 
 def logging_formatter(value: str) -> str:

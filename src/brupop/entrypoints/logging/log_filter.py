@@ -45,6 +45,7 @@ _LEVELS = {
     "4": DEBUG,
     "5": DEBUG,
 }
+LEVEL_NAMES = tuple(_LEVELS)  # what a directive may name as a level (any case)
 _PART = re.compile(r"^(?P<target>[\w:.\-]*)(?P<span>\[[^\[\]]*\])?(?:=(?P<level>\w+))?$")
 _FORMS = "a level (trace, debug, info, warn, error, off), target=level or a list of them"
 

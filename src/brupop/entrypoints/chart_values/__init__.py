@@ -1,0 +1,1 @@
+"""The chart's values schema, generated from the processes' settings (deploy/render writes it)."""
