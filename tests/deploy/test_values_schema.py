@@ -154,6 +154,13 @@ def test_every_bound_of_a_number_passes_helm_and_every_process(
     assert _refusals_at_start(Rendered(result.stdout), monkeypatch) == set()
 
 
+def test_helm_refuses_one_port_for_both_apiserver_listeners(helm: Helm, tmp_path: Path) -> None:
+    values = {"apiserver_internal_port": "8444", "apiserver_webhook_port": 8444}
+    result = _helm(helm, CHART, values, tmp_path, "template")
+    assert result.returncode != 0
+    assert "apiserver_webhook_port must differ from apiserver_internal_port" in result.stderr
+
+
 def test_helm_install_says_how_to_opt_nodes_in_and_check_the_install(
     helm: Helm, tmp_path: Path
 ) -> None:
