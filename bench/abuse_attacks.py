@@ -20,7 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from abuse_agents import AGENT_ATTACKS
 from abuse_budgets import BUDGET_ATTACKS
+from abuse_conversion import CONVERSION_ATTACKS
 
 HOST = "127.0.0.1"
 CHUNK = b"X-Filler: " + b"a" * 65_000 + b"\r\n"
@@ -29,10 +31,12 @@ CHUNK = b"X-Filler: " + b"a" * 65_000 + b"\r\n"
 class Target:
     """The apiserver under attack."""
 
-    def __init__(self, ready: dict[str, Any], seconds: float) -> None:
+    def __init__(self, ready: dict[str, Any], seconds: float, work: Path) -> None:
         self.port: int = ready["port"]
         self.webhook_port: int | None = ready.get("webhook_port")
         self.nodes: list[dict[str, str]] = ready["nodes"]
+        self.gone_nodes: list[dict[str, str]] = ready.get("gone_nodes", [])
+        self.work = work  # the server's work directory (its cluster's call counts)
         self.context = ssl.create_default_context(cafile=ready["ca"])
         self.until = time.monotonic() + seconds
 
@@ -197,21 +201,6 @@ def silent_tcp(target: Target, count: int = 1000) -> dict[str, Any]:
     }
 
 
-def crdconvert_flood(target: Target, clients: int = 6, size: int = 8_000_000) -> dict[str, Any]:
-    """`clients` clients posting `size`-byte ConversionReviews (no token needed) in a loop."""
-    body = conversion_review(size)
-    statuses: Counter[str] = Counter()
-
-    def one() -> None:
-        connection = target.https()
-        while target.left() > 0:
-            statuses[post(connection, "/crdconvert", body, {})] += 1
-            connection.close()
-
-    run_threads(clients, one)
-    return {"clients": clients, "body_bytes": len(body), "statuses": dict(statuses)}
-
-
 def bogus_tokens(target: Target, clients: int = 20, most: int = 2000) -> dict[str, Any]:
     """`clients` clients sending agent requests with one bogus token, at most `most` in all."""
     statuses: Counter[str] = Counter()
@@ -328,26 +317,6 @@ def _stored_version(target: Target, headers: dict[str, str]) -> str:
         connection.close()
 
 
-def conversion_review(size: int) -> bytes:
-    shadow = {
-        "apiVersion": "brupop.bottlerocket.aws/v1",
-        "kind": "BottlerocketShadow",
-        "metadata": {"name": "brs-node", "namespace": "brupop-bottlerocket-aws"},
-        "spec": {"state": "Idle", "state_transition_timestamp": None, "version": None},
-    }
-    one = len(json.dumps(shadow)) + 2
-    review = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "ConversionReview",
-        "request": {
-            "uid": "abuse",
-            "desiredAPIVersion": "brupop.bottlerocket.aws/v2",
-            "objects": [shadow] * (size // one),
-        },
-    }
-    return json.dumps(review).encode()
-
-
 def post(
     connection: http.client.HTTPSConnection, path: str, body: bytes, headers: dict[str, str]
 ) -> str:
@@ -387,16 +356,13 @@ ATTACKS: dict[str, Callable[[Target], dict[str, Any]]] = {
     "big_headers": big_headers,
     "slow_loris": slow_loris,
     "silent_tcp": silent_tcp,
-    "crdconvert_flood": crdconvert_flood,
-    # Under the webhook's 6 MiB cap: every review is parsed and converted.
-    "crdconvert_flood_5mb": lambda target: crdconvert_flood(target, size=5_000_000),
-    # Just under the cap: the largest review the worker converts, for its peak memory.
-    "crdconvert_flood_6mb": lambda target: crdconvert_flood(target, size=6_200_000),
+    **CONVERSION_ATTACKS,
     "bogus_tokens": bogus_tokens,
     "malformed_and_cut_short": cut_short,
     "refused_versions": refused_versions,
     "deep_json": deep_json,
     **BUDGET_ATTACKS,
+    **AGENT_ATTACKS,
 }
 
 
@@ -406,7 +372,8 @@ def main() -> int:
     parser.add_argument("--ready", type=Path, required=True)
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
-    target = Target(json.loads(args.ready.read_text()), min(args.seconds, 60.0))
+    ready = json.loads(args.ready.read_text())
+    target = Target(ready, min(args.seconds, 60.0), args.ready.parent)
     started = time.monotonic()
     result = ATTACKS[args.attack](target)
     result["seconds"] = round(time.monotonic() - started, 1)

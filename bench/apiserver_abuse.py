@@ -1,9 +1,12 @@
 """Benchmark 5, the apiserver under abuse: the real `brupop apiserver` process (over a fake
 cluster whose TokenReview takes 200 ms) on loopback, attacked in turn by clients without a
-token: huge request heads, slow-loris heads, TCP connections that never start TLS, 8 MB and
-5 MB `/crdconvert` floods, bogus-token floods, malformed and cut-short requests; then by
-authorized agents: a flood of versions no host offered (each a 422), and bodies nested past
-any parser's recursion limit (status reports and ConversionReviews).
+token: huge request heads, slow-loris heads, TCP connections that never start TLS, `/crdconvert`
+floods of 8, 6.2 and 5 MB reviews and of 1.9 MB ones of shadow-sized objects (abuse_conversion.py:
+each also times a one-shadow review meanwhile), bogus-token floods, malformed and cut-short
+requests; then by authorized agents: a flood of versions no host offered (each a 422), bodies
+nested past any parser's recursion limit (status reports and ConversionReviews), and (issue 29,
+abuse_agents.py) one agent's 300 status writes and a deleted pod's token replayed, with what
+they cost the fake cluster (status writes stored, pod GETs).
 
 During each attack (in its own process, see abuse_attacks.py) this process times `/ping` and an
 authorized agent request every 50 ms over keep-alive connections, and the same on a new

@@ -6,6 +6,11 @@ Only the cluster is swapped: the container's cluster provider is overridden befo
 so everything else is what a pod runs. Once it is about to serve it writes `ready.json` (URL,
 port, CA, each node's name, UID and token) into `--work`; its log goes to `apiserver.log` there.
 On SIGTERM it stops as in a pod and prints one JSON object: the TokenReviews it made.
+
+The cluster's status writes and pod GETs are counted (cluster_calls.py), and `--gone-pods N`
+nodes more have had their agent pod deleted before the server starts: their tokens (in
+ready.json's `gone_nodes`) still carry valid claims, as a signed token does once its pod is gone,
+so only the apiserver's pod check refuses them.
 """
 
 from __future__ import annotations
@@ -19,12 +24,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from cluster_calls import CallCounts, CountingPods, CountingShadows
 from dependency_injector import providers
 from ready_file import publish_ready
-from rig import NAMESPACE, add_agent_nodes
+from rig import NAMESPACE, AgentNode, add_agent_nodes
 
-from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.memory.cluster import AGENT_AUDIENCE, InMemoryCluster
 from brupop.domain.cluster.objects import TokenIdentity
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.main import main as apiserver_main
@@ -34,9 +41,12 @@ from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.ports.token_reviewer import TokenReviewer
-from brupop.ports.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
+from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
+
+if TYPE_CHECKING:  # not in the code before issue 29, which the bench also runs
+    from brupop.ports.token_verifier import ServiceAccountSource
 
 
 class SlowTokenReviewer:
@@ -65,6 +75,40 @@ class SlowTokenReviewer:
         return 0  # no key is ever withdrawn here
 
 
+class SignedClaims:
+    """Local verification's fake: the slow reviewer, except that a token whose pod was deleted
+    keeps the claims it was issued with (the in-memory reviewer checks the pod, as TokenReview
+    does; a signed token's claims cannot)."""
+
+    def __init__(self, inner: SlowTokenReviewer, claims: dict[str, TokenIdentity]) -> None:
+        self._inner = inner
+        self._claims = claims
+
+    def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
+        identity = self._inner.review(token, audiences)
+        return self._claims.get(token, identity)
+
+    def load_keys(self) -> None:
+        self._inner.load_keys()
+
+    def refresh_keys(self) -> None:
+        self._inner.refresh_keys()
+
+    @property
+    def keys_generation(self) -> int:
+        return self._inner.keys_generation
+
+
+def delete_pods(cluster: InMemoryCluster, nodes: list[AgentNode]) -> dict[str, TokenIdentity]:
+    """Delete the agent pods of `nodes`: their tokens' claims, taken while the pods lived."""
+    claims = {}
+    for node in nodes:
+        token = node.token_path.read_text()
+        claims[token] = cluster.token_reviewer.review(token, (AGENT_AUDIENCE,))
+        cluster.pods.delete(cluster.namespace, node.pod)
+    return claims
+
+
 @dataclass(frozen=True)
 class Cluster:
     """The apiserver's ports: the in-memory cluster's, with the slow reviewer."""
@@ -78,7 +122,7 @@ class Cluster:
     events: EventRecorder
     token_verifier: TokenVerifier  # the same slow reviewer: each check costs the same
     agent_pods: AgentPodSource
-    service_accounts: ServiceAccountSource
+    service_accounts: ServiceAccountSource | None  # None in the code before issue 29
 
 
 def free_port() -> int:
@@ -119,24 +163,29 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=20)
     parser.add_argument("--review-latency-ms", type=float, default=200.0)
     parser.add_argument("--max-connections", type=int, help="APISERVER_MAX_CONNECTIONS")
+    parser.add_argument("--gone-pods", type=int, default=1, help="nodes whose pod is deleted")
     args = parser.parse_args()
     cluster = InMemoryCluster(NAMESPACE)
     names = [f"node-{index:05d}" for index in range(args.nodes)]
+    gone_names = [f"node-gone-{index:05d}" for index in range(args.gone_pods)]
     nodes = add_agent_nodes(cluster, names, args.work / "tokens")
-    for node in nodes:
+    gone = add_agent_nodes(cluster, gone_names, args.work / "tokens")
+    for node in nodes + gone:
         cluster.shadows.create(node.name, node.uid)
     reviewer = SlowTokenReviewer(cluster.token_reviewer, args.review_latency_ms / 1000)
+    verifier = SignedClaims(reviewer, delete_pods(cluster, gone))
+    counts = CallCounts(args.work)
     ports = Cluster(
-        cluster.shadows,
+        CountingShadows(cluster.shadows, counts),
         cluster.nodes,
-        cluster.pods,
+        CountingPods(cluster.pods, counts),
         reviewer,
         cluster.workloads,
         cluster.policies,
         cluster.events,
-        reviewer,
+        verifier,
         cluster.agent_pods,
-        cluster.service_accounts,
+        getattr(cluster, "service_accounts", None),
     )
     ApiserverContainer.cluster.override(providers.Object(ports))
     webhook_port = free_port()
@@ -147,6 +196,9 @@ def main() -> int:
     publish_ready(
         args.work,
         nodes,
+        gone_nodes=[
+            {"name": n.name, "uid": n.uid, "token": n.token_path.read_text()} for n in gone
+        ],
         url=f"https://127.0.0.1:{port}",
         port=port,
         webhook_port=webhook_port,
