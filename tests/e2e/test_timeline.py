@@ -1,7 +1,7 @@
 """`brupop simulate --timeline`: the picture of a run with a failure and a pause, one row per
-node. The pause writes a policy object, whose default `haltAfterFailures: 1` halts the fleet at
-the failure: the title says HALTED and the nodes left are drawn halted. A health gate's halt is
-drawn in test_health_gate_halt.py."""
+node. The pause creates a policy object that changes nothing but `paused` and the resume deletes
+it, so the failed node backs off as without a pause and the title says FAILED. A health gate's
+halt is drawn in test_health_gate_halt.py."""
 
 from __future__ import annotations
 
@@ -36,5 +36,5 @@ def test_a_run_with_a_failure_and_a_pause_draws_one_row_per_node_and_marks_both(
     legends = ("staging", "drain", "reboot", "monitoring", "updated", "backoff", "failure")
     for legend in legends:
         assert legend in texts, texts
-    assert any(text.startswith("brupop simulate: 3 nodes") and "HALTED" in text for text in texts)
+    assert any(text.startswith("brupop simulate: 3 nodes") and "FAILED" in text for text in texts)
     assert "fleet paused" in texts and "fleet resumed" in texts, texts

@@ -228,7 +228,8 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
             if method in ("PUT", "PATCH") and sub in (None, "status"):
                 return self._update(kind, key, request, method)
             if method == "DELETE" and sub is None:
-                return self._delete(key)
+                refusal = _failed_precondition(kind, key, self._store[key], request.data)
+                return refusal if refusal is not None else self._delete(key)
         return _error(405, "MethodNotAllowed", f"{method} is not supported on this path")
 
     def _list(self, kind: Kind, request: kmock.Request) -> Any:
@@ -476,3 +477,19 @@ def _header(request: kmock.Request, name: str) -> str:
         if key.lower() == name.lower():
             return str(value)
     return ""
+
+
+def _failed_precondition(kind: Kind, key: Key, current: JSON, options: object) -> Any:
+    """The 409 a DELETE gets when its `preconditions.resourceVersion` is not the object's."""
+    wanted = (options.get("preconditions") or {}) if isinstance(options, dict) else {}
+    expected = wanted.get("resourceVersion") if isinstance(wanted, dict) else None
+    actual = current["metadata"]["resourceVersion"]
+    if expected is None or expected == actual:
+        return None
+    return _error(
+        409,
+        "Conflict",
+        f"Precondition failed: ResourceVersion in precondition: {expected}, "
+        f"ResourceVersion in object meta: {actual}",
+        {"name": key[2], "group": kind.group, "kind": kind.plural},
+    )

@@ -38,9 +38,15 @@ class UpdatePolicyRepository(Protocol):
         version is too old: read again."""
         ...
 
-    def create(self, spec: UpdatePolicySpec) -> UpdatePolicy:
+    def create(self, spec: UpdatePolicySpec, pause_created: bool = False) -> UpdatePolicy:
         """Create `default` with `spec`; only `paused` and the fields that differ from their
-        defaults are written. AlreadyExistsError when it exists."""
+        defaults are written, and with `pause_created` the annotation that says `brupop pause`
+        made it. AlreadyExistsError when it exists."""
+        ...
+
+    def delete_default(self, resource_version: str) -> None:
+        """Delete `default`. ConflictError when it changed since `resource_version`;
+        NotFoundError when it is absent."""
         ...
 
     def set_paused(self, paused: bool, resource_version: str) -> UpdatePolicy:

@@ -6,6 +6,10 @@ When someone else (a person with kubectl, the controller writing the status) cha
 in between, the write fails with a conflict and the whole step starts again from a fresh read,
 a bounded number of times. So a resume never undoes a change it did not see, and the controller
 (which writes its status guarded the same way) never undoes a resume it did not see.
+
+A pause is a round trip: with no policy, `pause` creates one that changes nothing but `paused`
+(domain/policy/pause_only.py) and `resume` deletes it again while nobody has changed it; a
+resume with no policy writes nothing.
 """
 
 from __future__ import annotations
@@ -14,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from brupop.domain.cluster.objects import Node
+from brupop.domain.policy.pause_only import is_pause_only, pause_only_spec
 from brupop.domain.policy.policy_object import UpdatePolicy
 from brupop.domain.policy.update_policy import (
     NODE_PAUSED_LABEL,
     NODE_PAUSED_VALUE,
-    UpdatePolicySpec,
 )
 from brupop.domain.policy.update_policy_status import HaltReason
 from brupop.ports.errors import AlreadyExistsError, ConflictError, NotFoundError
@@ -30,10 +34,11 @@ ATTEMPTS = 5
 
 @dataclass(frozen=True)
 class FleetChange:
-    """What a pause or resume did to the `default` policy."""
+    """What a pause or resume did to the `default` policy (None: there is none, nor was)."""
 
-    policy: UpdatePolicy
+    policy: UpdatePolicy | None
     created: bool = False
+    deleted: bool = False  # a resume removed the policy its pause had created
     paused_changed: bool = False
     halt_cleared: bool = False
     cleared_halt: HaltReason | None = None
@@ -41,7 +46,7 @@ class FleetChange:
     @property
     def changed(self) -> bool:
         """Anything was written at all."""
-        return self.created or self.paused_changed or self.halt_cleared
+        return self.created or self.deleted or self.paused_changed or self.halt_cleared
 
 
 @dataclass(frozen=True)
@@ -60,14 +65,15 @@ class FleetPause:
         self._attempts = attempts
 
     def pause(self) -> FleetChange:
-        """Set `spec.paused`; create the policy with only that when there is none."""
+        """Set `spec.paused`; when there is no policy, create one that changes nothing else."""
         return self._retrying(lambda: self._set_or_create(paused=True))
 
     def resume(self) -> FleetChange:
-        """Clear `spec.paused`, then a recorded halt; create the policy when there is none.
-        The two are separate writes (spec, then the status subresource), each retried."""
-        unpaused = self._retrying(lambda: self._set_or_create(paused=False))
-        if unpaused.created:
+        """Delete the policy a pause created; else clear `spec.paused`, then a recorded halt
+        (separate writes: spec, then the status subresource, each retried); with no policy,
+        nothing."""
+        unpaused = self._retrying(self._unpause)
+        if unpaused.policy is None or unpaused.deleted:
             return unpaused
         cleared = self._retrying(lambda: self._clear_halt(unpaused.policy))
         return FleetChange(
@@ -77,17 +83,35 @@ class FleetPause:
             cleared_halt=cleared.cleared_halt,
         )
 
+    def _unpause(self) -> FleetChange:
+        current = self._current()
+        if current is None:
+            return FleetChange(None)
+        if is_pause_only(current):
+            try:
+                self._policies.delete_default(current.resource_version or "")
+            except NotFoundError:  # someone else deleted it meanwhile: nothing left to resume
+                return FleetChange(None)
+            halt = current.status.halt_reason if current.status is not None else None
+            halted = current.status is not None and current.status.halted
+            return FleetChange(current, deleted=True, halt_cleared=halted, cleared_halt=halt)
+        return self._set(current, paused=False)
+
     def _set_or_create(self, paused: bool) -> FleetChange:
         current = self._current()
         if current is None:
-            return FleetChange(self._policies.create(UpdatePolicySpec(paused=paused)), created=True)
+            created = self._policies.create(pause_only_spec(paused), pause_created=True)
+            return FleetChange(created, created=True)
+        return self._set(current, paused)
+
+    def _set(self, current: UpdatePolicy, paused: bool) -> FleetChange:
         if current.spec is not None and current.spec.paused == paused:
             return FleetChange(current)
         # An unreadable spec gets `paused` written too: it is what the person asked for.
         written = self._policies.set_paused(paused, current.resource_version or "")
         return FleetChange(written, paused_changed=True)
 
-    def _clear_halt(self, unpaused: UpdatePolicy) -> FleetChange:
+    def _clear_halt(self, unpaused: UpdatePolicy | None) -> FleetChange:
         current = self._current()
         if current is None:  # deleted meanwhile: no halt left to clear
             return FleetChange(unpaused)

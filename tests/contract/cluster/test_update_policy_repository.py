@@ -235,6 +235,26 @@ def test_create_makes_the_default_object_once(cluster: Ports) -> None:
         cluster.policies.create(UpdatePolicySpec())
 
 
+def test_a_policy_created_for_a_pause_is_marked_so_and_deleted_from_its_version(
+    backend: Backend, cluster: Ports
+) -> None:
+    created = cluster.policies.create(UpdatePolicySpec(paused=True), pause_created=True)
+    assert created.pause_created and cluster.policies.get().pause_created
+    assert created.resource_version is not None
+    backend.apply_policy(_policy(paused=True, haltAfterFailures=2))  # someone else's change
+
+    with pytest.raises(ConflictError):
+        cluster.policies.delete_default(created.resource_version)
+
+    current = cluster.policies.get()
+    assert not current.pause_created, "an apply without the annotation removes the mark"
+    assert current.resource_version is not None
+    cluster.policies.delete_default(current.resource_version)
+    assert cluster.policies.read().default is None
+    with pytest.raises(NotFoundError):
+        cluster.policies.delete_default(current.resource_version)
+
+
 def test_set_paused_changes_only_paused_and_bumps_the_generation(
     backend: Backend, cluster: Ports
 ) -> None:

@@ -78,14 +78,55 @@ def _free_port() -> int:
 # --- the fleet --------------------------------------------------------------------------------
 
 
-def test_pause_without_a_policy_creates_default_with_only_paused(
+def test_pause_without_a_policy_creates_one_that_changes_nothing_but_paused_and_says_so(
     emulator: KubeEmulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert pause.main([]) == 0
 
     out = _one_line(capsys.readouterr().out)
-    assert out == f"fleet paused (policy default created in namespace {NS})"
-    assert _stored(emulator)["spec"] == {"paused": True}
+    assert out == (
+        f"fleet paused (policy default created in namespace {NS} with haltAfterFailures 1000, "
+        "finishBy false and capacityCheck false, as without a policy; brupop resume deletes it)"
+    )
+    stored = _stored(emulator)
+    assert stored["spec"] == {
+        "paused": True,
+        "haltAfterFailures": 1000,
+        "finishBy": False,
+        "capacityCheck": False,
+    }
+    assert stored["metadata"]["annotations"] == {
+        "brupop.bottlerocket.aws/created-by": "brupop-pause"
+    }
+
+
+def test_resume_deletes_the_policy_its_pause_created(
+    emulator: KubeEmulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert pause.main([]) == 0
+    capsys.readouterr()
+    assert resume.main([]) == 0
+
+    out = _one_line(capsys.readouterr().out)
+    assert out == (
+        f"fleet resumed (policy default, created by brupop pause, deleted from namespace {NS}: "
+        "the controller's environment settings apply as before)"
+    )
+    assert emulator.stored(POLICIES, NS, "default") is None
+
+
+def test_resume_keeps_a_policy_its_pause_created_once_someone_changed_it(
+    emulator: KubeEmulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert pause.main([]) == 0
+    edited = _stored(emulator)
+    edited["spec"]["canary"] = {"count": 1}
+    emulator.put_object(POLICIES, edited)
+
+    assert resume.main([]) == 0
+
+    assert _stored(emulator)["spec"]["paused"] is False
+    assert _stored(emulator)["spec"]["canary"] == {"count": 1}
 
 
 def test_pause_sets_paused_and_keeps_the_rest_of_the_policy(
@@ -116,14 +157,14 @@ def test_pausing_a_paused_fleet_writes_nothing_and_says_so(
     assert _writes(emulator) == []
 
 
-def test_resume_without_a_policy_creates_default_not_paused(
+def test_resume_without_a_policy_creates_none(
     emulator: KubeEmulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert resume.main([]) == 0
 
     out = _one_line(capsys.readouterr().out)
-    assert out == f"fleet resumed (policy default created in namespace {NS})"
-    assert _stored(emulator)["spec"] == {"paused": False}
+    assert out == f"fleet not paused (no policy default in namespace {NS}); nothing changed"
+    assert emulator.stored(POLICIES, NS, "default") is None
 
 
 def test_resume_clears_the_pause_and_the_halt_and_names_it(
@@ -251,7 +292,7 @@ def test_a_user_the_api_refuses_is_told_which_rights_are_missing(
 
     err = _one_line(capsys.readouterr().err)
     assert err.startswith("brupop pause: the Kubernetes API at http://127.0.0.1:")
-    assert "needs `get`, `create` and `patch` on `bottlerocketupdatepolicies`" in err
+    assert "needs `get`, `create`, `patch` and `delete` on `bottlerocketupdatepolicies`" in err
     assert emulator.stored(POLICIES, NS, "default") is None
 
 

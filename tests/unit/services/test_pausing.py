@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.policy.pause_only import pause_only_spec
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, UpdatePolicySpec
 from brupop.domain.policy.update_policy_status import HaltReason, PolicyPhase, UpdatePolicyStatus
 from brupop.ports.errors import NotFoundError
@@ -50,7 +51,17 @@ def test_pause_twice_creates_once_then_changes_nothing(cluster: InMemoryCluster)
 
     assert (first.created, first.changed) == (True, True)
     assert (second.created, second.changed) == (False, False)
-    assert cluster.policies.get().spec == UpdatePolicySpec(paused=True)
+    assert cluster.policies.get().spec == pause_only_spec()
+
+
+def test_pause_then_resume_leaves_no_policy_where_there_was_none(cluster: InMemoryCluster) -> None:
+    fleet = FleetPause(cluster.policies)
+
+    fleet.pause()
+    change = fleet.resume()
+
+    assert change.deleted
+    assert cluster.policies.read().default is None
 
 
 def test_resume_clears_pause_and_halt_and_reports_the_halt(cluster: InMemoryCluster) -> None:

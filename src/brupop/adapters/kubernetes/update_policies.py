@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import structlog
-from kubernetes.client import CustomObjectsApi
+from kubernetes.client import CustomObjectsApi, V1DeleteOptions, V1Preconditions
 
 from brupop.adapters.kubernetes import watching
 from brupop.adapters.kubernetes.api_calls import JSON, MERGE_PATCH, ApiCalls
@@ -25,6 +25,8 @@ from brupop.domain.policy.update_policy import (
     API_VERSION,
     DEFAULT_POLICY_NAME,
     KIND,
+    PAUSE_CREATED_ANNOTATION,
+    PAUSE_CREATED_VALUE,
     UpdatePolicySpec,
 )
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
@@ -70,12 +72,15 @@ class KubernetesUpdatePolicyRepository:
         )
         return policy_from_object(found)
 
-    def create(self, spec: UpdatePolicySpec) -> UpdatePolicy:
+    def create(self, spec: UpdatePolicySpec, pause_created: bool = False) -> UpdatePolicy:
         written = {"paused": spec.paused} | spec.model_dump(mode="json", exclude_defaults=True)
+        metadata: JSON = {"name": DEFAULT_POLICY_NAME, "namespace": self.namespace}
+        if pause_created:
+            metadata["annotations"] = {PAUSE_CREATED_ANNOTATION: PAUSE_CREATED_VALUE}
         body: JSON = {
             "apiVersion": API_VERSION,
             "kind": KIND,
-            "metadata": {"name": DEFAULT_POLICY_NAME, "namespace": self.namespace},
+            "metadata": metadata,
             "spec": written,
         }
         created = self._calls.json(
@@ -85,6 +90,16 @@ class KubernetesUpdatePolicyRepository:
             body,
         )
         return policy_from_object(created)
+
+    def delete_default(self, resource_version: str) -> None:
+        options = V1DeleteOptions(preconditions=V1Preconditions(resource_version=resource_version))
+        self._calls.json(
+            f"delete update policy {DEFAULT_POLICY_NAME!r}",
+            self._api.delete_namespaced_custom_object,
+            *self._source.args,
+            DEFAULT_POLICY_NAME,
+            body=options,
+        )
 
     def set_paused(self, paused: bool, resource_version: str) -> UpdatePolicy:
         body: JSON = {

@@ -18,6 +18,7 @@ from brupop.domain.policy.policy_object import (
 )
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME, UpdatePolicySpec
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
+from brupop.ports.errors import ConflictError
 
 
 class InMemoryUpdatePolicyRepository:
@@ -47,15 +48,23 @@ class InMemoryUpdatePolicyRepository:
     def get(self) -> UpdatePolicy:
         return self.store.get(_key(self.namespace, DEFAULT_POLICY_NAME))
 
-    def create(self, spec: UpdatePolicySpec) -> UpdatePolicy:
+    def create(self, spec: UpdatePolicySpec, pause_created: bool = False) -> UpdatePolicy:
         created = UpdatePolicy(
             name=DEFAULT_POLICY_NAME,
             namespace=self.namespace,
             spec=spec,
             generation=1,
             uid=str(uuid.uuid4()),
+            pause_created=pause_created,
         )
         return self.store.create(_key(self.namespace, DEFAULT_POLICY_NAME), created)
+
+    def delete_default(self, resource_version: str) -> None:
+        key = _key(self.namespace, DEFAULT_POLICY_NAME)
+        with self.store.lock:
+            if self.store.get(key).resource_version != resource_version:
+                raise ConflictError(f"update policy {DEFAULT_POLICY_NAME!r} changed meanwhile")
+            self.store.delete(key)
 
     def set_paused(self, paused: bool, resource_version: str) -> UpdatePolicy:
         key = _key(self.namespace, DEFAULT_POLICY_NAME)
@@ -97,7 +106,11 @@ class InMemoryUpdatePolicyRepository:
             changed = (current.spec, current.problem) != (read.spec, read.problem)
             generation = (current.generation or 0) + (1 if changed else 0)
             updated = dataclasses.replace(
-                current, spec=read.spec, problem=read.problem, generation=generation
+                current,
+                spec=read.spec,
+                problem=read.problem,
+                generation=generation,
+                pause_created=read.pause_created,
             )
             return self.store.replace(key, updated)
 

@@ -18,6 +18,8 @@ from brupop.domain.policy.update_policy import (
     API_VERSION,
     DEFAULT_POLICY_NAME,
     KIND,
+    PAUSE_CREATED_ANNOTATION,
+    PAUSE_CREATED_VALUE,
     UpdatePolicySpec,
 )
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
@@ -45,6 +47,7 @@ class UpdatePolicy:
     generation: int | None = None
     resource_version: str | None = None
     uid: str | None = None
+    pause_created: bool = False  # `brupop pause` created it (its annotation says so)
 
     @property
     def is_default(self) -> bool:
@@ -96,6 +99,7 @@ def policy_from_object(obj: object) -> UpdatePolicy:
         generation=_integer(meta.get("generation")),
         resource_version=_text(meta.get("resourceVersion")),
         uid=_text(meta.get("uid")),
+        pause_created=_pause_created(meta.get("annotations")),
     )
 
 
@@ -125,12 +129,22 @@ def policy_object(policy: UpdatePolicy) -> dict[str, Any]:
     """The wire object of a readable policy (what `kubectl apply` would send), status left out."""
     if policy.spec is None:
         raise PolicyObjectError(f"policy {policy.name!r} has no readable spec: {policy.problem}")
+    metadata: dict[str, Any] = {"name": policy.name, "namespace": policy.namespace}
+    if policy.pause_created:
+        metadata["annotations"] = {PAUSE_CREATED_ANNOTATION: PAUSE_CREATED_VALUE}
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
-        "metadata": {"name": policy.name, "namespace": policy.namespace},
+        "metadata": metadata,
         "spec": policy.spec.model_dump(mode="json", exclude_none=True),
     }
+
+
+def _pause_created(annotations: object) -> bool:
+    return (
+        isinstance(annotations, Mapping)
+        and annotations.get(PAUSE_CREATED_ANNOTATION) == PAUSE_CREATED_VALUE
+    )
 
 
 def _location(part: str | int) -> str:

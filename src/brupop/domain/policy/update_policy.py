@@ -52,6 +52,10 @@ DEFAULT_POLICY_NAME = "default"
 # A Node carrying this label (value "true") is paused on its own, like the fleet by `paused`.
 NODE_PAUSED_LABEL = "brupop.bottlerocket.aws/paused"
 NODE_PAUSED_VALUE = "true"
+# `brupop pause` marks the `default` policy it creates with this annotation, so that `brupop
+# resume` can tell it from one a person wrote (domain/policy/pause_only.py).
+PAUSE_CREATED_ANNOTATION = "brupop.bottlerocket.aws/created-by"
+PAUSE_CREATED_VALUE = "brupop-pause"
 
 GATE_TIMEOUT_DEFAULT = 600
 GATE_TIMEOUT_MAX = DAY_SECONDS

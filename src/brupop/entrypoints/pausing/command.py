@@ -16,6 +16,7 @@ from brupop.adapters.kubernetes.cluster import load_configuration
 from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
 from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
 from brupop.adapters.kubernetes.update_policies import PLURAL, KubernetesUpdatePolicyRepository
+from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 from brupop.domain.printable import printable_lines
 from brupop.entrypoints.argument_types import dns_label, node_name, seconds_up_to
 from brupop.entrypoints.command_parser import CommandParser
@@ -98,7 +99,7 @@ def run(verb: Verb, argv: list[str]) -> int:
         else:
             policies = KubernetesUpdatePolicyRepository(calls, args.namespace)
             fleet = verb.on_fleet(FleetPause(policies))
-            if fleet.policy.spec is None:
+            if fleet.policy is not None and fleet.policy.spec is None:
                 print(
                     f"brupop {verb.name}: {not_in_force(verb, fleet, args.namespace)}",
                     file=sys.stderr,
@@ -119,11 +120,13 @@ def not_in_force(verb: Verb, change: FleetChange, namespace: str) -> str:
     """One line: the write was made, but the controller cannot use the spec (a window in an
     unknown time zone, say), so it keeps its last good policy and the write is not in force."""
     paused = "true" if verb.name == "pause" else "false"
-    problem = " ".join((change.policy.problem or "it does not validate").split())
+    policy = change.policy
+    problem = " ".join(((policy and policy.problem) or "it does not validate").split())
+    name = policy.name if policy is not None else DEFAULT_POLICY_NAME
     return (
-        f"spec.paused={paused} written to policy {change.policy.name} in namespace {namespace}, "
+        f"spec.paused={paused} written to policy {name} in namespace {namespace}, "
         f"but the controller cannot use that spec ({problem}) and keeps its last good policy "
-        f"until it is fixed (kubectl edit {PLURAL} {change.policy.name} -n {namespace})"
+        f"until it is fixed (kubectl edit {PLURAL} {name} -n {namespace})"
     )
 
 
@@ -159,6 +162,6 @@ def _rights_needed(where: Where) -> str:
     if where.node is not None:
         return "your kubeconfig's user needs `get` and `patch` on `nodes`"
     return (
-        f"your kubeconfig's user needs `get`, `create` and `patch` on `{PLURAL}` and `patch` "
-        f"on `{PLURAL}/status` in {where.namespace}"
+        f"your kubeconfig's user needs `get`, `create`, `patch` and `delete` on `{PLURAL}` "
+        f"and `patch` on `{PLURAL}/status` in {where.namespace}"
     )

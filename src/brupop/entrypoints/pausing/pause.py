@@ -4,16 +4,24 @@ that when absent), one node by the label `brupop.bottlerocket.aws/paused=true`."
 
 from __future__ import annotations
 
-from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
+from brupop.domain.policy.pause_only import PAUSE_ONLY_FIELDS
+from brupop.domain.policy.update_policy import (
+    DEFAULT_POLICY_NAME,
+    NODE_PAUSED_LABEL,
+    NODE_PAUSED_VALUE,
+)
 from brupop.entrypoints.pausing.command import Verb, run
 from brupop.services.pausing import FleetChange, FleetPause, NodeChange, pause_node
 
 
 def fleet_line(change: FleetChange, namespace: str) -> str:
     """`fleet paused (policy default in namespace NS)`, or what was already so."""
-    policy = f"policy {change.policy.name}"
+    policy = f"policy {DEFAULT_POLICY_NAME}"
     if change.created:
-        return f"fleet paused ({policy} created in namespace {namespace})"
+        return (
+            f"fleet paused ({policy} created in namespace {namespace} with {PAUSE_ONLY_FIELDS}, "
+            "as without a policy; brupop resume deletes it)"
+        )
     if change.changed:
         return f"fleet paused ({policy} in namespace {namespace})"
     return f"fleet already paused ({policy} in namespace {namespace}); nothing changed"

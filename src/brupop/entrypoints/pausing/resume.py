@@ -1,20 +1,25 @@
 """`brupop resume [--node NODE]`: nodes may start updates again. For the fleet it clears
-`spec.paused` of the `default` policy and a halt the controller recorded in its status
-(creating the policy when absent); for one node it removes the label
-`brupop.bottlerocket.aws/paused`."""
+`spec.paused` of the `default` policy and a halt the controller recorded in its status, or
+deletes the policy when `brupop pause` created it and nobody changed it since; for one node
+it removes the label `brupop.bottlerocket.aws/paused`."""
 
 from __future__ import annotations
 
-from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL
+from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME, NODE_PAUSED_LABEL
 from brupop.entrypoints.pausing.command import Verb, run
 from brupop.services.pausing import FleetChange, FleetPause, NodeChange, resume_node
 
 
 def fleet_line(change: FleetChange, namespace: str) -> str:
     """`fleet resumed (policy default in namespace NS)`, naming a cleared halt."""
-    policy = f"policy {change.policy.name}"
-    if change.created:
-        return f"fleet resumed ({policy} created in namespace {namespace})"
+    policy = f"policy {DEFAULT_POLICY_NAME}"
+    if change.policy is None:
+        return f"fleet not paused (no {policy} in namespace {namespace}); nothing changed"
+    if change.deleted:
+        return (
+            f"fleet resumed ({policy}, created by brupop pause, deleted from namespace "
+            f"{namespace}: the controller's environment settings apply as before)"
+        )
     if not change.changed:
         return (
             f"fleet neither paused nor halted ({policy} in namespace {namespace}); nothing changed"

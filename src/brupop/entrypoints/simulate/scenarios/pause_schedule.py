@@ -1,7 +1,8 @@
 """The `--pause-at` / `--resume-at` scenario: change `spec.paused` of the `default` policy while
-the rollout goes on, as `brupop pause` and `brupop resume` would (creating the policy if there
-is none), and remember when each write began and ended, so the report can tell which node
-starts came before, during and after the pause.
+the rollout goes on, as `brupop pause` and `brupop resume` would (with no policy, creating one
+that changes nothing but `paused`, and deleting it again on resume), and remember when each
+write began and ended, so the report can tell which node starts came before, during and after
+the pause.
 
 Both moments count from the rollout's beginning: the first node leaving Idle, or every node
 having reported its first status if that comes first (a fleet paused from the start never
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from brupop.domain.policy.pause_only import is_pause_only, pause_only
 from brupop.domain.policy.policy_object import policy_object
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 from brupop.domain.policy.update_policy_status import HaltReason, PolicyPhase
@@ -84,8 +86,12 @@ class PauseSchedule:
 
     def _set_paused(self, paused: bool) -> None:
         current = self._policies.read().default
+        if current is not None and not paused and is_pause_only(current):
+            self._policies.delete(DEFAULT_POLICY_NAME)
+            return
         if current is None or current.spec is None:
-            obj: dict[str, Any] = {"metadata": {"name": DEFAULT_POLICY_NAME}, "spec": {}}
+            obj = policy_object(pause_only(paused))
+            del obj["metadata"]["namespace"]  # brupop's
         else:
             obj = policy_object(current)
         obj["spec"]["paused"] = paused

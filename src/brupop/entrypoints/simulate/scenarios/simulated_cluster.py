@@ -76,6 +76,8 @@ class PolicyObjects(Protocol):
 
     def apply(self, obj: Mapping[str, Any]) -> object: ...
 
+    def delete(self, name: str) -> object: ...
+
 
 class RecordedEvents(Protocol):
     """The Events the controller and the apiserver recorded, oldest first."""

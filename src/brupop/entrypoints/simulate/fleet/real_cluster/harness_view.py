@@ -47,7 +47,8 @@ class AppliedPolicies:
         name = str((obj.get("metadata") or {}).get("name"))
         where = (API_GROUP, VERSION, self._namespace, PLURAL)
         for _ in range(_ATTEMPTS):
-            body = {**obj, "metadata": {"name": name, "namespace": self._namespace}}
+            metadata = {**(obj.get("metadata") or {}), "name": name, "namespace": self._namespace}
+            body = {**obj, "metadata": metadata}
             try:
                 current = self._api.get_namespaced_custom_object(*where, name)
             except ApiException as error:
@@ -63,6 +64,10 @@ class AppliedPolicies:
                 if error.status != _CONFLICT:  # the controller wrote its status meanwhile
                     raise
         raise RuntimeError(f"the update policy {name} kept changing under simulate's writes")
+
+    def delete(self, name: str) -> None:
+        where = (API_GROUP, VERSION, self._namespace, PLURAL)
+        self._api.delete_namespaced_custom_object(*where, name)
 
 
 class ShadowEvents:
