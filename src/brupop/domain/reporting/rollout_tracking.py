@@ -7,6 +7,10 @@ already publishes each pass (hosts per state and per version; paused and halted)
   all Idle, is the rollout finished (with the counts and the duration).
 * `FleetTracker`: the fleet becoming paused, halted, or neither again (resumed).
 
+A start that comes before the first count of hosts per version (the controller's first pass
+starts nodes before it publishes the counts) is announced at that count, so the notice says how
+many nodes the rollout goes to.
+
 A start towards a version some node already runs is a rollout under way (another replica, or
 an earlier run of this one, announced it): it is followed, not announced again. A replica that
 does not lead follows the rollout from the versions alone, so that on taking over it can tell
@@ -34,7 +38,8 @@ class RolloutTracker:
         self._target: str | None = None
         self._started_at: datetime | None = None
         self._failures = 0
-        self._versions: dict[str, int] = {}
+        self._versions: dict[str, int] | None = None  # None: not counted yet
+        self._pending = False  # a start seen before the first count: announced at it
 
     def count_failure(self) -> None:
         """One node failed during the current rollout (shown in its finish)."""
@@ -51,9 +56,10 @@ class RolloutTracker:
         self._target = version
         self._started_at = now
         self._failures = 0
-        if self._versions.get(version, 0) > 0:
-            return []  # under way already: told before this tracker began
-        return [self._started(self._versions, now)]
+        if self._versions is None:
+            self._pending = True
+            return []
+        return self._announced_start(self._versions, now)
 
     def observe(
         self,
@@ -66,6 +72,10 @@ class RolloutTracker:
         """The rollout finished, if it did. `following` (a replica that does not lead): take a
         version newer than the rest, that not every node runs yet, as the rollout under way."""
         self._versions = dict(versions)
+        told: list[Notification] = []
+        if self._pending:
+            self._pending = False
+            told = self._announced_start(versions, self._started_at or now)
         total = sum(versions.values())
         if following and self._target is None:
             self._target = _under_way(versions, total)
@@ -74,8 +84,15 @@ class RolloutTracker:
         target = self._target
         everyone = total > 0 and versions.get(target or "", 0) == total
         if target is not None and everyone and states.get(_IDLE, 0) == total:
-            return [self._finished(target, total, now)]
-        return []
+            return [*told, self._finished(target, total, now)]
+        return told
+
+    def _announced_start(self, versions: Mapping[str, int], now: datetime) -> list[Notification]:
+        """The start of the rollout to the target, unless some node runs it already (under
+        way: told before this tracker began)."""
+        if self._target is None or versions.get(self._target, 0) > 0:
+            return []
+        return [self._started(versions, now)]
 
     def _started(self, versions: Mapping[str, int], now: datetime) -> Notification:
         target = self._target
