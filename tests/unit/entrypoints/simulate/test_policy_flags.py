@@ -59,6 +59,36 @@ def test_a_policy_the_controller_would_not_use_is_refused_with_its_reason(
     assert reason in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "key", "line"),
+    [
+        (GOOD + "  haltAfterFailures: 5\n", "haltAfterFailures", 9),
+        (GOOD.replace("  name: default\n", "  name: default\n  name: staging\n"), "name", 5),
+        (GOOD + "  canary: {count: 1, count: 2}\n", "count", 9),
+    ],
+    ids=["in-spec", "in-metadata", "in-a-flow-mapping"],
+)
+def test_a_policy_file_with_a_key_written_twice_is_refused_naming_the_key(
+    tmp_path: Path, text: str, key: str, line: int
+) -> None:
+    with pytest.raises(OptionError) as refused:
+        parse_options(["--policy", _file(tmp_path, text)])
+    assert f"the key '{key}' appears twice in one mapping (line {line})" in str(refused.value)
+
+
+def test_a_policy_file_may_repeat_a_key_in_other_mappings_and_override_a_merged_one(
+    tmp_path: Path,
+) -> None:
+    text = (
+        GOOD
+        + "  healthGate: &gate {timeoutSeconds: 60}\n  hooks: {<<: *gate, timeoutSeconds: 30}\n"
+    )
+    options = parse_options(["--policy", _file(tmp_path, text)])
+    assert options.policy is not None
+    assert options.policy["spec"]["healthGate"] == {"timeoutSeconds": 60}
+    assert options.policy["spec"]["hooks"] == {"timeoutSeconds": 30}
+
+
 def test_a_missing_or_huge_policy_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="cannot be read"):
         parse_options(["--policy", str(tmp_path / "absent.yaml")])
