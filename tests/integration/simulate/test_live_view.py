@@ -80,3 +80,27 @@ def test_a_small_fleet_is_shown_whole() -> None:
 
     assert len(_rows(lines)) == 6
     assert not [line for line in lines if "more nodes" in line]
+
+
+def test_a_node_that_has_just_updated_does_not_read_as_having_no_update() -> None:
+    console = Console(
+        file=io.StringIO(), width=140, height=20, force_terminal=True, color_system=None
+    )
+    views = {
+        "node-01": NodeView(
+            "node-01",
+            spec_state=UpdateState.IDLE,
+            status_state=UpdateState.IDLE,
+            current_version="1.20.0",
+        )
+    }
+    reasons = {"node-01": "no_update: no update offered"}
+    view = LiveView(
+        console, "1.20.0", nodes=lambda: views, agents=dict, active=lambda: 0, limit="1",
+        reasons=lambda: reasons,
+    )  # fmt: skip
+    console.print(view.render())
+
+    row = next(line for line in console.file.getvalue().splitlines() if "node-01" in line)  # type: ignore[attr-defined]
+    assert "no_update" not in row
+    assert "updated to 1.20.0" in row

@@ -101,3 +101,10 @@ def test_each_node_left_behind_has_its_reason_printed_once() -> None:
     assert text.count("fleet halted after") == 4, "once per node, nowhere else"
     assert not [line for line in lines if line.startswith("also failed: node-0")]
     assert "halted: HALTED" not in text
+
+
+def test_off_a_terminal_no_line_ends_in_spaces() -> None:
+    lines = _printed(_node("node-01"), _node("node-02", final_version="1.19.0"))
+
+    assert any(line.lstrip().startswith("node-01") for line in lines), lines
+    assert [line for line in lines if line != line.rstrip()] == []

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from brupop.domain.printable import printable
+from brupop.domain.reason import Reason
 from brupop.entrypoints.simulate.fleet.observer import NodeView
 from brupop.entrypoints.simulate.fleet.supervisor import AgentView
 from brupop.entrypoints.simulate.outcome.clock_lines import clock_summary
@@ -162,7 +163,7 @@ class LiveView:
                 _styled_phase(view.phase(self._target)),
                 str(agent.restarts if agent else 0),
                 str(view.crash_count),
-                _shown(reasons.get(view.node, "")),
+                _shown(_reason(view, reasons.get(view.node, ""), self._target)),
             )
         return table
 
@@ -171,6 +172,19 @@ class LiveView:
 # blank line below it, and the line counting the nodes left out.
 _CHROME_LINES = 6
 _WIDE_COLUMNS = 160  # room for the spec and status columns as well as REASON
+
+
+_NO_UPDATE = f"{Reason.NO_UPDATE.value}: "
+_NOTHING_OFFERED = "no update offered"
+
+
+def _reason(view: NodeView, reason: str, target: str) -> str:
+    """The controller's REASON, but for a node that has just updated: the controller's
+    `no_update` (true: it runs the version offered) reads as if it never updated."""
+    if view.phase(target) != "updated" or not reason.startswith(_NO_UPDATE):
+        return reason
+    detail = reason.removeprefix(_NO_UPDATE)
+    return f"updated to {target}" if detail == _NOTHING_OFFERED else f"updated: {detail}"
 
 
 def _left_out_line(views: list[NodeView], target: str) -> str:
@@ -218,7 +232,7 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
             str(node.agent_restarts),
             *phases,
         )
-    console.print(table)
+    _print_table(console, table)
     left_behind: set[str | None] = set()
     for node in report.nodes:
         if node.reason:  # its sentence, once; the failures below name only its code
@@ -244,6 +258,17 @@ def print_summary(console: Console, report: SimulationReport, timeline: Path | N
     if timeline is not None:
         console.print(f"timeline: {timeline}", highlight=False, soft_wrap=True, markup=False)
     console.print(printable(report.verdict), highlight=False, soft_wrap=True, markup=False)
+
+
+def _print_table(console: Console, table: Table) -> None:
+    """The table; off a terminal without the spaces rich pads each line with to the width."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    with console.capture() as captured:
+        console.print(table)
+    lines = "\n".join(line.rstrip() for line in captured.get().splitlines())
+    console.print(lines, highlight=False, markup=False, soft_wrap=True)
 
 
 def _early_sigterms(report: SimulationReport) -> str:
