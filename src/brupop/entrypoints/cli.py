@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import select
 import sys
 
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.extras import SIMULATE, Extra
 from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_OK
 from brupop.entrypoints.near_miss import did_you_mean
+from brupop.entrypoints.program_name import called_as
 
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("brupop.entrypoints.agent.main", "run the node agent (DaemonSet)"),
@@ -27,6 +29,9 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "crd": ("brupop.entrypoints.crd.main", "print the CRDs (shadow and update policy)"),
     "doctor": ("brupop.entrypoints.doctor.main", "check a live install, one line per check"),
 }
+
+EXIT_STDOUT_CLOSED = 141
+"""The reader of stdout went away (`| head`): what a shell reports for a death by SIGPIPE."""
 
 # Subcommands whose packages the image leaves out (see `extras`).
 _NEEDS: dict[str, Extra] = {"simulate": SIMULATE}
@@ -48,7 +53,23 @@ def _print_usage(prog: str) -> None:
     try:
         print(_usage(prog), flush=True)
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no complaint at exit
+        _discard_stdout()
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on it)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True  # no poll here: believe the error
+
+
+def _discard_stdout() -> None:
+    """Send what is left of stdout nowhere: its reader is gone (`| head`), and the flush at
+    exit would otherwise complain about the closed pipe."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _version() -> str:
@@ -93,7 +114,15 @@ def main(argv: list[str] | None = None, prog: str = "brupop") -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_SETTINGS
-    code: int = module.main(rest)
+    try:
+        with called_as(prog):
+            code: int = module.main(rest)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise  # a pipe of the command's own: a bug to see, not a reader gone
+        _discard_stdout()  # the reader stopped early (`brupop doctor | head -1`)
+        return EXIT_STDOUT_CLOSED
     if name == "agent":
         early_stop.ignore_from_now()  # whatever ended it, a late SIGTERM must not change its code
     return code

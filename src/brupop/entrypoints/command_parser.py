@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from brupop.entrypoints.near_miss import did_you_mean
+from brupop.entrypoints.program_name import command_name
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<known>.*)\)")
 _UNRECOGNIZED = "unrecognized arguments: "
 
 
 class CommandParser(argparse.ArgumentParser):
-    """argparse.ArgumentParser whose errors are two lines: the error, and `see ... --help`."""
+    """argparse.ArgumentParser whose errors are two lines: the error, and `see ... --help`;
+    a `brupop X` prog is named as the CLI was called (`kubectl brupop X` under kubectl)."""
+
+    def __init__(self, prog: str | None = None, **kwargs: Any) -> None:
+        if prog is not None and prog.startswith("brupop "):
+            prog = command_name(prog.removeprefix("brupop "))
+        super().__init__(prog=prog, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         line = f"{self.prog}: {message}{self._suggestion(message)}"

@@ -331,21 +331,22 @@ def test_an_unreachable_api_is_one_line_naming_it(
     assert resume.main(["--timeout", "5"]) == 1
 
     err = _one_line(capsys.readouterr().err)
-    assert f"cannot reach the Kubernetes API at {url}" in err
-    assert "kubeconfig's current context" in err
+    assert f"the Kubernetes API at {url} does not answer" in err
+    assert "kubeconfig's context" in err
 
 
 def test_without_any_configuration_it_says_how_to_get_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing"))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
 
-    assert pause.main([]) == 1
+    assert pause.main([]) == 2
 
     err = _one_line(capsys.readouterr().err)
-    assert err.startswith("brupop pause: no Kubernetes configuration")
-    assert "KUBECONFIG" in err
+    assert err.startswith("brupop pause: no kubeconfig: ~/.kube/config does not exist")
+    assert "--kubeconfig FILE" in err and "KUBECONFIG" in err
 
 
 @pytest.mark.parametrize(

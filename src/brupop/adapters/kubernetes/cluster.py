@@ -38,12 +38,16 @@ REQUEST_TIMEOUT_SECONDS = 30.0
 CONNECT_TIMEOUT_SECONDS = 5.0
 
 
-def load_configuration() -> Configuration:
-    """In-cluster service-account configuration, else the kubeconfig's current context.
+def load_configuration(kubeconfig: str | None = None, context: str | None = None) -> Configuration:
+    """In-cluster service-account configuration, else the kubeconfig's current context; a
+    `kubeconfig` file or a `context` named means that kubeconfig, in a pod too.
 
     KubeconfigUnusable (an UnavailableError) when a kubeconfig exists but cannot be used.
     """
     configuration = bounded(Configuration())
+    if kubeconfig is not None or context is not None:
+        load_kubeconfig(configuration, kubeconfig, context)
+        return configuration
     try:
         kube_config.load_incluster_config(client_configuration=configuration)
     except ConfigException as in_cluster:

@@ -8,6 +8,7 @@ binary file. A command given such a file should name the file and the problem, i
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import yaml
@@ -51,15 +52,19 @@ def kubeconfig_exists(location: str) -> bool:
     return any(Path(part).expanduser().exists() for part in location.split(os.pathsep) if part)
 
 
-def load_kubeconfig(configuration: Configuration) -> None:
-    """Fill `configuration` from the kubeconfig's current context.
+def load_kubeconfig(
+    configuration: Configuration, location: str | None = None, context: str | None = None
+) -> None:
+    """Fill `configuration` from the kubeconfig at `location` (None: as kubectl finds it), with
+    its current context or `context`.
 
     KubeconfigUnusable when a file exists but cannot be used; UnavailableError when none does.
     """
-    location = kubeconfig_location()
+    location = location or kubeconfig_location()  # read now, not at import
     try:
         kube_config.load_kube_config(
-            config_file=os.environ.get("KUBECONFIG") or None,  # read now, not at import
+            config_file=location,
+            context=context,
             client_configuration=configuration,
             persist_config=False,
         )
@@ -80,4 +85,24 @@ def load_problem(error: Exception) -> str:
     if isinstance(error, TypeError | AttributeError | KeyError):
         return "it is YAML, but not a kubeconfig (clusters, users, contexts, current-context)"
     text = " ".join(str(error).split())
+    if isinstance(error, ConfigException):
+        text = _config_problem(text)
     return text if len(text) <= _PROBLEM_CHARS else text[: _PROBLEM_CHARS - 3] + "..."
+
+
+_MISSING_KEY = re.compile(r"Expected key (?P<key>\S+) in ")
+_MISSING_NAME = re.compile(
+    r"Expected object with name (?P<name>\S*) in (?:\S*/)?(?P<list>\w+?)s? list"
+)
+
+
+def _config_problem(text: str) -> str:
+    """The client's `Invalid kube-config file. Expected ...` (which repeats the file name) as
+    what is missing, in a few words."""
+    if key := _MISSING_KEY.search(text):
+        if key["key"] == "current-context":
+            return "it sets no current-context (pass --context NAME, or kubectl config use-context)"
+        return f"it has no {key['key']!r} where one is needed"
+    if named := _MISSING_NAME.search(text):
+        return f"it has no {named['list']} named {named['name']!r}"
+    return text.removeprefix("Invalid kube-config file. ")

@@ -14,9 +14,14 @@ from datetime import UTC, datetime
 
 from kubernetes.client import ApiClient
 
-from brupop.adapters.kubernetes.cluster import load_configuration
-from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
 from brupop.entrypoints.argument_types import dns_label, http_url, seconds_up_to
+from brupop.entrypoints.cluster_loader import (
+    ClusterUnusable,
+    add_target_flags,
+    reach_cluster,
+    refuse,
+    target_of,
+)
 from brupop.entrypoints.command_parser import CommandParser
 from brupop.entrypoints.doctor.agents import check_agents
 from brupop.entrypoints.doctor.certificates import check_certificate
@@ -31,11 +36,9 @@ from brupop.entrypoints.doctor.rbac import check_rbac
 from brupop.entrypoints.doctor.reading import ClusterReader, KubernetesReader, ReadRefused
 from brupop.entrypoints.doctor.result import CheckResult, failed, passed
 from brupop.entrypoints.doctor.workloads import DEPLOYMENTS, check_deployment, check_leader
-from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_OK
-from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
+from brupop.entrypoints.invocation import EXIT_OK
 from brupop.entrypoints.pod_namespace import pod_namespace
-from brupop.entrypoints.status.terminal import complain, show
-from brupop.ports.errors import UnavailableError
+from brupop.entrypoints.status.terminal import show
 
 EXIT_CHECK_FAILED = 1
 """At least one check failed (or the Kubernetes API could not be reached)."""
@@ -64,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         default=10.0,
         help="seconds to wait for each answer (at most 120)",
     )
+    add_target_flags(parser)
     return parser
 
 
@@ -104,16 +108,13 @@ def _check_api(reader: ClusterReader) -> CheckResult:
 
 
 def main(argv: list[str]) -> int:
-    """Print one line per check; 0 when all pass, 1 when one fails, 2 on bad settings."""
+    """Print one line per check; 0 when all pass, 1 when one fails (or the API does not
+    answer), 2 on a bad flag or a kubeconfig that cannot be used."""
     args = _parser().parse_args(argv)
     try:
-        configuration = load_configuration()
-    except KubeconfigUnusable as error:
-        complain(f"brupop doctor: {kubeconfig_advice(error)}")
-        return EXIT_BAD_SETTINGS
-    except UnavailableError as error:
-        complain(f"brupop doctor: {error}; set KUBECONFIG or create ~/.kube/config")
-        return EXIT_BAD_SETTINGS
+        configuration = reach_cluster(target_of(args), args.timeout)
+    except ClusterUnusable as error:
+        return refuse("doctor", error)
     with ApiClient(configuration) as api_client:
         reader = KubernetesReader(api_client, args.timeout)
         url, timeout = args.controller_url, args.timeout

@@ -12,16 +12,20 @@ from dataclasses import dataclass
 from kubernetes.client import ApiClient
 
 from brupop.adapters.kubernetes.api_calls import ApiCalls
-from brupop.adapters.kubernetes.cluster import load_configuration
-from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
 from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
 from brupop.adapters.kubernetes.update_policies import PLURAL, KubernetesUpdatePolicyRepository
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 from brupop.domain.printable import printable_lines
 from brupop.entrypoints.argument_types import dns_label, node_name, seconds_up_to
+from brupop.entrypoints.cluster_loader import (
+    ClusterUnusable,
+    add_target_flags,
+    reach_cluster,
+    refuse,
+    target_of,
+)
 from brupop.entrypoints.command_parser import CommandParser
-from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_FATAL, EXIT_OK
-from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
+from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.ports.errors import (
     ConflictError,
@@ -68,6 +72,7 @@ def parser(verb: Verb) -> argparse.ArgumentParser:
         default=10.0,
         help=f"seconds to wait for each API answer (at most {LONGEST_TIMEOUT_SECONDS:g})",
     )
+    add_target_flags(parser)
     return parser
 
 
@@ -77,17 +82,9 @@ def run(verb: Verb, argv: list[str]) -> int:
     flag or a kubeconfig that cannot be used."""
     args = parser(verb).parse_args(argv)
     try:
-        configuration = load_configuration()
-    except KubeconfigUnusable as error:
-        print(printable_lines(f"brupop {verb.name}: {kubeconfig_advice(error)}"), file=sys.stderr)
-        return EXIT_BAD_SETTINGS
-    except UnavailableError:
-        print(
-            f"brupop {verb.name}: no Kubernetes configuration: set KUBECONFIG or create "
-            "~/.kube/config for your cluster (as for kubectl), or run it in a pod",
-            file=sys.stderr,
-        )
-        return EXIT_FATAL
+        configuration = reach_cluster(target_of(args), args.timeout)
+    except ClusterUnusable as error:
+        return refuse(verb.name, error)
     api_client = ApiClient(configuration)
     calls = ApiCalls(
         api_client, request_timeout_seconds=args.timeout, connect_timeout_seconds=args.timeout

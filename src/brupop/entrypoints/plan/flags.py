@@ -16,6 +16,8 @@ from brupop.domain.policy.policy_object import UpdatePolicy, policy_from_object
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.starting.release_quorum import QUORUM_MOST
 from brupop.entrypoints.argument_types import dns_label, node_name
+from brupop.entrypoints.cluster_loader import ClusterTarget, add_target_flags, target_of
+from brupop.entrypoints.command_parser import CommandParser
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.simulate.flags.flag_values import OptionError, read_integer, read_node
 from brupop.entrypoints.simulate.flags.fleet_flags import (
@@ -64,7 +66,7 @@ class PlanOptions:
 
     namespace: str
     limit: ConcurrencyLimit
-    kubeconfig: Path | None = None
+    target: ClusterTarget = field(default_factory=ClusterTarget)
     simulated: SimulatedFleet | None = None
     policy: UpdatePolicy | None = None
     duration_seconds: int | None = None
@@ -76,13 +78,13 @@ class PlanOptions:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="brupop plan",
         description="Show, before a rollout, the order the controller will update the nodes "
         "in, when each one is expected to start and finish, and what holds it back. It reads, "
         "and never writes.",
     )
-    parser.add_argument("--kubeconfig", metavar="FILE", help="default: $KUBECONFIG, as kubectl")
+    add_target_flags(parser)
     parser.add_argument(
         "--namespace", type=dns_label, default=pod_namespace(), help="brupop's namespace"
     )
@@ -137,12 +139,13 @@ def read_options(args: argparse.Namespace) -> PlanOptions:
         raise PlanFlagError(str(error)) from None
     if not 0 < args.timeout <= 300:
         raise PlanFlagError(f"--timeout: {args.timeout:g} is outside 0..300 seconds")
-    if simulated is not None and args.kubeconfig is not None:
-        raise PlanFlagError("--kubeconfig: a --simulate fleet reads no cluster")
+    if simulated is not None and (args.kubeconfig is not None or args.context is not None):
+        flag = "--kubeconfig" if args.kubeconfig is not None else "--context"
+        raise PlanFlagError(f"{flag}: a --simulate fleet reads no cluster")
     return PlanOptions(
         namespace=args.namespace,
         limit=limit,
-        kubeconfig=Path(args.kubeconfig).expanduser() if args.kubeconfig else None,
+        target=target_of(args),
         simulated=simulated,
         policy=_policy(args.policy),
         duration_seconds=duration,

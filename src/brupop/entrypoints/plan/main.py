@@ -19,13 +19,15 @@ from brupop.domain.planning.fleet_plan import FleetPlan
 from brupop.domain.planning.plan_inputs import FleetSnapshot, PlanAssumptions, learned_from
 from brupop.domain.planning.rollout_plan import plan_rollout_ahead
 from brupop.domain.printable import printable
+from brupop.entrypoints.cluster_loader import ClusterUnusable, refuse
 from brupop.entrypoints.extras import TIMELINE
 from brupop.entrypoints.plan.flags import PlanFlagError, PlanOptions, build_parser, read_options
-from brupop.entrypoints.plan.fleet_sources import SourceError, live_cluster, simulated_cluster
+from brupop.entrypoints.plan.fleet_sources import live_cluster, simulated_cluster
 from brupop.entrypoints.plan.plan_picture import draw_plan
 from brupop.entrypoints.plan.plan_table import format_plan
+from brupop.entrypoints.program_name import command_name
 from brupop.entrypoints.status.terminal import complain, printable_document, show
-from brupop.ports.errors import PortError
+from brupop.ports.errors import NotFoundError, PortError
 from brupop.services.plan_snapshot import read_fleet
 
 EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE = 0, 1, 2
@@ -42,8 +44,10 @@ def main(argv: list[str]) -> int:
         return _fail(str(error), EXIT_USAGE)
     try:
         snapshot = _snapshot(options)
-    except SourceError as error:
-        return _fail(str(error), EXIT_USAGE)
+    except ClusterUnusable as error:
+        return refuse("plan", error)
+    except NotFoundError as error:
+        return _fail(_not_installed(error, options.namespace), EXIT_UNREADABLE)
     except PortError as error:
         message = printable(" ".join(str(error).split()), ERROR_MAX_LENGTH)
         return _fail(f"cannot read the cluster: {message}", EXIT_UNREADABLE)
@@ -75,11 +79,35 @@ def _snapshot(options: PlanOptions) -> FleetSnapshot:
     if options.simulated is not None:
         cluster = simulated_cluster(options.simulated, options.namespace)
         return read_fleet(cluster, now, policy_file=options.policy)
-    live = live_cluster(options.kubeconfig, options.namespace, options.timeout)
+    live = live_cluster(options.target, options.namespace, options.timeout)
     try:
-        return read_fleet(live, now, policy_file=options.policy)
+        snapshot = read_fleet(live, now, policy_file=options.policy)
     finally:
         live.close()
+    if not snapshot.shadows:
+        raise NoShadows(options.namespace, len(snapshot.opted_in()))
+    return snapshot
+
+
+class NoShadows(NotFoundError):
+    """The namespace holds no shadow: brupop is not there, or no agent has started yet."""
+
+    def __init__(self, namespace: str, opted_in: int) -> None:
+        super().__init__(
+            f"no BottlerocketShadow in namespace {namespace!r} ({opted_in} nodes opted in): is "
+            "brupop installed there, and are its agents running? (pass --namespace; "
+            "kubectl get brs -A)"
+        )
+
+
+def _not_installed(error: NotFoundError, namespace: str) -> str:
+    """One line for a cluster without the shadow CRD (a 404 on the listing), or no shadows."""
+    if isinstance(error, NoShadows):
+        return str(error)
+    return (
+        "the cluster has no BottlerocketShadow resource (its CRD is not installed): install "
+        f"brupop, or check the kubeconfig's context (brupop doctor --namespace {namespace})"
+    )
 
 
 def _picture_path(options: PlanOptions) -> Path | None:
@@ -113,7 +141,7 @@ def _source(assumptions: PlanAssumptions, snapshot: FleetSnapshot) -> str:
 
 
 def _fail(message: str, code: int) -> int:
-    complain(f"brupop plan: {message}")
+    complain(f"{command_name('plan')}: {message}")
     return code
 
 

@@ -15,7 +15,13 @@ from rich.console import Console
 
 from brupop.adapters.timeline_picture import draw_timeline
 from brupop.domain.printable import printable
-from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
+from brupop.entrypoints.cluster_loader import ClusterUnusable, reach_cluster, refuse
+from brupop.entrypoints.program_name import command_name
+from brupop.entrypoints.simulate.flags.options import (
+    OptionError,
+    SimulationOptions,
+    parse_options,
+)
 from brupop.entrypoints.simulate.outcome.display import print_summary
 from brupop.entrypoints.simulate.outcome.report import SimulationReport
 from brupop.entrypoints.simulate.scenarios.simulated_cluster import ClusterRefused
@@ -27,15 +33,19 @@ EXIT_USAGE = 2
 EXIT_HARNESS_FAILED = 3
 EXIT_INTERRUPTED = 130
 _PLAIN_WIDTH = 160
+_REACH_SECONDS = 10.0
 
 
 def main(argv: list[str]) -> int:
     """Parse flags, run the simulation, print the summary, return the exit code."""
     try:
         options = parse_options(argv)
+        _reach(options)
     except OptionError as error:
-        print(f"brupop simulate: {error}", file=sys.stderr)
+        print(f"{command_name('simulate')}: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except ClusterUnusable as error:
+        return refuse("simulate", error)
     console = Console(highlight=False)
     if not console.is_terminal:
         console = Console(highlight=False, width=_PLAIN_WIDTH, no_color=True)
@@ -44,8 +54,10 @@ def main(argv: list[str]) -> int:
     try:
         outcome = Simulation(options, console, live=live).run()
     except ClusterRefused as error:
-        print(f"brupop simulate: {error}", file=sys.stderr)
+        print(f"{command_name('simulate')}: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except ClusterUnusable as error:
+        return refuse("simulate", error)
     except KeyboardInterrupt:
         console.print("brupop simulate: interrupted before the fleet was running")
         return EXIT_INTERRUPTED
@@ -78,6 +90,13 @@ def main(argv: list[str]) -> int:
     if not written:
         return EXIT_HARNESS_FAILED
     return EXIT_OK if report.ok else EXIT_ROLLOUT_FAILED
+
+
+def _reach(options: SimulationOptions) -> None:
+    """With --kubeconfig, its API server must answer before anything is started (the
+    official client is loaded only then)."""
+    if options.cluster.kubeconfig is not None:
+        reach_cluster(options.cluster.target, _REACH_SECONDS)
 
 
 def timeline_title(report: SimulationReport) -> str:

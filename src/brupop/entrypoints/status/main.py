@@ -16,13 +16,20 @@ from typing import Any
 
 from kubernetes.client import Configuration
 
-from brupop.adapters.kubernetes.cluster import load_configuration
-from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
 from brupop.entrypoints.argument_types import dns_label, http_url, seconds_up_to
+from brupop.entrypoints.cluster_loader import (
+    ClusterTarget,
+    ClusterUnusable,
+    NoConfiguration,
+    add_target_flags,
+    reach_cluster,
+    refuse,
+    target_of,
+)
 from brupop.entrypoints.command_parser import CommandParser
-from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_FATAL, EXIT_OK
-from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
+from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK
 from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.entrypoints.program_name import command_name
 from brupop.entrypoints.status.policy_line import (
     PolicyUnreadable,
     policy_line,
@@ -41,7 +48,6 @@ from brupop.entrypoints.status.table import format_table
 from brupop.entrypoints.status.terminal import complain, printable_document, show
 from brupop.entrypoints.status.timeline_command import write_cluster_timeline
 from brupop.entrypoints.status.version_lines import version_lines
-from brupop.ports.errors import UnavailableError
 
 LONGEST_TIMEOUT_SECONDS = 3600.0
 
@@ -80,20 +86,22 @@ def _parser() -> argparse.ArgumentParser:
         "flight below) from the shadows and their Events to FILE (.svg or .png); needs "
         "brupop[simulate]",
     )
+    add_target_flags(parser)
     return parser
 
 
-def read_status(url: str | None, namespace: str, timeout: float) -> dict[str, Any]:
-    """The controller's `/status` document, from `url` or through the Kubernetes API; through
-    the API, with the `default` policy's phase and message under `policy` when it exists."""
+def read_status(
+    url: str | None, namespace: str, timeout: float, target: ClusterTarget | None = None
+) -> dict[str, Any]:
+    """The controller's `/status` document, from `url` or through the Kubernetes API of
+    `target`; through the API, with the `default` policy's phase and message under `policy`
+    when it exists. ClusterUnusable when the kubeconfig cannot be used or does not answer."""
     if url:
         return read_url(url, timeout)
     service = ControllerService(namespace)
     try:
-        configuration = load_configuration()
-    except KubeconfigUnusable:
-        raise  # a broken kubeconfig is the user's to fix, not a reason to try elsewhere
-    except UnavailableError:
+        configuration = reach_cluster(target or ClusterTarget(), timeout)
+    except NoConfiguration:
         try:
             return read_url(LOCAL_URL, timeout)
         except StatusUnavailable:
@@ -114,7 +122,7 @@ def _add_policy(
     try:
         policy = read_policy(configuration, namespace, timeout)
     except PolicyUnreadable as error:  # the nodes are still worth showing
-        complain(f"brupop status: {error}")
+        complain(f"{command_name('status')}: {error}")
         return
     if policy is not None:
         document["policy"] = policy_summary(policy)
@@ -126,25 +134,28 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         return _run(args)
-    except KubeconfigUnusable as error:
-        complain(f"brupop status: {kubeconfig_advice(error)}")
-        return EXIT_BAD_SETTINGS
+    except ClusterUnusable as error:
+        return refuse("status", error)
 
 
 def _run(args: argparse.Namespace) -> int:
+    target = target_of(args)
     if args.timeline is not None:
         return write_cluster_timeline(
             args.timeline,
             args.namespace,
             args.timeout,
             read_limit=lambda: str(
-                read_status(args.url, args.namespace, args.timeout).get("max_concurrent_update")
+                read_status(args.url, args.namespace, args.timeout, target).get(
+                    "max_concurrent_update"
+                )
             ),
+            target=target,
         )
     try:
-        document = read_status(args.url, args.namespace, args.timeout)
+        document = read_status(args.url, args.namespace, args.timeout, target)
     except StatusUnavailable as error:
-        complain(f"brupop status: {error}")
+        complain(f"{command_name('status')}: {error}")
         return EXIT_FATAL
     if args.output == "json":
         show(json.dumps(printable_document(document), indent=2))

@@ -13,11 +13,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from brupop.adapters.kubernetes.cluster import load_configuration
-from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable
 from brupop.adapters.timeline_picture import PicturePathError, check_picture_path, draw_timeline
+from brupop.entrypoints.cluster_loader import ClusterTarget, ClusterUnusable, reach_cluster, refuse
 from brupop.entrypoints.extras import TIMELINE
-from brupop.entrypoints.kubeconfig_advice import kubeconfig_advice
+from brupop.entrypoints.program_name import command_name
 from brupop.entrypoints.status.cluster_history import ClusterHistory, read_history
 from brupop.entrypoints.status.cluster_timeline import (
     ClusterTimeline,
@@ -34,7 +33,11 @@ EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
 
 
 def write_cluster_timeline(
-    raw_path: str, namespace: str, timeout: float, read_limit: Callable[[], str]
+    raw_path: str,
+    namespace: str,
+    timeout: float,
+    read_limit: Callable[[], str],
+    target: ClusterTarget | None = None,
 ) -> int:
     """Draw the cluster's timeline to `raw_path`; the exit code."""
     if missing := TIMELINE.missing():
@@ -48,9 +51,9 @@ def write_cluster_timeline(
     except PicturePathError as error:
         return _fail(f"--timeline: {error}", EXIT_USAGE)
     try:
-        history = _read(namespace, timeout)
-    except KubeconfigUnusable as error:
-        return _fail(kubeconfig_advice(error), EXIT_USAGE)
+        history = _read(target or ClusterTarget(), namespace, timeout)
+    except ClusterUnusable as error:
+        return refuse("status", error)
     except PortError as error:
         return _fail(f"cannot read the shadows and their Events: {error}", EXIT_UNREACHABLE)
     limit = _limit(read_limit)
@@ -66,14 +69,14 @@ def write_cluster_timeline(
     return EXIT_OK
 
 
-def _read(namespace: str, timeout: float) -> ClusterHistory:
+def _read(target: ClusterTarget, namespace: str, timeout: float) -> ClusterHistory:
     """The shadows and Events (PortError when they cannot be read), and the policy's halt."""
-    configuration = load_configuration()
+    configuration = reach_cluster(target, timeout)
     history = read_history(configuration, namespace, timeout)
     try:
         policy = read_policy(configuration, namespace, timeout)
     except PolicyUnreadable as error:  # the nodes' rows are still worth drawing
-        complain(f"brupop status: {error}")
+        complain(f"{command_name('status')}: {error}")
         return history
     return replace(history, fleet=policy_moments(policy))
 
@@ -82,8 +85,8 @@ def _limit(read_limit: Callable[[], str]) -> str:
     """The controller's MAX_CONCURRENT_UPDATE (`unlimited` too), or `unknown`."""
     try:
         return read_limit()
-    except StatusUnavailable as error:
-        complain(f"brupop status: drawn without the concurrency limit: {error}")
+    except (StatusUnavailable, ClusterUnusable) as error:
+        complain(f"{command_name('status')}: drawn without the concurrency limit: {error}")
         return "unknown"
 
 
@@ -103,5 +106,5 @@ def _x_label(drawn: ClusterTimeline) -> str:
 
 
 def _fail(message: str, code: int) -> int:
-    complain(f"brupop status: {message}")
+    complain(f"{command_name('status')}: {message}")
     return code

@@ -137,5 +137,6 @@ def test_a_kubeconfig_pointing_at_a_dead_server_is_one_short_line_and_exit_1(
     assert main(["--kubeconfig", str(kubeconfig), "--timeout", "2"]) == 1
 
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("brupop plan: cannot read the cluster: ")
+    assert err.count("\n") == 1
+    assert err.startswith("brupop plan: the Kubernetes API at https://127.0.0.1:1 does not answer")
     assert len(err) <= 260, err

@@ -12,6 +12,7 @@ import pytest
 
 from brupop.entrypoints.simulate.flags.options import OptionError, parse_options
 from brupop.entrypoints.simulate.main import main
+from tests.support.kubeconfig import write_kubeconfig
 from tests.support.policy_file import write_policy_file
 
 PARIS_WINDOW = '  windows:\n    - cron: "* * 2-4 * * Mon-Fri *"\n      timeZone: Europe/Paris\n'
@@ -95,8 +96,7 @@ def test_a_bad_clock_flag_is_refused_in_its_name(argv: list[str], message: str) 
 def test_the_clock_flags_are_refused_over_a_real_api_server(
     flag: str, value: str, tmp_path: Path
 ) -> None:
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text("apiVersion: v1\n")
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", "https://127.0.0.1:6443")
 
     with pytest.raises(OptionError, match=f"^{flag}: not with --kubeconfig"):
         parse_options(["--kubeconfig", str(kubeconfig), flag, value])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import brupop
+from brupop.entrypoints.cluster_loader import ClusterTarget, load_cluster
 from brupop.entrypoints.simulate.flags.flag_values import OptionError
 
 MANIFEST_NAME = "bottlerocket-update-operator.yaml"
@@ -24,6 +25,12 @@ class ClusterChoice:
 
     kubeconfig: Path | None = None
     manifest: Path | None = None
+    context: str | None = None
+
+    @property
+    def target(self) -> ClusterTarget:
+        """The kubeconfig and context, as every command's cluster loader takes them."""
+        return ClusterTarget(self.kubeconfig, self.context)
 
 
 def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
@@ -42,21 +49,31 @@ def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
         help="with --kubeconfig: the rendered chart whose RBAC is installed (default: "
         f"deploy/{MANIFEST_NAME} of this source tree)",
     )
+    cluster.add_argument(
+        "--context",
+        default=None,
+        metavar="NAME",
+        help="with --kubeconfig: its context to use (default: its current one)",
+    )
 
 
 def read_cluster(args: argparse.Namespace) -> ClusterChoice:
-    """The cluster flags, checked: the files must be readable now."""
+    """The cluster flags, checked: the manifest must be readable now, and the kubeconfig
+    usable (ClusterUnusable, the line every command prints, when it is not)."""
     if args.kubeconfig is None:
-        if args.manifest is not None:
-            raise OptionError("--manifest: only with --kubeconfig")
+        for flag in ("manifest", "context"):
+            if getattr(args, flag) is not None:
+                raise OptionError(f"--{flag}: only with --kubeconfig")
         return ClusterChoice()
-    kubeconfig = _readable("--kubeconfig", Path(args.kubeconfig))
     if args.manifest is not None:
-        return ClusterChoice(kubeconfig, _readable("--manifest", Path(args.manifest)))
-    found = bundled_manifest()
-    if found is None:
+        manifest = _readable("--manifest", Path(args.manifest))
+    elif (found := bundled_manifest()) is not None:
+        manifest = found
+    else:
         raise OptionError(f"--manifest: no deploy/{MANIFEST_NAME} here; name the rendered chart")
-    return ClusterChoice(kubeconfig, found)
+    choice = ClusterChoice(Path(args.kubeconfig).expanduser(), manifest, args.context)
+    load_cluster(choice.target)  # read now, before anything is started
+    return choice
 
 
 def bundled_manifest() -> Path | None:

@@ -75,7 +75,7 @@ class KubernetesBackend:
         """Reach the cluster, refuse it unless it is simulate's, clear it and install RBAC."""
         choice = options.cluster
         assert choice.kubeconfig is not None and choice.manifest is not None
-        access = connect(choice.kubeconfig)
+        access = connect(choice.kubeconfig, choice.context)
         try:
             rbac = chart_rbac(choice.manifest, DEFAULT_NAMESPACE)
             dynamic = DynamicClient(access.admin, cache_file=str(work_dir / "discovery.json"))

@@ -11,18 +11,15 @@ from typing import Any
 
 from kubernetes.client import ApiClient, Configuration, CoreV1Api
 from kubernetes.client.exceptions import ApiException
-from kubernetes.config import load_kube_config
-from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError
 
 from brupop.adapters.kubernetes.cluster import bounded
+from brupop.adapters.kubernetes.errors import no_answer
+from brupop.entrypoints.cluster_loader import ClusterSilent, ClusterTarget, reach_cluster
 from brupop.entrypoints.simulate.scenarios.simulated_cluster import ClusterRefused
 
 AGENT_AUDIENCE = "brupop-apiserver"
-
-
-class ClusterUnreachable(RuntimeError):
-    """The API server did not answer (simulate could not run: exit code 3)."""
+_CONNECT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -68,27 +65,21 @@ class ClusterAccess:
         self.admin.close()
 
 
-def connect(kubeconfig: Path) -> ClusterAccess:
-    """The kubeconfig's current context, checked to answer; ClusterRefused for a kubeconfig
-    that cannot be used, ClusterUnreachable when the server does not answer."""
-    configuration = bounded(Configuration())
-    try:
-        load_kube_config(
-            config_file=str(kubeconfig), client_configuration=configuration, persist_config=False
-        )
-    except (ConfigException, OSError, ValueError, TypeError) as error:
-        raise ClusterRefused(f"--kubeconfig: {kubeconfig}: {error}") from None
+def connect(kubeconfig: Path, context: str | None = None) -> ClusterAccess:
+    """The kubeconfig's context, reached as every command reaches it (ClusterUnusable when it
+    cannot be used or does not answer); ClusterRefused when it refuses simulate's reads."""
+    configuration = reach_cluster(ClusterTarget(kubeconfig, context), _CONNECT_SECONDS)
     access = ClusterAccess(configuration.host, configuration.ssl_ca_cert, ApiClient(configuration))
     try:
-        access.core.list_node(limit=1, _request_timeout=10)
+        access.core.list_node(limit=1, _request_timeout=_CONNECT_SECONDS)
     except ApiException as error:
         access.close()
         raise ClusterRefused(
             f"--kubeconfig: {configuration.host} refused simulate ({error.status} {error.reason})"
         ) from None
-    except HTTPError as error:
+    except (HTTPError, OSError) as error:
         access.close()
-        raise ClusterUnreachable(
-            f"the cluster at {configuration.host} did not answer: {error}"
+        raise ClusterSilent(
+            f"the Kubernetes API at {configuration.host} stopped answering ({no_answer(error)})"
         ) from None
     return access
