@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from tests.integration.apiserver.conftest import Rig
 
@@ -225,3 +226,13 @@ def metrics(rig: Rig) -> bytes:
         return connection.getresponse().read()
     finally:
         connection.close()
+
+
+def test_refused_reviews_are_logged_the_first_time_not_once_each(rig: Rig) -> None:
+    many = review_body(1_001)
+    with capture_logs() as logs:
+        answers = [post_review(rig, many)[0] for _ in range(5)]
+
+    assert answers == [413] * 5
+    refused = [line for line in logs if line["event"] == "conversion.refused"]
+    assert [(line["status"], line["refused"]) for line in refused] == [(413, 1)]

@@ -112,6 +112,8 @@ class ConversionRoute:
         self._worker_turns = Turns(1)
         self._thread: anyio.CapacityLimiter | None = None
         self._held: Counter[str] = Counter()  # reviews in, per caller address
+        self.refused = 0
+        """Reviews the worker refused as bad input (logged the first time, then every 1,000th)."""
 
     def waiting_for_worker(self) -> int:
         """How many reviews, read, wait for their turn at the worker (for tests and metrics)."""
@@ -151,7 +153,14 @@ class ConversionRoute:
             )
         except ConversionFailedError as error:
             if error.status < 500:
-                log.info("conversion.refused", status=error.status, reason=str(error))
+                self.refused += 1
+                if self.refused == 1 or self.refused % 1000 == 0:
+                    log.info(
+                        "conversion.refused",
+                        status=error.status,
+                        reason=str(error),
+                        refused=self.refused,
+                    )
             return error_response(error.status, str(error))
         finally:
             worker_turns.leave()
