@@ -27,6 +27,8 @@ from brupop.entrypoints.cluster_loader import (
 from brupop.entrypoints.command_parser import CommandParser
 from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK
 from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.entrypoints.program_name import command_name
+from brupop.entrypoints.status.terminal import complain
 from brupop.ports.errors import (
     ConflictError,
     ForbiddenError,
@@ -98,14 +100,14 @@ def run(verb: Verb, argv: list[str]) -> int:
             fleet = verb.on_fleet(FleetPause(policies))
             if fleet.policy is not None and fleet.policy.spec is None:
                 print(
-                    f"brupop {verb.name}: {not_in_force(verb, fleet, args.namespace)}",
+                    f"{command_name(verb.name)}: {not_in_force(verb, fleet, args.namespace)}",
                     file=sys.stderr,
                 )
                 return EXIT_FATAL
             line = verb.fleet_line(fleet, args.namespace)
     except PortError as error:
         where = Where(str(configuration.host), args.namespace, args.node)
-        print(printable_lines(f"brupop {verb.name}: {advice(error, where)}"), file=sys.stderr)
+        complain(f"{command_name(verb.name)}: {advice(error, where)}")
         return EXIT_FATAL
     finally:
         api_client.close()

@@ -59,11 +59,13 @@ def main(argv: list[str]) -> int:
     except ClusterUnusable as error:
         return refuse("simulate", error)
     except KeyboardInterrupt:
-        console.print("brupop simulate: interrupted before the fleet was running")
+        console.print(f"{command_name('simulate')}: interrupted before the fleet was running")
         return EXIT_INTERRUPTED
     except (OSError, RuntimeError) as error:
         said = printable(str(error))  # may quote the cluster's answer
-        console.print(f"brupop simulate: the simulation could not run: {said}", markup=False)
+        console.print(
+            f"{command_name('simulate')}: the simulation could not run: {said}", markup=False
+        )
         return EXIT_HARNESS_FAILED
     finally:
         signal.signal(signal.SIGTERM, previous)
