@@ -94,6 +94,7 @@ def _brupop(verb: str, kubeconfig: Path) -> subprocess.CompletedProcess[str]:
 def test_pause_and_resume_change_the_policy_on_a_real_server_through_the_kubeconfig(
     control_plane: ControlPlane, admin_cluster: KubernetesCluster
 ) -> None:
+    before = admin_cluster.policies.read().default
     paused = _brupop("pause", control_plane.kubeconfig)
     assert paused.returncode == 0, paused.stderr
     spec = admin_cluster.policies.get().spec
@@ -101,8 +102,11 @@ def test_pause_and_resume_change_the_policy_on_a_real_server_through_the_kubecon
 
     resumed = _brupop("resume", control_plane.kubeconfig)
     assert resumed.returncode == 0, resumed.stderr
-    spec = admin_cluster.policies.get().spec
-    assert spec is not None and spec.paused is False
+    after = admin_cluster.policies.read().default
+    if before is None:  # the policy the pause created is deleted again
+        assert after is None, resumed.stdout
+    else:
+        assert after is not None and after.spec is not None and after.spec.paused is False
     assert "Traceback" not in paused.stderr + resumed.stderr
 
 
