@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from brupop.domain.reason import Reason
 from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.fleet.fast_forward import fleet_wait_end
 from brupop.entrypoints.simulate.fleet.observer import NodeView
@@ -23,6 +24,9 @@ FIRST_REPORTS_SECONDS = 60.0
 agents first report 8 to 15 s after they start over a real API server, more behind a slow
 host, and the canaries are chosen from the nodes that have reported."""
 _LATE_NAMED = 10  # a note names at most this many late nodes
+# Reasons that time alone ends soon: a node with one is about to move, so the fleet is not settled
+# (a soak that has just ended starts the others on the controller's next pass).
+_ABOUT_TO_MOVE = frozenset({Reason.READY, Reason.STARTING, Reason.CANARY_SOAK})
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,9 @@ def _finished(
     last_change = max(run.observer.last_change_at, run.pauses.last_written_at or 0.0)
     quiet = now - last_change >= options.settle_seconds
     waiting_on_clock = run.fast_forward is not None and run.fast_forward.waiting
-    return quiet and settled(views) and not policy_soaking(run.cluster) and not waiting_on_clock
+    if not quiet or not settled(views) or waiting_on_clock or policy_soaking(run.cluster):
+        return False
+    return not any(row.reason in _ABOUT_TO_MOVE for row in run.controller.status_rows())
 
 
 def _step_clock(run: StartedRun, *, scenarios_done: bool) -> None:
