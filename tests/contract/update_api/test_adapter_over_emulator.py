@@ -18,6 +18,8 @@ from tests.contract.update_api.emulated_host import EmulatedHost
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
+LOCK_HELD_SECONDS = 8.0
+
 
 def _run_agent_child(host: EmulatedHost, mode: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -90,13 +92,15 @@ def test_commands_posted_while_the_host_works_are_retried_until_the_lock_frees(
     tmp_path: Path,
 ) -> None:
     host = EmulatedHost(tmp_path, current="1.0.0", offered="1.1.0")
-    host.set_env(BRUPOP_SIM_REFRESH_SECONDS="0.4")
+    # Long enough that a loaded machine still starts the next command while the host works.
+    host.set_env(BRUPOP_SIM_REFRESH_SECONDS=str(LOCK_HELD_SECONDS))
     assert host.raw("raw", "-u", "/actions/refresh-updates", "-m", "POST").returncode == 0
 
     with pytest.raises(HostUnavailableError, match="Update lock held"):
         host.adapter(retries=0).refresh_updates()
 
-    api = host.adapter(retries=10, retry_base_seconds=0.1, retry_max_seconds=0.2)
+    # Retried for longer than the lock is held (about 60 attempts of at most 0.5 s).
+    api = host.adapter(retries=60, retry_base_seconds=0.25, retry_max_seconds=0.5)
     assert api.prepare_update().update_state is HostUpdateState.STAGED
 
 

@@ -145,7 +145,7 @@ def test_ping_metrics_and_crdconvert_need_no_token(rig: Rig) -> None:
 
     def fetch(path: str, body: bytes | None = None) -> tuple[int, bytes]:
         request = urllib.request.Request(rig.server.base_url + path, data=body)
-        with urllib.request.urlopen(request, context=context, timeout=5) as response:
+        with urllib.request.urlopen(request, context=context, timeout=60) as response:
             return response.status, response.read()
 
     rig.client("n1").create()
