@@ -395,6 +395,21 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
                 self._open_watches[epoch] -= 1
                 self._watches_closed.notify_all()
 
+    def _changes_after(self, since: int, kind: Kind) -> list[JSON]:
+        """The changes of `kind` after revision `since`, oldest first; read from the newest end,
+        so a watch that polls often costs what is new, not the whole history (under load, a
+        scan of it per watch every few milliseconds starved the event loop)."""
+        fresh: list[JSON] = []
+        if self._revision <= since:
+            return fresh
+        for revision, changed, event in reversed(self._history):
+            if revision <= since:
+                break
+            if changed is kind:
+                fresh.append(event)
+        fresh.reverse()
+        return fresh
+
     async def _watch_events(
         self, kind: Kind, request: kmock.Request, keep: Any, start: str, epoch: int, deadline: float
     ) -> AsyncIterator[JSON]:
@@ -428,7 +443,7 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         told = since
         while True:
             with self._state:
-                fresh = [ev for rev, k, ev in self._history if rev > since and k is kind]
+                fresh = self._changes_after(since, kind)
                 since, dropped = self._revision, self._watch_epoch != epoch
             for event in fresh:
                 obj = event["object"]
