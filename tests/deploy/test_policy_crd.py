@@ -74,6 +74,7 @@ FULL_POLICY: dict[str, Any] = {
             "onTimeout": "force",
             "forceNamespaces": ["batch"],
         },
+        "prestage": {"enabled": True, "maxConcurrent": 2, "startBeforeSeconds": 7200},
     },
 }
 
@@ -206,6 +207,11 @@ def test_small_policies_fit_the_schema(obj: dict[str, Any]) -> None:
         ("spec.drain.onTimeout", "delete"),
         ("spec.drain.timeoutSeconds", 0),
         ("spec.drain.forceNamespaces", ["Kube_System"]),
+        ("spec.prestage.maxConcurrent", 0),
+        ("spec.prestage.startBeforeSeconds", -1),
+        ("spec.prestage.startBeforeSeconds", 30 * 86_400 + 1),
+        ("spec.prestage.enabled", "yes"),
+        ("spec.prestage.startBefore", 60),
         ("status", {"phase": "Stopped"}),
         ("status", {"phase": "Idle", "message": "x" * 1025}),
         ("status", {"observedGeneration": -1}),

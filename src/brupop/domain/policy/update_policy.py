@@ -28,6 +28,7 @@ from brupop.domain.cluster.label_selector import (
     parse_label_selector,
 )
 from brupop.domain.policy.alert_matcher import MATCHER_MAX_LENGTH, AlertMatcher, parse_alert_matcher
+from brupop.domain.policy.prestage import Prestage
 from brupop.domain.policy.probe_url import URL_MAX_LENGTH, check_http_url, check_probe_template
 from brupop.domain.policy.scheduling_policy import (
     BLACKOUTS_MAX,
@@ -294,6 +295,9 @@ class UpdatePolicySpec(BaseModel):
         description="start a node only if the pods its drain evicts fit on the other nodes",
     )
     drain: DrainPolicy | None = Field(default=None, description="left out: the environment's")
+    prestage: Prestage | None = Field(
+        default=None, description="prepare the chosen version ahead of each node's turn"
+    )
 
     @property
     def scheduling(self) -> SchedulingPolicy:

@@ -65,6 +65,7 @@ def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
         "order",
         "capacityCheck",
         "drain",
+        "prestage",
     ]
     assert wire["hooks"] == {
         "beforeReboot": ["ceph-noout"],
