@@ -2,7 +2,8 @@
 
 It runs the virtual rollout (`virtual_rollout`), then writes each opted-in node's line: its
 place in the start order, expected start and finish, the holds it met and until when, the
-budgets its drain would meet, and whether it finishes by its window's close.
+budgets its drain would meet, and whether it finishes by its window's close. The notes add
+every rule of the policy that does nothing over these nodes (`policy_lint`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from brupop.domain.planning.drain_blockers import drain_blockers, refusing_budge
 from brupop.domain.planning.fleet_plan import FleetPlan, NodePlan, Outlook
 from brupop.domain.planning.plan_inputs import FleetSnapshot, PlanAssumptions
 from brupop.domain.planning.virtual_rollout import VirtualRollout
+from brupop.domain.policy.policy_lint import lint_policy
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
 from brupop.domain.timestamps import later
@@ -54,6 +56,7 @@ def plan_rollout_ahead(snapshot: FleetSnapshot, assumptions: PlanAssumptions) ->
     if never:
         verb = "starts" if never == 1 else "start"
         notes.append(f"{never} of {len(lines)} nodes never {verb} within the plan: see their holds")
+    notes += [str(finding) for finding in lint_policy(snapshot.policy, snapshot.nodes, run.began)]
     return FleetPlan(
         taken_at=snapshot.taken_at,
         expected_seconds=assumptions.expected_seconds,

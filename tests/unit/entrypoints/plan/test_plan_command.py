@@ -58,6 +58,22 @@ def test_a_policy_file_is_planned_with_and_a_paused_one_starts_nothing(
     assert all(n["outlook"] == "never" for n in document["nodes"])
 
 
+def test_a_canary_selector_no_simulated_node_matches_is_a_note_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    canary = (
+        '  canary:\n    selector: "brupop.bottlerocket.aws/canary=true"\n    soakSeconds: 1800\n'
+    )
+    policy = write_policy_file(tmp_path, canary)
+
+    assert main([*FLEET, "--policy", policy, "--json"]) == 0
+
+    assert json.loads(capsys.readouterr().out)["notes"] == [
+        "spec.canary.selector: 'brupop.bottlerocket.aws/canary=true' picks none of the 4 "
+        "opted-in nodes: there are no canaries"
+    ]
+
+
 def test_timeline_draws_the_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     picture = tmp_path / "plan.svg"
 
