@@ -7,11 +7,18 @@ StopRequested at a safe point once a stop was asked for, RebootIssued once the h
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from brupop.domain.errors import UnexpectedHostStateError
-from brupop.domain.host.agent_steps import StagingStep, check_ready_to_reboot, next_staging_step
+from brupop.domain.host.agent_steps import (
+    StagingStep,
+    check_ready_to_reboot,
+    next_staging_step,
+    staged_version,
+)
 from brupop.domain.host.command_result import signal_name
 from brupop.domain.host.host import HostUpdateStatus
+from brupop.domain.host.prestage_steps import is_activated, next_prestage_step
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandKilledError
 from brupop.ports.node_operations import NodeOperations
@@ -23,6 +30,14 @@ from brupop.services.agent.stop import StopFlag
 
 # refresh, deactivate, prepare, activate: no sequence needs more commands than these.
 _MAX_STAGING_STEPS = 4
+
+
+class _NextStep(Protocol):
+    """A rule choosing the next host command towards `version` (agent_steps, prestage_steps)."""
+
+    def __call__(
+        self, host: HostUpdateStatus | None, version: str, *, refreshed: bool
+    ) -> StagingStep | None: ...
 
 
 class UpdateSteps:
@@ -51,16 +66,40 @@ class UpdateSteps:
         if self._stop.requested:
             raise StopRequested
 
-    def stage(self, version: str) -> None:
-        """Bring the host to Ready for exactly `version`, skipping what it has already done.
+    def stage(self, version: str) -> HostUpdateStatus | None:
+        """Bring the host to Ready for exactly `version`, skipping what it has already done;
+        the host's update status at the end.
 
         Unless the host already holds `version`, this starts with a refresh of its offer; a
         failed refresh is a failed step like any other host error.
         """
+        return self._steps_to(version, next_staging_step)
+
+    def prepare_ahead(self, version: str) -> HostUpdateStatus | None:
+        """Leave the host Staged with `version` (prepared, not activated), ahead of the node's
+        turn: no cordon, no drain. The host's update status at the end."""
+        return self._steps_to(version, next_prestage_step)
+
+    def unstage(self) -> HostUpdateStatus | None:
+        """Take back an activation (Ready -> Staged) so that an unplanned reboot boots the
+        running version; the host's update status at the end."""
+        self.checkpoint()
+        host = self._api.update_status()
+        if not is_activated(host):
+            return host
+        host = self._api.deactivate_update()
+        self._log.info("update.unstaged", version=staged_version(host), host_state="Staged")
+        return host
+
+    def _steps_to(
+        self,
+        version: str,
+        next_step: _NextStep,
+    ) -> HostUpdateStatus | None:
         self.checkpoint()
         host = self._api.update_status()
         done: list[StagingStep] = []
-        while step := next_staging_step(host, version, refreshed=StagingStep.REFRESH in done):
+        while step := next_step(host, version, refreshed=StagingStep.REFRESH in done):
             if step in done or len(done) >= _MAX_STAGING_STEPS:
                 state = host.update_state if host is not None else "uninitialised"
                 raise UnexpectedHostStateError(
@@ -72,6 +111,7 @@ class UpdateSteps:
             done.append(step)
         if not done:
             self._log.info("update.already_staged", version=version)
+        return host
 
     def _run(self, step: StagingStep) -> HostUpdateStatus:
         if step is StagingStep.REFRESH:
