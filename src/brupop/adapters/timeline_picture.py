@@ -32,6 +32,7 @@ _COLOURS = {
     Phase.BACKOFF: "#f4b6c2",
     Phase.HALTED: "#bdbdbd",
     Phase.UPDATED: "#c7e9c0",
+    Phase.UPDATING: "#72b7b2",
 }
 _HATCHES = {Phase.HALTED: "////"}  # a halt must not look like an ordinary wait
 

@@ -36,6 +36,7 @@ class Phase(StrEnum):
     BACKOFF = "backoff"
     HALTED = "halted"  # waiting, with the fleet halted: nothing starts until a resume
     UPDATED = "updated"
+    UPDATING = "expected update"  # brupop plan: one span for the whole update, not its phases
 
     @property
     def in_flight(self) -> bool:

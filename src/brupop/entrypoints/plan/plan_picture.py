@@ -1,8 +1,9 @@
 """`brupop plan --timeline FILE`: the plan drawn as the simulate and status timelines are.
 
-Each node waits until its expected start, updates (one span: the plan does not split an update
-into its phases) and is updated from its expected finish; a node in flight updates from the
-start. The picture itself is the shared one (`adapters/timeline_picture`).
+Each node waits until its expected start, is in its "expected update" (one span: the plan does
+not split an update into its phases) and is updated from its expected finish; a node in flight
+is in its expected update from the start. The picture itself is the shared one
+(`adapters/timeline_picture`).
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ def plan_timeline(plan: FleetPlan) -> Timeline:
     for node in shown:
         name = printable(node.node)
         if node.outlook is Outlook.IN_FLIGHT:
-            transitions.append(Transition(name, 0.0, Phase.STAGING))
+            transitions.append(Transition(name, 0.0, Phase.UPDATING))
         elif node.start is not None:
             transitions.append(
-                Transition(name, (node.start - origin).total_seconds(), Phase.STAGING)
+                Transition(name, (node.start - origin).total_seconds(), Phase.UPDATING)
             )
         if node.finish is not None:
             at = (node.finish - origin).total_seconds()

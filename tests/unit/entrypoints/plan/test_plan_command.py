@@ -83,6 +83,16 @@ def test_timeline_draws_the_plan(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert f"timeline: {picture} (4 nodes)" in capsys.readouterr().err
 
 
+def test_the_timeline_labels_a_planned_update_as_expected_not_as_staging(tmp_path: Path) -> None:
+    picture = tmp_path / "plan.svg"
+
+    assert main([*FLEET, "--timeline", str(picture)]) == 0
+
+    drawn = picture.read_text()
+    assert "expected update" in drawn
+    assert "staging" not in drawn
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
