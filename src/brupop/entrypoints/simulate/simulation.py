@@ -23,6 +23,7 @@ from brupop.entrypoints.simulate.fleet_wait import wait_for_fleet
 from brupop.entrypoints.simulate.outcome.clock_lines import clock_line
 from brupop.entrypoints.simulate.outcome.display import LiveView, PlainProgress
 from brupop.entrypoints.simulate.outcome.report import SimulationReport
+from brupop.entrypoints.simulate.policy_notes import policy_notes
 from brupop.entrypoints.simulate.run_report import run_report, run_timeline
 from brupop.entrypoints.simulate.run_setup import StartedRun, set_up_run
 from brupop.entrypoints.simulate.scenarios.chaos import ChaosMonkey
@@ -86,6 +87,9 @@ class Simulation:
             f"at once; apiserver {run.apiserver_url}"
         )
         run.started_at, run.started_on = time.monotonic(), run.cluster.clock.now()
+        nodes = run.cluster.nodes.list().items
+        for line in policy_notes(options.policy, nodes, run.started_on):
+            display.note(line)
         if run.clock is not None:
             display.note(clock_line(options.clock, run.started_on))
         run.observer.start()
