@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from brupop.domain.host_kind import HOST_NOTE_MAX_LENGTH, VARIANT_MAX_LENGTH, HostKind
 from brupop.domain.shadow import API_VERSION_V1, API_VERSION_V2, KIND
 from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import TimestampError, parse_rfc3339
@@ -40,7 +41,22 @@ _V2_TO_V1: dict[str, str] = {
 # Stash keys: (section, field) pairs whose value may not survive a conversion.
 _STATE_FIELDS = (("spec", "state"), ("status", "current_state"))
 _CREATED_ANNOTATIONS = "annotations_created"  # the stash made metadata.annotations: drop it after
-_V2_ONLY_STATUS_FIELDS = ("crash_count", "state_transition_failure_timestamp")
+_V2_ONLY_STATUS_FIELDS = (
+    "crash_count",
+    "state_transition_failure_timestamp",
+    "host_kind",
+    "host_note",
+    "variant",
+    "staged_version",
+    "staged_state",
+)
+_V2_ONLY_SPEC_FIELDS = ("prestage_version",)
+_STAGED_STATES = (None, "Staged", "Ready")
+_HOST_TEXT_FIELDS = {
+    "host_kind": max(len(kind.value) for kind in HostKind),
+    "host_note": HOST_NOTE_MAX_LENGTH,
+    "variant": VARIANT_MAX_LENGTH,
+}
 
 
 class ConversionError(ValueError):
@@ -119,6 +135,7 @@ def _v1_to_v2(obj: dict[str, Any]) -> dict[str, Any]:
     spec, status = _sections(obj)
     lost = _convert_states(spec, status, stash, _V1_TO_V2, _V2_TO_V1)
     _check_spec(spec)
+    spec.update(_restored_spec(stash))
     if status is not None:
         _check_status_versions(status)
         status.update(_restored_status(stash))
@@ -132,6 +149,10 @@ def _v2_to_v1(obj: dict[str, Any]) -> dict[str, Any]:
     spec, status = _sections(obj)
     lost = _convert_states(spec, status, stash, _V2_TO_V1, _V1_TO_V2)
     _check_spec(spec)
+    spec_extra = {key: spec.pop(key) for key in _V2_ONLY_SPEC_FIELDS if key in spec}
+    spec_kept = {key: value for key, value in spec_extra.items() if value is not None}
+    if spec_kept:
+        lost["spec"] = spec_kept
     if status is not None:
         _check_status_versions(status)
         _check_v2_only_status(status)
@@ -185,6 +206,17 @@ def _restored_status(stash: Mapping[str, Any]) -> dict[str, Any]:
     return restored
 
 
+def _restored_spec(stash: Mapping[str, Any]) -> dict[str, Any]:
+    """The v2-only spec fields a v2 -> v1 conversion stashed (a bad stash is ignored)."""
+    saved = stash.get("spec")
+    if not isinstance(saved, dict):
+        return {}
+    restored = {key: saved[key] for key in _V2_ONLY_SPEC_FIELDS if key in saved}
+    if not all(isinstance(v, str) and is_version(v) for v in restored.values()):
+        return {}
+    return restored
+
+
 def _sections(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     spec = obj.get("spec")
     status = obj.get("status")
@@ -197,9 +229,10 @@ def _sections(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | Non
 
 def _check_spec(spec: Mapping[str, Any]) -> None:
     _check_timestamp(spec, "state_transition_timestamp")
-    version = spec.get("version")
-    if version is not None and not is_version(version):
-        raise ConversionError(f"spec.version {version!r} is not a semantic version")
+    for field in ("version", *_V2_ONLY_SPEC_FIELDS):
+        version = spec.get(field)
+        if version is not None and not is_version(version):
+            raise ConversionError(f"spec.{field} {version!r} is not a semantic version")
 
 
 def _check_status_versions(status: Mapping[str, Any]) -> None:
@@ -215,6 +248,18 @@ def _check_v2_only_status(status: Mapping[str, Any]) -> None:
     ):
         raise ConversionError(f"status.crash_count {crash_count!r} is not a count")
     _check_timestamp(status, "state_transition_failure_timestamp")
+    for field, longest in _HOST_TEXT_FIELDS.items():
+        value = status.get(field)
+        if value is not None and (not isinstance(value, str) or len(value) > longest):
+            raise ConversionError(f"status.{field} is not a text of at most {longest} characters")
+    staged = status.get("staged_version")
+    if staged is not None and not (isinstance(staged, str) and is_version(staged)):
+        raise ConversionError(f"status.staged_version {str(staged)[:40]!r} is not a version")
+    if status.get("staged_state") not in _STAGED_STATES:
+        raise ConversionError("status.staged_state is neither Staged nor Ready")
+    kind = status.get("host_kind")
+    if kind is not None and kind not in {k.value for k in HostKind}:
+        raise ConversionError(f"status.host_kind {kind[:40]!r} is not a host kind")
 
 
 def _check_timestamp(section: Mapping[str, Any], field: str) -> None:

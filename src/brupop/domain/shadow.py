@@ -7,7 +7,7 @@ The agent reads the same format without pydantic (domain.host.agent_shadow).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -18,6 +18,11 @@ from pydantic import (
     field_validator,
 )
 
+from brupop.domain.host_kind import (
+    HOST_NOTE_MAX_LENGTH,
+    VARIANT_MAX_LENGTH,
+    HostKind,
+)
 from brupop.domain.shadow_names import (  # re-exported: the names' usual home
     API_GROUP,
     API_VERSION_V1,
@@ -69,6 +74,10 @@ def parse_timestamp(value: Any) -> Any:
     return value
 
 
+def _unknown(value: object) -> bool:
+    return value is None
+
+
 class ShadowSpec(BaseModel):
     """What the controller wants the node to reach next."""
 
@@ -77,6 +86,8 @@ class ShadowSpec(BaseModel):
     state: UpdateState = UpdateState.IDLE
     state_transition_timestamp: Timestamp | None = None
     version: Version | None = None
+    # A version to prepare ahead of the node's turn (no cordon, no drain); left out: none.
+    prestage_version: Version | None = Field(default=None, exclude_if=_unknown)
 
     _check_timestamp = field_validator("state_transition_timestamp", mode="before")(parse_timestamp)
 
@@ -91,6 +102,16 @@ class ShadowStatus(BaseModel):
     current_state: UpdateState
     crash_count: int = Field(default=0, ge=0, le=CRASH_COUNT_MAX)
     state_transition_failure_timestamp: Timestamp | None = None
+    # The host's fields are written only once the agent has read them (older statuses stay).
+    host_kind: HostKind | None = Field(default=None, exclude_if=_unknown)
+    host_note: str | None = Field(
+        default=None, max_length=HOST_NOTE_MAX_LENGTH, exclude_if=_unknown
+    )
+    variant: str | None = Field(default=None, max_length=VARIANT_MAX_LENGTH, exclude_if=_unknown)
+    # What the host holds in its staging partition (prepared ahead, or activated): left out
+    # while it holds nothing.
+    staged_version: Version | None = Field(default=None, exclude_if=_unknown)
+    staged_state: Literal["Staged", "Ready"] | None = Field(default=None, exclude_if=_unknown)
 
     _check_timestamp = field_validator("state_transition_failure_timestamp", mode="before")(
         parse_timestamp

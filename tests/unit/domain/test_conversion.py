@@ -252,6 +252,25 @@ V2_STATES = [
     "MonitoringUpdate",
     "ErrorReset",
 ]
+
+
+def test_the_host_kind_survives_a_trip_through_v1() -> None:
+    v2 = seed_shadow()
+    v2["status"].update(host_kind="no_in_place_updates", host_note="no updates", variant="aws-dev")
+
+    v1 = convert_object(v2, API_VERSION_V1)
+    assert "host_kind" not in v1["status"]
+    assert convert_object(v1, API_VERSION_V2) == v2
+
+
+def test_a_host_kind_brupop_does_not_know_gives_failure_not_a_crash() -> None:
+    v2 = seed_shadow()
+    v2["status"]["host_kind"] = "mainframe"
+
+    message = failure_message(convert_review(review([v2], API_VERSION_V1)))
+    assert "host_kind" in message
+
+
 V1_STATES = ["Idle", "StagedUpdate", "PerformedUpdate", "RebootedIntoUpdate", "MonitoringUpdate"]
 versions = st.sampled_from(["1.6.1", "1.8.0", "1.19.2", "2.0.0-rc.1"])
 timestamps = st.sampled_from(
@@ -288,6 +307,10 @@ def shadows(draw: st.DrawFn, api_version: str) -> dict[str, Any]:
         obj["status"]["crash_count"] = draw(st.integers(0, 2**32 - 1))
         if (failed := draw(timestamps)) is not None:
             obj["status"]["state_transition_failure_timestamp"] = failed
+        if draw(st.booleans()):
+            obj["status"]["host_kind"] = draw(st.sampled_from(["locked_down", "updatable"]))
+            obj["status"]["host_note"] = draw(st.text(max_size=120))
+            obj["status"]["variant"] = draw(st.sampled_from(["aws-k8s-1.30", "aws-dev"]))
     return obj
 
 

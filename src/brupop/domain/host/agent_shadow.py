@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from brupop.domain.host import wire_values as wire
+from brupop.domain.host_kind import HOST_NOTE_MAX_LENGTH, VARIANT_MAX_LENGTH, HostKind
 from brupop.domain.shadow_names import CRASH_COUNT_MAX
 from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import format_rfc3339
@@ -27,6 +28,7 @@ from brupop.domain.versions import SEMVER_PATTERN
 # Matched whole, as the CRD's (Rust) regex engine reads the pattern: its `$` is the very end of
 # the text, where Python's `match` would also take a text ending in a newline.
 _VERSION = re.compile(SEMVER_PATTERN)
+_STAGED_STATES = (None, "Staged", "Ready")
 
 
 def check_version(value: object, what: str) -> str:
@@ -51,6 +53,21 @@ def _state(document: Mapping[str, Any], key: str, default: UpdateState | None) -
         raise wire.WireFormatError(f"{key}: not an update state: {value[:80]!r}") from None
 
 
+def _check_length(value: str | None, what: str, longest: int) -> None:
+    if value is not None and (not isinstance(value, str) or len(value) > longest):
+        raise wire.WireFormatError(f"{what}: expected a string of at most {longest} characters")
+
+
+def _host_kind(document: Mapping[str, Any]) -> HostKind | None:
+    value = wire.optional_text(document, "host_kind")
+    if value is None:
+        return None
+    try:
+        return HostKind(value)
+    except ValueError:
+        raise wire.WireFormatError(f"host_kind: not a host kind: {value[:80]!r}") from None
+
+
 @dataclass(frozen=True)
 class ShadowSpec:
     """What the controller wants the node to reach next."""
@@ -58,13 +75,15 @@ class ShadowSpec:
     state: UpdateState = UpdateState.IDLE
     state_transition_timestamp: datetime | None = None
     version: str | None = None
+    prestage_version: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.state, UpdateState):
             raise wire.WireFormatError("state: not an update state")
         _check_moment(self.state_transition_timestamp, "state_transition_timestamp")
-        if self.version is not None:
-            check_version(self.version, "version")
+        for name in ("version", "prestage_version"):
+            if (value := getattr(self, name)) is not None:
+                check_version(value, name)
 
     @classmethod
     def from_json(cls, value: Any) -> ShadowSpec:
@@ -76,6 +95,7 @@ class ShadowSpec:
                 document, "state_transition_timestamp"
             ),
             version=wire.optional_text(document, "version"),
+            prestage_version=wire.optional_text(document, "prestage_version"),
         )
 
 
@@ -88,6 +108,11 @@ class ShadowStatus:
     current_state: UpdateState
     crash_count: int = 0
     state_transition_failure_timestamp: datetime | None = None
+    host_kind: HostKind | None = None
+    host_note: str | None = None
+    variant: str | None = None
+    staged_version: str | None = None
+    staged_state: str | None = None
 
     def __post_init__(self) -> None:
         check_version(self.current_version, "current_version")
@@ -100,6 +125,14 @@ class ShadowStatus:
         if not 0 <= count <= CRASH_COUNT_MAX:
             raise wire.WireFormatError(f"crash_count: {count} is outside 0..{CRASH_COUNT_MAX}")
         _check_moment(self.state_transition_failure_timestamp, "state_transition_failure_timestamp")
+        if self.host_kind is not None and not isinstance(self.host_kind, HostKind):
+            raise wire.WireFormatError("host_kind: not a host kind")
+        _check_length(self.host_note, "host_note", HOST_NOTE_MAX_LENGTH)
+        _check_length(self.variant, "variant", VARIANT_MAX_LENGTH)
+        if self.staged_version is not None:
+            check_version(self.staged_version, "staged_version")
+        if self.staged_state not in _STAGED_STATES:
+            raise wire.WireFormatError("staged_state: expected Staged or Ready")
 
     @classmethod
     def from_json(cls, value: Any) -> ShadowStatus:
@@ -113,6 +146,11 @@ class ShadowStatus:
             state_transition_failure_timestamp=wire.optional_timestamp(
                 document, "state_transition_failure_timestamp"
             ),
+            host_kind=_host_kind(document),
+            host_note=wire.optional_text(document, "host_note"),
+            variant=wire.optional_text(document, "variant"),
+            staged_version=wire.optional_text(document, "staged_version"),
+            staged_state=wire.optional_text(document, "staged_state"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -126,6 +164,16 @@ class ShadowStatus:
             "state_transition_failure_timestamp": (
                 None if failed_at is None else format_rfc3339(failed_at)
             ),
+        } | {
+            name: value
+            for name, value in (
+                ("host_kind", None if self.host_kind is None else self.host_kind.value),
+                ("host_note", self.host_note),
+                ("variant", self.variant),
+                ("staged_version", self.staged_version),
+                ("staged_state", self.staged_state),
+            )
+            if value is not None
         }
 
 
