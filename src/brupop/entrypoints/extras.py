@@ -10,12 +10,10 @@ install, instead of a ModuleNotFoundError traceback.
 
 from __future__ import annotations
 
-import importlib.util
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Extra:
+class Extra(NamedTuple):
     """One extra: its name in pyproject and the top-level modules its packages provide."""
 
     name: str
@@ -23,6 +21,8 @@ class Extra:
 
     def missing(self) -> list[str]:
         """The extra's modules that cannot be imported here, in declaration order."""
+        import importlib.util  # asked for by simulate alone: the agent's start skips it
+
         return [module for module in self.modules if importlib.util.find_spec(module) is None]
 
     def install_hint(self) -> str:

@@ -3,7 +3,6 @@ difflib finds it, so that `--max-concurrent unlimted` answers "did you mean 'unl
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 _CUTOFF = 0.75  # close enough to be a typo, far enough that "10" does not suggest "unlimited"
@@ -11,6 +10,9 @@ _CUTOFF = 0.75  # close enough to be a typo, far enough that "10" does not sugge
 
 def closest(word: str, known: Iterable[str]) -> str | None:
     """The known word `word` was most likely meant to be; None when none is close."""
+    # Imported on a mistake only: difflib (with heapq) costs every agent start about 2 ms of CPU.
+    import difflib
+
     matches = difflib.get_close_matches(word, list(known), n=1, cutoff=_CUTOFF)
     return matches[0] if matches else None
 
