@@ -23,6 +23,7 @@ from brupop.domain.host.host import (
     Partition,
     UpdateImage,
 )
+from brupop.domain.host_kind import HostClass, classify_settings_answer
 from brupop.domain.versions import compare_versions
 from brupop.ports.clock import Clock
 from brupop.ports.errors import (
@@ -36,6 +37,7 @@ from brupop.ports.update_api import UpdateApi
 # Names accepted in `fail_next`, `fail_always` and (for the four commands) `failing_commands`.
 COMMANDS = (
     "os_info",
+    "host_class",
     "update_status",
     "refresh_updates",
     "prepare_update",
@@ -71,11 +73,13 @@ class FakeUpdateApi:
         clock: Clock | None = None,
         variant: str = "aws-k8s-1.30",
         arch: str = "x86_64",
+        kind: str = "updatable",
     ) -> None:
         self.current_version = current_version
         self.offered_version = offered_version
         self.variant = variant
         self.arch = arch
+        self.kind = kind  # as the emulator's BRUPOP_SIM_HOST_KIND: lockdown, no-updates, eol
         self.fail_next: dict[str, HostApiError] = {}
         self.fail_always: dict[str, HostApiError] = {}
         self.failing_commands: set[str] = set()
@@ -109,6 +113,13 @@ class FakeUpdateApi:
             build_id="fake000",
             arch=self.arch,
         )
+
+    def host_class(self) -> HostClass:
+        self._enter("host_class")
+        if self.kind == "lockdown":
+            return classify_settings_answer(500, "Live datastore missing", None)
+        settings = {} if self.kind == "no-updates" else {"updates": {"version-lock": "latest"}}
+        return classify_settings_answer(200, "", settings)
 
     def update_status(self) -> HostUpdateStatus | None:
         self._enter("update_status")
@@ -175,8 +186,13 @@ class FakeUpdateApi:
             raise error
 
     def _start(self, call: str) -> HostUpdateStatus:
-        """Enter a command; like thar-be-updates, initialise the status first if there is none."""
+        """Enter a command; like thar-be-updates, initialise the status first if there is none.
+        A variant without in-place updates has no thar-be-updates: every command is a 500."""
         self._enter(call)
+        if self.kind == "no-updates":
+            raise HostRejectedError(f"{call}: thar-be-updates is missing (HTTP 500)", status=500)
+        if self.kind == "eol":
+            self.offered_version = None  # the variant's repository publishes no more
         if self._status is None:
             active = Partition(image=self._image(self.current_version), next_to_boot=True)
             self._status = HostUpdateStatus(update_state=_IDLE, active_partition=active)

@@ -37,12 +37,12 @@ def image(version: str) -> dict[str, Any]:
     return {"arch": ARCH, "version": version, "variant": VARIANT}
 
 
-def os_release(version: str) -> dict[str, Any]:
-    """`GET /os`: the BottlerocketRelease of the running version."""
+def os_release(version: str, variant: str = VARIANT) -> dict[str, Any]:
+    """`GET /os`: the BottlerocketRelease of the running version of `variant`."""
     build = format(zlib.crc32(version.encode()), "08x")[:7]
     return {
-        "pretty_name": f"Bottlerocket OS {version} ({VARIANT})",
-        "variant_id": VARIANT,
+        "pretty_name": f"Bottlerocket OS {version} ({variant})",
+        "variant_id": variant,
         "version_id": version,
         "build_id": build,
         "arch": ARCH,

@@ -10,7 +10,7 @@ import json
 import os
 import time
 
-from brupop.hostsim import commands
+from brupop.hostsim import commands, host_kinds
 from brupop.hostsim.faults import take_budget
 from brupop.hostsim.settings import SimSettings
 from brupop.hostsim.store import HostStore
@@ -25,9 +25,12 @@ SHARED_LOCK_BUSY = (
     "Resource temporarily unavailable (os error 11)"
 )
 UNINITIALIZED = "Update status is uninitialized, refresh-updates to initialize it"
-_ROUTES = {"/os": "GET", "/updates/status": "GET", "/actions/reboot": "POST"} | {
-    uri: "POST" for uri in commands.COMMAND_URIS
-}
+_ROUTES = {
+    "/os": "GET",
+    "/settings": "GET",
+    "/updates/status": "GET",
+    "/actions/reboot": "POST",
+} | {uri: "POST" for uri in commands.COMMAND_URIS}
 _CHECK_INTERVAL = 0.05
 
 
@@ -54,8 +57,15 @@ class EmulatedHost:
             return Response(404)
         if method != allowed:
             return Response(405)
+        kind = self._settings.host_kind
         if path == "/os":
-            return _json(commands.os_release(self._store.read().version_id))
+            variant = host_kinds.VARIANTS[kind]
+            return _json(commands.os_release(self._store.read().version_id, variant))
+        if path == "/settings":
+            status, body = host_kinds.settings_answer(kind)
+            return _json(body) if isinstance(body, dict) else Response(status, body)
+        if kind == host_kinds.NO_UPDATES and path in commands.COMMAND_URIS:
+            return Response(500, host_kinds.NO_UPDATER)
         if path == "/updates/status":
             return self._update_status()
         if path == "/actions/reboot":
@@ -117,6 +127,8 @@ class EmulatedHost:
             if state.boot_id != boot_id:
                 return
             failed = command in faults.failing_commands and take_budget(faults, state)
+            if self._settings.host_kind == host_kinds.EOL:
+                state.offered_version = None  # the variant's repository publishes no more
             commands.finish(command, state, failed=failed)
             update_state = state.update_status["update_state"] if state.update_status else None
         self._store.log(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from brupop.hostsim.host_kinds import KINDS, UPDATABLE
 from brupop.hostsim.versions import is_version
 
 TYPE_CHECKING = False  # typing, dataclasses and collections cost start-up time on every call
@@ -23,6 +24,7 @@ PREPARE_SECONDS = "BRUPOP_SIM_PREPARE_SECONDS"
 ACTIVATE_SECONDS = "BRUPOP_SIM_ACTIVATE_SECONDS"
 REBOOT_KILLS = "BRUPOP_SIM_REBOOT_KILLS"
 FIRST_ANSWER_DELAY = "BRUPOP_SIM_FIRST_ANSWER_DELAY_SECONDS"
+HOST_KIND = "BRUPOP_SIM_HOST_KIND"
 
 FAULT_REFRESH_FAILS = "BRUPOP_SIM_FAULT_REFRESH_FAILS"
 FAULT_PREPARE_FAILS = "BRUPOP_SIM_FAULT_PREPARE_FAILS"
@@ -109,6 +111,7 @@ class SimSettings:
         reboot_kills: str,
         faults: Faults,
         first_answer_delay: float = 0.0,
+        host_kind: str = UPDATABLE,
     ) -> None:
         self.host_dir = host_dir
         self.current_version = current_version
@@ -120,6 +123,7 @@ class SimSettings:
         self.reboot_kills = reboot_kills
         self.faults = faults
         self.first_answer_delay = first_answer_delay  # the host's first call answers this late
+        self.host_kind = host_kind  # one of host_kinds.KINDS
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> SimSettings:
@@ -134,6 +138,9 @@ def load_settings(environ: Mapping[str, str] | None = None) -> SimSettings:
     if reboot_kills not in REBOOT_KILL_MODES:
         raise SettingsError(f"{REBOOT_KILLS}: {reboot_kills!r} is not one of {REBOOT_KILL_MODES}")
     target = env.get(TARGET_VERSION, "").strip() or None
+    host_kind = env.get(HOST_KIND, "").strip() or UPDATABLE
+    if host_kind not in KINDS:
+        raise SettingsError(f"{HOST_KIND}: {host_kind[:40]!r} is not one of {', '.join(KINDS)}")
     return SimSettings(
         host_dir=host_dir,
         current_version=_version(env, CURRENT_VERSION) or DEFAULT_CURRENT_VERSION,
@@ -145,6 +152,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> SimSettings:
         reboot_kills=reboot_kills,
         faults=_faults(env),
         first_answer_delay=_seconds(env, FIRST_ANSWER_DELAY, 0.0),
+        host_kind=host_kind,
     )
 
 

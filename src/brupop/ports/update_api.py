@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from brupop.domain.host.host import HostUpdateStatus, OsInfo
+from brupop.domain.host_kind import HostClass
 
 
 class UpdateApi(Protocol):
@@ -16,6 +17,11 @@ class UpdateApi(Protocol):
 
     def os_info(self) -> OsInfo:
         """`GET /os`: what the host runs now."""
+        ...
+
+    def host_class(self) -> HostClass:
+        """What kind of host this is, from one read of `settings.updates` (the only settings
+        read the agent makes; a locked-down host refuses it)."""
         ...
 
     def update_status(self) -> HostUpdateStatus | None:

@@ -8,6 +8,7 @@ from typing import Protocol
 
 import pytest
 
+from brupop.hostsim.host_kinds import VARIANTS
 from brupop.ports.update_api import UpdateApi
 from tests.contract.update_api.emulated_host import EmulatedHost
 from tests.fakes.update_api import FakeUpdateApi
@@ -33,8 +34,8 @@ class HostUnderTest(Protocol):
 class FakeHost:
     """FakeUpdateApi as a HostUnderTest."""
 
-    def __init__(self, current: str, offered: str | None) -> None:
-        self.fake = FakeUpdateApi(current, offered)
+    def __init__(self, current: str, offered: str | None, kind: str = "updatable") -> None:
+        self.fake = FakeUpdateApi(current, offered, kind=kind, variant=VARIANTS[kind])
         self.api: UpdateApi = self.fake
 
     def offer(self, version: str | None) -> None:
@@ -47,8 +48,11 @@ class FakeHost:
 class AdapterOverEmulator:
     """ApiclientUpdateApi running the host emulator as its apiclient."""
 
-    def __init__(self, root: Path, current: str, offered: str | None) -> None:
+    def __init__(
+        self, root: Path, current: str, offered: str | None, kind: str = "updatable"
+    ) -> None:
         self.host = EmulatedHost(root, current=current, offered=offered)
+        self.host.set_env(BRUPOP_SIM_HOST_KIND=kind)
         self.api: UpdateApi = self.host.adapter()
 
     def offer(self, version: str | None) -> None:
@@ -65,9 +69,11 @@ MakeHost = Callable[..., HostUnderTest]
 def make_host(request: pytest.FixtureRequest, tmp_path: Path) -> MakeHost:
     """Build a host running `current`, offered `offered`, for each implementation."""
 
-    def make(current: str = "1.0.0", offered: str | None = None) -> HostUnderTest:
+    def make(
+        current: str = "1.0.0", offered: str | None = None, kind: str = "updatable"
+    ) -> HostUnderTest:
         if request.param == "fake":
-            return FakeHost(current, offered)
-        return AdapterOverEmulator(tmp_path, current, offered)
+            return FakeHost(current, offered, kind)
+        return AdapterOverEmulator(tmp_path, current, offered, kind)
 
     return make

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from brupop.domain.host.command_result import CommandResult
 from brupop.domain.host.host import HostUpdateStatus, OsInfo, UpdateImage
+from brupop.domain.host_kind import HostClass, classify_settings_answer
 from brupop.domain.versions import is_version
 from brupop.ports.errors import (
     HostCommandKilledError,
@@ -83,6 +84,20 @@ def parse_update_status(result: CommandResult) -> HostUpdateStatus | None:
     if not all(_versioned(image) for image in images):
         raise HostResponseError("host reports an image without a semantic version", result)
     return status
+
+
+def parse_host_class(result: CommandResult) -> HostClass:
+    """`GET /settings?prefix=settings.updates` -> the host's kind. A refusal with a status code
+    is an answer (a locked-down host's 500 among them); no status at all is transient."""
+    if result.signal is not None or result.http_status() is None:
+        raise_for_failure(result)
+    if not result.succeeded():
+        return classify_settings_answer(result.http_status(), result.stderr[:2000], None)
+    try:
+        document = json.loads(result.stdout.strip()[:100_000] or "null")
+    except (ValueError, RecursionError):
+        document = None
+    return classify_settings_answer(200, "", document)
 
 
 def _versioned(image: UpdateImage | None) -> bool:

@@ -24,6 +24,7 @@ from brupop.domain.host.host import (
     HostUpdateStatus,
     OsInfo,
 )
+from brupop.domain.host_kind import HostClass
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandFailedError
 
@@ -31,6 +32,7 @@ log = event_lines.get_logger(__name__)
 _T = TypeVar("_T")
 
 OS_URI = "/os"
+SETTINGS_URI = "/settings?prefix=settings.updates"
 STATUS_URI = "/updates/status"
 REBOOT_URI = "/actions/reboot"
 COMMAND_URIS = {
@@ -76,6 +78,9 @@ class ApiclientUpdateApi:
 
     def os_info(self) -> OsInfo:
         return self._call(OS_URI, outcome.parse_os_info, rate_limited=False)
+
+    def host_class(self) -> HostClass:
+        return self._call(SETTINGS_URI, outcome.parse_host_class, rate_limited=False)
 
     def update_status(self) -> HostUpdateStatus | None:
         return self._call(STATUS_URI, outcome.parse_update_status)

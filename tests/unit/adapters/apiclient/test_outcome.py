@@ -17,6 +17,7 @@ from brupop.adapters.apiclient import outcome
 from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.domain.host.command_result import CommandResult
 from brupop.domain.host.host import HostUpdateState
+from brupop.domain.host_kind import HostKind
 from brupop.ports.errors import (
     HostApiError,
     HostCommandKilledError,
@@ -46,6 +47,7 @@ PARSERS: list[Callable[[CommandResult], Any]] = [
     outcome.parse_os_info,
     outcome.parse_update_status,
     outcome.check_accepted,
+    outcome.parse_host_class,
 ]
 
 
@@ -111,6 +113,21 @@ def test_killed_by_a_signal_is_reported_with_the_signal(
 def test_output_that_is_not_the_expected_json_is_a_response_error(stdout: str) -> None:
     with pytest.raises(HostResponseError):
         outcome.parse_os_info(_result(0, stdout))
+
+
+def test_a_settings_refusal_with_a_status_is_a_host_kind_not_an_error() -> None:
+    locked = outcome.parse_host_class(
+        _result(1, stderr=_apiclient_error(500, "Live datastore missing"))
+    )
+    assert locked.kind is HostKind.LOCKED_DOWN
+    odd = outcome.parse_host_class(_result(1, stderr=_apiclient_error(502, "bad gateway")))
+    assert (odd.kind, odd.note) == (HostKind.UNEXPECTED_ANSWER, "settings answered 502")
+    assert outcome.parse_host_class(_result(0, "not json")).kind is HostKind.UNEXPECTED_ANSWER
+
+
+def test_a_settings_read_that_reaches_no_host_is_transient() -> None:
+    with pytest.raises(TransientHostError):
+        outcome.parse_host_class(_result(1, stderr="Failed to send request: os error 2"))
 
 
 def test_an_image_without_a_semantic_version_is_a_response_error() -> None:
