@@ -65,7 +65,8 @@ class PlanOptions:
     """Everything one plan needs to know, checked."""
 
     namespace: str
-    limit: ConcurrencyLimit
+    limit: ConcurrencyLimit | None
+    """--max-concurrent; None: ask the controller (a live cluster), else 1."""
     target: ClusterTarget = field(default_factory=ClusterTarget)
     simulated: SimulatedFleet | None = None
     policy: UpdatePolicy | None = None
@@ -94,9 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--max-concurrent",
-        default="1",
         help="the controller's MAX_CONCURRENT_UPDATE, used when the policy sets no "
-        "maxConcurrent: an integer >= 1 or 'unlimited' (default 1)",
+        "maxConcurrent: an integer >= 1 or 'unlimited' (default: what the controller's "
+        "/status reports, else 1)",
     )
     parser.add_argument("--controller-node", type=node_name, help="the node the controller runs on")
     parser.add_argument(
@@ -123,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
 def read_options(args: argparse.Namespace) -> PlanOptions:
     """The checked options; PlanFlagError names the first bad flag."""
     try:
-        limit = ConcurrencyLimit(read_max_concurrent(args.max_concurrent))
+        given = args.max_concurrent is not None
+        limit = ConcurrencyLimit(read_max_concurrent(args.max_concurrent)) if given else None
         simulated = _simulated(args)
         duration = None
         if args.duration is not None:

@@ -1,7 +1,8 @@
 """Where `brupop plan` reads its fleet: the live cluster, or a simulated one in memory.
 
 The live cluster is reached as every command reaches it (`cluster_loader`: `--kubeconfig`,
-`--context`, else as kubectl finds it) through the controller's own Kubernetes adapter.
+`--context`, else as kubectl finds it) through the controller's own Kubernetes adapter; the
+controller's limit is read from its `/status`, as `brupop status` reads it.
 
 The simulated fleet is built as `brupop simulate` builds it (`fleet.nodes.build_fleet`, over an
 InMemoryCluster), and each node's shadow is written as its agent's first report would be: Idle
@@ -17,11 +18,17 @@ from kubernetes.client import ApiClient
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.rollout.concurrency import ConcurrencyLimit, ConcurrencyLimitError
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.cluster_loader import ClusterTarget, reach_cluster
 from brupop.entrypoints.plan.flags import SimulatedFleet
 from brupop.entrypoints.simulate.fleet.nodes import build_fleet
+from brupop.entrypoints.status.reaching import (
+    ControllerService,
+    StatusUnavailable,
+    read_through_api,
+)
 
 
 def live_cluster(target: ClusterTarget, namespace: str, timeout: float) -> KubernetesCluster:
@@ -32,6 +39,18 @@ def live_cluster(target: ClusterTarget, namespace: str, timeout: float) -> Kuber
         ApiClient(configuration), namespace, component="brupop-plan",
         request_timeout_seconds=timeout,
     )  # fmt: skip
+
+
+def controller_limit(target: ClusterTarget, namespace: str, timeout: float) -> ConcurrencyLimit:
+    """The MAX_CONCURRENT_UPDATE the controller applies, from its `/status` through the API
+    server's service proxy (StatusUnavailable when it does not answer with one)."""
+    configuration = reach_cluster(target, timeout)
+    document = read_through_api(configuration, ControllerService(namespace), timeout)
+    value = document.get("max_concurrent_update")
+    try:
+        return ConcurrencyLimit.parse(value if isinstance(value, str) else "")
+    except ConcurrencyLimitError:
+        raise StatusUnavailable("the controller's /status has no max_concurrent_update") from None
 
 
 def simulated_cluster(fleet: SimulatedFleet, namespace: str) -> InMemoryCluster:

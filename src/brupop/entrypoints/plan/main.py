@@ -19,13 +19,19 @@ from brupop.domain.planning.fleet_plan import FleetPlan
 from brupop.domain.planning.plan_inputs import FleetSnapshot, PlanAssumptions, learned_from
 from brupop.domain.planning.rollout_plan import plan_rollout_ahead
 from brupop.domain.printable import printable
+from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.entrypoints.cluster_loader import ClusterUnusable, refuse
 from brupop.entrypoints.extras import TIMELINE
 from brupop.entrypoints.plan.flags import PlanFlagError, PlanOptions, build_parser, read_options
-from brupop.entrypoints.plan.fleet_sources import live_cluster, simulated_cluster
+from brupop.entrypoints.plan.fleet_sources import (
+    controller_limit,
+    live_cluster,
+    simulated_cluster,
+)
 from brupop.entrypoints.plan.plan_picture import draw_plan
 from brupop.entrypoints.plan.plan_table import format_plan
 from brupop.entrypoints.program_name import command_name
+from brupop.entrypoints.status.reaching import StatusUnavailable
 from brupop.entrypoints.status.terminal import complain, printable_document, show
 from brupop.ports.errors import NotFoundError, PortError
 from brupop.services.plan_snapshot import read_fleet
@@ -51,16 +57,20 @@ def main(argv: list[str]) -> int:
     except PortError as error:
         message = printable(" ".join(str(error).split()), ERROR_MAX_LENGTH)
         return _fail(f"cannot read the cluster: {message}", EXIT_UNREADABLE)
+    limit, limit_source = _limit(options, snapshot)
     assumptions = PlanAssumptions.learned(
         snapshot.status,
         duration_seconds=options.duration_seconds,
-        limit=options.limit,
+        limit=limit,
         controller_node=options.controller_node,
         release_age_quorum=options.release_age_quorum,
     )
     plan = plan_rollout_ahead(snapshot, assumptions)
     if options.json:
-        extra = {"expected_update_source": _source(assumptions, snapshot)}
+        extra = {
+            "expected_update_source": _source(assumptions, snapshot),
+            "max_concurrent_source": limit_source,
+        }
         show(json.dumps(printable_document(plan.as_json(extra)), indent=2))
     else:
         learned = 0 if assumptions.duration_given else learned_from(snapshot.status)
@@ -69,6 +79,7 @@ def main(argv: list[str]) -> int:
             learned_from=learned,
             duration_given=assumptions.duration_given,
             policy_file=args.policy,
+            limit_source=limit_source,
         )
         show(text)
     return _draw(plan, picture) if picture is not None else EXIT_OK
@@ -108,6 +119,25 @@ def _not_installed(error: NotFoundError, namespace: str) -> str:
         "the cluster has no BottlerocketShadow resource (its CRD is not installed): install "
         f"brupop, or check the kubeconfig's context (brupop doctor --namespace {namespace})"
     )
+
+
+def _limit(options: PlanOptions, snapshot: FleetSnapshot) -> tuple[ConcurrencyLimit, str]:
+    """The environment's limit the plan assumes, and where it comes from: the policy's
+    maxConcurrent wins over it; then --max-concurrent; then the controller's /status."""
+    assumed = options.limit or ConcurrencyLimit(1)
+    if snapshot.policy.scheduling.max_concurrent is not None:
+        return assumed, "the policy's maxConcurrent"
+    if options.limit is not None:
+        return options.limit, "--max-concurrent"
+    if options.simulated is not None:
+        return assumed, "simulate's default"
+    try:
+        return controller_limit(options.target, options.namespace, options.timeout), (
+            "the controller's /status"
+        )
+    except (StatusUnavailable, ClusterUnusable) as error:
+        said = printable(" ".join(str(error).split()), ERROR_MAX_LENGTH)
+        return assumed, f"assumed: the controller's /status did not answer: {said}"
 
 
 def _picture_path(options: PlanOptions) -> Path | None:

@@ -23,10 +23,18 @@ _POLICY_SOURCES = {
 
 
 def format_plan(
-    plan: FleetPlan, *, learned_from: int, duration_given: bool, policy_file: str | None = None
+    plan: FleetPlan,
+    *,
+    learned_from: int,
+    duration_given: bool,
+    policy_file: str | None = None,
+    limit_source: str | None = None,
 ) -> str:
-    """The whole text of `brupop plan` (`policy_file`: the `--policy` planned with)."""
-    heading = _heading(plan, learned_from=learned_from, duration_given=duration_given)
+    """The whole text of `brupop plan` (`policy_file`: the `--policy` planned with;
+    `limit_source`: where the limit comes from)."""
+    heading = _heading(
+        plan, learned_from=learned_from, duration_given=duration_given, limit_source=limit_source
+    )
     policy = policy_file or _POLICY_SOURCES.get(plan.policy_source, plan.policy_source)
     lines = [f"{heading}; policy: {printable(policy)}{_done(plan)}"]
     lines += [f"note: {printable(note)}" for note in plan.notes]
@@ -46,7 +54,9 @@ def format_rows(plan: FleetPlan) -> str:
     )
 
 
-def _heading(plan: FleetPlan, *, learned_from: int, duration_given: bool) -> str:
+def _heading(
+    plan: FleetPlan, *, learned_from: int, duration_given: bool, limit_source: str | None
+) -> str:
     if duration_given:
         source = "as given"
     elif learned_from:
@@ -54,6 +64,8 @@ def _heading(plan: FleetPlan, *, learned_from: int, duration_given: bool) -> str
     else:
         source = "a guess: no update measured yet; see --duration"
     limit = "unlimited" if plan.limit is None else str(plan.limit)
+    if limit_source is not None:
+        limit = f"{limit} ({printable(limit_source)})"
     return (
         f"plan from {plan.taken_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC: each update "
         f"{span(plan.expected_seconds)} ({source}); at most {limit} at once; {plan.order} order"
