@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host_kind import HostKind
 from brupop.domain.shadow_names import CRASH_COUNT_MAX
 from brupop.domain.states import UpdateState
 from brupop.domain.versions import is_version
@@ -21,6 +23,13 @@ class Observation:
 
     current_version: str
     target_version: str
+    host_kind: HostKind | None = None
+    host_note: str | None = None
+    variant: str | None = None
+
+    def host_fields(self) -> dict[str, Any]:
+        """The status fields that say what kind of host this is (None while unknown)."""
+        return {"host_kind": self.host_kind, "host_note": self.host_note, "variant": self.variant}
 
 
 def target_version(
@@ -45,6 +54,7 @@ def initial_status(seen: Observation) -> ShadowStatus:
         current_version=seen.current_version,
         target_version=seen.target_version,
         current_state=UpdateState.IDLE,
+        **seen.host_fields(),
     )
 
 
@@ -77,6 +87,7 @@ def status_after_success(
         state_transition_failure_timestamp=(
             None if finished_update else previous.state_transition_failure_timestamp
         ),
+        **seen.host_fields(),
     )
 
 
@@ -88,6 +99,7 @@ def status_after_failure(previous: ShadowStatus, seen: Observation, now: datetim
         current_state=UpdateState.ERROR_RESET,
         crash_count=min(previous.crash_count + 1, CRASH_COUNT_MAX),
         state_transition_failure_timestamp=now,
+        **seen.host_fields(),
     )
 
 
@@ -99,4 +111,5 @@ def status_refreshed(previous: ShadowStatus, seen: Observation) -> ShadowStatus:
         current_state=previous.current_state,
         crash_count=previous.crash_count,
         state_transition_failure_timestamp=previous.state_transition_failure_timestamp,
+        **seen.host_fields(),
     )

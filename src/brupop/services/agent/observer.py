@@ -1,13 +1,16 @@
-"""HostObserver: what the host runs and which update it offers, for the agent's status.
+"""HostObserver: what the host runs, what kind of host it is and which update it offers.
 
-The running version is read every loop (it is cheap and not rate-limited); the host is asked
-to look for updates at most once per update-check interval, the first time at once.
+The running version is read every loop (it is cheap and not rate-limited). The host's kind is
+read once at start and again whenever the running version changes (after a reboot); a host that
+cannot update in place is never asked to look for updates. An updatable one is asked at most
+once per update-check interval, the first time at once.
 """
 
 from __future__ import annotations
 
 from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.host.agent_status import Observation, target_version
+from brupop.domain.host_kind import VARIANT_MAX_LENGTH, HostClass, HostKind
 from brupop.domain.versions import is_version
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostApiError, HostCommandKilledError, HostResponseError
@@ -36,20 +39,45 @@ class HostObserver:
         self._next_check_at: float | None = None
         self._checked = False
         self._chosen: str | None = None
+        self._host: HostClass | None = None
+        self._classified_for: str | None = None  # the running version the kind was read on
 
     def observe(self, previous: ShadowStatus | None) -> Observation:
-        """The versions to report now. Raises HostApiError when `/os` cannot be read."""
-        current = self._api.os_info().version_id
+        """The versions and host kind to report now. Raises HostApiError when `/os` or the
+        host's kind cannot be read."""
+        info = self._api.os_info()
+        current = info.version_id
         if not is_version(current):
             raise HostResponseError(
                 f"the host reports a running version that is not semver: {current!r}"
             )
-        if self._check_due():
+        host = self._classify(current)
+        if host.kind.takes_updates and self._check_due():
             self._check_for_updates()
+        target = (
+            target_version(current, self._chosen, self._checked, previous)
+            if host.kind.takes_updates
+            else current
+        )
+        variant = info.variant_id
         return Observation(
             current_version=current,
-            target_version=target_version(current, self._chosen, self._checked, previous),
+            target_version=target,
+            host_kind=host.kind,
+            host_note=host.note or None,
+            variant=variant if variant and len(variant) <= VARIANT_MAX_LENGTH else None,
         )
+
+    def _classify(self, current: str) -> HostClass:
+        """The host's kind, read at start and again once it runs another version."""
+        if self._host is None or self._classified_for != current:
+            host = self._api.host_class()
+            if host != self._host:
+                unexpected = host.kind is HostKind.UNEXPECTED_ANSWER
+                emit = self._log.warning if unexpected else self._log.info
+                emit("host.classified", host_kind=str(host.kind), note=host.note)
+            self._host, self._classified_for = host, current
+        return self._host
 
     def _check_due(self) -> bool:
         return self._next_check_at is None or self._clock.monotonic() >= self._next_check_at
