@@ -483,6 +483,26 @@ def _grace_periods(requests: Sequence[Any]) -> dict[str, int | None]:
     return found
 
 
-def changes(stream: Iterable[WatchEvent[T] | WatchBookmark]) -> list[WatchEvent[T]]:
-    """The changes a watch yields, without its bookmarks (which only move its resume point)."""
-    return [item for item in stream if isinstance(item, WatchEvent)]
+PATIENT = 30.0
+"""Seconds a watch may wait for the changes a test expects: ample on a loaded machine, and
+spent only when they never come (`changes` stops at the count it is given)."""
+
+
+def changes(
+    stream: Iterable[WatchEvent[T] | WatchBookmark], count: int | None = None
+) -> list[WatchEvent[T]]:
+    """The changes a watch yields, without its bookmarks (which only move its resume point):
+    all of them until the watch ends, or the first `count` (the stream is then closed)."""
+    found: list[WatchEvent[T]] = []
+    items = iter(stream)
+    try:
+        for item in items:
+            if isinstance(item, WatchEvent):
+                found.append(item)
+            if count is not None and len(found) >= count:
+                break
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
+    return found

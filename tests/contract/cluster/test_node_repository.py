@@ -14,7 +14,7 @@ from brupop.domain.cluster.objects import (
 from brupop.domain.safety.reboot_hooks import HookPhase, hook_cleanup
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import ConflictError, NotFoundError, WatchExpiredError
-from tests.contract.cluster.conftest import Backend, Ports, changes
+from tests.contract.cluster.conftest import PATIENT, Backend, Ports, changes
 
 OPTED_IN = {OPT_IN_LABEL: OPT_IN_VALUE}
 
@@ -137,7 +137,7 @@ def test_a_cordon_and_its_mark_are_one_write_and_so_are_the_uncordon_and_its_rem
 
     cordoned = cluster.nodes.set_unschedulable("node-a", True, annotations={MARK: "true"})
     uncordoned = cluster.nodes.set_unschedulable("node-a", False, annotations={MARK: None})
-    events = changes(cluster.nodes.watch(before, 0.3))
+    events = changes(cluster.nodes.watch(before, PATIENT), 2)
 
     assert (cordoned.unschedulable, cordoned.annotations) == (True, {MARK: "true"})
     assert (uncordoned.unschedulable, uncordoned.annotations) == (False, {})
@@ -156,7 +156,7 @@ def test_a_label_and_its_mark_are_one_write(backend: Backend, cluster: Ports) ->
         "node-a", {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE}, annotations={mark: "true"}
     )
     cluster.nodes.set_labels("node-a", {LB_EXCLUSION_LABEL: None}, annotations={mark: None})
-    events = changes(cluster.nodes.watch(before, 0.3))
+    events = changes(cluster.nodes.watch(before, PATIENT), 2)
 
     assert [(e.object.labels, e.object.annotations) for e in events] == [
         (OPTED_IN | {LB_EXCLUSION_LABEL: LB_EXCLUSION_VALUE}, {mark: "true"}),
@@ -191,7 +191,7 @@ def test_watch_sees_new_nodes_and_changes_in_order(backend: Backend, cluster: Po
     backend.add_node("node-b")
     cluster.nodes.set_unschedulable("node-a", True)
 
-    events = changes(cluster.nodes.watch(listing.resource_version, 0.3))
+    events = changes(cluster.nodes.watch(listing.resource_version, PATIENT), 2)
 
     assert [(e.type, e.object.name) for e in events] == [
         (WatchEventType.ADDED, "node-b"),
@@ -205,7 +205,7 @@ def test_watch_from_a_forgotten_version_expires(backend: Backend, cluster: Ports
     backend.add_node("node-a")
     backend.forget_history()
     with pytest.raises(WatchExpiredError):
-        changes(cluster.nodes.watch(old, 0.3))
+        changes(cluster.nodes.watch(old, PATIENT))
 
 
 def test_list_versions_by_label_names_every_node_the_list_gives_at_its_version(

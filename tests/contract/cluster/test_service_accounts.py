@@ -8,9 +8,7 @@ import pytest
 
 from brupop.domain.cluster.objects import WatchEventType
 from brupop.ports.errors import NotFoundError
-from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports, changes
-
-QUICK = 0.5  # seconds a watch waits for more changes
+from tests.contract.cluster.conftest import NAMESPACE, PATIENT, Backend, Ports, changes
 
 
 def test_the_namespaces_accounts_are_listed_with_their_uids(
@@ -33,7 +31,7 @@ def test_a_deleted_account_and_its_recreation_under_the_same_name_are_watched(
 
     backend.remove_service_account(NAMESPACE, "agent")
     new = backend.add_service_account(NAMESPACE, "agent")
-    seen = changes(cluster.service_accounts.watch(since, QUICK))
+    seen = changes(cluster.service_accounts.watch(since, PATIENT), 2)
 
     assert [(e.type, e.object.uid) for e in seen] == [
         (WatchEventType.DELETED, old.uid),

@@ -15,7 +15,7 @@ from brupop.ports.errors import (
     NotFoundError,
     WatchExpiredError,
 )
-from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports, changes
+from tests.contract.cluster.conftest import NAMESPACE, PATIENT, Backend, Ports, changes
 
 NODE = "ip-192-168-141-69.us-west-2.compute.internal"
 SHADOW = f"brs-{NODE}"
@@ -165,7 +165,7 @@ def test_watch_from_a_listing_sees_later_changes_in_order(cluster: Ports) -> Non
     cluster.shadows.replace_spec("brs-node-b", STAGED, None)
     cluster.shadows.delete("brs-node-a")
 
-    events = changes(cluster.shadows.watch(listing.resource_version, QUICK))
+    events = changes(cluster.shadows.watch(listing.resource_version, PATIENT), 4)
 
     assert [(e.type, e.object.name) for e in events] == [
         (WatchEventType.ADDED, "brs-node-b"),
@@ -182,10 +182,10 @@ def test_watch_from_a_listing_sees_later_changes_in_order(cluster: Ports) -> Non
 def test_watch_resumes_after_the_last_event_it_gave(cluster: Ports) -> None:
     listing = cluster.shadows.list()
     cluster.shadows.create("node-a", "uid-a")
-    (first,) = changes(cluster.shadows.watch(listing.resource_version, QUICK))
+    (first,) = changes(cluster.shadows.watch(listing.resource_version, PATIENT), 1)
     cluster.shadows.update_status("brs-node-a", REPORTED)
 
-    resumed = changes(cluster.shadows.watch(first.resource_version, QUICK))
+    resumed = changes(cluster.shadows.watch(first.resource_version, PATIENT), 1)
 
     assert [(e.type, e.object.status) for e in resumed] == [(WatchEventType.MODIFIED, REPORTED)]
 
@@ -193,7 +193,7 @@ def test_watch_resumes_after_the_last_event_it_gave(cluster: Ports) -> None:
 def test_watch_without_a_version_starts_with_every_shadow_as_added(cluster: Ports) -> None:
     cluster.shadows.create("node-a", "uid-a")
 
-    events = changes(cluster.shadows.watch(None, QUICK))
+    events = changes(cluster.shadows.watch(None, PATIENT), 1)
 
     assert [(e.type, e.object.name) for e in events] == [(WatchEventType.ADDED, "brs-node-a")]
 
@@ -212,12 +212,12 @@ def test_watch_from_a_forgotten_version_expires_and_a_relist_recovers(
     backend.forget_history()
 
     with pytest.raises(WatchExpiredError):
-        changes(cluster.shadows.watch(old, QUICK))
+        changes(cluster.shadows.watch(old, PATIENT))
 
     relisted = cluster.shadows.list()
     assert [s.name for s in relisted.items] == ["brs-node-a"]
     cluster.shadows.update_status("brs-node-a", REPORTED)
-    events = changes(cluster.shadows.watch(relisted.resource_version, QUICK))
+    events = changes(cluster.shadows.watch(relisted.resource_version, PATIENT), 1)
     assert [(e.type, e.object.name) for e in events] == [(WatchEventType.MODIFIED, "brs-node-a")]
 
 

@@ -21,9 +21,8 @@ from brupop.ports.errors import (
     NotFoundError,
     WatchExpiredError,
 )
-from tests.contract.cluster.conftest import NAMESPACE, Backend, Ports, changes
+from tests.contract.cluster.conftest import NAMESPACE, PATIENT, Backend, Ports, changes
 
-QUICK = 0.3  # seconds a watch waits for more changes
 HALTED = UpdatePolicyStatus(
     phase=PolicyPhase.HALTED,
     message="Halted: node-b failed its health gate (nodeReady).",
@@ -158,7 +157,7 @@ def test_watch_from_a_read_sees_every_policy_change_in_order(
     backend.apply_policy(_policy(paused=True))
     backend.delete_policy("default")
 
-    events = changes(cluster.policies.watch(snapshot.resource_version, QUICK))
+    events = changes(cluster.policies.watch(snapshot.resource_version, PATIENT), 5)
 
     assert [(e.type, e.object.name) for e in events] == [
         (WatchEventType.ADDED, "default"),
@@ -181,7 +180,7 @@ def test_watch_without_a_version_starts_with_every_policy_of_the_namespace_as_ad
     elsewhere["metadata"]["namespace"] = "other-team"
     backend.apply_policy(elsewhere)
 
-    events = changes(cluster.policies.watch(None, QUICK))
+    events = changes(cluster.policies.watch(None, PATIENT), 1)
 
     assert [(e.type, e.object.name, e.object.namespace) for e in events] == [
         (WatchEventType.ADDED, "default", NAMESPACE)
@@ -196,12 +195,12 @@ def test_watch_from_a_forgotten_version_expires_and_a_new_read_recovers(
     backend.forget_history()
 
     with pytest.raises(WatchExpiredError):
-        changes(cluster.policies.watch(old, QUICK))
+        changes(cluster.policies.watch(old, PATIENT))
 
     snapshot = cluster.policies.read()
     assert snapshot.default is not None
     backend.apply_policy(_policy(paused=True))
-    events = changes(cluster.policies.watch(snapshot.resource_version, QUICK))
+    events = changes(cluster.policies.watch(snapshot.resource_version, PATIENT), 1)
     assert [(e.type, e.object.name) for e in events] == [(WatchEventType.MODIFIED, "default")]
 
 

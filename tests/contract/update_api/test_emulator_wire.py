@@ -14,6 +14,9 @@ import pytest
 
 from tests.contract.update_api.emulated_host import EmulatedHost, emulator_command
 
+# A command held far longer than any test: the host's reboot, not its end, releases the lock.
+HELD_SECONDS = "3600"
+
 
 @pytest.fixture
 def host(tmp_path: Path) -> EmulatedHost:
@@ -60,11 +63,14 @@ def test_status_before_the_first_refresh_is_404_with_apiclients_exact_text(
 def test_an_accepted_command_is_204_with_no_output_and_status_is_423_meanwhile(
     host: EmulatedHost,
 ) -> None:
-    host.set_env(BRUPOP_SIM_REFRESH_SECONDS="1")
+    host.set_env(BRUPOP_SIM_REFRESH_SECONDS=HELD_SECONDS)  # held until the reboot below
 
     posted = host.raw("raw", "-u", "/actions/refresh-updates", "-m", "POST")
-    locked = host.raw("raw", "--uri", "/updates/status")
-    again = host.raw("raw", "--uri", "/actions/refresh-updates", "--method", "POST")
+    try:
+        locked = host.raw("raw", "--uri", "/updates/status")
+        again = host.raw("raw", "--uri", "/actions/refresh-updates", "--method", "POST")
+    finally:
+        host.raw("raw", "-u", "/actions/reboot", "-m", "POST")  # the command dies with the host
 
     assert (posted.returncode, posted.stdout, posted.stderr) == (0, b"", b"")
     assert locked.returncode == 1
