@@ -8,9 +8,15 @@ back the version it runs. Pure rules over the host's `/updates/status`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from brupop.domain.errors import UnexpectedHostStateError, VersionMismatchError
+from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.host.agent_steps import StagingStep, holds_version, same_version, staged_version
 from brupop.domain.host.host import HostUpdateState, HostUpdateStatus
+
+HeldUpdate = tuple[str | None, HostUpdateState | None]
+"""The version in the host's staging partition and its state (Staged or Ready), or (None, None)."""
 
 _HELD = (HostUpdateState.STAGED, HostUpdateState.READY)
 
@@ -40,7 +46,7 @@ def next_prestage_step(
     )
 
 
-def held_update(host: HostUpdateStatus | None) -> tuple[str | None, HostUpdateState | None]:
+def held_update(host: HostUpdateStatus | None) -> HeldUpdate:
     """The version the host holds in its staging partition and whether it is Staged or Ready;
     (None, None) when it holds none."""
     if host is None or host.update_state not in _HELD:
@@ -52,3 +58,19 @@ def held_update(host: HostUpdateStatus | None) -> tuple[str | None, HostUpdateSt
 def is_activated(host: HostUpdateStatus | None) -> bool:
     """The host would boot its staged image at the next reboot (Ready)."""
     return host is not None and host.update_state is HostUpdateState.READY
+
+
+def with_held_update(
+    status: ShadowStatus, previous: ShadowStatus | None, held: HeldUpdate | None
+) -> ShadowStatus:
+    """`status` saying what the host holds: as last seen (`held`), else as reported before;
+    nothing once the node runs that version (it rebooted into it)."""
+    if held is not None:
+        version, state = held[0], (None if held[1] is None else held[1].value)
+    elif previous is not None:
+        version, state = previous.staged_version, previous.staged_state
+    else:
+        version, state = None, None
+    if version is None or version == status.current_version:
+        version, state = None, None
+    return replace(status, staged_version=version, staged_state=state)

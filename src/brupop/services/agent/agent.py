@@ -17,6 +17,7 @@ from brupop.domain.host.agent_status import (
     status_refreshed,
 )
 from brupop.domain.host.agent_steps import same_version
+from brupop.domain.host.prestage_steps import HeldUpdate, held_update, with_held_update
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
 from brupop.ports.errors import (
@@ -41,6 +42,7 @@ from brupop.services.agent.outcomes import (
     SpecWithdrawn,
     StopRequested,
 )
+from brupop.services.agent.prestaging import Prestaging
 from brupop.services.agent.stop import StopFlag
 from brupop.services.agent.trouble_notes import TroubleNotes
 from brupop.services.agent.update_steps import UpdateSteps
@@ -50,6 +52,8 @@ from brupop.services.agent.update_steps import UpdateSteps
 STEP_FAILURES: tuple[type[Exception], ...] = (HostApiError, DrainFailedError, DomainError)
 
 _QUIET_STATES = (UpdateState.IDLE, UpdateState.MONITORING_UPDATE)
+# Sent back to Idle from these, the host may be left activated without having rebooted.
+_MAY_BE_ACTIVATED = (UpdateState.STAGED_AND_PERFORMED_UPDATE, UpdateState.ERROR_RESET)
 
 
 class FatalSpecError(Exception):
@@ -87,6 +91,8 @@ class NodeAgent:
             self._log,
             still_wanted=self._reboot_still_wanted,
         )
+        self._prestaging = Prestaging(self._steps, self._log)
+        self._held: HeldUpdate | None = None  # what the host holds, once seen this run
         self._resource_version: str | None = None
         self._fresh: Shadow | None = None
         self._notes = TroubleNotes(self._log, self._config.loop_interval_seconds)
@@ -173,7 +179,10 @@ class NodeAgent:
         if spec.state is status.current_state or (
             status.current_state is UpdateState.ERROR_RESET and spec.state is not UpdateState.IDLE
         ):
-            # Nothing asked for (or a crash the controller has yet to answer): report only.
+            # Nothing asked for (or a crash the controller has yet to answer): between turns,
+            # prepare ahead or unstage as the spec says; then report.
+            if spec.state is UpdateState.IDLE and status.current_state is UpdateState.IDLE:
+                self._held = self._prestaging.step(spec, status, STEP_FAILURES) or self._held
             self._report(shadow, status_refreshed(status, seen))
             outcome = Next.WAIT_FOR_CHANGE
         else:
@@ -248,11 +257,13 @@ class NodeAgent:
     def _take_action(self, spec: ShadowSpec, status: ShadowStatus, seen: Observation) -> None:
         desired = spec.state
         if desired is UpdateState.IDLE:
+            if status.current_state in _MAY_BE_ACTIVATED:
+                self._held = self._prestaging.unstage_after()
             if status.current_state not in _QUIET_STATES:
                 self._steps.recover()
                 self._log.info("node.recovered", from_state=str(status.current_state))
         elif desired is UpdateState.STAGED_AND_PERFORMED_UPDATE:
-            self._steps.stage(_pinned_version(spec))
+            self._held = held_update(self._steps.stage(_pinned_version(spec)))
         elif desired is UpdateState.REBOOTED_INTO_UPDATE:
             version = _pinned_version(spec)
             if same_version(seen.current_version, version):
@@ -264,7 +275,8 @@ class NodeAgent:
             self._steps.recover()
 
     def _report(self, shadow: Shadow, status: ShadowStatus) -> Shadow:
-        """Write `status` unless the shadow already holds exactly it."""
+        """Write `status` (with what the host holds) unless the shadow already holds it."""
+        status = with_held_update(status, shadow.status, self._held)
         if shadow.status == status:
             return shadow
         stored = self._store.update_status(status)
