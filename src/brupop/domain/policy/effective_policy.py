@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from brupop.domain.policy.policy_object import UpdatePolicy
+from brupop.domain.policy.prestage import Prestage
 from brupop.domain.policy.scheduling_policy import DEFAULT_SCHEDULING, SchedulingPolicy
 from brupop.domain.policy.update_policy import (
     AlertGate,
@@ -44,6 +45,7 @@ class EffectivePolicy:
     alert_gate: AlertGate | None = None
     hooks: RebootHooks | None = None
     scheduling: SchedulingPolicy = DEFAULT_SCHEDULING
+    prestage: Prestage | None = None
     generation: int | None = None
     problem: str | None = None
 
@@ -68,6 +70,7 @@ def policy_from_spec(spec: UpdatePolicySpec, generation: int | None = None) -> E
         alert_gate=spec.alert_gate,
         hooks=spec.hooks,
         scheduling=spec.scheduling,
+        prestage=spec.prestage,
         generation=generation,
     )
 

@@ -31,6 +31,7 @@ from brupop.services.controller.runtime.leader_election import LeaderElector
 from brupop.services.controller.safety.gate_settling import settle_gates
 from brupop.services.controller.safety.rollout_safety import SafetyPass
 from brupop.services.controller.starts.autoscaler_guard import AutoscalerGuard
+from brupop.services.controller.starts.prestage_keeper import FleetStop, PrestageKeeper
 from brupop.services.controller.starts.start_rules import StartRules
 from brupop.services.controller.starts.start_timing import ScheduleGate
 from brupop.services.controller.writing.opt_out_cleanup import OptOutCleanup
@@ -81,6 +82,7 @@ class RolloutPass:
         )
         self._cleanup = OptOutCleanup(ports.shadows, ports.nodes, ports.events)
         self._phases = PhaseTimer(metrics.rollout)
+        self._prestage = PrestageKeeper(ports.shadows, parts.journal)
         self._gate = WindowGate(ports.clock.now())
         self._told_quarantined: frozenset[str] = frozenset()
         self._autoscaler = AutoscalerGuard(
@@ -110,6 +112,8 @@ class RolloutPass:
         history = self._observe_phases(touched, drains, now, leading=leading)
         outcome = self._write(plan, safety, now, leading=leading)
         touched |= self._absorb_written(outcome, now)
+        if leading and not outcome.stopped_leading:
+            touched |= self._keep_prestage(in_force, clock_says, now, paused or safety.halt.halted)
         self._guard_nodes(leading and not outcome.stopped_leading, outcome.started)
         self._failures.forget_old(fleet.book, now)
         facts = PassFacts(
@@ -227,6 +231,24 @@ class RolloutPass:
             settle_gates(safety, outcome, self._writer, self._safety_metrics, now)
             self._failures.gate_failed(outcome.gate_failed)
         return outcome
+
+    def _keep_prestage(
+        self, in_force: EffectivePolicy, clock_says: ScheduleGate, now: datetime, stopped: bool
+    ) -> set[str]:
+        """Ask Idle nodes to prepare ahead, or stop asking (leader only); the shadows touched."""
+        book = self._fleet.book
+        hold = clock_says.hold
+        stop = FleetStop(
+            stopped=stopped,
+            window_open=clock_says.may_start,
+            opens_at=hold.until if hold is not None and clock_says.window_open else None,
+        )
+        fleet = (s for n in book.names() if (s := book.shadow(n)) is not None)
+        written = self._prestage.keep(fleet, in_force, stop, now, self._elector.is_leader)
+        if not (written.stored or written.conflicted):
+            return set()
+        self._fleet.written(written.stored, written.conflicted)
+        return self._fleet.absorb(now)
 
     def _absorb_written(self, outcome: WriteOutcome, now: datetime) -> set[str]:
         """Put what was written (or met a conflict) into the book; the shadows touched."""

@@ -1,0 +1,119 @@
+"""PrestageKeeper: asks Idle nodes to prepare their next version ahead of their turn (leader only).
+
+Each pass it reads the nodes that are Idle and not in their turn, lets the domain rule choose
+(`prestage_choice`), and writes the spec of each node it changes: `prestage_version` set to ask
+for a preparation, cleared to stop asking. With prestaging off it costs nothing once no spec
+asks any more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import structlog
+
+from brupop.domain.policy.effective_policy import EffectivePolicy
+from brupop.domain.shadow import Shadow
+from brupop.domain.starting.prestage_choice import (
+    PrestageCandidate,
+    PrestageWrite,
+    may_stage_now,
+    prestage_writes,
+)
+from brupop.domain.states import UpdateState
+from brupop.ports.errors import ConflictError, NotFoundError
+from brupop.ports.shadow_repository import ShadowRepository
+from brupop.services.controller.writing.write_journal import WriteJournal
+
+_IDLE = UpdateState.IDLE
+
+
+@dataclass
+class PrestageOutcome:
+    """What one pass wrote: the shadows stored and the names that met a conflict."""
+
+    stored: list[Shadow] = field(default_factory=list)
+    conflicted: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FleetStop:
+    """Whether the fleet is stopped and what the clock allows, as the pass saw it."""
+
+    stopped: bool
+    window_open: bool
+    opens_at: datetime | None
+
+
+def candidate_of(shadow: Shadow) -> PrestageCandidate | None:
+    """The shadow as a prestage candidate: Idle by spec and by status, so not in its turn."""
+    status = shadow.status
+    if shadow.spec.state is not _IDLE or status is None or status.current_state is not _IDLE:
+        return None
+    return PrestageCandidate(
+        shadow.name,
+        status.current_version,
+        status.target_version,
+        shadow.spec.prestage_version,
+        status.staged_version,
+        status.staged_state,
+    )
+
+
+class PrestageKeeper:
+    """Writes the prestage requests the rule chooses; tracks whether any spec still asks."""
+
+    def __init__(self, shadows: ShadowRepository, journal: WriteJournal) -> None:
+        self._shadows = shadows
+        self._journal = journal
+        self._log = structlog.get_logger(__name__)
+        self._maybe_asking = True  # a spec from an earlier replica may ask
+
+    def keep(
+        self,
+        fleet: Iterable[Shadow],
+        policy: EffectivePolicy,
+        stop: FleetStop,
+        now: datetime,
+        may_write: Callable[[], bool],
+    ) -> PrestageOutcome:
+        """Bring the specs in line with the policy; nothing when off and nothing asks."""
+        prestage = policy.prestage
+        enabled = prestage is not None and prestage.enabled
+        if not enabled and not self._maybe_asking:
+            return PrestageOutcome()
+        active = (
+            prestage is not None
+            and not stop.stopped
+            and may_stage_now(prestage, now, window_open=stop.window_open, opens_at=stop.opens_at)
+        )
+        shadows = {s.name: s for s in fleet}
+        candidates = [c for s in shadows.values() if (c := candidate_of(s)) is not None]
+        pin = policy.scheduling.version.pin if policy.scheduling.version is not None else None
+        writes = prestage_writes(prestage, candidates, active=active, pin=pin)
+        outcome = PrestageOutcome()
+        for write in writes:
+            if not may_write():
+                break
+            self._write(shadows[write.name], write, outcome)
+        self._maybe_asking = enabled or any(c.asked is not None for c in candidates)
+        return outcome
+
+    def _write(self, shadow: Shadow, write: PrestageWrite, outcome: PrestageOutcome) -> None:
+        spec = shadow.spec.model_copy(update={"prestage_version": write.version})
+        try:
+            stored = self._shadows.replace_spec(shadow.name, spec, shadow.resource_version)
+        except ConflictError:
+            outcome.conflicted.append(shadow.name)
+            return
+        except NotFoundError:
+            return
+        self._journal.remember(shadow.name, shadow.resource_version)
+        outcome.stored.append(stored)
+        log = self._log.bind(node=shadow.node_name, shadow=shadow.name)
+        if write.version is None:
+            log.info("prestage.stopped", version=shadow.spec.prestage_version)
+        else:
+            log.info("prestage.asked", version=write.version)

@@ -1,0 +1,70 @@
+"""The controller asks Idle nodes to prepare ahead when the policy says so: at most
+`maxConcurrent` preparing at once, none while paused or halted, and never once they are in
+their turn; without the section nothing is asked."""
+
+from __future__ import annotations
+
+from brupop.domain.shadow import shadow_name
+from tests.unit.services.controller.fleet import NEW, Fleet
+from tests.unit.services.controller.passes import policy_object
+
+PRESTAGE = {"enabled": True, "maxConcurrent": 2}
+
+
+def _asked(fleet: Fleet) -> dict[str, str | None]:
+    return {s.node_name: s.spec.prestage_version for s in fleet.shadows()}
+
+
+def _report_staged(fleet: Fleet, node: str) -> None:
+    status = fleet.shadow(node).status
+    assert status is not None
+    staged = status.model_copy(update={"staged_version": NEW, "staged_state": "Staged"})
+    fleet.cluster.shadows.update_status(shadow_name(node), staged)
+
+
+def test_without_a_prestage_section_no_node_is_asked_to_prepare_ahead() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.policies.apply(policy_object(paused=True))
+    fleet.controller(1).tick()
+
+    assert set(_asked(fleet).values()) == {None}
+
+
+def test_at_most_max_concurrent_idle_nodes_prepare_ahead_and_a_prepared_one_frees_a_place() -> None:
+    fleet = Fleet(4)
+    # A closed window keeps every node Idle: only prestaging moves.
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE))
+    controller = fleet.controller(1, window="0 0 0 1 1 * 2099")
+    controller.tick()
+    assert _asked(fleet) == {"node-00": NEW, "node-01": NEW, "node-02": None, "node-03": None}
+
+    _report_staged(fleet, "node-00")
+    controller.tick()
+
+    assert _asked(fleet) == {"node-00": NEW, "node-01": NEW, "node-02": NEW, "node-03": None}
+
+
+def test_a_pause_stops_every_preparation_not_yet_in_its_turn() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE))
+    controller = fleet.controller(1, window="0 0 0 1 1 * 2099")
+    controller.tick()
+    assert list(_asked(fleet).values()).count(NEW) == 2
+
+    fleet.cluster.policies.apply(policy_object(paused=True, prestage=PRESTAGE))
+    controller.tick()
+
+    assert set(_asked(fleet).values()) == {None}
+
+
+def test_a_pin_below_the_offered_version_stops_its_preparation() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE))
+    controller = fleet.controller(1, window="0 0 0 1 1 * 2099")
+    controller.tick()
+    assert set(_asked(fleet).values()) == {NEW}
+
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE, version={"pin": "1.19.5"}))
+    controller.tick()
+
+    assert set(_asked(fleet).values()) == {None}
