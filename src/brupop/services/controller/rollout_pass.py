@@ -109,6 +109,10 @@ class RolloutPass:
         clock_says = self._clock_says(now)
         held = paused or hold_starts or not leading
         plan = self._plan(now, in_force, limit, clock_says, paused=held, safety=safety)
+        if leading and in_force.prestage is not None and in_force.prestage.enabled:
+            holders = self._shadows_named(fleet.book.holders())
+            stopped = paused or safety.halt.halted
+            plan = self._prestage.withdraw(plan, holders, in_force, stopped=stopped, now=now)
         history = self._observe_phases(touched, drains, now, leading=leading)
         outcome = self._write(plan, safety, now, leading=leading)
         touched |= self._absorb_written(outcome, now)

@@ -5,6 +5,7 @@ their turn; without the section nothing is asked."""
 from __future__ import annotations
 
 from brupop.domain.shadow import shadow_name
+from brupop.domain.states import UpdateState as S
 from tests.unit.services.controller.fleet import NEW, Fleet
 from tests.unit.services.controller.passes import policy_object
 
@@ -68,3 +69,40 @@ def test_a_pin_below_the_offered_version_stops_its_preparation() -> None:
     controller.tick()
 
     assert set(_asked(fleet).values()) == {None}
+
+
+def _staged_then(fleet: Fleet, **spec: object) -> dict[str, S]:
+    """Two nodes started and activated (StagedAndPerformedUpdate), then the policy `spec`."""
+    fleet.cluster.policies.apply(policy_object(**spec, paused=False))
+    controller = fleet.controller(2)
+    controller.tick()
+    fleet.step_all()
+    assert sorted(fleet.specs().values()).count(S.STAGED_AND_PERFORMED_UPDATE) == 2
+    fleet.cluster.policies.apply(policy_object(**spec, paused=True))
+    controller.tick()
+    return fleet.specs()
+
+
+def test_with_prestaging_a_pause_sends_activated_nodes_back_to_idle_before_their_reboot() -> None:
+    specs = _staged_then(Fleet(3), prestage=PRESTAGE)
+
+    assert set(specs.values()) == {S.IDLE}
+
+
+def test_without_prestaging_a_pause_lets_activated_nodes_finish_as_before() -> None:
+    specs = _staged_then(Fleet(3))
+
+    assert sorted(specs.values()).count(S.REBOOTED_INTO_UPDATE) == 2
+
+
+def test_with_prestaging_a_pin_below_sends_activated_nodes_back_to_idle() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE))
+    controller = fleet.controller(2)
+    controller.tick()
+    fleet.step_all()
+
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE, version={"pin": "1.19.5"}))
+    controller.tick()
+
+    assert set(fleet.specs().values()) == {S.IDLE}

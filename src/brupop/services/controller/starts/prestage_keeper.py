@@ -9,13 +9,15 @@ asks any more.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import structlog
 
 from brupop.domain.policy.effective_policy import EffectivePolicy
-from brupop.domain.shadow import Shadow
+from brupop.domain.rollout.rollout import ChangeKind, RolloutPlan, SpecChange
+from brupop.domain.safety.withdrawal import is_withdrawn
+from brupop.domain.shadow import Shadow, ShadowSpec
 from brupop.domain.starting.prestage_choice import (
     PrestageCandidate,
     PrestageWrite,
@@ -62,6 +64,11 @@ def candidate_of(shadow: Shadow) -> PrestageCandidate | None:
     )
 
 
+def _pin(policy: EffectivePolicy) -> str | None:
+    version = policy.scheduling.version
+    return version.pin if version is not None else None
+
+
 class PrestageKeeper:
     """Writes the prestage requests the rule chooses; tracks whether any spec still asks."""
 
@@ -91,8 +98,7 @@ class PrestageKeeper:
         )
         shadows = {s.name: s for s in fleet}
         candidates = [c for s in shadows.values() if (c := candidate_of(s)) is not None]
-        pin = policy.scheduling.version.pin if policy.scheduling.version is not None else None
-        writes = prestage_writes(prestage, candidates, active=active, pin=pin)
+        writes = prestage_writes(prestage, candidates, active=active, pin=_pin(policy))
         outcome = PrestageOutcome()
         for write in writes:
             if not may_write():
@@ -117,3 +123,42 @@ class PrestageKeeper:
             log.info("prestage.stopped", version=shadow.spec.prestage_version)
         else:
             log.info("prestage.asked", version=write.version)
+
+    def withdraw(
+        self,
+        plan: RolloutPlan,
+        holders: Iterable[Shadow],
+        policy: EffectivePolicy,
+        *,
+        stopped: bool,
+        now: datetime,
+    ) -> RolloutPlan:
+        """With prestaging on: `plan` with every in-flight node the fleet no longer wants
+        (paused, halted, pinned below) sent back to Idle before it reboots."""
+        prestage = policy.prestage
+        if prestage is None or not prestage.enabled:
+            return plan
+        pin = _pin(policy)
+        back = [s for s in holders if is_withdrawn(s, stopped=stopped, pin=pin)]
+        if not back:
+            return plan
+        names = {s.name for s in back}
+        kept = [c for c in plan.changes if c.shadow.name not in names]
+        for shadow in back:
+            self._log.info(
+                "update.withdrawn",
+                node=shadow.node_name,
+                version=shadow.spec.version,
+                why="paused or halted" if stopped else f"pinned to {pin}",
+            )
+        idle = [
+            SpecChange(
+                s,
+                ShadowSpec(
+                    state=UpdateState.IDLE, state_transition_timestamp=now, version=s.spec.version
+                ),
+                ChangeKind.RESET,
+            )
+            for s in back
+        ]
+        return replace(plan, changes=(*kept, *idle))
