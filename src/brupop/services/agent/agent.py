@@ -229,6 +229,8 @@ class NodeAgent:
         latest = self._still_asked_for(spec)
         if latest is None:
             self._log.info("update.withdrawn", desired_state=str(spec.state), version=spec.version)
+            if spec.state is UpdateState.STAGED_AND_PERFORMED_UPDATE:
+                self._held = self._prestaging.unstage_after()  # activated for nothing
             return Next.WAIT_FOR_CHANGE
         reached = status_after_success(
             latest.status or status, spec.state, seen, asked_at=spec.state_transition_timestamp

@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from brupop.domain.host.agent_shadow import ShadowSpec
-from brupop.domain.host.host import HostUpdateState
+from brupop.domain.host.host import HostUpdateState, HostUpdateStatus
 from brupop.domain.states import UpdateState
 from brupop.services.agent.outcomes import Next
+from tests.fakes.shadow_store import InMemoryShadowStore
+from tests.fakes.update_api import FakeUpdateApi
 from tests.support.agent_rig import AgentRig, make_rig
 
 
@@ -135,3 +137,31 @@ def test_a_node_that_rebooted_into_its_staged_version_reports_nothing_staged() -
     status = rig.store.status
     assert status is not None and status.current_version == "1.1.0"
     assert (status.staged_version, status.staged_state) == (None, None)
+
+
+class _WithdrawnWhileActivating(FakeUpdateApi):
+    """A host whose activation ends after the controller sent the node back to Idle."""
+
+    store: InMemoryShadowStore | None = None
+
+    def activate_update(self) -> HostUpdateStatus:
+        activated = super().activate_update()
+        if self.store is not None:
+            self.store.set_spec(UpdateState.IDLE)  # the fleet paused meanwhile
+        return activated
+
+
+def test_a_turn_withdrawn_while_staging_leaves_the_host_deactivated() -> None:
+    host = _WithdrawnWhileActivating("1.0.0", "1.1.0")
+    rig = make_rig(host=host)
+    host.store = rig.store
+    rig.agent.tick()
+    rig.store.set_spec(UpdateState.STAGED_AND_PERFORMED_UPDATE, "1.1.0")
+
+    rig.agent.tick()
+
+    assert rig.log.events("update.withdrawn")
+    assert _host_state(rig) is HostUpdateState.STAGED
+    rig.agent.tick()
+    status = rig.store.status
+    assert status is not None and status.staged_state == "Staged"
