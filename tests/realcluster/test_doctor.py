@@ -19,12 +19,14 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from brupop.domain.shadow import OPT_IN_LABEL, shadow_name
-from brupop.entrypoints.doctor.crds import check_conversion_webhook, check_policy_crd
+from brupop.entrypoints.crd.definition import custom_resource_definition
+from brupop.entrypoints.doctor.crds import check_policy_crd
 from brupop.entrypoints.doctor.main import main, run_checks
 from brupop.entrypoints.doctor.metrics import METRIC, check_metrics_at
 from brupop.entrypoints.doctor.rbac import check_rbac
-from brupop.entrypoints.doctor.reading import KubernetesReader
+from brupop.entrypoints.doctor.reading import KubernetesReader, ReadRefused
 from brupop.entrypoints.doctor.result import CheckResult
+from brupop.entrypoints.doctor.webhook import check_conversion_webhook
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from tests.realcluster.conftest import KWOK_ANNOTATION, ControlPlane
 from tests.realcluster.crd_webhook import shadow_object
@@ -40,6 +42,8 @@ from tests.support.polling import wait_until
 AGENT_ACCOUNT = "brupop-agent-service-account"
 POLICY_CRD = "bottlerocketupdatepolicies.brupop.bottlerocket.aws"
 SHADOW_CRD = "bottlerocketshadows.brupop.bottlerocket.aws"
+GROUP = "brupop.bottlerocket.aws"
+PLURAL = "bottlerocketshadows"
 SPEC = {"state": "Idle", "state_transition_timestamp": "2026-01-02T03:00:00Z", "version": "1.20.0"}
 
 
@@ -151,8 +155,8 @@ def test_doctor_passes_every_check_a_control_plane_without_cert_manager_can_pass
     results = _results(control_plane, metrics_url)
     can_pass = [
         "kubernetes api",
+        "namespace",
         f"crd {POLICY_CRD}",
-        "conversion webhook",
         "deployment brupop-apiserver",
         "deployment brupop-controller-deployment",
         "controller leader",
@@ -164,6 +168,11 @@ def test_doctor_passes_every_check_a_control_plane_without_cert_manager_can_pass
     ]
     assert [name for name in can_pass if not results[name].ok] == []
     assert "by SubjectAccessReview" in results["rbac"].detail
+    # The chart's shadow CRD is installed here without its webhook (no cert-manager to sign
+    # one), so the webhook check has nothing to call: it is skipped, naming the CRD's check.
+    webhook = results["conversion webhook"]
+    assert webhook.skipped
+    assert webhook.detail == f"needs crd {SHADOW_CRD} to convert by Webhook (its strategy is None)"
     certificate = results["certificate"]
     assert not certificate.ok
     assert certificate.detail == "cert-manager is not installed"
@@ -181,8 +190,8 @@ def test_doctor_exits_one_with_a_line_per_check_when_a_check_fails(
     code = main(["--namespace", NAMESPACE, "--controller-url", metrics_url])
     lines = capsys.readouterr().out.splitlines()
     assert code == 1  # the certificate check fails: no cert-manager here
-    assert len(lines) == 13
-    assert all(line.startswith(("PASS ", "FAIL ")) for line in lines)
+    assert len(lines) == 14
+    assert all(line.startswith(("PASS ", "FAIL ", "SKIP ")) for line in lines)
     assert (
         "FAIL certificate: cert-manager is not installed - do: install cert-manager"
         in "\n".join(lines)
@@ -259,32 +268,85 @@ def test_doctor_reads_the_roles_when_it_may_not_create_subject_access_reviews(
     assert "by reading the roles and bindings" in result.detail
 
 
+def _use_the_chart_webhook(extensions: client.ApiextensionsV1Api, service: str) -> object:
+    """Point the shadow CRD's conversion at `service` (port and path as the chart's); the
+    conversion it had, to put back."""
+    crd = extensions.read_custom_resource_definition(SHADOW_CRD)
+    kept = crd.spec.conversion
+    conversion = custom_resource_definition(NAMESPACE)["spec"]["conversion"]
+    conversion["webhook"]["clientConfig"]["service"]["name"] = service
+    extensions.patch_custom_resource_definition(SHADOW_CRD, {"spec": {"conversion": conversion}})
+    return kept
+
+
+def _lists_no_shadow_as_v1(reader: KubernetesReader) -> bool:
+    """The v1 list answers, empty (kube-apiserver answers 429 while its cache reloads after a
+    change of the CRD)."""
+    try:
+        listed = reader.get(f"/apis/{GROUP}/v1/namespaces/{NAMESPACE}/{PLURAL}")
+    except ReadRefused:
+        return False
+    return listed.get("items") == []
+
+
+def _put_back(extensions: client.ApiextensionsV1Api, kept: object) -> None:
+    crd = extensions.read_custom_resource_definition(SHADOW_CRD)
+    crd.spec.conversion = kept
+    extensions.replace_custom_resource_definition(SHADOW_CRD, crd)
+
+
 def test_doctor_fails_the_webhook_check_when_kube_apiserver_cannot_reach_the_webhook(
     control_plane: ControlPlane, install: str
 ) -> None:
     """The shadow CRD pointed at a webhook with no Service behind it (the apiserver not
-    installed): reading the node's shadow as v1 is a 500 from kube-apiserver."""
+    installed): the ConversionReview doctor sends through that Service's proxy fails."""
     extensions = client.ApiextensionsV1Api(control_plane.api)
-    crd = extensions.read_custom_resource_definition(SHADOW_CRD)
-    kept = crd.spec.conversion
-    missing = {"namespace": NAMESPACE, "name": "doctor-no-such-service", "path": "/crdconvert"}
-    crd.spec.conversion = client.V1CustomResourceConversion(
-        strategy="Webhook",
-        webhook=client.V1WebhookConversion(
-            client_config=client.ApiextensionsV1WebhookClientConfig(service=missing),
-            conversion_review_versions=["v1"],
-        ),
-    )
-    extensions.replace_custom_resource_definition(SHADOW_CRD, crd)
+    kept = _use_the_chart_webhook(extensions, "doctor-no-such-service")
     try:
         reader = KubernetesReader(control_plane.api, timeout=10.0)
         wait_until(
             lambda: not check_conversion_webhook(reader, NAMESPACE).ok, "webhook fails", seconds=20
         )
         result = check_conversion_webhook(reader, NAMESPACE)
-        assert result.detail.startswith("reading shadows as v1 failed (500")
+        assert result.detail.startswith(
+            f"a ConversionReview sent through Service {NAMESPACE}/doctor-no-such-service:"
+        )
         assert "kubectl get crd bottlerocketshadows" in result.advice
     finally:
-        crd = extensions.read_custom_resource_definition(SHADOW_CRD)
-        crd.spec.conversion = kept
-        extensions.replace_custom_resource_definition(SHADOW_CRD, crd)
+        _put_back(extensions, kept)
+
+
+def test_doctor_fails_the_webhook_check_while_the_webhook_is_down_and_no_shadow_is_stored(
+    control_plane: ControlPlane, install: str
+) -> None:
+    """The chart's webhook Service with no pod behind it and no shadow stored (as a rehearsal
+    leaves the cluster): kube-apiserver answers the v1 list, having nothing to convert, so a
+    list proves nothing; the ConversionReview through the Service fails, naming it."""
+    api = control_plane.api
+    objects = client.CustomObjectsApi(api)
+    shadow = shadow_name(install)
+    objects.delete_namespaced_custom_object(GROUP, "v2", NAMESPACE, PLURAL, shadow)
+    for service in chart_documents("Service"):
+        _create_or_keep(control_plane.core.create_namespaced_service, NAMESPACE, service)
+    extensions = client.ApiextensionsV1Api(api)
+    kept = _use_the_chart_webhook(extensions, "brupop-apiserver")
+    try:
+        reader = KubernetesReader(api, timeout=10.0)
+        wait_until(lambda: _lists_no_shadow_as_v1(reader), "an empty v1 list", seconds=30)
+        wait_until(
+            lambda: check_conversion_webhook(reader, NAMESPACE).detail.startswith(
+                "a ConversionReview"
+            ),
+            "the webhook called",
+            seconds=20,
+        )
+        result = check_conversion_webhook(reader, NAMESPACE)
+        assert not result.ok
+        assert result.detail == (
+            f"a ConversionReview sent through Service {NAMESPACE}/brupop-apiserver:8444"
+            '/crdconvert failed (503: no endpoints available for service "brupop-apiserver")'
+        )
+    finally:
+        _put_back(extensions, kept)
+        body = shadow_object(shadow, SPEC, version="v2")
+        objects.create_namespaced_custom_object(GROUP, "v2", NAMESPACE, PLURAL, body)

@@ -1,5 +1,6 @@
 """`brupop doctor [--namespace NS] [--controller-url URL] [--timeout S]`: check a live install,
-one line per check (PASS or FAIL, and what to do), through the kubeconfig's cluster.
+one line per check (PASS or FAIL, and what to do; SKIP when a check it needs failed), through
+the kubeconfig's cluster.
 
 It reads only; the one thing it creates is SubjectAccessReviews, which change nothing. Exit 0
 when every check passes, 1 when one fails, 2 on a bad flag or a kubeconfig it cannot use.
@@ -23,19 +24,28 @@ from brupop.entrypoints.cluster_loader import (
     target_of,
 )
 from brupop.entrypoints.command_parser import CommandParser
+from brupop.entrypoints.crd.definition import CRD_NAME as SHADOW_CRD
+from brupop.entrypoints.crd.policy_definition import CRD_NAME as POLICY_CRD
 from brupop.entrypoints.doctor.agents import check_agents
 from brupop.entrypoints.doctor.certificates import check_certificate
-from brupop.entrypoints.doctor.crds import (
-    check_conversion_webhook,
-    check_policy_crd,
-    check_shadow_crd,
-)
+from brupop.entrypoints.doctor.crds import check_policy_crd, check_shadow_crd
+from brupop.entrypoints.doctor.dependencies import Check, run_in_order
 from brupop.entrypoints.doctor.metrics import check_metrics_at, check_metrics_by_proxy
-from brupop.entrypoints.doctor.presence import check_network_policies, check_policy
+from brupop.entrypoints.doctor.presence import (
+    check_namespace,
+    check_network_policies,
+    check_policy,
+)
 from brupop.entrypoints.doctor.rbac import check_rbac
 from brupop.entrypoints.doctor.reading import ClusterReader, KubernetesReader, ReadRefused
 from brupop.entrypoints.doctor.result import CheckResult, failed, passed
-from brupop.entrypoints.doctor.workloads import DEPLOYMENTS, check_deployment, check_leader
+from brupop.entrypoints.doctor.webhook import check_conversion_webhook
+from brupop.entrypoints.doctor.workloads import (
+    APISERVER,
+    CONTROLLER,
+    check_deployment,
+    check_leader,
+)
 from brupop.entrypoints.invocation import EXIT_OK
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.status.terminal import show
@@ -78,23 +88,64 @@ def run_checks(
     now: Callable[[], datetime],
 ) -> Iterator[CheckResult]:
     """Every check, in the order an install comes up; stops after the first when the
-    Kubernetes API cannot be reached at all."""
+    Kubernetes API cannot be reached at all, and skips a check whose prerequisite failed."""
     reached = _check_api(reader)
     yield reached
     if not reached.ok:
         return
-    yield check_shadow_crd(reader, namespace)
-    yield check_policy_crd(reader)
-    yield check_conversion_webhook(reader, namespace)
-    yield check_certificate(reader, namespace)
-    for deployment in DEPLOYMENTS:
-        yield check_deployment(reader, namespace, deployment)
-    yield check_leader(reader, namespace, now())
-    yield check_agents(reader, namespace)
-    yield check_rbac(reader, namespace)
-    yield check_network_policies(reader, namespace)
-    yield check_policy(reader, namespace)
-    yield metrics()
+    yield from run_in_order(_checks(reader, namespace, metrics, now))
+
+
+def _checks(
+    reader: ClusterReader,
+    namespace: str,
+    metrics: Callable[[], CheckResult],
+    now: Callable[[], datetime],
+) -> list[Check]:
+    """The checks after the API's, each with the checks it needs."""
+    ns = ("namespace",)
+    return [
+        Check("namespace", "namespace", lambda: check_namespace(reader, namespace)),
+        Check("shadow crd", f"crd {SHADOW_CRD}", lambda: check_shadow_crd(reader, namespace)),
+        Check("policy crd", f"crd {POLICY_CRD}", lambda: check_policy_crd(reader)),
+        Check("certificate", "certificate", lambda: check_certificate(reader, namespace), ns),
+        Check(
+            "apiserver",
+            f"deployment {APISERVER}",
+            lambda: check_deployment(reader, namespace, APISERVER),
+            ns,
+        ),
+        Check(
+            "webhook",
+            "conversion webhook",
+            lambda: check_conversion_webhook(reader, namespace),
+            ("shadow crd", "apiserver"),
+        ),
+        Check(
+            "controller",
+            f"deployment {CONTROLLER}",
+            lambda: check_deployment(reader, namespace, CONTROLLER),
+            ns,
+        ),
+        Check(
+            "leader",
+            "controller leader",
+            lambda: check_leader(reader, namespace, now()),
+            ("controller",),
+        ),
+        Check(
+            "agents", "agents", lambda: check_agents(reader, namespace), ("shadow crd", "namespace")
+        ),
+        Check("rbac", "rbac", lambda: check_rbac(reader, namespace), ns),
+        Check("netpol", "network policies", lambda: check_network_policies(reader, namespace), ns),
+        Check(
+            "policy",
+            "update policy",
+            lambda: check_policy(reader, namespace),
+            ("policy crd", "namespace"),
+        ),
+        Check("metrics", "metrics", metrics, ("controller",)),
+    ]
 
 
 def _check_api(reader: ClusterReader) -> CheckResult:

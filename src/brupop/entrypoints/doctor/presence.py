@@ -1,5 +1,5 @@
-"""The NetworkPolicies the chart installs, and the `default` update policy, read and parsed
-as the controller parses it."""
+"""brupop's namespace, the NetworkPolicies the chart installs, and the `default` update policy,
+read and parsed as the controller parses it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,22 @@ from brupop.entrypoints.doctor.reading import ClusterReader, ReadRefused
 from brupop.entrypoints.doctor.result import CheckResult, failed, passed
 
 NETWORK_POLICIES = ("brupop-apiserver", "brupop-controller")
+
+
+def check_namespace(reader: ClusterReader, namespace: str) -> CheckResult:
+    """brupop's namespace exists (everything else of the chart lives in it)."""
+    check = "namespace"
+    try:
+        reader.get(f"/api/v1/namespaces/{namespace}")
+    except ReadRefused as error:
+        if error.status == 404:
+            return failed(
+                check,
+                f"{namespace} does not exist: brupop is not installed there",
+                f"install the chart in namespace {namespace}, or pass --namespace",
+            )
+        return failed(check, f"cannot read {namespace} ({error})", "kubectl get namespaces")
+    return passed(check, f"{namespace} exists")
 
 
 def check_network_policies(reader: ClusterReader, namespace: str) -> CheckResult:

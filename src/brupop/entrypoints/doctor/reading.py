@@ -1,5 +1,6 @@
-"""How doctor reads the cluster: GET a path as JSON, or POST a SubjectAccessReview, through
-the official client built from the kubeconfig. Every failure is one ReadRefused with the
+"""How doctor reads the cluster: GET a path as JSON, or POST a SubjectAccessReview or a
+ConversionReview (through a Service's proxy), through the official client built from the
+kubeconfig. Every failure is one ReadRefused with the
 HTTP status (None when the API was not reached), so the checks say what it means."""
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ class ReadRefused(Exception):
 
 
 class ClusterReader(Protocol):
-    """What the checks need of the cluster; SubjectAccessReviews are the only writes."""
+    """What the checks need of the cluster; SubjectAccessReviews are the only writes (a
+    ConversionReview is answered by the webhook, and stored nowhere)."""
 
     def get(self, path: str, query: dict[str, str] | None = None) -> JSON: ...
 
     def review_access(self, body: JSON) -> JSON: ...
 
     def get_text(self, path: str) -> str: ...
+
+    def post(self, path: str, body: JSON) -> JSON: ...
 
 
 class KubernetesReader:
@@ -47,6 +51,9 @@ class KubernetesReader:
 
     def get_text(self, path: str) -> str:
         return self._send("GET", path, None, None).decode("utf-8", "replace")
+
+    def post(self, path: str, body: JSON) -> JSON:
+        return self._call("POST", path, None, body)
 
     def _call(self, method: str, path: str, query: dict[str, str] | None, body: Any) -> JSON:
         data = self._send(method, path, query, body)

@@ -1,4 +1,5 @@
-"""One check's outcome, and the one line `brupop doctor` prints for it."""
+"""One check's outcome, and the one line `brupop doctor` prints for it: PASS, FAIL, or SKIP
+when a check it depends on did not pass (its reason names that check)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,18 @@ class CheckResult:
     ok: bool
     detail: str
     advice: str = ""
+    skipped: bool = False
+    """Not run: a check it depends on did not pass (`detail` says which)."""
+    blocks: bool = True
+    """A failure stops the checks that need this one (False: what they need is there, as a
+    CRD installed with another version list)."""
 
     def line(self) -> str:
-        """`PASS crds: ...` or `FAIL crds: ... - do: ...`, with cluster text made printable."""
-        mark = "PASS" if self.ok else "FAIL"
+        """`PASS crds: ...`, `FAIL crds: ... - do: ...` or `SKIP ...: needs ...`, with cluster
+        text made printable."""
+        mark = "SKIP" if self.skipped else "PASS" if self.ok else "FAIL"
         text = f"{mark} {self.name}: {self.detail}"
-        if not self.ok and self.advice:
+        if not self.ok and not self.skipped and self.advice:
             text += f" - do: {self.advice}"
         return printable(text)
 
@@ -30,6 +37,13 @@ def passed(name: str, detail: str) -> CheckResult:
     return CheckResult(name, True, detail)
 
 
-def failed(name: str, detail: str, advice: str) -> CheckResult:
-    """A check that failed, with what to do about it."""
-    return CheckResult(name, False, detail, advice)
+def failed(name: str, detail: str, advice: str, *, blocks: bool = True) -> CheckResult:
+    """A check that failed, with what to do about it (`blocks`: its dependants are skipped)."""
+    return CheckResult(name, False, detail, advice, blocks=blocks)
+
+
+def skipped(name: str, cause: CheckResult) -> CheckResult:
+    """A check not run because `cause`, a check it depends on, did not pass; a skip caused by
+    a skip names the first check that failed."""
+    reason = cause.detail if cause.skipped else f"needs {cause.name}, which failed"
+    return CheckResult(name, False, reason, skipped=True)

@@ -9,7 +9,8 @@ from brupop.entrypoints.doctor.reading import ClusterReader, ReadRefused
 from brupop.entrypoints.doctor.result import CheckResult, failed, passed
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 
-DEPLOYMENTS = ("brupop-apiserver", "brupop-controller-deployment")
+APISERVER = "brupop-apiserver"
+CONTROLLER = "brupop-controller-deployment"
 
 
 def check_deployment(reader: ClusterReader, namespace: str, name: str) -> CheckResult:

@@ -6,13 +6,8 @@ import copy
 from brupop.entrypoints.crd.definition import custom_resource_definition
 from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
 from brupop.entrypoints.doctor.certificates import check_certificate
-from brupop.entrypoints.doctor.crds import (
-    CRD_PATH,
-    check_conversion_webhook,
-    check_policy_crd,
-    check_shadow_crd,
-)
-from tests.unit.entrypoints.doctor.fake_cluster import FakeCluster, listing
+from brupop.entrypoints.doctor.crds import CRD_PATH, check_policy_crd, check_shadow_crd
+from tests.unit.entrypoints.doctor.fake_cluster import FakeCluster
 
 NS = "brupop-bottlerocket-aws"
 SHADOW_CRD = CRD_PATH + "bottlerocketshadows.brupop.bottlerocket.aws"
@@ -53,16 +48,6 @@ def test_a_missing_policy_crd_fails_and_says_how_to_install_it() -> None:
     result = check_policy_crd(FakeCluster())
     assert (result.ok, result.detail) == (False, "not installed")
     assert result.advice.startswith("brupop crd | kubectl apply -f -")
-
-
-def test_the_webhook_check_reads_one_shadow_as_v1_and_fails_on_the_apis_500() -> None:
-    path = f"/apis/brupop.bottlerocket.aws/v1/namespaces/{NS}/bottlerocketshadows"
-    broken = check_conversion_webhook(FakeCluster({path: 500}), NS)
-    assert not broken.ok
-    assert "reading shadows as v1 failed (500" in broken.detail
-    cluster = FakeCluster({path: listing({"metadata": {"name": "brs-a"}})})
-    assert check_conversion_webhook(cluster, NS).ok
-    assert cluster.queries[path] == {"limit": "1"}
 
 
 def _certificate_cluster(ready: str, bundle: bytes) -> FakeCluster:
