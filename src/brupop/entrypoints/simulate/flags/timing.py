@@ -83,6 +83,9 @@ TIMING_FLAGS: tuple[TimingFlag, ...] = (
     TimingFlag("host-step", 0.1, Component.HOST, None,
                "emulated host's time for each of refresh, prepare, activate and reboot",
                allow_zero=True),
+    TimingFlag("host-prepare", 0.0, Component.HOST, None,
+               "emulated host's time for prepare (the image's download and write); 0: as "
+               "--host-step", allow_zero=True),
     TimingFlag("restart-backoff", 0.2, Component.HARNESS, None,
                "first wait before restarting an exited agent (doubles each time)",
                allow_zero=True),

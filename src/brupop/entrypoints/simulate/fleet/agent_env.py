@@ -58,6 +58,7 @@ def agent_env(
     inherited = dict(os.environ if base is None else base)
     env = {key: value for key, value in inherited.items() if not key.startswith(_SIM_PREFIX)}
     step = _text(options.timing["host-step"])
+    prepare = _text(options.timing["host-prepare"] or options.timing["host-step"])
     env.update(
         {
             "MY_NODE_NAME": node.name,
@@ -76,7 +77,7 @@ def agent_env(
             "BRUPOP_SIM_TARGET_VERSION": options.to_version,
             "BRUPOP_SIM_NODE_NAME": node.name,
             "BRUPOP_SIM_REFRESH_SECONDS": step,
-            "BRUPOP_SIM_PREPARE_SECONDS": step,
+            "BRUPOP_SIM_PREPARE_SECONDS": prepare,
             "BRUPOP_SIM_ACTIVATE_SECONDS": step,
         }
     )
