@@ -10,9 +10,7 @@ import threading
 
 from brupop.domain.host.agent_shadow import Shadow
 from brupop.ports.shadow_store import ShadowStore
-from brupop.services.agent.stop import StopFlag
-
-_STOP_POLL_SECONDS = 0.25
+from brupop.services.agent.stop import POLL_SECONDS, StopFlag
 
 
 def await_change(
@@ -33,7 +31,7 @@ def await_change(
     waiter = threading.Thread(target=poll, name="shadow-long-poll", daemon=True)
     waiter.start()
     while waiter.is_alive() and not stop.requested:
-        waiter.join(_STOP_POLL_SECONDS)
+        waiter.join(POLL_SECONDS)
     if stop.requested or not answer:
         return None
     return answer[0]
