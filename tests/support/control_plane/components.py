@@ -6,6 +6,7 @@ docs/control-plane.md.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 import time
@@ -110,8 +111,7 @@ def apiserver(cache: Cache, root: Path, pki: Pki, ports: Ports) -> list[str]:
     return [
         str(cache.binary("kube-apiserver")),
         f"--etcd-servers=http://127.0.0.1:{ports.etcd_client}",
-        "--bind-address=127.0.0.1",
-        "--advertise-address=127.0.0.1",
+        *listen_flags(root),
         f"--secure-port={ports.apiserver}",
         f"--cert-dir={root / 'apiserver-generated'}",
         f"--tls-cert-file={pki.cert('apiserver')}",
@@ -123,9 +123,27 @@ def apiserver(cache: Cache, root: Path, pki: Pki, ports: Ports) -> list[str]:
         f"--service-cluster-ip-range={SERVICE_RANGE}",
         "--authorization-mode=Node,RBAC",
         "--allow-privileged=true",
-        "--endpoint-reconciler-type=none",
         "--profiling=false",
         *audit_flags(root),
+    ]
+
+
+def listen_flags(root: Path) -> list[str]:
+    """Loopback only; with real nodes (DIR/real-nodes/apiserver-address names the first
+    bridge's address) every address, advertised on the bridge so that pods reach it through
+    the `kubernetes` Service (the port is closed to other interfaces by iptables)."""
+    chosen = root / "real-nodes" / "apiserver-address"
+    if chosen.is_file():
+        address = str(ipaddress.IPv4Address(chosen.read_text().strip()))
+        return [
+            "--bind-address=0.0.0.0",
+            f"--advertise-address={address}",
+            "--endpoint-reconciler-type=lease",
+        ]
+    return [
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        "--endpoint-reconciler-type=none",
     ]
 
 

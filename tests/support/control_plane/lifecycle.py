@@ -114,7 +114,7 @@ def launch(folder: RunFolder, plan: Plan) -> None:
 
 def wait_ready(folder: RunFolder, plan: Plan, process: subprocess.Popen[bytes]) -> None:
     """Poll until ready; fail at once if the process exits, or at the deadline."""
-    seconds = READY_SECONDS[plan.name]
+    seconds = READY_SECONDS.get(plan.name, 60.0)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         code = process.poll()

@@ -137,11 +137,18 @@ def issue(
 
 
 def loopback_names() -> x509.SubjectAlternativeName:
+    """Loopback, and the names pods of real nodes use: the `kubernetes` Service's address and
+    DNS names, and the first node bridge's address it forwards to."""
     return x509.SubjectAlternativeName(
         [
             x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+            x509.IPAddress(ipaddress.ip_address("10.96.0.1")),
+            x509.IPAddress(ipaddress.ip_address("10.245.0.1")),
             x509.DNSName("localhost"),
+            x509.DNSName("kubernetes"),
+            x509.DNSName("kubernetes.default"),
             x509.DNSName("kubernetes.default.svc"),
+            x509.DNSName("kubernetes.default.svc.cluster.local"),
         ]
     )
 
