@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 PROGRAM = "brupop-host-emulator"
 USAGE = f"""Usage: {PROGRAM} raw -u URI [-m METHOD]
+       {PROGRAM} serve --socket PATH [--reboot-command COMMAND ARG...]
 
 Emulates `apiclient raw` against a simulated Bottlerocket host whose state lives in
 $BRUPOP_SIM_HOST_DIR.
@@ -66,9 +67,15 @@ def _value(items: Iterator[str], flag: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one emulated apiclient call; returns the exit code (unless a reboot ends us first)."""
+    """Run one emulated apiclient call; returns the exit code (unless a reboot ends us first).
+    `serve` runs the host's API on a unix socket instead (socket_server)."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["serve"]:
+        from brupop.hostsim.socket_server import serve_main
+
+        return serve_main(args[1:])
     try:
-        method, uri = parse_args(sys.argv[1:] if argv is None else argv)
+        method, uri = parse_args(args)
     except UsageError as error:
         sys.stderr.write(f"{error}\n\n{USAGE}")
         return 2

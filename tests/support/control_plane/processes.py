@@ -59,8 +59,11 @@ class RunFolder:
         return [record for name in names if (record := self.read(name)) is not None]
 
 
-def start(folder: RunFolder, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
-    """Start `argv` in its own session, output to DIR/logs/<name>.log, and record it."""
+def start(
+    folder: RunFolder, name: str, argv: list[str], env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start `argv` in its own session, output to DIR/logs/<name>.log, and record it; `env`
+    adds to the environment it inherits."""
     folder.logs.mkdir(parents=True, exist_ok=True)
     folder.records.mkdir(parents=True, exist_ok=True)
     with folder.log(name).open("ab") as log:
@@ -71,6 +74,7 @@ def start(folder: RunFolder, name: str, argv: list[str]) -> subprocess.Popen[byt
             stderr=subprocess.STDOUT,
             start_new_session=True,
             cwd=folder.root,
+            env={**os.environ, **env} if env else None,
         )
     record = {"pid": process.pid, "argv": argv}
     folder.record_path(name).write_text(json.dumps(record) + "\n")
