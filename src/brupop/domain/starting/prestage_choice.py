@@ -71,12 +71,14 @@ def prestage_writes(
     *,
     active: bool,
     pin: str | None,
+    preparing_in_turn: int = 0,
 ) -> list[PrestageWrite]:
     """The spec changes that bring the fleet's preparations in line; `active` is False while
-    the fleet is paused or halted, or the clock does not allow staging."""
+    the fleet is paused or halted, or the clock does not allow staging. Nodes preparing in
+    their turn (`preparing_in_turn`) share the downloads' places."""
     enabled = prestage is not None and prestage.enabled and active
     limit = prestage.max_concurrent if prestage is not None else 0
-    preparing = 0
+    preparing = preparing_in_turn
     stale: list[str] = []
     waiting: list[tuple[str, str]] = []
     for candidate in sorted(candidates):

@@ -80,3 +80,10 @@ def test_staging_may_begin_start_before_seconds_ahead_of_the_window() -> None:
     assert may_stage_now(ON, NOW, window_open=True, opens_at=later)
     zero = Prestage(enabled=True, start_before_seconds=0)
     assert not may_stage_now(zero, NOW, window_open=False, opens_at=None)
+
+
+def test_nodes_preparing_in_their_turn_share_the_places_of_the_downloads() -> None:
+    fleet = [_node(f"n{i}") for i in range(4)]
+    writes = prestage_writes(ON, fleet, active=True, pin=None, preparing_in_turn=1)
+    assert writes == [PrestageWrite("n0", "1.1.0")]
+    assert prestage_writes(ON, fleet, active=True, pin=None, preparing_in_turn=2) == []

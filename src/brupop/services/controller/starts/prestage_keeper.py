@@ -64,6 +64,17 @@ def candidate_of(shadow: Shadow) -> PrestageCandidate | None:
     )
 
 
+def _preparing_in_turn(shadow: Shadow) -> bool:
+    """The node stages in its turn and its host does not hold the version yet: a download."""
+    status, spec = shadow.status, shadow.spec
+    return (
+        spec.state is UpdateState.STAGED_AND_PERFORMED_UPDATE
+        and status is not None
+        and status.current_state is _IDLE
+        and status.staged_version != spec.version
+    )
+
+
 def _pin(policy: EffectivePolicy) -> str | None:
     version = policy.scheduling.version
     return version.pin if version is not None else None
@@ -98,7 +109,10 @@ class PrestageKeeper:
         )
         shadows = {s.name: s for s in fleet}
         candidates = [c for s in shadows.values() if (c := candidate_of(s)) is not None]
-        writes = prestage_writes(prestage, candidates, active=active, pin=_pin(policy))
+        in_turn = sum(1 for s in shadows.values() if _preparing_in_turn(s))
+        writes = prestage_writes(
+            prestage, candidates, active=active, pin=_pin(policy), preparing_in_turn=in_turn
+        )
         outcome = PrestageOutcome()
         for write in writes:
             if not may_write():
