@@ -190,3 +190,36 @@ def test_without_matplotlib_it_says_how_to_get_it_and_exits_2(tmp_path: Path) ->
     assert "--timeline needs matplotlib" in answer.stderr
     assert "pip install 'brupop[simulate]'" in answer.stderr
     assert "Traceback" not in answer.stderr
+
+
+def test_with_url_the_limit_comes_from_that_controller(
+    emulated: EmulatorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write_rollout(emulated)  # no Service for the proxy: only --url can give the limit
+    picture = tmp_path / "cluster.svg"
+
+    with serve_controller(Fleet(1), limit=3, tick=False) as (url, _):
+        assert main(["--url", url, "--timeline", str(picture)]) == 0
+
+    assert capsys.readouterr().err == ""
+    texts = _texts(picture)
+    assert any(t.startswith(f"brupop status: 4 nodes in {NS}; limit 3") for t in texts), texts
+
+
+def test_with_url_and_no_cluster_it_says_the_rows_need_the_kubernetes_api(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = "http://127.0.0.1:9"
+    argv = ["--url", url, "--timeline", str(tmp_path / "f.svg")]
+
+    assert main([*argv, "--kubeconfig", str(tmp_path / "absent")]) == 2
+
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(
+        f"brupop status: the kubeconfig {tmp_path / 'absent'} cannot be used"
+    )
+    assert lines[0].endswith(
+        f"(--timeline reads the shadows and their Events through the Kubernetes API; --url {url} "
+        "gives only the concurrency limit)"
+    )

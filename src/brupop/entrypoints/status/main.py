@@ -151,6 +151,7 @@ def _run(args: argparse.Namespace) -> int:
                 )
             ),
             target=target,
+            url=args.url,
         )
     try:
         document = read_status(args.url, args.namespace, args.timeout, target)

@@ -3,8 +3,8 @@
 The path and the drawing library are checked first (exit 2, as for a kubeconfig that cannot
 be used), then the shadows and Events are
 read through the Kubernetes API (exit 1 when it cannot be reached), with the update policy's
-halt when it has one. The concurrency limit comes from the controller's `/status` when it
-answers; without it the picture has no limit line.
+halt when it has one. The concurrency limit comes from the controller's `/status` (at `--url`
+when given) when it answers; without it the picture has no limit line.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ from brupop.entrypoints.status.terminal import complain, show
 from brupop.ports.errors import PortError
 
 EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
+_URL_IS_NOT_ENOUGH = (
+    "--timeline reads the shadows and their Events through the Kubernetes API; --url {url} "
+    "gives only the concurrency limit"
+)
 
 
 def write_cluster_timeline(
@@ -38,8 +42,10 @@ def write_cluster_timeline(
     timeout: float,
     read_limit: Callable[[], str],
     target: ClusterTarget | None = None,
+    url: str | None = None,
 ) -> int:
-    """Draw the cluster's timeline to `raw_path`; the exit code."""
+    """Draw the cluster's timeline to `raw_path`; the exit code. `url` (--url) is where the
+    limit is read; the rows still need the cluster, and a refusal says so."""
     if missing := TIMELINE.missing():
         return _fail(
             f"--timeline needs {', '.join(missing)}, from the 'simulate' extra: "
@@ -53,6 +59,8 @@ def write_cluster_timeline(
     try:
         history = _read(target or ClusterTarget(), namespace, timeout)
     except ClusterUnusable as error:
+        if url:
+            return _fail(f"{error} ({_URL_IS_NOT_ENOUGH.format(url=url)})", error.exit_code)
         return refuse("status", error)
     except PortError as error:
         return _fail(f"cannot read the shadows and their Events: {error}", EXIT_UNREACHABLE)
