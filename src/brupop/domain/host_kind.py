@@ -60,7 +60,7 @@ def classify_settings_answer(status: int | None, body: str, document: Any) -> Ho
         return (
             HostClass(HostKind.UPDATABLE)
             if _has_update_settings(document)
-            else HostClass(HostKind.NO_IN_PLACE_UPDATES, "the variant has no settings.updates")
+            else HostClass(HostKind.NO_IN_PLACE_UPDATES, "no settings.updates")
         )
     if status == HTTP_SERVER_ERROR and _LOCKDOWN_MARK in body.lower():
         return HostClass(HostKind.LOCKED_DOWN, "settings refused (500: datastore locked down)")

@@ -41,6 +41,10 @@ class Reason(StrEnum):
     BLOCKING_POD = "blocking_pod"
     NODE_TOO_YOUNG = "node_too_young"
     NO_ROOM = "no_room"
+    # Hosts that cannot take an update (domain/host_kind.py, domain/reporting/variant_offers.py).
+    NO_IN_PLACE_UPDATES = "no_in_place_updates"
+    UNEXPECTED_HOST_ANSWER = "unexpected_host_answer"
+    NO_OFFER_FOR_VARIANT = "no_offer_for_variant"
     # A shadow the controller cannot judge (domain/rollout/report_bounds.py): set aside.
     QUARANTINED = "quarantined"
 

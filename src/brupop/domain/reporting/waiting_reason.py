@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from brupop.domain.cluster.drain_progress import DrainProgress
+from brupop.domain.host_kind import HostKind
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.domain.printable import printable
 from brupop.domain.reason import Explanation, Reason
@@ -75,6 +76,8 @@ class RolloutView:
     """Ready shadows a start rule held in this pass (a budget, a pin, ...), with why."""
     quarantined: Mapping[str, str] = field(default_factory=dict)
     """Shadows the controller set aside because it cannot judge them, with why."""
+    variants_behind: Mapping[str, str] = field(default_factory=dict)
+    """Variants offered nothing past the grace period while others are, with the sentence."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,13 @@ def _explain(shadow: Shadow, view: RolloutView, *, held: int) -> Explanation:
         return Explanation(Reason.STARTING, f"starting the update to {status.target_version}")
     if holds_slot(shadow):
         return _explain_in_slot(shadow, status, view)
+    cannot = _cannot_update(status)
+    if cannot is not None:
+        return cannot
     if not versions_differ(status.current_version, status.target_version):
+        behind = view.variants_behind.get(status.variant or "")
+        if behind is not None:
+            return Explanation(Reason.NO_OFFER_FOR_VARIANT, behind)
         failed = view.gate_failures.get(shadow.name)
         if failed is not None:
             return Explanation(
@@ -180,6 +189,24 @@ def _explain(shadow: Shadow, view: RolloutView, *, held: int) -> Explanation:
             f"concurrency full ({held}/{limit.maximum} nodes updating); {offered}",
         )
     return Explanation(Reason.READY, f"starts on the next pass; {offered}")
+
+
+def _cannot_update(status: ShadowStatus) -> Explanation | None:
+    """The host's own kind when it cannot take an update; None when it can (or is unknown)."""
+    kind = status.host_kind
+    if kind is None or kind.takes_updates:
+        return None
+    if kind is HostKind.NO_IN_PLACE_UPDATES:
+        variant = f"variant {status.variant}" if status.variant else "its variant"
+        note = f" ({status.host_note})" if status.host_note else ""
+        return Explanation(
+            Reason.NO_IN_PLACE_UPDATES, f"{variant} has no in-place updates{note}; not started"
+        )
+    note = f": {status.host_note}" if status.host_note else ""
+    return Explanation(
+        Reason.UNEXPECTED_HOST_ANSWER,
+        f"the host answered as no Bottlerocket does{note}; not started",
+    )
 
 
 def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) -> Explanation:

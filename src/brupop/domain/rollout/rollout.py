@@ -19,7 +19,7 @@ from brupop.domain.rollout.backoff import is_retry_allowed
 from brupop.domain.rollout.concurrency import ConcurrencyLimit, slots_held
 from brupop.domain.rollout.ordering import update_order
 from brupop.domain.rollout.transition_timeout import is_timed_out
-from brupop.domain.shadow import Shadow, ShadowSpec
+from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.versions import versions_differ
 
@@ -79,12 +79,19 @@ def next_spec(shadow: Shadow, now: datetime) -> ShadowSpec:
             return _stamped(UpdateState.IDLE, spec.version, now)
         return spec
     if spec.state is UpdateState.IDLE:
-        if not versions_differ(status.current_version, status.target_version):
+        if not offered_an_update(status):
             return ShadowSpec()
         if is_retry_allowed(status, now):
             return _stamped(UpdateState.STAGED_AND_PERFORMED_UPDATE, status.target_version, now)
         return spec
     return _stamped(spec.state.on_success(), spec.version, now)
+
+
+def offered_an_update(status: ShadowStatus) -> bool:
+    """The host offers another version and can take it (a host that cannot update in place,
+    or answers oddly, is never started, whatever its status says it is offered)."""
+    takes = status.host_kind is None or status.host_kind.takes_updates
+    return takes and versions_differ(status.current_version, status.target_version)
 
 
 def is_ready_to_start(shadow: Shadow, now: datetime) -> bool:

@@ -17,10 +17,10 @@ from datetime import datetime
 from typing import NamedTuple
 
 from brupop.domain.rollout.backoff import retry_allowed_at
+from brupop.domain.rollout.rollout import offered_an_update
 from brupop.domain.rollout.transition_timeout import transition_deadline
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import StateTimeouts, UpdateState
-from brupop.domain.versions import versions_differ
 
 _IDLE = UpdateState.IDLE
 
@@ -66,7 +66,7 @@ class ShadowFacts(NamedTuple):
         return cls(
             shadow.name, shadow.node_name, current, status.current_version,
             status.target_version, status.crash_count, spec.state, spec.version, spec_clear,
-            offered=versions_differ(status.current_version, status.target_version),
+            offered=offered_an_update(status),
             holds_slot=spec.state is not _IDLE or current is not _IDLE,
             deadline=transition_deadline(shadow, timeouts),
             allowed_at=retry_allowed_at(status),

@@ -32,6 +32,8 @@ class ControllerConfig:
     a list instead (a Kubernetes watch cannot be polled without waiting)."""
     watch_restart: RestartPolicy | None = None
     """How the change watch is restarted when it fails; None: the watch's own default."""
+    variant_offer_grace_seconds: float = 6 * 3600.0
+    """How long a variant may see no offer while others do before its nodes say so."""
     release_age_quorum: int | None = None
     """The nodes that must report a version before its release age starts (RELEASE_AGE_QUORUM);
     None: 10 % of the opted-in nodes, at least 2 (`release_quorum`)."""

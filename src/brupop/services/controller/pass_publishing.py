@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from brupop.domain.cluster.drain_progress import DrainProgress
 from brupop.domain.policy.effective_policy import EffectivePolicy, PolicySource
+from brupop.domain.reporting.variant_offers import VariantOffers
 from brupop.domain.reporting.waiting_reason import RolloutView
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.starting.scheduling_facts import SchedulingFacts
@@ -74,12 +75,14 @@ class PassPublisher:
         self.scheduling = SchedulingFacts()
         self._started_before: frozenset[str] = frozenset()
         self._holds_before: Mapping[str, StartHold] = {}
+        self._variants = VariantOffers()
+        self._behind: dict[str, str] = {}
 
     def publish(self, facts: PassFacts) -> None:
         """The view, the reasons, the metrics, the scheduling facts and the policy's status."""
         book = self._fleet.book
         view = self._view_of(facts)
-        self._refresh(view, facts.touched)
+        self._refresh(view, facts.touched | self._variants_moved(view, facts.touched))
         holding = book.holders() | view.started
         budgets = self._starts.usage(facts.in_force, holding)
         self._metrics.set_budgets_in_use({(u.budget, u.group): u.in_use for u in budgets})
@@ -125,7 +128,34 @@ class PassPublisher:
             gate_failures=dict(self._failures.gate_failures),
             start_holds=self._starts.holds,
             quarantined=self._fleet.book.quarantined(),
+            variants_behind=self._variants_behind(facts),
         )
+
+    def _variants_behind(self, facts: PassFacts) -> dict[str, str]:
+        """The variants offered nothing past the grace period (the record redrawn only when
+        some shadow changed)."""
+        book = self._fleet.book
+        if facts.touched:
+            shadows = (book.shadow(name) for name in book.names())
+            self._variants = self._variants.after((s for s in shadows if s), facts.now)
+        grace = timedelta(seconds=self._config.variant_offer_grace_seconds)
+        return self._variants.left_behind(facts.now, grace)
+
+    def _variants_moved(self, view: RolloutView, touched: set[str]) -> set[str]:
+        """The nodes of the variants that fell behind or caught up in this pass."""
+        behind = dict(view.variants_behind)
+        moved = {
+            v for v in behind.keys() | self._behind.keys() if behind.get(v) != self._behind.get(v)
+        }
+        self._behind = behind
+        if not moved:
+            return set()
+        book = self._fleet.book
+        return {
+            name
+            for name in book.names()
+            if (s := book.shadow(name)) and s.status and s.status.variant in moved
+        } - touched
 
     def _refresh(self, view: RolloutView, touched: set[str]) -> None:
         """Metrics, and the reasons of the nodes whose reason may have changed."""

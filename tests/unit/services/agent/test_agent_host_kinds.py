@@ -32,7 +32,7 @@ def test_a_host_without_in_place_updates_is_reported_idle_and_never_asked_to_ref
     status = rig.store.status
     assert status is not None
     assert status.host_kind is HostKind.NO_IN_PLACE_UPDATES
-    assert status.host_note == "the variant has no settings.updates"
+    assert status.host_note == "no settings.updates"
     assert (status.current_state, status.target_version) == (UpdateState.IDLE, "1.0.0")
     assert "refresh_updates" not in rig.host.calls
     assert not rig.log.events("update_check.failed")

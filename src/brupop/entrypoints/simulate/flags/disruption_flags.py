@@ -1,5 +1,6 @@
 """The scenario flags of `brupop simulate` that disrupt a rollout: blocked drains, pods not to
-disrupt, unhealthy nodes, host faults, agent kills and a controller restart; defined and read here.
+disrupt, unhealthy nodes, host faults and kinds, agent kills and a controller restart; defined
+and read here.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from brupop.entrypoints.simulate.flags.flag_values import (
     read_node,
     read_seconds,
 )
-from brupop.entrypoints.simulate.scenarios.host_faults import KNOWN_FAULTS
+from brupop.entrypoints.simulate.scenarios.host_faults import HOST_KINDS, KNOWN_FAULTS
 
 LATE_HOST_SECONDS = 15.0
 """How late a --late-host answers its first call: as late as an agent's first report over a
@@ -52,6 +53,15 @@ def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
         default=[],
         metavar="NODE=FAULT",
         help=f"make NODE's host emulator misbehave; FAULT is one of {', '.join(KNOWN_FAULTS)}",
+    )
+    scenario.add_argument(
+        "--host-kind",
+        action="append",
+        default=[],
+        metavar="NODE=KIND",
+        help=f"make NODE's host one of the kinds {', '.join(HOST_KINDS)}: locked down (updates "
+        "still work), a variant without in-place updates, or an end-of-life variant never "
+        "offered more",
     )
     scenario.add_argument(
         "--late-host",
@@ -92,6 +102,19 @@ def read_fault(text: str, names: list[str]) -> tuple[str, str]:
             f"{did_you_mean(fault, KNOWN_FAULTS)}"
         )
     return read_node("--fault", node, names), fault
+
+
+def read_host_kind(text: str, names: list[str]) -> tuple[str, str]:
+    """One `--host-kind NODE=KIND`."""
+    node, sep, kind = text.partition("=")
+    if not sep:
+        raise OptionError(f"--host-kind: {text!r} is not NODE=KIND")
+    if kind not in HOST_KINDS:
+        raise OptionError(
+            f"--host-kind: {kind!r} is not one of {', '.join(HOST_KINDS)}"
+            f"{did_you_mean(kind, HOST_KINDS)}"
+        )
+    return read_node("--host-kind", node, names), kind
 
 
 def read_late_host(text: str, names: list[str]) -> tuple[str, float]:

@@ -24,6 +24,7 @@ from brupop.entrypoints.simulate.flags.disruption_flags import (
     add_disruption_flags,
     read_chaos_seed,
     read_fault,
+    read_host_kind,
     read_late_host,
     read_restart_after,
 )
@@ -88,6 +89,7 @@ class SimulationOptions:
     unhealthy: tuple[str, ...] = ()  # after their reboot: NotReady, agent pod never Ready
     faults: tuple[tuple[str, str], ...] = ()  # (node, fault)
     late_hosts: tuple[tuple[str, float], ...] = ()  # (node, seconds its first answer is late)
+    host_kinds: tuple[tuple[str, str], ...] = ()  # (node, kind of host: lockdown, no-updates, eol)
     chaos_kills: int = 0
     chaos_seed: int | None = None
     restart_controller_after: float | None = None
@@ -165,6 +167,7 @@ def parse_options(argv: list[str]) -> SimulationOptions:
         unhealthy=tuple(read_node("--unhealthy", name, names) for name in args.unhealthy),
         faults=tuple(read_fault(text, names) for text in args.fault),
         late_hosts=tuple(read_late_host(text, names) for text in args.late_host),
+        host_kinds=tuple(read_host_kind(text, names) for text in args.host_kind),
         chaos_kills=read_integer("--chaos-kills", args.chaos_kills, minimum=0, maximum=100_000),
         chaos_seed=read_chaos_seed(args.chaos_seed),
         restart_controller_after=read_restart_after(args.restart_controller_after),

@@ -18,7 +18,11 @@ from brupop.entrypoints.simulate.flags.options import SimulationOptions
 from brupop.entrypoints.simulate.flags.timing import Component
 from brupop.entrypoints.simulate.fleet.certificates import TlsFiles
 from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode
-from brupop.entrypoints.simulate.scenarios.host_faults import FAULT_ENV, FIRST_ANSWER_DELAY_ENV
+from brupop.entrypoints.simulate.scenarios.host_faults import (
+    FAULT_ENV,
+    FIRST_ANSWER_DELAY_ENV,
+    HOST_KIND_ENV,
+)
 
 EMULATOR_SCRIPT = "brupop-host-emulator"
 _SIM_PREFIX = "BRUPOP_SIM_"
@@ -87,6 +91,9 @@ def agent_env(
     for faulty, fault in options.faults:
         if faulty == node.name:
             env.update(FAULT_ENV[fault])
+    for node_name, kind in options.host_kinds:
+        if node_name == node.name:
+            env[HOST_KIND_ENV] = kind
     for late, seconds in options.late_hosts:
         if late == node.name:
             env[FIRST_ANSWER_DELAY_ENV] = _text(seconds)

@@ -232,6 +232,7 @@ def _controller_config(
         lease_seconds=timing["leader-lease"],
         renew_seconds=timing["leader-renew"],
         watch_seconds=_CONTROLLER_WATCH_SECONDS,
+        variant_offer_grace_seconds=0.0,  # a rehearsal names a variant left behind at once
     )
 
 

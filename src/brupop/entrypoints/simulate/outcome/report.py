@@ -7,11 +7,19 @@ acceptable, no traceback, the concurrency limit never exceeded, and no timeout.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from brupop.domain.policy.update_policy_status import HaltReason
+from brupop.domain.reason import Reason
 from brupop.domain.states import UpdateState
+
+# REASON codes of a host that cannot take the update: left on its version, it is no failure as
+# long as it stayed Idle, was never started and never failed (no backoff against it).
+CANNOT_UPDATE = frozenset(
+    {Reason.NO_IN_PLACE_UPDATES, Reason.UNEXPECTED_HOST_ANSWER, Reason.NO_OFFER_FOR_VARIANT}
+)
 
 # The phases of one update, named as the summary's columns and the report's `phase_seconds`:
 # the time the controller asked for each state, until the node left it.
@@ -53,6 +61,19 @@ class NodeReport:
     wait_reasons: list[dict[str, str]] = field(default_factory=list)
     # [from, to] seconds since the run started, each span outside Idle; to None: still out.
     active_intervals: list[tuple[float, float | None]] = field(default_factory=list)
+
+    def cannot_update(self) -> str | None:
+        """The REASON code of a node whose host cannot take the update and was rightly left
+        alone (Idle, schedulable, never started, no crash); None otherwise."""
+        code = self.reason.split(":", 1)[0].strip()
+        left_alone = (
+            self.final_state == UpdateState.IDLE
+            and not self.unschedulable
+            and self.started_at is None
+            and self.crash_count == 0
+            and self.final_version == self.initial_version
+        )
+        return code if left_alone and code in CANNOT_UPDATE else None
 
     def updated_to(self, target: str) -> bool:
         return (
@@ -152,6 +173,7 @@ def judge(facts: RunFacts) -> SimulationReport:
             f"OK: {updated}/{len(facts.nodes)} nodes updated {facts.from_version} -> "
             f"{facts.to_version} in {facts.duration_seconds:.1f} s, at most "
             f"{facts.max_concurrent_observed} updating at once (limit {shown})"
+            + _cannot_update_tally(facts.nodes)
         )
     return SimulationReport(
         ok=not failures,
@@ -213,10 +235,20 @@ def _shortened(text: str, most: int) -> str:
     return text if len(text) <= most else text[: max(0, most - 3)] + "..."
 
 
+def _cannot_update_tally(nodes: list[NodeReport]) -> str:
+    """`; 2 cannot update: 1 no_in_place_updates, 1 no_offer_for_variant` ('' if none)."""
+    codes = Counter(code for node in nodes if (code := node.cannot_update()))
+    if not codes:
+        return ""
+    each = ", ".join(f"{count} {code}" for code, count in sorted(codes.items()))
+    return f"; {codes.total()} cannot update: {each}"
+
+
 def reason_failure(node: NodeReport, target: str) -> str | None:
     """The failure that says `node` was left behind, naming its REASON code only (the
-    summary's line for the node, and the report's `reason`, hold the sentence)."""
-    if node.final_version == target:
+    summary's line for the node, and the report's `reason`, hold the sentence). A host that
+    cannot take the update, rightly left alone, is not left behind."""
+    if node.final_version == target or node.cannot_update():
         return None
     code = node.reason.split(":", 1)[0].strip() if node.reason else "no REASON given"
     return f"{node.name} still on {node.final_version or 'unknown'} ({code})"
