@@ -13,6 +13,7 @@ measure another tree's source with the same interpreter).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import socket
@@ -147,6 +148,91 @@ def bare_start_ms(python: str) -> float:
     return (usage.ru_utime + usage.ru_stime) * 1000
 
 
+# The agent's imports before its first request, in a fresh interpreter: what they cost, how much
+# of it is building frozen dataclasses, and which standard-library modules they load.
+_PROBE = """
+import time
+started = time.process_time()
+import sys
+before = set(sys.modules)
+import dataclasses
+building = [0.0, 0]
+_process_class = dataclasses._process_class
+def timed(*args, **kwargs):
+    began = time.process_time()
+    try:
+        return _process_class(*args, **kwargs)
+    finally:
+        building[0] += time.process_time() - began
+        building[1] += 1
+dataclasses._process_class = timed
+import brupop.entrypoints.cli, brupop.entrypoints.agent.main, brupop.adapters.apiserver_client
+done = time.process_time()
+import json
+standard = [m for m in sys.modules if m not in before and not m.startswith("brupop")
+    and m not in ("typing.io", "typing.re")]
+print(json.dumps({"start": started, "imports": done - started, "classes": building[1],
+    "building": building[0], "ours": sum(m.startswith("brupop") for m in sys.modules),
+    "standard": standard}))
+"""
+# Each standard-library module the agent loads, imported alone in that order: its own cost.
+_FLOOR = """
+import importlib, json, sys, time
+costs = {}
+for name in sys.argv[1:]:
+    began = time.process_time()
+    importlib.import_module(name)
+    costs[name] = time.process_time() - began
+print(json.dumps(costs))
+"""
+
+
+def probe(python: str) -> dict[str, Any]:
+    """One fresh interpreter importing what the agent imports before its first request."""
+    answer = subprocess.run(
+        [python, "-c", _PROBE], capture_output=True, text=True, check=True, cwd="/"
+    )
+    result: dict[str, Any] = json.loads(answer.stdout)
+    return result
+
+
+def floor(python: str, modules: list[str]) -> dict[str, float]:
+    """Each of `modules` imported alone, in order, in one fresh interpreter: CPU ms each."""
+    answer = subprocess.run(
+        [python, "-c", _FLOOR, *modules], capture_output=True, text=True, check=True, cwd="/"
+    )
+    return {name: cost * 1000 for name, cost in json.loads(answer.stdout).items()}
+
+
+def breakdown(python: str, runs: int) -> dict[str, Any]:
+    """Where the CPU to the first request goes: the interpreter's start, the standard library
+    the agent loads (per module, medians), brupop's own modules, building their dataclasses."""
+    probes = [probe(python) for _ in range(runs)]
+    modules = probes[0]["standard"]
+    floors = [floor(python, modules) for _ in range(runs)]
+    per_module = {name: statistics.median(f[name] for f in floors) for name in modules}
+    standard = statistics.median(sum(f.values()) for f in floors)
+    imports = statistics.median(p["imports"] for p in probes) * 1000
+    building = statistics.median(p["building"] for p in probes) * 1000
+    by_package: dict[str, float] = {}
+    for name, cost in per_module.items():  # _ssl with ssl, json.decoder with json
+        package = name.lstrip("_").split(".")[0]
+        by_package[package] = by_package.get(package, 0.0) + cost
+    top = sorted(by_package.items(), key=lambda item: -item[1])[:15]
+    return {
+        "runs": runs,
+        "interpreter_start_ms": round(statistics.median(p["start"] for p in probes) * 1000, 1),
+        "imports_ms": round(imports, 1),
+        "standard_library_alone_ms": round(standard, 1),
+        "standard_library_modules": len(modules),
+        "brupop_modules": probes[0]["ours"],
+        "brupop_modules_ms": round(imports - standard, 1),
+        "dataclasses_built": probes[0]["classes"],
+        "dataclass_building_ms": round(building, 1),
+        "largest_standard_packages_ms": {name: round(cost, 1) for name, cost in top},
+    }
+
+
 def summary(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     return {
@@ -185,6 +271,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "agent_cpu_to_first_connection": summary(to_connect),
         "bare_interpreter_cpu": summary(bares),
         "agent_peak_rss_at_first_request_mib": round(statistics.median(rss), 1),
+        "breakdown": breakdown(args.python, args.breakdown_runs),
         "goal_ms": GOAL_MS,
         "met": median <= GOAL_MS,
     }
@@ -195,6 +282,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=21, help="cold starts measured (default 21)")
     parser.add_argument(
         "--python", default=sys.executable, help="the interpreter that runs `-m brupop agent`"
+    )
+    parser.add_argument(
+        "--breakdown-runs", type=int, default=7, help="runs of the breakdown (default 7)"
     )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="brupop-bench-agent-start-"))
