@@ -159,7 +159,7 @@ def down(root: Path, cache: Cache, quiet: bool = False) -> int:
     if not cluster.folder.is_dir():
         return lifecycle.down(root, cache, quiet)
     for node in node_layouts(root):
-        for line in stop_node(node):
+        for line in stop_node(node, grace_seconds=5.0):
             if not quiet:
                 say(line)
     readiness.stop_cert_manager(cluster)
