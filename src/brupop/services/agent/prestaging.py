@@ -33,7 +33,8 @@ class Prestaging:
         try:
             if wanted is not None and self._failed != wanted and not _holds(status, wanted):
                 held = held_update(self._steps.prepare_ahead(wanted))
-                self._log.info("update.prestaged", version=wanted)
+                if held[0] == wanted and status.staged_version != wanted:  # news, not a repeat
+                    self._log.info("update.prestaged", version=wanted)
                 return held
             if wanted is None and status.staged_state == HostUpdateState.READY.value:
                 return self._unstage()
