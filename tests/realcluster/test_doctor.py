@@ -164,6 +164,7 @@ def test_doctor_passes_every_check_a_control_plane_without_cert_manager_can_pass
         "rbac",
         "network policies",
         "update policy",
+        "policy rules",
         "metrics",
     ]
     assert [name for name in can_pass if not results[name].ok] == []
@@ -190,7 +191,7 @@ def test_doctor_exits_one_with_a_line_per_check_when_a_check_fails(
     code = main(["--namespace", NAMESPACE, "--controller-url", metrics_url])
     lines = capsys.readouterr().out.splitlines()
     assert code == 1  # the certificate check fails: no cert-manager here
-    assert len(lines) == 14
+    assert len(lines) == 15
     assert all(line.startswith(("PASS ", "FAIL ", "SKIP ")) for line in lines)
     assert (
         "FAIL certificate: cert-manager is not installed - do: install cert-manager"

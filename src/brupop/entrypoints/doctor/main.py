@@ -31,6 +31,7 @@ from brupop.entrypoints.doctor.certificates import check_certificate
 from brupop.entrypoints.doctor.crds import check_policy_crd, check_shadow_crd
 from brupop.entrypoints.doctor.dependencies import Check, run_in_order
 from brupop.entrypoints.doctor.metrics import check_metrics_at, check_metrics_by_proxy
+from brupop.entrypoints.doctor.policy_rules import check_policy_rules
 from brupop.entrypoints.doctor.presence import (
     check_namespace,
     check_network_policies,
@@ -143,6 +144,12 @@ def _checks(
             "update policy",
             lambda: check_policy(reader, namespace),
             ("policy crd", "namespace"),
+        ),
+        Check(
+            "policy rules",
+            "policy rules",
+            lambda: check_policy_rules(reader, namespace, now()),
+            ("policy",),
         ),
         Check("metrics", "metrics", metrics, ("controller",)),
     ]
