@@ -75,6 +75,10 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
     _watch_epoch: int = attrs.field(default=0, init=False)
     _open_watches: dict[int, int] = attrs.field(factory=dict, init=False)
     _watches_closed: threading.Condition = attrs.field(init=False)
+    # Watches waiting for the next change, each woken on its own loop (never polled).
+    _waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = attrs.field(
+        factory=list, init=False
+    )
     tokens: TokenAuthority = attrs.field(factory=TokenAuthority, init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -135,6 +139,7 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         once they have ended, so changes made next reach only a resumed watch."""
         with self._watches_closed:
             self._watch_epoch += 1
+            self._wake_watches()
             ended = self._watches_closed.wait_for(
                 lambda: not any(n for epoch, n in self._open_watches.items() if n), timeout=5
             )
@@ -183,6 +188,14 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         self._history.append((self._revision, kind, change))
         while len(self._history) > self.history_limit:
             self._compacted = self._history.popleft()[0]
+        self._wake_watches()
+
+    def _wake_watches(self) -> None:
+        """Wake every waiting watch (called under `_state`, from any thread)."""
+        waiters, self._waiters = self._waiters, []
+        for loop, waiter in waiters:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(_settle, waiter)
 
     # --- HTTP --------------------------------------------------------------------------------
 
@@ -442,9 +455,11 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         bookmarks = str(request.params.get("allowWatchBookmarks", "")).lower() in ("true", "1")
         told = since
         while True:
+            waiter: asyncio.Future[None] = loop.create_future()
             with self._state:
                 fresh = self._changes_after(since, kind)
                 since, dropped = self._revision, self._watch_epoch != epoch
+                self._waiters.append((loop, waiter))  # under the lock: no change slips by
             for event in fresh:
                 obj = event["object"]
                 in_namespace = namespace is None or obj["metadata"].get("namespace") == namespace
@@ -459,7 +474,13 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
                     yield _bookmark(kind, since)
             if dropped or loop.time() >= deadline:
                 return
-            await asyncio.sleep(0.005)
+            wake_at = min(deadline, bookmark_at or deadline)
+            await asyncio.wait({waiter}, timeout=max(0.0, wake_at - loop.time()))
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 _BEFORE = "previous"

@@ -1,6 +1,8 @@
 """The controller's real loop (`run`) in a thread, on the real clock, against the in-memory
-cluster: it fills slots at once, reacts to watched changes within a second, and hands over
-leadership when a replica stops."""
+cluster: it fills slots at once, reacts to watched changes before any tick, and hands over
+leadership when a replica stops. No assert on how long a wait took: a tick or a Lease that
+could have caused what is awaited is made far longer than the wait (a loaded machine may be
+slow, never wrong)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from tests.integration.controller.running import running
+from tests.support.polling import wait_until
 
 NEW = "1.20.0"
 
@@ -37,8 +40,18 @@ def _cluster(nodes: int) -> InMemoryCluster:
     return cluster
 
 
+NEVER = 3600.0  # seconds: a tick or a Lease that does not come due within any test
+PATIENCE = 30.0  # seconds a test waits for what the loop must do
+
+
 def _controller(
-    cluster: InMemoryCluster, limit: int, *, tick: float, identity: str = "c1", lease: float = 15
+    cluster: InMemoryCluster,
+    limit: int,
+    *,
+    tick: float,
+    identity: str = "c1",
+    lease: float = 15,
+    renew: float | None = None,
 ) -> ControllerService:
     clock = SystemClock()
     config = ControllerConfig(
@@ -48,7 +61,7 @@ def _controller(
         identity=identity,
         tick_seconds=tick,
         lease_seconds=lease,
-        renew_seconds=lease / 3,
+        renew_seconds=renew or lease / 3,
         watch_seconds=1.0,
     )
     ports = ControllerPorts(
@@ -62,13 +75,8 @@ def _controller(
     return build_controller(ports, config)
 
 
-def _wait_for(condition: Callable[[], bool], seconds: float) -> float:
-    """Seconds it took for `condition` to hold; fails after `seconds`."""
-    started = time.monotonic()
-    while not condition():
-        assert time.monotonic() - started < seconds, "condition not met in time"
-        time.sleep(0.01)
-    return time.monotonic() - started
+def _wait_for(condition: Callable[[], bool], seconds: float) -> None:
+    wait_until(condition, "the loop's doing", seconds=seconds)
 
 
 def _started(cluster: InMemoryCluster) -> int:
@@ -79,30 +87,29 @@ def test_a_ten_node_rollout_with_limit_three_fills_three_slots_in_the_first_pass
     cluster = _cluster(10)
     controller = _controller(cluster, 3, tick=30.0)
     with running(controller):
-        _wait_for(controller.is_ready, 5)
+        _wait_for(controller.is_ready, PATIENCE)
         assert _started(cluster) == 3, "all three slots filled by the first pass"
         time.sleep(0.3)
         assert _started(cluster) == 3
 
 
-def test_a_change_is_acted_on_within_a_second_though_the_tick_is_long() -> None:
+def test_a_change_is_acted_on_at_once_though_no_tick_comes() -> None:
     cluster = _cluster(1)
-    controller = _controller(cluster, 1, tick=30.0)
+    controller = _controller(cluster, 1, tick=NEVER)
     with running(controller):
-        _wait_for(lambda: _started(cluster) == 1, 5)
+        _wait_for(lambda: _started(cluster) == 1, PATIENCE)
         shadow = cluster.shadows.get("brs-node-00")
         assert shadow.status is not None
         reached = shadow.status.model_copy(
             update={"current_state": UpdateState.STAGED_AND_PERFORMED_UPDATE}
         )
         cluster.shadows.update_status(shadow.name, reached)
-        took = _wait_for(
+        _wait_for(
             lambda: (
                 cluster.shadows.get("brs-node-00").spec.state is UpdateState.REBOOTED_INTO_UPDATE
             ),
-            5,
+            PATIENCE,
         )
-        assert took < 1.0
 
 
 def test_no_busy_loop_when_nothing_changes() -> None:
@@ -116,7 +123,7 @@ def test_no_busy_loop_when_nothing_changes() -> None:
         return original()
 
     with running(controller):
-        _wait_for(lambda: _started(cluster) == 1, 5)
+        _wait_for(lambda: _started(cluster) == 1, PATIENCE)
         time.sleep(0.5)  # let the watch-triggered pass after our own write settle
         cluster.shadows.list = counted  # type: ignore[method-assign]
         time.sleep(1.0)
@@ -124,18 +131,17 @@ def test_no_busy_loop_when_nothing_changes() -> None:
     assert passes["n"] <= 2, "a quiet cluster costs no passes between ticks"
 
 
-def test_a_stopping_leader_hands_over_to_the_other_replica_within_a_renew_interval() -> None:
+def test_a_stopping_leader_hands_over_to_the_other_replica_before_its_lease_expires() -> None:
     cluster = _cluster(3)
-    first = _controller(cluster, 1, tick=0.2, identity="first", lease=3.0)
-    second = _controller(cluster, 1, tick=0.2, identity="second", lease=3.0)
+    first = _controller(cluster, 1, tick=0.2, identity="first", lease=NEVER, renew=1.0)
+    second = _controller(cluster, 1, tick=0.2, identity="second", lease=NEVER, renew=1.0)
     with ExitStack() as replicas:
         stop_first = replicas.enter_context(running(first)).stop
-        _wait_for(first.elector.is_leader, 5)
+        _wait_for(first.elector.is_leader, PATIENCE)
         replicas.enter_context(running(second))
-        _wait_for(second.is_ready, 5)
+        _wait_for(second.is_ready, PATIENCE)
         assert not second.elector.is_leader()
         stop_first.set()  # a SIGTERM: the loop ends its pass and releases the Lease
-        took = _wait_for(second.elector.is_leader, 5)
-        assert took < 1.5, "taken at the next try (renew interval 1 s), not after 3 s"
+        _wait_for(second.elector.is_leader, PATIENCE)  # released: it would expire in an hour
         time.sleep(0.3)
         assert _started(cluster) == 1
