@@ -5,6 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.address_policy import AddressPolicy
 from brupop.domain.policy.effective_policy import EffectivePolicy, policy_from_spec
@@ -141,3 +144,33 @@ def test_a_prometheus_name_that_needs_a_lookup_is_not_judged() -> None:
 
 def test_no_policy_object_has_nothing_to_say() -> None:
     assert _lines(EffectivePolicy(), FLEET) == []
+
+
+_LABEL_KEYS = st.sampled_from(["zone", "brupop.bottlerocket.aws/canary", OPT_IN_LABEL, "x"])
+_NODES = st.lists(
+    st.builds(
+        Node,
+        name=st.text(max_size=30),
+        uid=st.just("uid"),
+        labels=st.dictionaries(_LABEL_KEYS, st.text(max_size=10), max_size=4),
+        internal_ip=st.none() | st.text(max_size=40) | st.ip_addresses().map(str),
+    ),
+    max_size=8,
+)
+_EVERY_RULE = _policy(
+    canary={"selector": "brupop.bottlerocket.aws/canary=true"},
+    budgets=[{"groupBy": "zone", "maxConcurrent": 1}],
+    windows=[{"cron": "* * 2-4 * * * *", "timeZone": "Europe/Paris"}],
+    healthGate={"httpProbes": [{"url": "http://{node_ip}:8080/"}, {"url": "https://{node_name}/"}]},
+    alertGate={"prometheusUrl": "http://[::1]:9090"},
+)
+
+
+@settings(max_examples=150, deadline=2000)
+@given(nodes=_NODES)
+def test_lint_judges_any_nodes_without_raising_and_names_a_field_each_time(
+    nodes: list[Node],
+) -> None:
+    findings = lint_policy(_EVERY_RULE, nodes, NOW)
+
+    assert all(finding.field.startswith("spec.") and finding.message for finding in findings)
