@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import structlog
 
+from brupop.domain.retry_backoff import Backoff
+
 _MESSAGE_LIMIT = 300
 
 
@@ -33,8 +35,7 @@ class RestartPolicy:
 
     def delay(self, failures: int) -> float:
         """The pause before restarting after `failures` failures in a row."""
-        exponent = min(max(failures - 1, 0), 32)  # 2**32 s is past any cap: no huge numbers
-        return min(self.first_seconds * (1 << exponent), self.cap_seconds)
+        return Backoff(self.first_seconds, self.cap_seconds).delay(failures)
 
 
 class Supervisor:

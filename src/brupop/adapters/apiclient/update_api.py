@@ -25,6 +25,7 @@ from brupop.domain.host.host import (
     OsInfo,
 )
 from brupop.domain.host_kind import HostClass
+from brupop.domain.retry_backoff import Backoff
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandFailedError
 
@@ -67,8 +68,7 @@ class ApiclientUpdateApi:
         self._timeout = timeout_seconds
         self._limiter = RateLimiter(clock, rate_period_seconds, rate_burst)
         self._retries = max(0, retries)
-        self._retry_base = retry_base_seconds
-        self._retry_max = retry_max_seconds
+        self._backoff = Backoff(retry_base_seconds, retry_max_seconds)
         self._poll_interval = poll_interval_seconds
         self._deadline = command_deadline_seconds
         self._skew = timedelta(seconds=clock_skew_seconds)
@@ -161,7 +161,7 @@ class ApiclientUpdateApi:
             except TransientHostError as error:
                 if attempt > self._retries:
                     raise
-                wait = retry_wait(attempt, base=self._retry_base, most=self._retry_max)
+                wait = self._backoff.delay(attempt, jitter.uniform)
                 log.debug(
                     "apiclient.retrying",
                     attempt=attempt,
@@ -187,16 +187,6 @@ class ApiclientUpdateApi:
             seconds=round(result.duration_seconds, 3),
         )
         return parse(result)
-
-
-def retry_wait(
-    attempt: int, *, base: float, most: float, draw: Callable[[], float] = jitter.uniform
-) -> float:
-    """Full jitter: a wait drawn from 0 to `base * 2**(attempt - 1)`, capped at `most`, after
-    failed attempt `attempt` (tenacity's `wait_random_exponential`, which cost the agent 0.5
-    MiB to import)."""
-    doubling = 2.0 ** min(attempt - 1, 1000)  # a float past 2**1023 would overflow
-    return draw() * min(most, base * doubling)
 
 
 def _not_recorded(

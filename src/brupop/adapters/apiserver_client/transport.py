@@ -26,6 +26,7 @@ from brupop.adapters.apiserver_client.connections import (
 )
 from brupop.adapters.apiserver_client.http_exchange import BadAnswerError
 from brupop.adapters.system import event_lines, jitter
+from brupop.domain.retry_backoff import Backoff
 from brupop.ports.errors import (
     PortError,
     TooManyRequestsError,
@@ -52,8 +53,8 @@ class RetryPolicy(NamedTuple):
     cap_seconds: float = 10.0
 
     def delay(self, attempt: int, draw: Callable[[], float]) -> float:
-        """Full jitter: uniform in [0, min(cap, base * 2**attempt))."""
-        return draw() * min(self.cap_seconds, self.base_seconds * 2.0**attempt)
+        """Full jitter after retry `attempt` (0 first): uniform below min(cap, base*2**attempt)."""
+        return Backoff(self.base_seconds, self.cap_seconds).delay(attempt + 1, draw)
 
 
 class Reply(NamedTuple):

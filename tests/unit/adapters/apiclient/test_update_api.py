@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from brupop.adapters.apiclient.update_api import ApiclientUpdateApi, retry_wait
+from brupop.adapters.apiclient.update_api import ApiclientUpdateApi
 from brupop.domain.host.host import HostUpdateState
 from brupop.ports.errors import (
     HostCommandFailedError,
@@ -271,12 +271,3 @@ def test_a_command_answered_with_garbage_and_never_recorded_says_both(
     )
     assert "unexpected output" in message and "<<garbage>>" in message
     assert "after it" not in message  # the prepare ran before the request, not after
-
-
-@pytest.mark.parametrize(
-    ("attempt", "highest"), [(1, 10.0), (2, 20.0), (3, 40.0), (4, 60.0), (2000, 60.0)]
-)
-def test_the_retry_wait_is_full_jitter_doubling_up_to_its_cap(attempt: int, highest: float) -> None:
-    assert retry_wait(attempt, base=10, most=60, draw=lambda: 1.0) == highest
-    assert retry_wait(attempt, base=10, most=60, draw=lambda: 0.0) == 0.0
-    assert retry_wait(attempt, base=10, most=60, draw=lambda: 0.5) == highest / 2

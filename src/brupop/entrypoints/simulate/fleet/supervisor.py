@@ -20,6 +20,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
 
+from brupop.domain.retry_backoff import Backoff
+
 _POLL_SECONDS = 0.02
 _HEALTHY_RUN_SECONDS = 5.0  # a run this long resets the restart backoff
 RUNTIME_MODULE = "brupop.entrypoints.simulate.fleet.runtime"
@@ -108,8 +110,7 @@ class AgentSupervisor:
         self, specs: Sequence[AgentSpec], *, restart_backoff: float, restart_backoff_max: float
     ) -> None:
         self._slots = {spec.node: _Slot(spec) for spec in specs}
-        self._backoff = restart_backoff
-        self._backoff_max = restart_backoff_max
+        self._backoff = Backoff(restart_backoff, restart_backoff_max)
         self._grace = 5.0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -292,8 +293,7 @@ class AgentSupervisor:
             )
             slot.running, slot.pid = False, None
             slot.quick_exits = 0 if ran >= _HEALTHY_RUN_SECONDS else slot.quick_exits + 1
-            delay = min(self._backoff_max, self._backoff * 2 ** max(0, slot.quick_exits - 1))
-            slot.next_start_at = now + delay
+            slot.next_start_at = now + self._backoff.delay(slot.quick_exits)
 
 
 def exit_cause(intended: ExitCause, code: int) -> ExitCause:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import structlog
 
+from brupop.domain.retry_backoff import Backoff
 from brupop.ports.clock import Clock
 
 RETRY_CAP_SECONDS = 30.0
@@ -34,7 +35,7 @@ class PassGuard:
         cap_seconds: float = RETRY_CAP_SECONDS,
     ) -> None:
         self._clock, self._log, self._count = clock, log, count_failure
-        self._base, self._cap = max(base_seconds, 0.01), max(cap_seconds, base_seconds)
+        self._backoff = Backoff(max(base_seconds, 0.01), max(cap_seconds, base_seconds))
         self._failures = 0  # failed passes in the current streak
         self._probing = False  # the next pass allows starts again, to end the streak
         self._retry_at = 0.0
@@ -62,7 +63,7 @@ class PassGuard:
         self._count()
         self._failures += 1
         self._probing = False
-        delay = min(self._cap, self._base * 2 ** min(self._failures - 1, 30))
+        delay = self._backoff.delay(self._failures)
         self._retry_at = self._clock.monotonic() + delay
         if self._failures == 1:
             self._log.error(
