@@ -3,6 +3,7 @@ failing with what was awaited; never a fixed sleep."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -22,3 +23,17 @@ def wait_until(
     while not condition():
         assert time.monotonic() < deadline, f"not within {seconds:g} s: {what}"
         time.sleep(interval)
+
+
+async def eventually(
+    condition: Callable[[], object],
+    what: str = "the condition",
+    *,
+    seconds: float = DEFAULT_SECONDS,
+    interval: float = 0.01,
+) -> None:
+    """`wait_until` for a coroutine: polls without blocking the event loop it runs on."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds:g} s: {what}"
+        await asyncio.sleep(interval)

@@ -11,6 +11,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import ShadowSpec
 from brupop.domain.states import UpdateState
 from brupop.services.apiserver.shadow_feed import FeedAnswer, ShadowFeed
+from tests.support.polling import eventually
 
 NS = "brupop-bottlerocket-aws"
 
@@ -26,10 +27,7 @@ def cluster() -> InMemoryCluster:
 async def feed(cluster: InMemoryCluster) -> AsyncIterator[ShadowFeed]:
     feed = ShadowFeed(cluster.shadows, watch_seconds=0.2)
     feed.start()
-    for _ in range(200):
-        if feed.ready:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: feed.ready, "the feed's first list")
     yield feed
     feed.stop()
 
@@ -44,7 +42,7 @@ async def test_a_waiter_at_the_current_version_is_woken_by_the_next_change(
 ) -> None:
     created = cluster.shadows.create("n1", "uid-n1")
     waiting = asyncio.create_task(feed.wait_for_change("brs-n1", created.resource_version, 30))
-    await asyncio.sleep(0.05)
+    await eventually(lambda: feed.waiting() == 1, "the request waiting on the feed")
     assert not waiting.done()
 
     new_version = await asyncio.to_thread(move_on, cluster)
@@ -60,13 +58,14 @@ async def test_an_older_version_is_answered_at_once(
 ) -> None:
     created = cluster.shadows.create("n1", "uid-n1")
     newest = move_on(cluster)
-    for _ in range(200):  # until the feed has seen the change
-        answer = await feed.wait_for_change("brs-n1", newest, 0)
-        if answer is not None:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(
+        lambda: (seen := feed.latest("brs-n1")) is not None and seen.resource_version == newest,
+        "the feed seeing the change",
+    )
 
-    answer = await asyncio.wait_for(feed.wait_for_change("brs-n1", created.resource_version, 30), 1)
+    answer = await asyncio.wait_for(
+        feed.wait_for_change("brs-n1", created.resource_version, 30), 10
+    )
 
     assert answer is not None and answer.shadow is not None
     assert answer.shadow.resource_version == newest
@@ -76,7 +75,7 @@ async def test_an_unchanged_shadow_is_answered_when_the_wait_ends(
     cluster: InMemoryCluster, feed: ShadowFeed
 ) -> None:
     created = cluster.shadows.create("n1", "uid-n1")
-    await asyncio.sleep(0.05)
+    await eventually(lambda: feed.latest("brs-n1") is not None, "the feed seeing the shadow")
 
     answer = await feed.wait_for_change("brs-n1", created.resource_version, 0.1)
 
@@ -87,7 +86,7 @@ async def test_a_missing_shadow_without_a_version_waits_for_its_creation(
     cluster: InMemoryCluster, feed: ShadowFeed
 ) -> None:
     waiting = asyncio.create_task(feed.wait_for_change("brs-n1", None, 30))
-    await asyncio.sleep(0.05)
+    await eventually(lambda: feed.waiting() == 1, "the request waiting on the feed")
     assert not waiting.done()
 
     await asyncio.to_thread(cluster.shadows.create, "n1", "uid-n1")
@@ -105,7 +104,7 @@ async def test_a_version_the_feed_has_not_seen_is_left_to_the_caller_at_the_time
     cluster: InMemoryCluster, feed: ShadowFeed
 ) -> None:
     cluster.shadows.create("n1", "uid-n1")
-    await asyncio.sleep(0.05)
+    await eventually(lambda: feed.latest("brs-n1") is not None, "the feed seeing the shadow")
 
     assert await feed.wait_for_change("brs-n1", "999999", 0.05) is None
 
@@ -115,7 +114,7 @@ async def test_a_deleted_shadow_wakes_its_waiter_with_none(
 ) -> None:
     created = cluster.shadows.create("n1", "uid-n1")
     waiting = asyncio.create_task(feed.wait_for_change("brs-n1", created.resource_version, 30))
-    await asyncio.sleep(0.05)
+    await eventually(lambda: feed.waiting() == 1, "the request waiting on the feed")
 
     await asyncio.to_thread(cluster.shadows.delete, "brs-n1")
 
