@@ -71,6 +71,7 @@ def pod_from_object(obj: JSON) -> Pod:
         requests_known=requests is not None,
         node_selector=node_selector_of(spec),
         tolerations=tolerations_of(spec),
+        created_at=timestamp_of(meta, "creationTimestamp"),
     )
 
 

@@ -149,6 +149,7 @@ class InMemoryCluster:
         requests: Resources = NO_RESOURCES,
         node_selector: Mapping[str, str] | None = None,
         tolerations: Iterable[Toleration] = (),
+        created_at: datetime | None = None,
     ) -> Pod:
         pod = Pod(
             name=name,
@@ -164,6 +165,7 @@ class InMemoryCluster:
             requests=requests,
             node_selector=dict(node_selector or {}),
             tolerations=tuple(tolerations),
+            created_at=created_at,
         )
         if service_account is not None:  # kube-apiserver admits no pod without its account
             self.service_accounts.ensure(namespace, service_account)

@@ -91,6 +91,7 @@ class Pod:
     requests_known: bool = True
     node_selector: Mapping[str, str] = field(default_factory=dict)
     tolerations: tuple[Toleration, ...] = ()
+    created_at: datetime | None = None  # metadata.creationTimestamp
 
     @property
     def finished(self) -> bool:

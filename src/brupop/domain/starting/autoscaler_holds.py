@@ -4,8 +4,9 @@
   `karpenter.sh/disrupted`, or a deletion under way) is not started: it is going away anyway;
 - a node younger than the policy's `minNodeAgeSeconds` waits (a node just added by a scale-up
   is still taking its workloads);
-- a node running a pod annotated `karpenter.sh/do-not-disrupt: "true"`, or a pod the policy's
-  `blockingPodSelector` matches, waits, and its REASON names the pod.
+- a node running a pod annotated `karpenter.sh/do-not-disrupt` (`"true"`, or a duration such as
+  `"4h"` that ends the protection that long after the pod's creation), or a pod the policy's
+  `blockingPodSelector` matches, waits, and its REASON names the pod (and the protection's end).
 
 Pure: the pods of a node come in through `PodsOnNode`, which the controller backs with a short
 cache of the cluster's pod listings.
@@ -21,7 +22,8 @@ from brupop.domain.cluster.label_selector import LabelSelector, parse_label_sele
 from brupop.domain.cluster.objects import Pod
 from brupop.domain.policy.scheduling_policy import SchedulingPolicy
 from brupop.domain.reason import Reason
-from brupop.domain.starting.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION, GUARD_VALUE
+from brupop.domain.starting.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION
+from brupop.domain.starting.do_not_disrupt import protection
 from brupop.domain.starting.start_holds import StartCandidate, StartHold, StartRule
 from brupop.domain.timestamps import later
 
@@ -97,9 +99,13 @@ class BlockingPodRule:
             key=lambda p: (p.namespace, p.name),
         )
         for pod in running:
-            if pod.annotations.get(DO_NOT_DISRUPT_ANNOTATION) == GUARD_VALUE:
+            value = pod.annotations.get(DO_NOT_DISRUPT_ANNOTATION)
+            kept = protection(value, pod.created_at)
+            if kept.holds_at(now):
                 detail = f"pod {pod.namespace}/{pod.name} has {DO_NOT_DISRUPT_ANNOTATION}"
-                return StartHold(Reason.BLOCKING_POD, detail)
+                if kept.until is not None:
+                    detail += f' "{value}"'  # a duration: digits and units only
+                return StartHold(Reason.BLOCKING_POD, detail, until=kept.until)
         selector = self.selector
         if selector is not None:
             for pod in running:

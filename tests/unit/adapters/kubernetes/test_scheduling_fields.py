@@ -146,3 +146,12 @@ def test_the_shared_copies_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(scheduling_fields._interned) == 2
     late = Resources(4, 0)
     assert scheduling_fields.interned(late) is late
+
+
+def test_a_pods_creation_time_is_read_and_an_unreadable_one_is_unknown() -> None:
+    obj = _pod({})
+    obj["metadata"]["creationTimestamp"] = "2026-01-05T08:00:00Z"
+    created = pod_from_object(obj).created_at
+    assert created is not None and created.isoformat() == "2026-01-05T08:00:00+00:00"
+    obj["metadata"]["creationTimestamp"] = "yesterday"
+    assert pod_from_object(obj).created_at is None

@@ -166,6 +166,22 @@ def test_a_do_not_disrupt_pod_and_an_autoscaler_removal_hold_their_nodes_for_goo
     assert line(plan, "b").holds[-1].reason is Reason.AUTOSCALER
 
 
+def test_a_do_not_disrupt_pod_with_a_duration_holds_its_node_until_its_end_then_it_starts() -> None:
+    guarded = replace(
+        pods("a", 1)[0],
+        annotations={"karpenter.sh/do-not-disrupt": "4h"},
+        created_at=NOW - timedelta(hours=1),
+    )
+
+    plan = plan_of([node("a"), node("b")], pods_=(guarded,), limit=2)
+
+    hold = line(plan, "a").holds[0]
+    assert hold.reason is Reason.BLOCKING_POD
+    assert offset(hold.until) == 3 * 3600
+    assert offset(line(plan, "a").start) == 3 * 3600  # starts once the protection ends
+    assert offset(line(plan, "b").start) == 0
+
+
 def test_a_budget_that_allows_no_disruption_is_named_as_the_blocker_of_that_drain() -> None:
     nodes = [node("a"), node("b")]
     guarded = pods("a", 1, app="db") + pods("b", 1, app="web")
