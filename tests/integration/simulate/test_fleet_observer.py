@@ -1,10 +1,12 @@
-"""The simulation's fleet observer keeps watching when the cluster answers late."""
+"""The simulation's fleet observer keeps watching when the cluster answers late, and when its
+watch meets an error nobody expected."""
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
+
+import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Listing, WatchEvent
@@ -12,16 +14,20 @@ from brupop.domain.shadow import Shadow, ShadowSpec
 from brupop.domain.states import UpdateState
 from brupop.entrypoints.simulate.fleet.observer import FleetObserver
 from brupop.ports.errors import UnavailableError
+from tests.support.polling import wait_until
 
 
 class LateFirstWatch:
-    """The cluster's shadows, whose first watch fails (as a read timing out) once the test
-    has made its changes."""
+    """The cluster's shadows, whose first watch fails (as a read timing out, or with `error`)
+    once the test has made its changes."""
 
-    def __init__(self, cluster: InMemoryCluster) -> None:
+    def __init__(self, cluster: InMemoryCluster, error: Exception | None = None) -> None:
         self._shadows = cluster.shadows
         self.changes_made = threading.Event()
         self._failed = False
+        self._error = error or UnavailableError(
+            "watch shadows: the Kubernetes API did not answer: timed out"
+        )
 
     def list(self) -> Listing[Shadow]:
         return self._shadows.list()
@@ -32,18 +38,25 @@ class LateFirstWatch:
         if not self._failed:
             self._failed = True
             self.changes_made.wait(5)
-            raise UnavailableError("watch shadows: the Kubernetes API did not answer: timed out")
+            raise self._error
         return self._shadows.watch(resource_version, timeout_seconds)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._shadows, name)
 
 
-def test_a_failed_watch_is_resumed_without_missing_the_states_in_between() -> None:
+@pytest.mark.parametrize(
+    "error",
+    [None, RuntimeError("a bug in a watch")],
+    ids=["the cluster answers late", "an unexpected error"],
+)
+def test_a_failed_watch_is_resumed_without_missing_the_states_in_between(
+    error: Exception | None,
+) -> None:
     cluster = InMemoryCluster()
     cluster.add_node("n1")
     cluster.shadows.create("n1", cluster.nodes.get("n1").uid)
-    shadows = LateFirstWatch(cluster)
+    shadows = LateFirstWatch(cluster, error)
     observer = FleetObserver(shadows, ["n1"])  # type: ignore[arg-type]
     observer.start()
     try:
@@ -51,9 +64,7 @@ def test_a_failed_watch_is_resumed_without_missing_the_states_in_between() -> No
         cluster.shadows.replace_spec("brs-n1", staged, None)
         cluster.shadows.replace_spec("brs-n1", ShadowSpec(version="1.20.0"), None)
         shadows.changes_made.set()
-        deadline = time.monotonic() + 10
-        while observer.max_active == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: observer.max_active > 0, "the node's time outside Idle seen")
     finally:
         observer.stop()
 

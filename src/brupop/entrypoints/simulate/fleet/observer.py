@@ -19,6 +19,7 @@ from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import PortError, WatchExpiredError
 from brupop.ports.shadow_repository import ShadowRepository
+from brupop.services.supervisor import Supervisor
 
 log = structlog.get_logger(__name__)
 
@@ -99,7 +100,10 @@ class FleetObserver:
         self.on_change = on_change
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="fleet-observer", daemon=True)
+        # Whatever else the watch raises (a bug), the observer goes on: it is restarted.
+        self._supervisor = Supervisor("fleet-observer", self._run, self._stop)
+        self._thread: threading.Thread | None = None
+        self._version: str | None = None  # where the watch resumes, after a restart too
         self.max_active = 0
         self.first_active_at: float | None = None
         self.all_reported_at: float | None = None
@@ -107,11 +111,11 @@ class FleetObserver:
         self._history: list[NodeChange] = []
 
     def start(self) -> None:
-        self._thread.start()
+        self._thread = self._supervisor.start()
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread.is_alive():
+        if self._thread is not None and self._thread.is_alive():
             self._thread.join()
 
     def views(self) -> dict[str, NodeView]:
@@ -128,22 +132,21 @@ class FleetObserver:
             return sum(view.active for view in self._views.values())
 
     def _run(self) -> None:
-        version: str | None = None
         while not self._stop.is_set():
             try:
-                if version is None:
+                if self._version is None:
                     listing = self._shadows.list()
                     for shadow in listing.items:
                         self._see(shadow)
-                    version = listing.resource_version
-                for event in self._shadows.watch(version, _WATCH_SECONDS):
-                    version = event.resource_version or version
+                    self._version = listing.resource_version
+                for event in self._shadows.watch(self._version, _WATCH_SECONDS):
+                    self._version = event.resource_version or self._version
                     if isinstance(event, WatchEvent) and event.type is not WatchEventType.DELETED:
                         self._see(event.object)
                     if self._stop.is_set():
                         break
             except WatchExpiredError:
-                version = None
+                self._version = None
             except PortError as error:
                 # A cluster that answers late (a real API under load) ends this watch only:
                 # resume from the last version seen, so no intermediate state is skipped.
