@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_phases import PhaseMeter
 from rig import (
     NAMESPACE,
     VENV_BIN,
@@ -194,11 +195,13 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     env.update(item.split("=", 1) for item in args.agent_env)
     sampler = Sampler(args.sample_seconds)
     requests = RequestClock(apiserver)
+    phases = PhaseMeter(apiserver)
     runs: list[AgentRun] = []
     try:
         progress("starting the agent (original intervals)")
         runs.append(start_agent(env, work / "agent.log"))
         sampler.follow(runs[0])
+        phases.follow(runs[0].process.pid)
         first_report = wait_for(
             "the first status report",
             lambda: (s := find_shadow(cluster)) is not None and s.status is not None,
@@ -206,6 +209,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         )
         first_report_seconds = first_report - runs[0].started_at
         first_request_seconds = requests.times[0] - runs[0].started_at
+        first_report_phases = phases.between(runs[0].started_at, first_report)
         progress(f"first status report after {first_report_seconds:.2f} s; settling")
         time.sleep(args.settle_seconds)
         idle_start = sampler.sample_now()
@@ -227,6 +231,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             progress(f"agent exited with {runs[0].exit_code} (reboot); starting it again")
             runs.append(start_agent(env, work / "agent.log"))
             sampler.follow(runs[1])
+            phases.follow(runs[1].process.pid)
             update_end = wait_for("the update", lambda: updated(cluster), args.update_timeout)
             after_update = sampler.sample_now()
             assert after_update is not None
@@ -238,6 +243,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     finally:
         requests.stop()
         sampler.stop()
+        phases.stop()
         for run in runs:
             if run.exit_code is None:
                 run.process.kill()
@@ -269,6 +275,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         },
         "start_to_first_apiserver_request_seconds": round(first_request_seconds, 2),
         "start_to_first_status_report_seconds": round(first_report_seconds, 2),
+        "cpu_ms_to_first_status_report_by_phase": first_report_phases,
         "peak_rss_mib": mib(peak_rss_kib),
         "peak_rss_mib_by_process": [mib(first.peak_rss_kib()), mib(second.peak_rss_kib())],
         "idle": {
@@ -278,6 +285,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "apiclient_cpu_ms_per_second": round(1000 * idle_children_cpu / idle_seconds, 3),
             "apiserver_requests": len(idle_requests),
             "apiserver_requests_per_hour": requests_per_hour(idle_requests, idle_seconds),
+            "cpu_ms_by_phase": phases.between(idle_start.at, idle_end.at),
         },
         "update": {
             "seconds": round(update_seconds, 1),
@@ -286,6 +294,8 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "cpu_seconds_with_apiclient": round(agent_cpu, 3),
             "cpu_seconds_per_minute_agent": round(60 * agent_own_cpu / update_seconds, 3),
             "cpu_seconds_per_minute_with_apiclient": round(60 * agent_cpu / update_seconds, 3),
+            # The agent's own CPU, by phase (agent_phases.py); apiclient's is not in it.
+            "cpu_ms_by_phase": phases.between(update_start.at, after_update.at),
         },
         "goals": {
             "peak_rss_mib_at_most": GOAL_PEAK_RSS_MIB,
