@@ -16,9 +16,11 @@ CA_BUNDLE = "etc/ssl/certs/ca-certificates.crt"
 # What each image's processes import at start, as `brupop <command>` reaches them, and what they
 # import later, at run time: the IDNA codec a host name that is not ASCII is encoded with (the
 # agent's ASCII names skip it; compiling its stringprep tables at each start would cost about
-# 100 ms of CPU). tests/deploy/test_image_bytecode.py runs the agent to its first request and
-# checks that everything it imported on the way is in this list's closure.
-RUN_TIME = ("encodings.idna",)
+# 100 ms of CPU), and what the error paths load: `traceback` for a logged traceback, `difflib`
+# for a mistyped command's suggestion, `importlib.util` for a missing extra's check.
+# tests/deploy/test_image_bytecode.py runs the agent to its first request and checks that
+# everything it imported on the way is in this list's closure.
+RUN_TIME = ("encodings.idna", "traceback", "difflib", "importlib.util")
 ENTRYPOINTS = {
     "agent": ("brupop.entrypoints.cli", "brupop.entrypoints.agent.main",
               "brupop.adapters.apiserver_client", "brupop.hostsim.__main__", *RUN_TIME),

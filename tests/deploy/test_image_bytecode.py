@@ -110,6 +110,14 @@ def test_every_module_the_agent_loads_until_its_first_request_is_compiled_in_its
     assert sources == []
 
 
+def test_what_the_agents_error_paths_load_later_is_compiled_in_its_image_too() -> None:
+    # A logged traceback, a mistyped command's suggestion, a missing extra's check: loaded only
+    # when needed, so not by the start, and compiled all the same.
+    compiled = set(_python(LOADED, *rootfs.ENTRYPOINTS["agent"]))
+
+    assert {"traceback", "difflib", "importlib.util"} <= compiled
+
+
 def test_bytecode_is_written_beside_each_source_naming_its_path_in_the_image(
     tmp_path: Path,
 ) -> None:
