@@ -13,6 +13,7 @@ from brupop.domain.host_kind import HostKind
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.domain.printable import printable
 from brupop.domain.reason import Explanation, Reason
+from brupop.domain.reporting.staging_note import with_staging
 from brupop.domain.rollout.backoff import is_retry_allowed, retry_allowed_at
 from brupop.domain.rollout.concurrency import holds_slot
 from brupop.domain.rollout.rollout import RolloutPolicy
@@ -281,5 +282,6 @@ def _row(shadow: Shadow, why: Explanation) -> NodeReport:
         target_version=shadow.spec.version or "",
         crash_count=status.crash_count if status else None,
         reason=why.reason,
-        detail=printable(why.detail),  # REASON shows text from outside: no terminal controls
+        # REASON shows text from outside: no terminal controls
+        detail=printable(with_staging(why.detail, shadow)),
     )
