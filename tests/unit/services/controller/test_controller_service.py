@@ -24,6 +24,7 @@ from brupop.domain.states import UpdateState as S
 from brupop.ports.pod_repository import PodRepository
 from brupop.ports.rollout_metrics import UpdatePhase
 from brupop.services.controller.service import ControllerService
+from tests.support.polling import wait_until
 from tests.unit.services.controller.fleet import NEW, OLD, Fleet, RecordingMetrics
 
 
@@ -349,7 +350,10 @@ def test_an_idle_loop_ticks_once_per_tick_interval_not_every_fifty_milliseconds(
     stop = threading.Event()
     loop = threading.Thread(target=controller.run, args=(stop,), daemon=True)
     loop.start()
-    time.sleep(1.0)  # half the 2 s tick interval: the first tick, and at most a wake-up
+    wait_until(lambda: len(metrics.pass_cpu) >= 1, "the first tick")
+    # Half the 2 s tick interval from the first tick: at most a wake-up and one more tick come
+    # (a loop ticking every 50 ms would make about 20). Load can only make passes fewer.
+    time.sleep(1.0)
     stop.set()
     loop.join(timeout=10)
     assert not loop.is_alive()
