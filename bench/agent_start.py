@@ -140,9 +140,9 @@ def one_agent(
     return seen
 
 
-def bare_start_ms(python: str) -> float:
-    """CPU of `python -c pass`, from exec to exit (wait4's user + sys)."""
-    process = subprocess.Popen([python, "-c", "pass"])
+def bare_start_ms(python: str, *flags: str) -> float:
+    """CPU of `python [flags] -c pass`, from exec to exit (wait4's user + sys)."""
+    process = subprocess.Popen([python, *flags, "-c", "pass"])
     _, _, usage = os.wait4(process.pid, 0)
     process.returncode = 0
     return (usage.ru_utime + usage.ru_stime) * 1000
@@ -219,9 +219,15 @@ def breakdown(python: str, runs: int) -> dict[str, Any]:
         package = name.lstrip("_").split(".")[0]
         by_package[package] = by_package.get(package, 0.0) + cost
     top = sorted(by_package.items(), key=lambda item: -item[1])[:15]
+    # What `site` costs (the venv's site-packages and .pth files): -S skips it, -I isolates.
+    flags = {
+        label: round(statistics.median(bare_start_ms(python, *given) for _ in range(runs)), 1)
+        for label, given in (("plain", ()), ("-I", ("-I",)), ("-S", ("-S",)))
+    }
     return {
         "runs": runs,
         "interpreter_start_ms": round(statistics.median(p["start"] for p in probes) * 1000, 1),
+        "bare_interpreter_ms_by_flags": flags,
         "imports_ms": round(imports, 1),
         "standard_library_alone_ms": round(standard, 1),
         "standard_library_modules": len(modules),
