@@ -16,6 +16,7 @@ from brupop.entrypoints import cli, invocation
 from brupop.entrypoints.doctor import main as doctor
 from brupop.entrypoints.pausing import command as pausing
 from brupop.entrypoints.plan import main as plan
+from brupop.entrypoints.policy import main as policy
 from brupop.entrypoints.simulate import main as simulate
 from brupop.entrypoints.status import main as status
 from brupop.entrypoints.status import timeline_command
@@ -32,6 +33,7 @@ EXIT_SECTIONS: dict[str, tuple[ModuleType, ...]] = {
     "`brupop plan`": (plan,),
     "`brupop crd`": (),
     "`brupop doctor`": (doctor,),
+    "`brupop policy` lint": (policy,),
     "`brupop` itself": (cli,),
 }
 

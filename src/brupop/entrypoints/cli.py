@@ -28,6 +28,7 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "resume": ("brupop.entrypoints.pausing.resume", "clear a pause or halt (--node: one node)"),
     "crd": ("brupop.entrypoints.crd.main", "print the CRDs (shadow and update policy)"),
     "doctor": ("brupop.entrypoints.doctor.main", "check a live install, one line per check"),
+    "policy": ("brupop.entrypoints.policy.main", "lint: the policy's rules that do nothing here"),
 }
 
 EXIT_STDOUT_CLOSED = 141

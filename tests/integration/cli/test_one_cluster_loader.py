@@ -22,6 +22,7 @@ COMMANDS: dict[str, list[str]] = {
     "resume": ["resume"],
     "plan": ["plan"],
     "doctor": ["doctor"],
+    "policy": ["policy", "lint"],
     "simulate": ["simulate", "--nodes", "1"],
 }
 PROGRAMS = ["brupop", "kubectl brupop"]

@@ -1,0 +1,1 @@
+"""`brupop policy`: commands about the update policy."""
