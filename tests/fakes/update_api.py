@@ -31,6 +31,7 @@ from brupop.ports.errors import (
     HostCommandFailedError,
     HostCommandKilledError,
     HostRejectedError,
+    HostStateConflictError,
 )
 from brupop.ports.update_api import UpdateApi
 
@@ -256,8 +257,8 @@ class _Newest:
         return compare_versions(self.version, other.version) > 0
 
 
-def _not_allowed(command: str) -> HostRejectedError:
-    return HostRejectedError(
+def _not_allowed(command: str) -> HostStateConflictError:
+    return HostStateConflictError(
         f"{command}: Update action not allowed according to update state (HTTP 409)", status=409
     )
 

@@ -35,6 +35,11 @@ class HostRejectedError(HostApiError):
         self.status = status
 
 
+class HostStateConflictError(HostRejectedError):
+    """409: the host's update state does not allow the command; it changed under the agent, so
+    refresh and decide again."""
+
+
 class HostCommandFailedError(HostApiError):
     """The host ran the update command and reports it failed, or it never finished in time."""
 

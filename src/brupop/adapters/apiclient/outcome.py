@@ -10,6 +10,8 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from brupop.adapters.apiclient import host_answers
+from brupop.adapters.apiclient.host_answers import Refusal
 from brupop.domain.host.command_result import CommandResult
 from brupop.domain.host.host import HostUpdateStatus, OsInfo, UpdateImage
 from brupop.domain.host_kind import HostClass, classify_settings_answer
@@ -18,6 +20,7 @@ from brupop.ports.errors import (
     HostCommandKilledError,
     HostRejectedError,
     HostResponseError,
+    HostStateConflictError,
     HostUnavailableError,
 )
 
@@ -42,6 +45,13 @@ def raise_for_failure(result: CommandResult) -> None:
     status = result.http_status()
     if status is None:
         raise TransientHostError(f"host API unreachable: {result.describe()}", result)
+    meaning = host_answers.refusal(status)
+    if meaning is Refusal.LOCK_HELD:
+        raise TransientHostError(f"update lock held: {result.describe()}", result)
+    if meaning is Refusal.NOT_IN_THIS_STATE:
+        raise HostStateConflictError(
+            f"host state changed: {result.describe()}", status=status, result=result
+        )
     raise HostRejectedError(f"host refused: {result.describe()}", status=status, result=result)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from brupop.adapters.apiclient import outcome
+from brupop.adapters.apiclient import host_answers, outcome
 from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.adapters.apiclient.rate_limit import RateLimiter
 from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
@@ -107,7 +107,8 @@ class ApiclientUpdateApi:
         requested_at = self._clock.now()
         printed = self._call(COMMAND_URIS[command], outcome.unexpected_output, method="POST")
         not_before = requested_at - self._skew
-        deadline = self._clock.monotonic() + self._deadline
+        budget = host_answers.wait_budget(command, self._deadline)
+        deadline = self._clock.monotonic() + budget
         while True:
             status = self._poll_status()
             record = status.most_recent_command if status else None
@@ -119,9 +120,7 @@ class ApiclientUpdateApi:
                         _not_recorded(command, record, requested_at=requested_at, printed=printed)
                     )
             if self._clock.monotonic() >= deadline:
-                raise HostCommandFailedError(
-                    f"{command.value}: not finished within {self._deadline:g} s"
-                )
+                raise HostCommandFailedError(f"{command.value}: not finished within {budget:g} s")
             self._clock.sleep(self._poll_interval)
 
     def _finished(

@@ -20,7 +20,7 @@ from brupop.domain.host.command_result import signal_name
 from brupop.domain.host.host import HostUpdateStatus
 from brupop.domain.host.prestage_steps import is_activated, next_prestage_step
 from brupop.ports.clock import Clock
-from brupop.ports.errors import HostCommandKilledError
+from brupop.ports.errors import HostCommandKilledError, HostStateConflictError
 from brupop.ports.node_operations import NodeOperations
 from brupop.ports.update_api import UpdateApi
 from brupop.services.agent.config import AgentConfig
@@ -99,6 +99,7 @@ class UpdateSteps:
         self.checkpoint()
         host = self._api.update_status()
         done: list[StagingStep] = []
+        conflicted = False
         while step := next_step(host, version, refreshed=StagingStep.REFRESH in done):
             if step in done or len(done) >= _MAX_STAGING_STEPS:
                 state = host.update_state if host is not None else "uninitialised"
@@ -107,7 +108,16 @@ class UpdateSteps:
                 )
             self.checkpoint()
             self._log.info("update.step", step=str(step), version=version)
-            host = self._run(step)
+            try:
+                host = self._run(step)
+            except HostStateConflictError as error:
+                if conflicted or step is StagingStep.REFRESH:
+                    raise
+                # 409: the host's state moved under us. Refresh once and decide again from it.
+                conflicted = True
+                self._log.info("update.host_state_changed", step=str(step), reason=str(error))
+                host, done = self._api.refresh_updates(), [StagingStep.REFRESH]
+                continue
             done.append(step)
         if not done:
             self._log.info("update.already_staged", version=version)

@@ -18,6 +18,7 @@ from brupop.ports.errors import (
     HostCommandKilledError,
     HostRejectedError,
     HostResponseError,
+    HostStateConflictError,
     HostUnavailableError,
 )
 from tests.fakes.clock import FakeClock
@@ -212,13 +213,37 @@ def test_another_command_recorded_after_the_request_fails_the_wait(
 def test_a_command_still_running_at_the_deadline_fails(
     clock: FakeClock, apiclient: ScriptedApiclient
 ) -> None:
-    refresh = _commanded(clock, apiclient, http_error(423), command_deadline_seconds=30)
+    refresh = _commanded(clock, apiclient, http_error(423), command_deadline_seconds=8)
     started = clock.monotonic()
 
-    with pytest.raises(HostCommandFailedError, match="not finished within 30 s"):
+    with pytest.raises(HostCommandFailedError, match="not finished within 8 s"):
         refresh()
 
-    assert 30 <= clock.monotonic() - started < 35
+    assert 8 <= clock.monotonic() - started < 12
+
+
+def test_a_command_waits_no_longer_than_apiclient_would_for_it(
+    clock: FakeClock, apiclient: ScriptedApiclient
+) -> None:
+    refresh = _commanded(clock, apiclient, http_error(423), command_deadline_seconds=600)
+    started = clock.monotonic()
+
+    with pytest.raises(HostCommandFailedError, match="not finished within 10 s"):
+        refresh()  # apiclient waits 10 s for a refresh
+
+    assert 10 <= clock.monotonic() - started < 14
+
+
+def test_a_409_is_a_state_conflict_to_refresh_after(
+    clock: FakeClock, apiclient: ScriptedApiclient
+) -> None:
+    apiclient.script("/actions/activate-update", http_error(409))
+
+    with pytest.raises(HostStateConflictError) as raised:
+        _api(clock, apiclient).activate_update()
+
+    assert raised.value.status == 409
+    assert apiclient.uris() == ["/actions/activate-update"]  # not retried
 
 
 def test_a_missing_status_while_polling_is_waited_out(
