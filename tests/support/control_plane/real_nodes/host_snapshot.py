@@ -41,6 +41,7 @@ FOLDERS = (
     "/usr/libexec/kubernetes",
 )
 TABLES = ("filter", "nat", "mangle", "raw")
+RUNTIME_CGROUPS = ("brupop-real-node-", "kubepods", "k8s.io", "system.slice", "kubelet", "runtime")
 Snapshot = dict[str, list[str]]
 
 
@@ -81,11 +82,17 @@ def iptables_lines() -> list[str]:
 
 
 def cgroups() -> list[str]:
+    """Top-level cgroups a kubelet, containerd or runc could make (others' are not ours to
+    judge: other programs on a shared machine make and remove theirs meanwhile)."""
     root = Path("/sys/fs/cgroup")
     found = []
     for hierarchy in sorted(root.iterdir()):
         if hierarchy.is_dir() and not hierarchy.is_symlink():
-            found += [str(child) for child in hierarchy.iterdir() if child.is_dir()]
+            found += [
+                str(child)
+                for child in hierarchy.iterdir()
+                if child.is_dir() and child.name.startswith(RUNTIME_CGROUPS)
+            ]
     return sorted(found)
 
 

@@ -55,7 +55,9 @@ class NodeLayout:
 
     @property
     def socket(self) -> Path:
-        return self.folder / "containerd" / "containerd.sock"
+        """containerd's socket, as the node's mount namespace sees it (its private /run): a
+        path under the run folder can pass the 104-byte limit of a unix socket's name."""
+        return Path("/run/containerd/containerd.sock")
 
     @property
     def pod_logs(self) -> Path:

@@ -14,6 +14,7 @@ from tests.support.control_plane.real_nodes.node_config import write_node_files
 from tests.support.control_plane.real_nodes.node_processes import (
     NodeStartError,
     binary,
+    holder_pid,
     make_cgroups,
     start_holder,
     start_in_namespace,
@@ -24,8 +25,10 @@ IMPORT_SECONDS = 300
 
 
 def ctr(node: NodeLayout, *args: str, seconds: float = 30) -> subprocess.CompletedProcess[str]:
+    """containerd's own client, run in the node's mount namespace (where its socket is)."""
+    inside = ["nsenter", f"--mount=/proc/{holder_pid(node)}/ns/mnt", "--"]
     return subprocess.run(
-        ["ctr", "-a", str(node.socket), "-n", "k8s.io", *args],
+        [*inside, "ctr", "-a", str(node.socket), "-n", "k8s.io", *args],
         capture_output=True,
         text=True,
         timeout=seconds,
@@ -61,8 +64,6 @@ def kubelet_argv(node: NodeLayout, cache_bin: Path) -> list[str]:
         str(cache_bin / "kubelet"),
         f"--config={folder / 'kubelet.yaml'}",
         f"--kubeconfig={folder / 'kubelet.kubeconfig'}",
-        f"--root-dir={folder / 'kubelet'}",
-        f"--cert-dir={folder / 'kubelet' / 'pki'}",
         f"--hostname-override={node.name}",
         f"--node-ip={node.gateway}",
         "--v=1",

@@ -86,7 +86,9 @@ def cni_config(node: NodeLayout) -> str:
 
 
 def kubelet_config(node: NodeLayout, pki: Pki, port: int, healthz_port: int) -> str:
-    """JSON is YAML: the kubelet reads this as its KubeletConfiguration."""
+    """JSON is YAML: the kubelet reads this as its KubeletConfiguration. Its root folder is
+    the default /var/lib/kubelet, private to the node's namespace (it holds unix sockets,
+    whose names a path under the run folder could make too long)."""
     config = {
         "apiVersion": "kubelet.config.k8s.io/v1beta1",
         "kind": "KubeletConfiguration",
@@ -110,7 +112,7 @@ def kubelet_config(node: NodeLayout, pki: Pki, port: int, healthz_port: int) -> 
         "clusterDNS": [DNS_SERVICE_IP],
         "clusterDomain": CLUSTER_DOMAIN,
         "podLogsDir": str(node.pod_logs),
-        "volumePluginDir": str(node.folder / "kubelet" / "volume-plugins"),
+        "volumePluginDir": "/var/lib/kubelet/volume-plugins",
         "resolvConf": "/etc/resolv.conf",
         "evictionHard": {
             "memory.available": "100Mi",

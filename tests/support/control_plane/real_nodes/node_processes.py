@@ -25,6 +25,7 @@ from tests.support.control_plane.real_nodes.layout import NodeLayout
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 READY_SECONDS = 60.0
+EXIT_RECORD_SECONDS = 10.0
 
 
 class NodeStartError(Exception):
@@ -145,11 +146,29 @@ def wait_empty(node: NodeLayout, seconds: float) -> bool:
 
 
 def stop_pods(node: NodeLayout, grace_seconds: float) -> None:
-    """What a shutdown does to the node's containers: SIGTERM, then SIGKILL after the grace."""
+    """What a shutdown does to the node's containers: SIGTERM, then SIGKILL after the grace;
+    then containerd is given the time to record each exit (its status, exit code included,
+    is what the kubelet reports after the boot)."""
     signal_all(pod_pids(node), signal.SIGTERM)
     if not wait_empty(node, grace_seconds):
         signal_all(pod_pids(node), signal.SIGKILL)
         wait_empty(node, 10.0)
+    deadline = time.monotonic() + EXIT_RECORD_SECONDS
+    while unrecorded_exits(node) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def unrecorded_exits(node: NodeLayout) -> list[Path]:
+    """Status files of containers containerd still thinks are running (no finish time)."""
+    folder = node.folder / "containerd" / "root" / "io.containerd.grpc.v1.cri" / "containers"
+    running = []
+    for status in folder.glob("*/status"):
+        try:
+            if '"FinishedAt":0' in status.read_text().replace(" ", ""):
+                running.append(status)
+        except OSError:
+            continue
+    return running
 
 
 def stop_node(node: NodeLayout, grace_seconds: float = 30.0) -> list[str]:
