@@ -37,6 +37,7 @@ FULL_POLICY: dict[str, Any] = {
         "paused": False,
         "healthGate": {
             "timeoutSeconds": 900,
+            "bootstrapAllowanceSeconds": 300,
             "requireNodeReady": True,
             "requireDaemonSetPodsReady": True,
             "requireEvictedWorkloadsRecovered": False,

@@ -140,6 +140,14 @@ class HealthGate(BaseModel):
         le=GATE_TIMEOUT_MAX,
         description="how long the checks may take before the node fails the gate",
     )
+    bootstrap_allowance_seconds: int = Field(
+        strict=True,
+        default=0,
+        ge=0,
+        le=GATE_TIMEOUT_MAX,
+        description="time the host's settings.bootstrap-commands may take after the reboot, "
+        "added to timeoutSeconds before a check still pending fails the node",
+    )
     require_node_ready: bool = Field(strict=True, default=True, description="the Node is Ready")
     require_daemon_set_pods_ready: bool = Field(
         strict=True, default=True, description="every DaemonSet pod on the node is Ready"
@@ -150,6 +158,12 @@ class HealthGate(BaseModel):
         description="every workload the drain evicted has its ready replicas back",
     )
     http_probes: tuple[HttpProbe, ...] = Field(default=(), max_length=PROBES_MAX)
+
+    @property
+    def settle_seconds(self) -> int:
+        """How long after the reboot a pending check may stay pending: the checks' timeout
+        plus the allowance for bootstrap commands."""
+        return self.timeout_seconds + self.bootstrap_allowance_seconds
 
 
 _CHOICES = ("selector", "count")

@@ -74,6 +74,7 @@ def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
     }
     assert list(wire["healthGate"]) == [
         "timeoutSeconds",
+        "bootstrapAllowanceSeconds",
         "requireNodeReady",
         "requireDaemonSetPodsReady",
         "requireEvictedWorkloadsRecovered",

@@ -105,6 +105,23 @@ def test_a_node_still_pending_at_the_gate_timeout_fails_and_halts_the_fleet() ->
     assert not any(n.unschedulable for n in fleet.cluster.nodes.list().items)
 
 
+def test_the_bootstrap_allowance_keeps_a_pending_node_waiting_past_the_gate_timeout() -> None:
+    fleet = Fleet(2)
+    policy = _gated()
+    policy["spec"]["healthGate"]["bootstrapAllowanceSeconds"] = 60
+    fleet.cluster.policies.apply(policy)
+    fleet.cluster.set_node_ready("node-00", False)
+    controller = fleet.controller(1)
+
+    run_passes(fleet, controller, GATE_SECONDS + 20)  # past timeoutSeconds, within the allowance
+
+    assert events_of(fleet, "HealthGateFailed") == []
+    assert reasons_by_node(controller)["node-00"] is Reason.GATE_PENDING
+    fleet.cluster.set_node_ready("node-00", True)  # the bootstrap commands are done
+    run_passes(fleet, controller, 8)
+    assert fleet.all_updated()
+
+
 def test_a_gate_failure_below_the_threshold_lets_the_rollout_go_on() -> None:
     fleet = Fleet(3)
     fleet.cluster.policies.apply(_gated(halt_after=2))

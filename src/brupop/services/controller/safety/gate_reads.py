@@ -172,7 +172,7 @@ class GateReads:
                 gates[name] = GateJudgement(shadow, _unchecked(gate, since))
                 continue
             decision = decide_gate(
-                results, monitoring_since=since, timeout_seconds=gate.timeout_seconds, now=now
+                results, monitoring_since=since, timeout_seconds=gate.settle_seconds, now=now
             )
             gates[name] = GateJudgement(shadow, decision)
         self._unchecked = {name for name, _ in gated if name not in judged}
@@ -183,5 +183,5 @@ def _unchecked(gate: HealthGate, since: datetime) -> GateDecision:
     """A wait for the next tick: the budget had no time left for this node."""
     check, index = next(iter(enabled_checks(gate)), (GateCheck.ALERT_GATE, None))
     waiting = CheckResult(check, CheckOutcome.PENDING, UNCHECKED, index)
-    deadline = later(since, timedelta(seconds=gate.timeout_seconds))
+    deadline = later(since, timedelta(seconds=gate.settle_seconds))
     return GateDecision(GateVerdict.WAIT, deadline, waiting)
