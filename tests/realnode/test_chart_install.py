@@ -1,0 +1,132 @@
+"""The packaged chart installed by Helm on real kubelets, as a user installs it: cert-manager
+issues its certificates and injects the CA, every pod starts from the imported images,
+`brupop doctor` passes every check, the agent calls the apiserver with the projected token of
+the chart's audience, and `helm uninstall` leaves nothing of brupop (the CRDs go with it, as
+docs/install.md says)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from dataclasses import dataclass
+
+import pytest
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
+
+from brupop.entrypoints.doctor.main import main as doctor
+from tests.realnode.chart_release import NAMESPACE, install, package, prepare_nodes, uninstall
+from tests.realnode.conftest import RealCluster
+from tests.support.polling import wait_until
+
+AUDIENCE = "brupop-apiserver"
+SHADOW_CRD = "bottlerocketshadows.brupop.bottlerocket.aws"
+POLICY_CRD = "bottlerocketupdatepolicies.brupop.bottlerocket.aws"
+DEPLOYMENTS = ("brupop-apiserver", "brupop-controller-deployment")
+START_SECONDS = 600.0
+
+
+@dataclass(frozen=True)
+class Installed:
+    cluster: RealCluster
+    install_output: str
+
+
+def rolled_out(apps: client.AppsV1Api, nodes: int) -> bool:
+    """Every replica of both Deployments available, and an agent Ready on every node."""
+    for name in DEPLOYMENTS:
+        status = apps.read_namespaced_deployment(name, NAMESPACE).status
+        if not status.available_replicas or status.available_replicas < (status.replicas or 1):
+            return False
+    agents = apps.read_namespaced_daemon_set("brupop-agent", NAMESPACE).status
+    return bool(agents.number_ready == nodes)
+
+
+@pytest.fixture(scope="module")
+def installed(
+    real_cluster: RealCluster, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Installed]:
+    prepare_nodes(real_cluster.folder, real_cluster.core, real_cluster.nodes)
+    chart = package(tmp_path_factory.mktemp("chart"))
+    done = install(real_cluster.folder, chart)
+    assert done.returncode == 0, done.stderr
+    wait_until(
+        lambda: rolled_out(real_cluster.apps, len(real_cluster.nodes)),
+        "the chart's Deployments and an agent on every node ready",
+        seconds=START_SECONDS,
+        interval=2.0,
+    )
+    yield Installed(real_cluster, done.stdout)
+
+
+@pytest.mark.timeout(900)
+def test_brupop_doctor_passes_every_check_on_the_installed_chart(installed: Installed) -> None:
+    kubeconfig = installed.cluster.folder / "kubeconfig"
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        code = doctor(["--kubeconfig", str(kubeconfig)])
+
+    lines = printed.getvalue().splitlines()
+    assert code == 0, printed.getvalue()
+    assert [line for line in lines if line.startswith(("FAIL", "SKIP"))] == []
+    assert any(line.startswith("PASS") and "certificate" in line for line in lines), lines
+
+
+@pytest.mark.timeout(900)
+def test_the_agent_reports_through_the_apiserver_with_the_projected_token_of_the_charts_audience(
+    installed: Installed,
+) -> None:
+    core = installed.cluster.core
+    pods = core.list_namespaced_pod(
+        NAMESPACE, label_selector="brupop.bottlerocket.aws/component=agent"
+    )
+    assert pods.items, "no agent pod"
+    for pod in pods.items:
+        assert pod.spec.automount_service_account_token is False
+        sources = [
+            source.service_account_token
+            for volume in pod.spec.volumes or []
+            if volume.projected
+            for source in volume.projected.sources
+            if source.service_account_token
+        ]
+        assert [token.audience for token in sources] == [AUDIENCE]
+    objects = client.CustomObjectsApi(installed.cluster.api)
+
+    def every_node_reported() -> bool:
+        shadows = objects.list_namespaced_custom_object(
+            "brupop.bottlerocket.aws", "v2", NAMESPACE, "bottlerocketshadows"
+        )["items"]
+        reported = {s["metadata"]["name"] for s in shadows if s.get("status")}
+        return len(reported) == len(installed.cluster.nodes)
+
+    wait_until(
+        every_node_reported, "a status from every agent", seconds=START_SECONDS, interval=2.0
+    )
+
+
+@pytest.mark.timeout(900)
+def test_helm_uninstall_leaves_nothing_of_brupop_and_deletes_its_crds(installed: Installed) -> None:
+    folder, api = installed.cluster.folder, installed.cluster.api
+    done = uninstall(folder)
+    assert done.returncode == 0, done.stderr
+    extensions = client.ApiextensionsV1Api(api)
+
+    def gone() -> bool:
+        names = {crd.metadata.name for crd in extensions.list_custom_resource_definition().items}
+        try:
+            client.CoreV1Api(api).read_namespace(NAMESPACE)
+        except ApiException as error:
+            return error.status == 404 and not names & {SHADOW_CRD, POLICY_CRD}
+        return False
+
+    wait_until(gone, "the namespace and both CRDs deleted", seconds=START_SECONDS, interval=2.0)
+    rbac = client.RbacAuthorizationV1Api(api)
+    left = [r.metadata.name for r in rbac.list_cluster_role().items if "brupop" in r.metadata.name]
+    left += [
+        b.metadata.name
+        for b in rbac.list_cluster_role_binding().items
+        if "brupop" in b.metadata.name
+    ]
+    assert left == []
