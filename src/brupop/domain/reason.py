@@ -49,6 +49,15 @@ class Reason(StrEnum):
     QUARANTINED = "quarantined"
 
     @property
+    def cannot_update(self) -> bool:
+        """The node's host cannot take an update: left alone, never started, not a failure."""
+        return self in (
+            Reason.NO_IN_PLACE_UPDATES,
+            Reason.UNEXPECTED_HOST_ANSWER,
+            Reason.NO_OFFER_FOR_VARIANT,
+        )
+
+    @property
     def is_waiting(self) -> bool:
         """The node is not making progress through an update of its own accord."""
         return self not in (Reason.STARTING, Reason.UPDATING)

@@ -111,6 +111,17 @@ def test_a_wait_on_the_clock_without_a_known_end_keeps_the_clock_real() -> None:
     )
 
 
+def test_nodes_whose_host_cannot_update_do_not_stop_the_clock_stepping_to_a_wait_end() -> None:
+    young = StartHold(Reason.NODE_TOO_YOUNG, "node is 1m old; starts after 10m", until=LATER)
+    rows = [
+        _row("node-01", Reason.NODE_TOO_YOUNG),
+        _row("node-02", Reason.NO_IN_PLACE_UPDATES),
+        _row("node-03", Reason.NO_OFFER_FOR_VARIANT),
+    ]
+
+    assert clock_wait_end(rows, _view({"brs-node-01": young}), {}, None, None) == LATER
+
+
 def test_a_fleet_with_nothing_to_take_has_nothing_to_wait_for() -> None:
     assert clock_wait_end([_row("node-01", Reason.NO_UPDATE)], _view(), {}, None, None) is None
     assert clock_wait_end([_row("node-01", Reason.OUTSIDE_WINDOW)], None, {}, LATER, None) is None

@@ -74,8 +74,8 @@ def clock_wait_end(
         return None
     ends: list[datetime] = []
     for row in rows:
-        if row.reason is Reason.NO_UPDATE:
-            continue
+        if row.reason is Reason.NO_UPDATE or row.reason.cannot_update:
+            continue  # nothing to take, or a host that cannot take it: no wait on the clock
         if row.reason is Reason.CANARY_SOAK and soak_ends is None:
             continue  # waits for the canaries to update: their own rows say until when
         end = _row_wait_end(row, view, shadows, fleet_hold_until, soak_ends)

@@ -17,9 +17,7 @@ from brupop.domain.states import UpdateState
 
 # REASON codes of a host that cannot take the update: left on its version, it is no failure as
 # long as it stayed Idle, was never started and never failed (no backoff against it).
-CANNOT_UPDATE = frozenset(
-    {Reason.NO_IN_PLACE_UPDATES, Reason.UNEXPECTED_HOST_ANSWER, Reason.NO_OFFER_FOR_VARIANT}
-)
+CANNOT_UPDATE = frozenset(reason.value for reason in Reason if reason.cannot_update)
 
 # The phases of one update, named as the summary's columns and the report's `phase_seconds`:
 # the time the controller asked for each state, until the node left it.
