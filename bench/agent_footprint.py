@@ -286,6 +286,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "apiserver_requests": len(idle_requests),
             "apiserver_requests_per_hour": requests_per_hour(idle_requests, idle_seconds),
             "cpu_ms_by_phase": phases.between(idle_start.at, idle_end.at),
+            "connections_opened": phases.sockets_opened(idle_start.at, idle_end.at),
         },
         "update": {
             "seconds": round(update_seconds, 1),
@@ -296,6 +297,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "cpu_seconds_per_minute_with_apiclient": round(60 * agent_cpu / update_seconds, 3),
             # The agent's own CPU, by phase (agent_phases.py); apiclient's is not in it.
             "cpu_ms_by_phase": phases.between(update_start.at, after_update.at),
+            "connections_opened": phases.sockets_opened(update_start.at, after_update.at),
         },
         "goals": {
             "peak_rss_mib_at_most": GOAL_PEAK_RSS_MIB,

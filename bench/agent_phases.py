@@ -11,7 +11,8 @@ every few tens of milliseconds. Each slice's CPU goes to the first phase that fi
 - between requests: none of these (the loop's timers and its looks for a stop).
 The attribution is by time, so a slice holding two things goes to the first that fits; the
 slice before counts too because the apiserver counts a request once its answer is sent, and the
-agent reads that answer (and sends its next request) a moment later.
+agent reads that answer (and sends its next request) a moment later. The meter also notes each
+socket the agent opens: a new connection to the apiserver, with its TLS handshake.
 """
 
 from __future__ import annotations
@@ -32,6 +33,22 @@ def _cpu_ms(pid: int) -> float | None:
         return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e6
     except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
         return None
+
+
+def _sockets(pid: int) -> set[str]:
+    """The process's open sockets, by inode (`socket:[123]`)."""
+    found = set()
+    try:
+        for entry in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = str(entry.readlink())
+            except OSError:  # closed meanwhile
+                continue
+            if target.startswith("socket:"):
+                found.add(target)
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        pass
+    return found
 
 
 def _has_child(pid: int) -> bool:
@@ -72,6 +89,7 @@ class PhaseMeter:
     apiserver: LoopbackApiserver
     interval: float = 0.02
     slices: list[_Slice] = field(default_factory=list)
+    sockets_seen: dict[str, float] = field(default_factory=dict)  # inode -> first seen
 
     def __post_init__(self) -> None:
         self._pid: int | None = None
@@ -92,6 +110,10 @@ class PhaseMeter:
                 totals[piece.phase] += piece.cpu_ms
         return {phase: round(ms, 1) for phase, ms in totals.items()}
 
+    def sockets_opened(self, start: float, end: float) -> int:
+        """Sockets the agent opened over [start, end] (each a connection and its handshake)."""
+        return sum(start <= seen <= end for seen in self.sockets_seen.values())
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
@@ -104,6 +126,9 @@ class PhaseMeter:
             now_cpu = _cpu_ms(now_pid) if now_pid is not None else None
             now_child = now_pid is not None and _has_child(now_pid)
             now_counts = _answered(self.apiserver)
+            if now_pid is not None:
+                for inode in _sockets(now_pid):
+                    self.sockets_seen.setdefault(f"{now_pid}:{inode}", time.monotonic())
             if now_pid is not None and now_pid == pid and now_cpu is not None:
                 phase = self._phase(child or now_child, older, now_counts)
                 self.slices.append(_Slice(time.monotonic(), phase, now_cpu - cpu))
