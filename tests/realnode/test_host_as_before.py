@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from kubernetes import client, config
 
 from tests.realnode.conftest import down, up
 from tests.realnode.workloads import create, python_pod, wait_phase
 from tests.support.control_plane.real_nodes import host_snapshot
+
+# A cluster with real nodes takes a minute or more to start on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
 
 SAY = "print('ran')"
 

@@ -7,9 +7,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.realnode.conftest import RealCluster, up
 from tests.realnode.workloads import create, logged, python_pod, wait_phase
 from tests.support.control_plane.real_nodes.network import FORWARD_CHAIN
+
+# A cluster with real nodes takes a minute or more to start on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
 
 SERVER = (
     "import http.server as h; h.HTTPServer(('', 8080), h.SimpleHTTPRequestHandler).serve_forever()"
@@ -30,6 +35,7 @@ print("api:", urllib.request.urlopen(asked, context=tls, timeout=20).status)
 """
 OUTSIDE = """
 import socket
+
 try:
     socket.create_connection(("198.51.100.7", 80), timeout=3)
     print("outside: connected")

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from tests.realnode.conftest import SCRIPT, RealCluster
 from tests.realnode.workloads import create, log_files, log_lines, python_pod
 from tests.support.polling import wait_until
 
+# A cluster with real nodes takes a minute or more to start on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
+
 GRACEFUL = """
 import signal, sys, time
+
 def stop(number, frame):
     print("stopping on SIGTERM", flush=True)
     sys.exit(0)
