@@ -74,7 +74,7 @@ def test_brupop_doctor_passes_every_check_on_the_installed_chart(installed: Inst
 
 
 @pytest.mark.timeout(900)
-def test_the_agent_reports_through_the_apiserver_with_the_projected_token_of_the_charts_audience(
+def test_the_agents_projected_token_of_the_charts_audience_is_verified_by_the_apiserver_pod(
     installed: Installed,
 ) -> None:
     core = installed.cluster.core
@@ -103,6 +103,20 @@ def test_the_agent_reports_through_the_apiserver_with_the_projected_token_of_the
 
     wait_until(
         every_node_reported, "a status from every agent", seconds=START_SECONDS, interval=2.0
+    )
+    # Verified by the apiserver pod itself (issuer keys and a watch of agent pods): no
+    # TokenReview reached kube-apiserver while every agent was let in.
+    assert token_reviews(installed.cluster.api) == 0
+
+
+def token_reviews(api: client.ApiClient) -> float:
+    """TokenReviews kube-apiserver has served since it started, from its own /metrics."""
+    answer = api.call_api("/metrics", "GET", _preload_content=False, _request_timeout=30)
+    text = answer.data.decode()
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("apiserver_request_total{") and 'resource="tokenreviews"' in line
     )
 
 
