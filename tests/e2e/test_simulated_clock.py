@@ -89,3 +89,23 @@ def test_without_a_fast_clock_a_release_age_holds_the_fleet_to_the_end(tmp_path:
     assert held.report["clock"] is None
     assert fast.last_line.startswith("OK: 2/2 nodes updated"), explain(fast)
     assert 3500 <= fast.report["clock"]["fast_forward_seconds"] <= 3600
+
+
+@pytest.mark.e2e
+def test_a_failure_on_a_clock_years_ahead_reaches_the_shadow_without_a_refusal(
+    tmp_path: Path,
+) -> None:
+    """The apiserver judges a report's failure time against its own now: on the machine's clock
+    every failure stamped on a run's clock years ahead was refused as later than now, and the
+    node ended only by its state's timeout."""
+    run = run_simulate(
+        tmp_path,
+        "--nodes", "2", "--max-concurrent", "1", "--start-at", "2031-06-01T00:00Z",
+        "--fault", "node-01=prepare",
+    )  # fmt: skip
+
+    assert run.returncode == 1, explain(run)
+    refusals = [e for e in run.agent_events("node-01") if e.get("event") == "cluster.refused"]
+    assert refusals == [], refusals[:2]
+    assert "emulated failure of the host's prepare command" in run.stdout, explain(run)
+    assert "timed out in" not in run.stdout, explain(run)

@@ -54,6 +54,7 @@ class MemoryBackend:
 
     def __init__(self, options: SimulationOptions, clock: SharedClock | None = None) -> None:
         self._options = options
+        self._clock = clock
         self._cluster = InMemoryCluster(clock=clock)
 
     @property
@@ -69,7 +70,9 @@ class MemoryBackend:
 
     def start_apiserver(self, tls: TlsFiles) -> components.RunningApiserver:
         cluster = self._cluster
-        return components.start_apiserver(cluster, tls, self._options, namespace=cluster.namespace)
+        return components.start_apiserver(
+            cluster, tls, self._options, namespace=cluster.namespace, clock=self._clock
+        )
 
     def apply_policy(self, policy: Mapping[str, Any]) -> None:
         self._cluster.policies.apply(policy)

@@ -102,6 +102,7 @@ class _Apiserver:
         options: SimulationOptions,
         namespace: str,
         port: int = 0,
+        clock: Clock | None = None,
     ):
         timing = options.timing
         app = build_apiserver_app(
@@ -115,6 +116,7 @@ class _Apiserver:
                 ),
                 feed_watch_seconds=_FEED_WATCH_SECONDS,
             ),
+            clock=clock,
         )
         self._server = serve_in_thread(
             app, certfile=tls.cert, keyfile=tls.key, host=LOOPBACK_HOST, port=port
@@ -138,10 +140,12 @@ def start_apiserver(
     *,
     namespace: str,
     port: int = 0,
+    clock: Clock | None = None,
 ) -> RunningApiserver:
     """The real apiserver app on 127.0.0.1 (`port`, or a free one), HTTPS with the
-    simulation's cert."""
-    return _Apiserver(cluster, tls, options, namespace, port)
+    simulation's cert, on `clock` when the run has its own (the agents stamp their reports
+    with it, and the apiserver judges those stamps against its own now)."""
+    return _Apiserver(cluster, tls, options, namespace, port, clock)
 
 
 class _Controller:
