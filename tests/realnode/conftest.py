@@ -17,13 +17,17 @@ from kubernetes import client, config
 
 from tests.support.control_plane.real_nodes import build
 from tests.support.control_plane.real_nodes.cluster import cannot_host
+from tests.support.control_plane.real_nodes.layout import lock_path
+from tests.support.control_plane.real_nodes.machine_lock import is_free
 from tests.support.control_plane.versions import default_cache
+from tests.support.polling import wait_until
 
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[1]
 SCRIPT = REPOSITORY / "scripts" / "control-plane"
 NODES = 2
 UP_SECONDS = 900
+MACHINE_WAIT_SECONDS = 600.0
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -82,6 +86,17 @@ class RealCluster:
         return self.folder / "nodes" / name
 
 
+def wait_machine_free() -> None:
+    """Another run (another test session on this machine) may hold the one real-node cluster
+    the machine allows: wait for its `down`, as `up` itself refuses rather than waits."""
+    wait_until(
+        lambda: is_free(lock_path(default_cache().root)),
+        "the machine's real-node cluster free (another run holds it)",
+        seconds=MACHINE_WAIT_SECONDS,
+        interval=2.0,
+    )
+
+
 def up(folder: Path, count: int) -> subprocess.CompletedProcess[str]:
     argv = [str(SCRIPT), "up", str(folder), "--real-nodes", str(count)]
     return subprocess.run(argv, capture_output=True, text=True, timeout=UP_SECONDS)
@@ -103,6 +118,7 @@ def real_cluster(
     machine_ready: None, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RealCluster]:
     folder = tmp_path_factory.mktemp("real-nodes")
+    wait_machine_free()
     try:
         started = up(folder, NODES)
         if started.returncode != 0:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
-from tests.realnode.conftest import down, up
+from tests.realnode.conftest import down, up, wait_machine_free
 from tests.realnode.workloads import create, python_pod, wait_phase
 from tests.support.control_plane.real_nodes import host_snapshot
 
@@ -23,6 +23,7 @@ def test_down_leaves_the_host_as_before_up_even_after_pods_ran(
     machine_ready: None, tmp_path: Path
 ) -> None:
     folder = tmp_path / "cluster"
+    wait_machine_free()
     before = host_snapshot.take()
     try:
         started = up(folder, 2)

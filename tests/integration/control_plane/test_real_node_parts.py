@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from tests.support.control_plane.cli import parser
-from tests.support.control_plane.real_nodes import images
+from tests.support.control_plane.processes import RunFolder
+from tests.support.control_plane.real_nodes import images, machine_lock
 from tests.support.control_plane.real_nodes.host_snapshot import differences
 from tests.support.control_plane.real_nodes.layout import ClusterLayout, NodeLayout
 from tests.support.control_plane.real_nodes.network import jumps_to
@@ -106,3 +107,21 @@ def test_the_command_line_takes_real_nodes_and_reboot() -> None:
     assert parser().parse_args(["build", "--real-nodes"]).real_nodes is True
     reboot = parser().parse_args(["reboot", "somewhere", "real-node-1", "--grace", "5"])
     assert (reboot.node, reboot.grace) == ("real-node-1", 5.0)
+
+
+def test_the_machine_lock_refuses_a_second_cluster_naming_the_first_until_its_release(
+    tmp_path: Path,
+) -> None:
+    lock = tmp_path / "real-nodes.lock"
+    first = RunFolder(tmp_path / "first")
+    machine_lock.acquire(lock, tmp_path / "first", first)
+    try:
+        assert not machine_lock.is_free(lock)
+        with pytest.raises(machine_lock.MachineBusy, match="first"):
+            machine_lock.acquire(lock, tmp_path / "second", RunFolder(tmp_path / "second"))
+    finally:
+        machine_lock.release(first)
+    assert machine_lock.is_free(lock)
+    second = RunFolder(tmp_path / "second")
+    machine_lock.acquire(lock, tmp_path / "second", second)
+    machine_lock.release(second)

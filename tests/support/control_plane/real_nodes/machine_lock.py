@@ -13,6 +13,9 @@ from pathlib import Path
 from tests.support.control_plane.processes import RunFolder, stop
 
 HOLDER_NAME = "brupop-real-nodes-lock"
+# The holders outlive the call that starts them (by design); kept so that Python does not warn
+# that they still run when their Popen objects are collected.
+HOLDERS: list[subprocess.Popen[bytes]] = []
 
 
 class MachineBusy(Exception):
@@ -41,6 +44,7 @@ def acquire(lock: Path, root: Path, records: RunFolder) -> None:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
+        HOLDERS.append(holder)
         record = {"pid": holder.pid, "argv": argv}
         records.record_path("lock").write_text(json.dumps(record) + "\n")
     finally:
@@ -51,3 +55,17 @@ def release(records: RunFolder) -> None:
     record = records.read("lock")
     if record is not None:
         stop(records, record)
+
+
+def is_free(lock: Path) -> bool:
+    """No cluster with real nodes holds the machine now (a test waits on this before `up`)."""
+    if not lock.exists():
+        return True
+    descriptor = os.open(lock, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(descriptor)
+    return True
