@@ -223,3 +223,19 @@ def test_with_url_and_no_cluster_it_says_the_rows_need_the_kubernetes_api(
         f"(--timeline reads the shadows and their Events through the Kubernetes API; --url {url} "
         "gives only the concurrency limit)"
     )
+
+
+def test_a_namespace_without_shadows_is_one_line_naming_it_and_draws_nothing(
+    emulated: EmulatorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write_rollout(emulated)  # in NS: the namespace asked for holds none of it
+    picture = tmp_path / "cluster.svg"
+
+    assert main(["--timeline", str(picture), "--namespace", "nope", "--timeout", "5"]) == 1
+
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("brupop status: no BottlerocketShadow in namespace 'nope': ")
+    assert not picture.exists()

@@ -1,9 +1,9 @@
 """`brupop status --timeline FILE`: draw the rollout from what the cluster remembers.
 
 The path and the drawing library are checked first (exit 2, as for a kubeconfig that cannot
-be used), then the shadows and Events are
-read through the Kubernetes API (exit 1 when it cannot be reached), with the update policy's
-halt when it has one. The concurrency limit comes from the controller's `/status` (at `--url`
+be used), then the shadows and Events are read through the Kubernetes API (exit 1 when it
+cannot be reached, or when the namespace holds no shadow), with the update policy's halt when
+it has one. The concurrency limit comes from the controller's `/status` (at `--url`
 when given) when it answers; without it the picture has no limit line.
 """
 
@@ -33,6 +33,10 @@ EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
 _URL_IS_NOT_ENOUGH = (
     "--timeline reads the shadows and their Events through the Kubernetes API; --url {url} "
     "gives only the concurrency limit"
+)
+_NO_SHADOWS = (
+    "no BottlerocketShadow in namespace {namespace!r}: nothing to draw; is brupop installed "
+    "there, and are its agents running? (pass --namespace; kubectl get brs -A)"
 )
 
 
@@ -64,6 +68,8 @@ def write_cluster_timeline(
         return refuse("status", error)
     except PortError as error:
         return _fail(f"cannot read the shadows and their Events: {error}", EXIT_UNREACHABLE)
+    if not history.shadows:
+        return _fail(_NO_SHADOWS.format(namespace=namespace), EXIT_UNREACHABLE)
     limit = _limit(read_limit)
     drawn = cluster_timeline(history, datetime.now(UTC), limit_of(limit))
     try:
