@@ -2,8 +2,10 @@
 <[scheme:]name[:port]>/proxy/<path>` is forwarded to the backend a test declares for that
 Service, and answered with the backend's status and body, as the real proxy does.
 
-Answers as Kubernetes gives them: 404 with a `v1 Status` when the Service does not exist, 503
-when the port is not one of the Service's or no backend answers.
+Answers as kube-apiserver 1.37 gives them (its service REST's ResourceLocation): a port given
+by number makes it read the Service first, so a missing Service is a 404 with a `v1 Status`;
+a port given by name (or none) goes straight to the endpoints, so a missing Service is a 503
+`no endpoints available`, as is a port the Service lacks or a backend that does not answer.
 """
 
 from __future__ import annotations
@@ -59,9 +61,13 @@ class ServiceProxy:
     async def _forward(self, request: kmock.Request) -> Response:
         scheme, name, port = _split(request.name or "")
         service = self._services.get((request.namespace or "", name))
-        if service is None:
+        if service is None and port.isdigit():
             return _status(404, "NotFound", f'services "{name}" not found')
-        if scheme not in ("", "http") or port not in ("", service.port_name, str(service.port)):
+        if service is None or scheme not in ("", "http"):
+            return _status(
+                503, "ServiceUnavailable", f'no endpoints available for service "{name}"'
+            )
+        if port not in ("", service.port_name, str(service.port)):
             return _status(
                 503, "ServiceUnavailable", f'no endpoints available for service "{name}"'
             )

@@ -67,7 +67,7 @@ def test_with_a_kubeconfig_the_status_comes_through_the_api_service_proxy(
     document = json.loads(capsys.readouterr().out)
     assert sorted(row["node"] for row in document["nodes"]) == ["node-00", "node-01"]
     paths = [request.url.path for request in server.emulator.requests]
-    assert f"/api/v1/namespaces/{NS}/services/http:{SERVICE}:main/proxy/status" in paths
+    assert f"/api/v1/namespaces/{NS}/services/http:{SERVICE}:80/proxy/status" in paths
 
 
 def test_the_namespace_option_chooses_where_the_service_is_looked_for(

@@ -24,7 +24,10 @@ from brupop.ports.errors import (
 )
 
 CONTROLLER_SERVICE = "brupop-controller-server"
-CONTROLLER_SERVICE_PORT = "main"  # the chart's port name for the controller's HTTP surface
+# The chart's Service port by number, not by its name (`main`): given a number, kube-apiserver
+# reads the Service first, so a missing one is a 404 ("is brupop installed there?"), where a
+# name goes straight to the endpoints and a missing Service reads as "no endpoints available".
+CONTROLLER_SERVICE_PORT = "80"
 LOCAL_URL = "http://127.0.0.1:8080"
 
 

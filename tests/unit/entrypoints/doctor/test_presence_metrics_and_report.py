@@ -17,7 +17,7 @@ from tests.unit.entrypoints.doctor.fake_cluster import FakeCluster, listing
 NS = "brupop"
 POLICY = f"/apis/brupop.bottlerocket.aws/v1/namespaces/{NS}/bottlerocketupdatepolicies/default"
 NETPOL = f"/apis/networking.k8s.io/v1/namespaces/{NS}/networkpolicies"
-PROXY = f"/api/v1/namespaces/{NS}/services/http:brupop-controller-server:main/proxy/metrics"
+PROXY = f"/api/v1/namespaces/{NS}/services/http:brupop-controller-server:80/proxy/metrics"
 
 
 def _named(*names: str) -> dict[str, object]:
