@@ -17,6 +17,7 @@ from kubernetes import client, config
 
 from tests.support.control_plane.real_nodes import build
 from tests.support.control_plane.real_nodes.cluster import cannot_host
+from tests.support.control_plane.real_nodes.images import image_archives
 from tests.support.control_plane.real_nodes.layout import lock_path
 from tests.support.control_plane.real_nodes.machine_lock import is_free
 from tests.support.control_plane.versions import default_cache
@@ -63,6 +64,11 @@ def why_not_here() -> str:
         built = subprocess.run([SCRIPT, "build", "--real-nodes"], text=True)
         if built.returncode != 0:
             return "`scripts/control-plane build --real-nodes` failed (see above)"
+    if not image_archives():
+        environment = {**os.environ, "ARCHES": "amd64"}
+        images = subprocess.run([REPOSITORY / "scripts" / "build-images"], env=environment)
+        if images.returncode != 0:
+            return "`ARCHES=amd64 scripts/build-images` failed (see above)"
     return cannot_host(cache, NODES)
 
 

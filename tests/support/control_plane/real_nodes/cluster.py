@@ -121,6 +121,8 @@ def start_everything(cluster: ClusterLayout, cache: Cache, began: float) -> None
     readiness.create_dns_service(cluster)
     pki = Pki(cluster.root / "pki")
     archives = [build.pause_archive(cache), *image_archives()]
+    if len(archives) == 1:
+        say("no brupop images in dist/images to import: run `ARCHES=amd64 scripts/build-images`")
     for node in cluster.nodes:
         write_credentials(node, pki, ports.server)
         start_node(node, pki, cache.bin, archives)
