@@ -12,12 +12,13 @@ import pytest
 import yaml
 
 from tests.support.control_plane.cli import parser
-from tests.support.control_plane.processes import RunFolder
+from tests.support.control_plane.processes import RunFolder, is_ours
 from tests.support.control_plane.real_nodes import images, machine_lock
 from tests.support.control_plane.real_nodes.host_snapshot import differences
 from tests.support.control_plane.real_nodes.layout import ClusterLayout, NodeLayout
 from tests.support.control_plane.real_nodes.network import jumps_to
 from tests.support.control_plane.real_nodes.oci_archive import ImageSpec, write_archive
+from tests.support.polling import wait_until
 
 
 def archive_of(tmp_path: Path, name: str) -> Path:
@@ -124,4 +125,7 @@ def test_the_machine_lock_refuses_a_second_cluster_naming_the_first_until_its_re
     assert machine_lock.is_free(lock)
     second = RunFolder(tmp_path / "second")
     machine_lock.acquire(lock, tmp_path / "second", second)
+    holder = second.read("lock")
     machine_lock.release(second)
+    assert holder is not None
+    wait_until(lambda: not is_ours(holder), "the lock's holder gone after its release")

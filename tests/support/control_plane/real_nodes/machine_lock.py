@@ -8,9 +8,10 @@ import fcntl
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
-from tests.support.control_plane.processes import RunFolder, stop
+from tests.support.control_plane.processes import Record, RunFolder, is_ours, stop
 
 HOLDER_NAME = "brupop-real-nodes-lock"
 # The holders outlive the call that starts them (by design); kept so that Python does not warn
@@ -47,8 +48,16 @@ def acquire(lock: Path, root: Path, records: RunFolder) -> None:
         HOLDERS.append(holder)
         record = {"pid": holder.pid, "argv": argv}
         records.record_path("lock").write_text(json.dumps(record) + "\n")
+        wait_exec(Record("lock", holder.pid, argv))
     finally:
         os.close(descriptor)
+
+
+def wait_exec(record: Record, seconds: float = 30.0) -> None:
+    """Until the holder runs as recorded: `release` stops only a process that matches."""
+    deadline = time.monotonic() + seconds
+    while not is_ours(record) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def release(records: RunFolder) -> None:
