@@ -17,6 +17,7 @@ import pytest
 from kubernetes import client, config
 
 from tests.support.control_plane.versions import default_cache
+from tests.support.opt_in_tier import leave_out_unless_named
 from tests.support.polling import wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -26,17 +27,7 @@ KWOK_ANNOTATION = {"kwok.x-k8s.io/node": "fake"}
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave these tests out unless this folder was asked for by path."""
-    if any(named_here(argument) for argument in config.args):
-        return
-    ours = [item for item in items if HERE in Path(str(item.path)).parents]
-    if ours:
-        config.hook.pytest_deselected(items=ours)
-        items[:] = [item for item in items if item not in ours]
-
-
-def named_here(argument: str) -> bool:
-    path = Path(argument.split("::", 1)[0]).resolve()
-    return path == HERE or HERE in path.parents
+    leave_out_unless_named(HERE, config, items)
 
 
 @dataclass(frozen=True)
