@@ -22,7 +22,7 @@ COMMANDS: dict[str, list[str]] = {
     "resume": ["resume"],
     "plan": ["plan"],
     "doctor": ["doctor"],
-    "policy": ["policy", "lint"],
+    "policy lint": ["policy", "lint"],
     "simulate": ["simulate", "--nodes", "1"],
 }
 PROGRAMS = ["brupop", "kubectl brupop"]

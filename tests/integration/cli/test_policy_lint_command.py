@@ -70,4 +70,4 @@ def test_a_bad_policy_file_is_one_line_and_exit_2(
     assert main(["lint", "--kubeconfig", str(kubeconfig), "--policy", policy]) == 2
 
     lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("brupop policy: --policy: "), lines
+    assert len(lines) == 1 and lines[0].startswith("brupop policy lint: --policy: "), lines

@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
     try:
         cluster = live_cluster(target_of(args), args.namespace, args.timeout)
     except ClusterUnusable as error:
-        return refuse("policy", error)
+        return refuse("policy lint", error)
     try:
         nodes = cluster.nodes.list().items
         policy = given if given is not None else _in_force(cluster.policies)
@@ -98,7 +98,7 @@ def _in_force(policies: UpdatePolicyRepository) -> UpdatePolicy | None:
 
 
 def _fail(message: str, code: int) -> int:
-    complain(f"{command_name('policy')}: {message}")
+    complain(f"{command_name('policy lint')}: {message}")
     return code
 
 
