@@ -6,6 +6,7 @@ and read here.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 from brupop.entrypoints.near_miss import did_you_mean
 from brupop.entrypoints.simulate.flags.flag_values import (
@@ -93,28 +94,26 @@ def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
 
 def read_fault(text: str, names: list[str]) -> tuple[str, str]:
     """One `--fault NODE=FAULT`."""
-    node, sep, fault = text.partition("=")
-    if not sep:
-        raise OptionError(f"--fault: {text!r} is not NODE=FAULT")
-    if fault not in KNOWN_FAULTS:
-        raise OptionError(
-            f"--fault: {fault!r} is not one of {', '.join(KNOWN_FAULTS)}"
-            f"{did_you_mean(fault, KNOWN_FAULTS)}"
-        )
-    return read_node("--fault", node, names), fault
+    return _node_and_choice("--fault", "FAULT", text, names, KNOWN_FAULTS)
 
 
 def read_host_kind(text: str, names: list[str]) -> tuple[str, str]:
     """One `--host-kind NODE=KIND`."""
-    node, sep, kind = text.partition("=")
+    return _node_and_choice("--host-kind", "KIND", text, names, HOST_KINDS)
+
+
+def _node_and_choice(
+    flag: str, word: str, text: str, names: list[str], choices: Sequence[str]
+) -> tuple[str, str]:
+    """`NODE=CHOICE` for `flag`: a known node and one of `choices`."""
+    node, sep, choice = text.partition("=")
     if not sep:
-        raise OptionError(f"--host-kind: {text!r} is not NODE=KIND")
-    if kind not in HOST_KINDS:
+        raise OptionError(f"{flag}: {text!r} is not NODE={word}")
+    if choice not in choices:
         raise OptionError(
-            f"--host-kind: {kind!r} is not one of {', '.join(HOST_KINDS)}"
-            f"{did_you_mean(kind, HOST_KINDS)}"
+            f"{flag}: {choice!r} is not one of {', '.join(choices)}{did_you_mean(choice, choices)}"
         )
-    return read_node("--host-kind", node, names), kind
+    return read_node(flag, node, names), choice
 
 
 def read_late_host(text: str, names: list[str]) -> tuple[str, float]:
