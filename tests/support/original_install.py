@@ -290,3 +290,15 @@ def original_shadow(node: OriginalNode, node_uid: str, now: datetime) -> JSON:
 def stored_fields(shadow: JSON) -> JSON:
     """A shadow's spec and status, the part both operators read and write."""
     return copy.deepcopy({"spec": shadow.get("spec"), "status": shadow.get("status")})
+
+
+def fields_the_original_knows(shadow: JSON) -> JSON:
+    """`stored_fields` less what the original's v2 schema does not define (the host's kind and
+    pre-staging fields): kube-apiserver prunes those once the original's CRD is back."""
+    known = _v2()["schema"]["openAPIV3Schema"]["properties"]
+    kept = stored_fields(shadow)
+    for part in ("spec", "status"):
+        if isinstance(kept[part], dict):
+            names = known[part]["properties"]
+            kept[part] = {key: value for key, value in kept[part].items() if key in names}
+    return kept
