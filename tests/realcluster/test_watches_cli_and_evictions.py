@@ -24,8 +24,8 @@ from brupop.domain.cluster.objects import Node, WatchBookmark
 from brupop.ports.errors import DrainFailedError
 from brupop.services.apiserver.drain import Drainer, DrainTimings
 from brupop.services.apiserver.node_actions import NodeActions
-from brupop.services.controller.mirrors.informer import Informer
-from brupop.services.controller.mirrors.mirror import Mirror
+from brupop.services.runtime.informer import Informer
+from brupop.services.runtime.mirror import Mirror
 from tests.realcluster.conftest import KWOK_ANNOTATION, ControlPlane, node_ready
 from tests.support.control_plane.chart_install import NAMESPACE, apply_chart
 from tests.support.polling import wait_until

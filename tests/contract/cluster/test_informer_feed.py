@@ -18,10 +18,10 @@ from brupop.domain.states import UpdateState
 from brupop.ports.errors import WatchExpiredError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.controller.mirrors import informer as informer_module
 from brupop.services.controller.mirrors.change_watch import ChangeWatch
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
-from brupop.services.controller.mirrors.informer import Informer
+from brupop.services.runtime import informer as informer_module
+from brupop.services.runtime.informer import Informer
 from tests.contract.cluster.conftest import Backend, Ports
 
 OPTED_IN = {OPT_IN_LABEL: OPT_IN_VALUE}

@@ -16,8 +16,8 @@ from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.domain.cluster.objects import WatchBookmark, WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError, WatchExpiredError
-from brupop.services.controller.mirrors.informer import Informer
-from brupop.services.controller.mirrors.mirror import Mirror
+from brupop.services.runtime.informer import Informer
+from brupop.services.runtime.mirror import Mirror
 from tests.contract.kubernetes.conftest import SHADOWS_PATH, sent, status
 from tests.support.kube_emulator import KubeEmulator
 

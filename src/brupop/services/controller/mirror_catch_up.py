@@ -13,8 +13,8 @@ from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
-from brupop.services.controller.mirrors.informer import Informer
 from brupop.services.controller.policy.policy_rules import PolicyRules
+from brupop.services.runtime.informer import Informer
 
 
 class MirrorCatchUp:

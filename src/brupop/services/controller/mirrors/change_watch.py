@@ -21,7 +21,7 @@ from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.ports.errors import PortError, WatchExpiredError
-from brupop.services.controller.mirrors.informer import Informer
+from brupop.services.runtime.informer import Informer
 from brupop.services.supervisor import RestartPolicy, Supervisor
 
 

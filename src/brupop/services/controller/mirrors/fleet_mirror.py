@@ -29,8 +29,8 @@ from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.controller.mirrors.change_watch import node_change_matters, node_is_paused
-from brupop.services.controller.mirrors.informer import Informer, VersionCheck
-from brupop.services.controller.mirrors.mirror import Mirror
+from brupop.services.runtime.informer import Informer, VersionCheck
+from brupop.services.runtime.mirror import Mirror
 
 OPT_IN_SELECTOR = {OPT_IN_LABEL: OPT_IN_VALUE}
 _AUTOSCALER_KEYS = (*GUARD_ANNOTATIONS, AUTOSCALER_RECORD_ANNOTATION)

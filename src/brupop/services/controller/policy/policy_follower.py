@@ -30,8 +30,8 @@ from brupop.domain.reporting.policy_status import FleetProgress, policy_status
 from brupop.ports.errors import ConflictError, PortError
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
-from brupop.services.controller.mirrors.informer import Informer
-from brupop.services.controller.mirrors.mirror import Mirror
+from brupop.services.runtime.informer import Informer
+from brupop.services.runtime.mirror import Mirror
 
 _NAME = operator.attrgetter("name")
 _VERSION = operator.attrgetter("resource_version")

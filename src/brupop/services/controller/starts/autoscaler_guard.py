@@ -25,7 +25,7 @@ from brupop.domain.starting.autoscaler_annotations import (
 from brupop.ports.clock import Clock
 from brupop.ports.errors import ConflictError, NotFoundError, PortError
 from brupop.ports.node_repository import NodeRepository
-from brupop.services.controller.mirrors.mirror import Mirror
+from brupop.services.runtime.mirror import Mirror
 
 
 class AutoscalerGuard:

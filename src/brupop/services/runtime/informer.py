@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 
 from brupop.domain.cluster.objects import Listing, VersionListing, WatchBookmark, WatchEvent
 from brupop.ports.errors import InvalidObjectError, NotFoundError, WatchExpiredError
-from brupop.services.controller.mirrors.mirror import Mirror
+from brupop.services.runtime.mirror import Mirror
 
 T = TypeVar("T")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from brupop.domain.cluster.objects import Node, VersionListing, WatchEvent, WatchEventType
-from brupop.services.controller.mirrors.mirror import Mirror
+from brupop.services.runtime.mirror import Mirror
 
 
 def _node(name: str, version: str, *, cordoned: bool = False) -> Node:

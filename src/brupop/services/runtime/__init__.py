@@ -1,0 +1,1 @@
+"""The runtime kit every process runs on: informers (list, watch, a store by name)."""
