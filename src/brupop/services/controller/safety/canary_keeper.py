@@ -10,7 +10,9 @@ yet, are looked at after the first pass of a rollout. The canaries chosen by cou
 the policy's status with their version, and a controller that starts (or follows the leader)
 takes them from there. A canary finishes when the controller
 sees it Idle on the target version, unless it failed (its gate, or ErrorReset); the soak is
-computed from those moments (`domain/safety/canary.py`).
+computed from those moments (`domain/safety/canary.py`). When the record is begun again for the
+same target (a pass without one, as after a relist), the canaries chosen again keep the moments
+they finished, and those already Idle on it are seen finished at once.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class CanaryKeeper:
         self._labels: dict[str, Mapping[str, str]] = {}  # node name -> labels (selector only)
         self._unreported: dict[str, str] = {}  # shadow name -> node name, no status yet
         self._kept: tuple[str, tuple[str, ...]] | None = None  # the status's version, nodes
+        self._begun_for: str | None = None  # the target of the last begin (its finishes kept)
 
     def follow_status(self, status: UpdatePolicyStatus | None) -> None:
         """Note the canaries the policy's status keeps (chosen by count, for a version): a
@@ -77,6 +80,7 @@ class CanaryKeeper:
                 # The Nodes' labels cannot be read: no canary known, so nobody else starts.
                 return frozenset(), SoakProgress(0, 0, None, done=False)
             self._canary_key = (target, canary)
+            touched |= self._canaries.keys()  # a canary chosen again may have finished already
         else:
             self._join_late(canary, book, touched, target)
         self._note_finished(book, touched, target, failed, now)
@@ -133,6 +137,8 @@ class CanaryKeeper:
         shadows = [s for n in book.names() if (s := book.shadow(n)) is not None]
         self._labels = labels
         self._canaries = {}
+        finished = self._finished if self._begun_for == target else {}
+        self._begun_for = target
         self._finished = {}
         self._unreported = {s.name: s.node_name for s in shadows if s.status is None}
         kept = self._kept
@@ -143,6 +149,8 @@ class CanaryKeeper:
             for shadow in again:
                 self._unreported.pop(shadow.name, None)
         self._add(canary, book, shadows, target)
+        chosen = set(self._canaries.values())
+        self._finished = {node: at for node, at in finished.items() if node in chosen}
         return True
 
     def _join_late(self, canary: Canary, book: RolloutBook, touched: set[str], target: str) -> None:
