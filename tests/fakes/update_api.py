@@ -13,6 +13,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from brupop.domain.boot_mode import BootMode, read_fips_report
 from brupop.domain.host.host import (
     CommandStatus,
     CommandType,
@@ -25,6 +26,7 @@ from brupop.domain.host.host import (
 )
 from brupop.domain.host_kind import HostClass, classify_settings_answer
 from brupop.domain.versions import compare_versions
+from brupop.hostsim.host_kinds import fips_report
 from brupop.ports.clock import Clock
 from brupop.ports.errors import (
     HostApiError,
@@ -80,7 +82,7 @@ class FakeUpdateApi:
         self.offered_version = offered_version
         self.variant = variant
         self.arch = arch
-        self.kind = kind  # as the emulator's BRUPOP_SIM_HOST_KIND: lockdown, no-updates, eol
+        self.kind = kind  # as the emulator's BRUPOP_SIM_HOST_KIND (hostsim/host_kinds.py)
         self.fail_next: dict[str, HostApiError] = {}
         self.fail_always: dict[str, HostApiError] = {}
         self.failing_commands: set[str] = set()
@@ -119,8 +121,14 @@ class FakeUpdateApi:
         self._enter("host_class")
         if self.kind == "lockdown":
             return classify_settings_answer(500, "Live datastore missing", None)
+        if self.kind == "unexpected":
+            return classify_settings_answer(403, "Forbidden", None)
         settings = {} if self.kind == "no-updates" else {"updates": {"version-lock": "latest"}}
         return classify_settings_answer(200, "", settings)
+
+    def boot_mode(self) -> BootMode | None:
+        self._enter("boot_mode")
+        return read_fips_report(fips_report(self.kind, self.reboots))
 
     def update_status(self) -> HostUpdateStatus | None:
         self._enter("update_status")

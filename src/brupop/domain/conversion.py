@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from brupop.domain.boot_mode import BootMode
 from brupop.domain.host_kind import HOST_NOTE_MAX_LENGTH, VARIANT_MAX_LENGTH, HostKind
 from brupop.domain.shadow import API_VERSION_V1, API_VERSION_V2, KIND
 from brupop.domain.states import UpdateState
@@ -49,6 +50,8 @@ _V2_ONLY_STATUS_FIELDS = (
     "variant",
     "staged_version",
     "staged_state",
+    "boot_mode",
+    "boot_mode_changed_from",
 )
 _V2_ONLY_SPEC_FIELDS = ("prestage_version",)
 _STAGED_STATES = (None, "Staged", "Ready")
@@ -260,6 +263,10 @@ def _check_v2_only_status(status: Mapping[str, Any]) -> None:
     kind = status.get("host_kind")
     if kind is not None and kind not in {k.value for k in HostKind}:
         raise ConversionError(f"status.host_kind {kind[:40]!r} is not a host kind")
+    for field in ("boot_mode", "boot_mode_changed_from"):
+        mode = status.get(field)
+        if mode is not None and mode not in {m.value for m in BootMode}:
+            raise ConversionError(f"status.{field} {str(mode)[:40]!r} is not a boot mode")
 
 
 def _check_timestamp(section: Mapping[str, Any], field: str) -> None:

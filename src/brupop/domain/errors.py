@@ -13,3 +13,7 @@ class UnexpectedHostStateError(DomainError):
 
 class VersionMismatchError(DomainError):
     """The host offers (or runs) a version other than the one the controller asked for."""
+
+
+class BootModeChangedError(DomainError):
+    """The host came back from its update in another boot mode (FIPS or not) than before."""

@@ -45,6 +45,8 @@ class Reason(StrEnum):
     NO_IN_PLACE_UPDATES = "no_in_place_updates"
     UNEXPECTED_HOST_ANSWER = "unexpected_host_answer"
     NO_OFFER_FOR_VARIANT = "no_offer_for_variant"
+    # An update changed the host's boot mode (FIPS or not): failed, never started again.
+    BOOT_MODE_CHANGED = "boot_mode_changed"
     # A shadow the controller cannot judge (domain/rollout/report_bounds.py): set aside.
     QUARANTINED = "quarantined"
 

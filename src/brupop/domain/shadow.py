@@ -18,6 +18,7 @@ from pydantic import (
     field_validator,
 )
 
+from brupop.domain.boot_mode import BootMode
 from brupop.domain.host_kind import (
     HOST_NOTE_MAX_LENGTH,
     VARIANT_MAX_LENGTH,
@@ -112,6 +113,16 @@ class ShadowStatus(BaseModel):
     # while it holds nothing.
     staged_version: Version | None = Field(default=None, exclude_if=_unknown)
     staged_state: Literal["Staged", "Ready"] | None = Field(default=None, exclude_if=_unknown)
+    # The host's boot mode (FIPS or not), and the one it ran before an update changed it:
+    # left out while unknown, and while no update changed it.
+    boot_mode: BootMode | None = Field(
+        default=None, exclude_if=_unknown, description="The mode the host booted in."
+    )
+    boot_mode_changed_from: BootMode | None = Field(
+        default=None,
+        exclude_if=_unknown,
+        description="The mode the host ran before an update changed it; the node is failed.",
+    )
 
     _check_timestamp = field_validator("state_transition_failure_timestamp", mode="before")(
         parse_timestamp

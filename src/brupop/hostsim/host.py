@@ -28,6 +28,7 @@ UNINITIALIZED = "Update status is uninitialized, refresh-updates to initialize i
 _ROUTES = {
     "/os": "GET",
     "/settings": "GET",
+    "/report/fips": "GET",
     "/updates/status": "GET",
     "/actions/reboot": "POST",
 } | {uri: "POST" for uri in commands.COMMAND_URIS}
@@ -64,6 +65,8 @@ class EmulatedHost:
         if path == "/settings":
             status, body = host_kinds.settings_answer(kind)
             return _json(body) if isinstance(body, dict) else Response(status, body)
+        if path == "/report/fips":
+            return _json(host_kinds.fips_report(kind, self._store.read().reboots))
         if kind == host_kinds.NO_UPDATES and path in commands.COMMAND_URIS:
             return Response(500, host_kinds.NO_UPDATER)
         if path == "/updates/status":

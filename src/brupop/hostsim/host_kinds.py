@@ -6,6 +6,12 @@
 * `no-updates`: a variant built without in-place updates: no `settings.updates`, the update
   commands answer 500 (no thar-be-updates) and the update status stays uninitialized (404).
 * `eol`: a variant at its end of life: everything works, but its repository never offers more.
+* `fips`: a FIPS variant: updatable, and its FIPS report shows the FIPS boot mode.
+* `fips-lost`: a FIPS host that boots in the standard mode after its first reboot (what the
+  agent's post-reboot check must catch).
+* `unexpected`: something other than Bottlerocket's API answers the settings read (403).
+
+Every other kind boots in the standard mode: its FIPS report shows FIPS disabled.
 """
 
 from __future__ import annotations
@@ -18,15 +24,22 @@ UPDATABLE = "updatable"
 LOCKDOWN = "lockdown"
 NO_UPDATES = "no-updates"
 EOL = "eol"
-KINDS = (UPDATABLE, LOCKDOWN, NO_UPDATES, EOL)
+FIPS = "fips"
+FIPS_LOST = "fips-lost"
+UNEXPECTED = "unexpected"
+KINDS = (UPDATABLE, LOCKDOWN, NO_UPDATES, EOL, FIPS, FIPS_LOST, UNEXPECTED)
 
 VARIANTS = {
     UPDATABLE: "aws-k8s-1.30",
     LOCKDOWN: "aws-k8s-1.30",
     NO_UPDATES: "aws-dev",
     EOL: "aws-k8s-1.29",
+    FIPS: "aws-k8s-1.30-fips",
+    FIPS_LOST: "aws-k8s-1.30-fips",
+    UNEXPECTED: "aws-k8s-1.30",
 }
 DATASTORE_MISSING = "Live datastore missing: the host is locked down"
+FORBIDDEN = "Forbidden"
 NO_UPDATER = "Failed to start thar-be-updates: No such file or directory (os error 2)"
 UPDATE_SETTINGS: dict[str, Any] = {
     "updates": {
@@ -45,4 +58,33 @@ def settings_answer(kind: str) -> tuple[int, dict[str, Any] | str]:
         return 500, DATASTORE_MISSING
     if kind == NO_UPDATES:
         return 200, {}
+    if kind == UNEXPECTED:
+        return 403, FORBIDDEN
     return 200, UPDATE_SETTINGS
+
+
+def fips_report(kind: str, reboots: int) -> dict[str, Any]:
+    """The JSON FIPS report (`GET /report/fips?format=json`) of a host of `kind` that has
+    rebooted `reboots` times: its first check says whether the kernel booted in FIPS mode."""
+    fips = kind == FIPS or (kind == FIPS_LOST and reboots == 0)
+    status = "PASS" if fips else "FAIL"
+    check = {
+        "name": "fips01000000",
+        "id": "1.0",
+        "level": 0,
+        "title": "The kernel runs in FIPS mode.",
+        "mode": "Automatic",
+        "status": status,
+        "error": "" if fips else "/proc/sys/crypto/fips_enabled is not 1",
+    }
+    return {
+        "level": 0,
+        "total": 1,
+        "passed": int(fips),
+        "skipped": 0,
+        "failed": int(not fips),
+        "status": status,
+        "timestamp": "2026-01-01T00:00:00Z",
+        "name": "FIPS Security Policy (emulated)",
+        "results": {"fips01000000": check},
+    }

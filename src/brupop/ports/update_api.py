@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from brupop.domain.boot_mode import BootMode
 from brupop.domain.host.host import HostUpdateStatus, OsInfo
 from brupop.domain.host_kind import HostClass
 
@@ -22,6 +23,11 @@ class UpdateApi(Protocol):
     def host_class(self) -> HostClass:
         """What kind of host this is, from one read of `settings.updates` (the only settings
         read the agent makes; a locked-down host refuses it)."""
+        ...
+
+    def boot_mode(self) -> BootMode | None:
+        """`GET /report/fips` (as `apiclient report fips`): FIPS or standard; None when the host
+        has no FIPS report (an older release) or the report shows no mode."""
         ...
 
     def update_status(self) -> HostUpdateStatus | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from brupop.domain.boot_mode import BootMode
 from brupop.domain.host.host import HostUpdateState
 from brupop.domain.host_kind import HostKind
 from brupop.ports.errors import HostRejectedError
@@ -46,3 +47,33 @@ def test_an_end_of_life_variant_is_updatable_but_never_offered_anything(
     assert host.api.host_class().kind is HostKind.UPDATABLE
     assert host.api.refresh_updates().chosen_version() is None
     assert host.api.os_info().variant_id != make_host().api.os_info().variant_id
+
+
+def test_a_standard_host_reports_the_standard_boot_mode(make_host: MakeHost) -> None:
+    assert make_host().api.boot_mode() is BootMode.STANDARD
+
+
+def test_a_fips_host_reports_the_fips_boot_mode_before_and_after_a_reboot(
+    make_host: MakeHost,
+) -> None:
+    host = make_host(offered="1.1.0", kind="fips")
+    assert host.api.boot_mode() is BootMode.FIPS
+    host.api.reboot()
+    assert host.api.boot_mode() is BootMode.FIPS
+
+
+def test_a_host_that_loses_fips_reports_the_standard_mode_after_its_reboot(
+    make_host: MakeHost,
+) -> None:
+    host = make_host(offered="1.1.0", kind="fips-lost")
+    assert host.api.boot_mode() is BootMode.FIPS
+    host.api.reboot()
+    assert host.api.boot_mode() is BootMode.STANDARD
+
+
+def test_a_host_answering_the_settings_read_unlike_bottlerocket_is_an_unexpected_answer(
+    make_host: MakeHost,
+) -> None:
+    found = make_host(offered="1.1.0", kind="unexpected").api.host_class()
+    assert found.kind is HostKind.UNEXPECTED_ANSWER
+    assert "403" in found.note

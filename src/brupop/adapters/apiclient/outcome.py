@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from brupop.adapters.apiclient import host_answers
 from brupop.adapters.apiclient.host_answers import Refusal
+from brupop.domain.boot_mode import BootMode, read_fips_report
 from brupop.domain.host.command_result import CommandResult
 from brupop.domain.host.host import HostUpdateStatus, OsInfo, UpdateImage
 from brupop.domain.host_kind import HostClass, classify_settings_answer
@@ -25,6 +26,7 @@ from brupop.ports.errors import (
 )
 
 HTTP_NOT_FOUND = 404
+REPORT_MAX_CHARACTERS = 100_000  # a FIPS report is a few hundred bytes
 _Model = TypeVar("_Model")
 
 
@@ -108,6 +110,21 @@ def parse_host_class(result: CommandResult) -> HostClass:
     except (ValueError, RecursionError):
         document = None
     return classify_settings_answer(200, "", document)
+
+
+def parse_boot_mode(result: CommandResult) -> BootMode | None:
+    """`GET /report/fips?format=json` -> the host's boot mode. A refusal with a status code (a
+    release without the report: 404; its checker missing: 500) shows no mode; no status at all
+    is transient; an answer that is not a report shows none either."""
+    try:
+        raise_for_failure(result)
+    except (HostRejectedError, HostStateConflictError):
+        return None
+    try:
+        document = json.loads(result.stdout.strip()[:REPORT_MAX_CHARACTERS] or "null")
+    except (ValueError, RecursionError):
+        return None
+    return read_fips_report(document)
 
 
 def _versioned(image: UpdateImage | None) -> bool:

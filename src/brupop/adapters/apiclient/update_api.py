@@ -16,6 +16,7 @@ from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.adapters.apiclient.rate_limit import RateLimiter
 from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
 from brupop.adapters.system import event_lines, jitter
+from brupop.domain.boot_mode import BootMode
 from brupop.domain.host.command_result import CommandResult
 from brupop.domain.host.host import (
     CommandStatus,
@@ -34,6 +35,7 @@ _T = TypeVar("_T")
 
 OS_URI = "/os"
 SETTINGS_URI = "/settings?prefix=settings.updates"
+FIPS_REPORT_URI = "/report/fips?format=json"
 STATUS_URI = "/updates/status"
 REBOOT_URI = "/actions/reboot"
 COMMAND_URIS = {
@@ -81,6 +83,9 @@ class ApiclientUpdateApi:
 
     def host_class(self) -> HostClass:
         return self._call(SETTINGS_URI, outcome.parse_host_class, rate_limited=False)
+
+    def boot_mode(self) -> BootMode | None:
+        return self._call(FIPS_REPORT_URI, outcome.parse_boot_mode, rate_limited=False)
 
     def update_status(self) -> HostUpdateStatus | None:
         return self._call(STATUS_URI, outcome.parse_update_status)

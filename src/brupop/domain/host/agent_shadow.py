@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from brupop.domain.boot_mode import BootMode
 from brupop.domain.host import wire_values as wire
 from brupop.domain.host_kind import HOST_NOTE_MAX_LENGTH, VARIANT_MAX_LENGTH, HostKind
 from brupop.domain.shadow_names import CRASH_COUNT_MAX
@@ -113,6 +114,8 @@ class ShadowStatus:
     variant: str | None = None
     staged_version: str | None = None
     staged_state: str | None = None
+    boot_mode: BootMode | None = None
+    boot_mode_changed_from: BootMode | None = None
 
     def __post_init__(self) -> None:
         check_version(self.current_version, "current_version")
@@ -133,6 +136,9 @@ class ShadowStatus:
             check_version(self.staged_version, "staged_version")
         if self.staged_state not in _STAGED_STATES:
             raise wire.WireFormatError("staged_state: expected Staged or Ready")
+        for name in ("boot_mode", "boot_mode_changed_from"):
+            if (mode := getattr(self, name)) is not None and not isinstance(mode, BootMode):
+                raise wire.WireFormatError(f"{name}: not a boot mode")
 
     @classmethod
     def from_json(cls, value: Any) -> ShadowStatus:
@@ -151,6 +157,8 @@ class ShadowStatus:
             variant=wire.optional_text(document, "variant"),
             staged_version=wire.optional_text(document, "staged_version"),
             staged_state=wire.optional_text(document, "staged_state"),
+            boot_mode=_boot_mode(document, "boot_mode"),
+            boot_mode_changed_from=_boot_mode(document, "boot_mode_changed_from"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -172,6 +180,8 @@ class ShadowStatus:
                 ("variant", self.variant),
                 ("staged_version", self.staged_version),
                 ("staged_state", self.staged_state),
+                ("boot_mode", _code(self.boot_mode)),
+                ("boot_mode_changed_from", _code(self.boot_mode_changed_from)),
             )
             if value is not None
         }
@@ -189,3 +199,17 @@ class Shadow:
     uid: str | None = None
     spec: ShadowSpec = field(default_factory=ShadowSpec)
     status: ShadowStatus | None = None
+
+
+def _code(mode: BootMode | None) -> str | None:
+    return None if mode is None else mode.value
+
+
+def _boot_mode(document: Mapping[str, Any], key: str) -> BootMode | None:
+    value = wire.optional_text(document, key)
+    if value is None:
+        return None
+    try:
+        return BootMode(value)
+    except ValueError:
+        raise wire.WireFormatError(f"{key}: not a boot mode: {value[:80]!r}") from None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from brupop.domain.boot_mode import BootMode
 from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.host_kind import HostKind
 from brupop.domain.shadow_names import CRASH_COUNT_MAX
@@ -26,10 +27,18 @@ class Observation:
     host_kind: HostKind | None = None
     host_note: str | None = None
     variant: str | None = None
+    boot_mode: BootMode | None = None
+    boot_mode_changed_from: BootMode | None = None
 
     def host_fields(self) -> dict[str, Any]:
         """The status fields that say what kind of host this is (None while unknown)."""
-        return {"host_kind": self.host_kind, "host_note": self.host_note, "variant": self.variant}
+        return {
+            "host_kind": self.host_kind,
+            "host_note": self.host_note,
+            "variant": self.variant,
+            "boot_mode": self.boot_mode,
+            "boot_mode_changed_from": self.boot_mode_changed_from,
+        }
 
 
 def target_version(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from brupop.domain.boot_mode import describe_change
 from brupop.domain.cluster.drain_progress import DrainProgress
 from brupop.domain.host_kind import HostKind
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
@@ -138,6 +139,10 @@ def _explain(shadow: Shadow, view: RolloutView, *, held: int) -> Explanation:
         return Explanation(Reason.NO_STATUS, "the agent has not reported a status yet")
     if shadow.name in view.started:
         return Explanation(Reason.STARTING, f"starting the update to {status.target_version}")
+    changed = status.boot_mode_changed_from
+    if changed is not None:
+        told = describe_change(status.boot_mode, changed)
+        return Explanation(Reason.BOOT_MODE_CHANGED, f"{told}; not started again, left cordoned")
     if holds_slot(shadow):
         return _explain_in_slot(shadow, status, view)
     cannot = _cannot_update(status)

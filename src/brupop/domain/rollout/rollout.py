@@ -89,9 +89,11 @@ def next_spec(shadow: Shadow, now: datetime) -> ShadowSpec:
 
 def offered_an_update(status: ShadowStatus) -> bool:
     """The host offers another version and can take it (a host that cannot update in place,
-    or answers oddly, is never started, whatever its status says it is offered)."""
+    answers oddly, or came back from an update in another boot mode is never started,
+    whatever its status says it is offered)."""
     takes = status.host_kind is None or status.host_kind.takes_updates
-    return takes and versions_differ(status.current_version, status.target_version)
+    kept_mode = status.boot_mode_changed_from is None
+    return takes and kept_mode and versions_differ(status.current_version, status.target_version)
 
 
 def is_ready_to_start(shadow: Shadow, now: datetime) -> bool:

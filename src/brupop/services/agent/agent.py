@@ -7,7 +7,8 @@ count as crashes, a spec of ErrorReset is fatal, and the loop long-polls instead
 
 from __future__ import annotations
 
-from brupop.domain.errors import DomainError, VersionMismatchError
+from brupop.domain.boot_mode import describe_change
+from brupop.domain.errors import BootModeChangedError, DomainError, VersionMismatchError
 from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.host.agent_status import (
     Observation,
@@ -261,7 +262,9 @@ class NodeAgent:
         if desired is UpdateState.IDLE:
             if status.current_state in _MAY_BE_ACTIVATED:
                 self._held = self._prestaging.unstage_after()
-            if status.current_state not in _QUIET_STATES:
+            if seen.boot_mode_changed_from is not None:
+                self._log.warning("node.left_cordoned", reason="its boot mode changed")
+            elif status.current_state not in _QUIET_STATES:
                 self._steps.recover()
                 self._log.info("node.recovered", from_state=str(status.current_state))
         elif desired is UpdateState.STAGED_AND_PERFORMED_UPDATE:
@@ -269,6 +272,7 @@ class NodeAgent:
         elif desired is UpdateState.REBOOTED_INTO_UPDATE:
             version = _pinned_version(spec)
             if same_version(seen.current_version, version):
+                _check_boot_mode_kept(seen)
                 self._steps.recover()
                 self._log.info("node.updated", version=version)
             else:
@@ -298,6 +302,14 @@ class NodeAgent:
         """apiclient killed while we were asked to stop: the host is going down, not a fault."""
         if isinstance(error, HostCommandKilledError) and self._stop.requested:
             raise StopRequested from error
+
+
+def _check_boot_mode_kept(seen: Observation) -> None:
+    """The post-reboot check: an update that changed the boot mode fails, and the node stays
+    cordoned (its status says why; the controller never starts it again)."""
+    former = seen.boot_mode_changed_from
+    if former is not None:
+        raise BootModeChangedError(describe_change(seen.boot_mode, former))
 
 
 def _pinned_version(spec: ShadowSpec) -> str:

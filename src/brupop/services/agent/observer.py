@@ -1,13 +1,14 @@
 """HostObserver: what the host runs, what kind of host it is and which update it offers.
 
-The running version is read every loop (it is cheap and not rate-limited). The host's kind is
-read once at start and again whenever the running version changes (after a reboot); a host that
-cannot update in place is never asked to look for updates. An updatable one is asked at most
-once per update-check interval, the first time at once.
+The running version is read every loop (it is cheap and not rate-limited). The host's kind and
+its boot mode (FIPS or not) are read once at start and again whenever the running version
+changes (after a reboot); a host that cannot update in place is never asked to look for updates.
+An updatable one is asked at most once per update-check interval, the first time at once.
 """
 
 from __future__ import annotations
 
+from brupop.domain.boot_mode import BootMode, changed_from
 from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.host.agent_status import Observation, target_version
 from brupop.domain.host_kind import VARIANT_MAX_LENGTH, HostClass, HostKind
@@ -40,6 +41,7 @@ class HostObserver:
         self._checked = False
         self._chosen: str | None = None
         self._host: HostClass | None = None
+        self._boot_mode: BootMode | None = None
         self._classified_for: str | None = None  # the running version the kind was read on
 
     def observe(self, previous: ShadowStatus | None) -> Observation:
@@ -60,22 +62,27 @@ class HostObserver:
             else current
         )
         variant = info.variant_id
+        before = previous.boot_mode if previous else None
+        recorded = previous.boot_mode_changed_from if previous else None
         return Observation(
             current_version=current,
             target_version=target,
             host_kind=host.kind,
             host_note=host.note or None,
             variant=variant if variant and len(variant) <= VARIANT_MAX_LENGTH else None,
+            boot_mode=self._boot_mode,
+            boot_mode_changed_from=changed_from(self._boot_mode, before, recorded),
         )
 
     def _classify(self, current: str) -> HostClass:
-        """The host's kind, read at start and again once it runs another version."""
+        """The host's kind and boot mode, read at start and again once it runs another version."""
         if self._host is None or self._classified_for != current:
             host = self._api.host_class()
             if host != self._host:
                 unexpected = host.kind is HostKind.UNEXPECTED_ANSWER
                 emit = self._log.warning if unexpected else self._log.info
                 emit("host.classified", host_kind=str(host.kind), note=host.note)
+            self._boot_mode = self._api.boot_mode()
             self._host, self._classified_for = host, current
         return self._host
 

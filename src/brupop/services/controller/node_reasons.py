@@ -28,6 +28,7 @@ _TROUBLE = frozenset(
         Reason.BACKING_OFF,
         Reason.NO_STATUS,
         Reason.QUARANTINED,
+        Reason.BOOT_MODE_CHANGED,
     }
 )
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from brupop.adapters.apiclient import outcome
 from brupop.adapters.apiclient.outcome import TransientHostError
+from brupop.domain.boot_mode import BootMode
 from brupop.domain.host.command_result import CommandResult
 from brupop.domain.host.host import HostUpdateState
 from brupop.domain.host_kind import HostKind
@@ -48,6 +49,7 @@ PARSERS: list[Callable[[CommandResult], Any]] = [
     outcome.parse_update_status,
     outcome.check_accepted,
     outcome.parse_host_class,
+    outcome.parse_boot_mode,
 ]
 
 
@@ -128,6 +130,24 @@ def test_a_settings_refusal_with_a_status_is_a_host_kind_not_an_error() -> None:
 def test_a_settings_read_that_reaches_no_host_is_transient() -> None:
     with pytest.raises(TransientHostError):
         outcome.parse_host_class(_result(1, stderr="Failed to send request: os error 2"))
+
+
+def _fips_report(status: str) -> str:
+    return json.dumps({"status": status, "results": {"fips01000000": {"status": status}}})
+
+
+def test_a_fips_report_shows_the_boot_mode_and_a_refused_report_shows_none() -> None:
+    assert outcome.parse_boot_mode(_result(0, _fips_report("PASS"))) is BootMode.FIPS
+    assert outcome.parse_boot_mode(_result(0, _fips_report("FAIL"))) is BootMode.STANDARD
+    assert outcome.parse_boot_mode(_result(0, _fips_report("SKIP"))) is None
+    assert outcome.parse_boot_mode(_result(0, "Benchmark name: FIPS")) is None
+    assert outcome.parse_boot_mode(_result(1, stderr=_apiclient_error(404, "Not Found"))) is None
+    assert outcome.parse_boot_mode(_result(1, stderr=_apiclient_error(500, "exec"))) is None
+
+
+def test_a_fips_report_read_that_reaches_no_host_is_transient() -> None:
+    with pytest.raises(TransientHostError):
+        outcome.parse_boot_mode(_result(1, stderr="Failed to send request: os error 2"))
 
 
 def test_an_image_without_a_semantic_version_is_a_response_error() -> None:
