@@ -2,15 +2,16 @@
 
 Pure: the controller hands in the prestage section, one candidate per node not in its turn,
 whether the fleet is stopped (paused or halted) and whether the clock allows staging now. A
-node prepares the version it is offered, as long as a pin allows it; at most `maxConcurrent`
+node prepares the version it is offered, as long as the version rules allow it (the pin, and
+the release age: a version too young to start is too young to download); at most `maxConcurrent`
 nodes prepare at once (a node counts from the spec naming a version until its status says the
 host holds it, Staged). Stopped, disabled or pinned below: every spec naming a version is
-cleared, so that no further preparation starts.
+cleared, so that no further preparation starts; so is one naming a version those rules hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
@@ -56,9 +57,9 @@ def may_stage_now(
     return opens_at - now <= ahead
 
 
-def _wanted(candidate: PrestageCandidate, pin: str | None) -> str | None:
+def _wanted(candidate: PrestageCandidate, pin: str | None, held: Collection[str]) -> str | None:
     target = candidate.target_version
-    if target == candidate.current_version or not is_version(target):
+    if target == candidate.current_version or not is_version(target) or target in held:
         return None
     if pin is not None and is_version(pin) and compare_versions(target, pin) > 0:
         return None
@@ -72,17 +73,19 @@ def prestage_writes(
     active: bool,
     pin: str | None,
     preparing_in_turn: int = 0,
+    held: Collection[str] = (),
 ) -> list[PrestageWrite]:
     """The spec changes that bring the fleet's preparations in line; `active` is False while
     the fleet is paused or halted, or the clock does not allow staging. Nodes preparing in
-    their turn (`preparing_in_turn`) share the downloads' places."""
+    their turn (`preparing_in_turn`) share the downloads' places. `held`: the versions the
+    version rules hold now (too young for the release age), which no node prepares."""
     enabled = prestage is not None and prestage.enabled and active
     limit = prestage.max_concurrent if prestage is not None else 0
     preparing = preparing_in_turn
     stale: list[str] = []
     waiting: list[tuple[str, str]] = []
     for candidate in sorted(candidates):
-        wanted = _wanted(candidate, pin) if enabled else None
+        wanted = _wanted(candidate, pin, held) if enabled else None
         asked = candidate.asked
         if asked is not None and asked != wanted:
             stale.append(candidate.name)

@@ -248,7 +248,10 @@ class RolloutPass:
             opens_at=hold.until if hold is not None and clock_says.window_open else None,
         )
         fleet = (s for n in book.names() if (s := book.shadow(n)) is not None)
-        written = self._prestage.keep(fleet, in_force, stop, now, self._elector.is_leader)
+        versions = self._rules.versions.gate(in_force.scheduling.version)
+        written = self._prestage.keep(
+            fleet, in_force, stop, now, self._elector.is_leader, versions=versions
+        )
         if not (written.stored or written.conflicted):
             return set()
         self._fleet.written(written.stored, written.conflicted)

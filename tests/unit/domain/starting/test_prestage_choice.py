@@ -87,3 +87,9 @@ def test_nodes_preparing_in_their_turn_share_the_places_of_the_downloads() -> No
     writes = prestage_writes(ON, fleet, active=True, pin=None, preparing_in_turn=1)
     assert writes == [PrestageWrite("n0", "1.1.0")]
     assert prestage_writes(ON, fleet, active=True, pin=None, preparing_in_turn=2) == []
+
+
+def test_a_version_the_version_rules_hold_is_not_prepared_and_its_requests_are_cleared() -> None:
+    fleet = [_node("n0", asked="1.1.0"), _node("n1"), _node("n2", target="1.2.0")]
+    writes = prestage_writes(ON, fleet, active=True, pin=None, held={"1.1.0"})
+    assert writes == [PrestageWrite("n0", None), PrestageWrite("n2", "1.2.0")]

@@ -71,6 +71,37 @@ def test_a_pin_below_the_offered_version_stops_its_preparation() -> None:
     assert set(_asked(fleet).values()) == {None}
 
 
+def test_a_version_too_young_for_the_release_age_is_not_prepared_until_it_is_old_enough() -> None:
+    fleet = Fleet(2)
+    young = {"minReleaseAgeHours": 2}
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE, version=young))
+    controller = fleet.controller(1, window="0 0 0 1 1 * 2099")
+    controller.tick()
+    assert set(_asked(fleet).values()) == {None}
+
+    fleet.clock.advance(2 * 3600 - 1)
+    controller.tick()
+    assert set(_asked(fleet).values()) == {None}
+
+    fleet.clock.advance(1)
+    controller.tick()
+    assert set(_asked(fleet).values()) == {NEW}
+
+
+def test_a_release_age_set_while_nodes_prepare_stops_their_preparation() -> None:
+    fleet = Fleet(2)
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE))
+    controller = fleet.controller(1, window="0 0 0 1 1 * 2099")
+    controller.tick()
+    assert set(_asked(fleet).values()) == {NEW}
+
+    young = {"minReleaseAgeHours": 2}
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE, version=young))
+    controller.tick()
+
+    assert set(_asked(fleet).values()) == {None}
+
+
 def _staged_then(fleet: Fleet, **spec: object) -> dict[str, S]:
     """Two nodes started and activated (StagedAndPerformedUpdate), then the policy `spec`."""
     fleet.cluster.policies.apply(policy_object(**spec, paused=False))

@@ -24,6 +24,7 @@ from brupop.domain.starting.prestage_choice import (
     may_stage_now,
     prestage_writes,
 )
+from brupop.domain.starting.start_holds import StartCandidate, StartRule
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import ConflictError, NotFoundError
 from brupop.ports.shadow_repository import ShadowRepository
@@ -75,6 +76,20 @@ def _preparing_in_turn(shadow: Shadow) -> bool:
     )
 
 
+def _held_versions(
+    versions: StartRule | None, candidates: Iterable[PrestageCandidate], now: datetime
+) -> frozenset[str]:
+    """The offered versions the version gate holds at `now` (a pin, a release too young)."""
+    if versions is None:
+        return frozenset()
+    targets = {c.target_version: c.name for c in candidates}
+    return frozenset(
+        target
+        for target, name in targets.items()
+        if versions.hold(StartCandidate(name, name, target, None), now) is not None
+    )
+
+
 def _pin(policy: EffectivePolicy) -> str | None:
     version = policy.scheduling.version
     return version.pin if version is not None else None
@@ -96,8 +111,10 @@ class PrestageKeeper:
         stop: FleetStop,
         now: datetime,
         may_write: Callable[[], bool],
+        versions: StartRule | None = None,
     ) -> PrestageOutcome:
-        """Bring the specs in line with the policy; nothing when off and nothing asks."""
+        """Bring the specs in line with the policy; nothing when off and nothing asks.
+        `versions`: the version gate in force (its release age holds preparations too)."""
         prestage = policy.prestage
         enabled = prestage is not None and prestage.enabled
         if not enabled and not self._maybe_asking:
@@ -111,7 +128,12 @@ class PrestageKeeper:
         candidates = [c for s in shadows.values() if (c := candidate_of(s)) is not None]
         in_turn = sum(1 for s in shadows.values() if _preparing_in_turn(s))
         writes = prestage_writes(
-            prestage, candidates, active=active, pin=_pin(policy), preparing_in_turn=in_turn
+            prestage,
+            candidates,
+            active=active,
+            pin=_pin(policy),
+            preparing_in_turn=in_turn,
+            held=_held_versions(versions, candidates, now) if active else (),
         )
         outcome = PrestageOutcome()
         for write in writes:
