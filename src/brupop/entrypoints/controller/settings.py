@@ -49,6 +49,8 @@ from brupop.entrypoints.settings_error import (
 )
 from brupop.services.controller.config import ControllerConfig
 
+VARIANT_OFFER_GRACE_MOST = 30 * ONE_DAY
+
 
 def default_bind_address() -> str:
     """All IPv6 addresses when the cluster speaks IPv6 (as the original decides), else IPv4."""
@@ -105,6 +107,11 @@ class ControllerSettings(BaseSettings):
     # Nodes that must report a version before its release age starts; unset or empty: 10 % of
     # the opted-in nodes, at least 2 (always capped at the fleet).
     release_age_quorum: int | None = Field(None, ge=1, le=QUORUM_MOST, alias="RELEASE_AGE_QUORUM")
+    # How long a variant may go without an offer while its peers are offered one before its
+    # nodes say "no offer for this variant" (0: at once).
+    variant_offer_grace_seconds: float = seconds(
+        "VARIANT_OFFER_GRACE_SECONDS", 6 * ONE_HOUR, most=VARIANT_OFFER_GRACE_MOST, zero=True
+    )
 
     @field_validator("release_age_quorum", mode="before")
     @classmethod
@@ -197,6 +204,7 @@ class ControllerSettings(BaseSettings):
             lease_seconds=self.lease_seconds,
             renew_seconds=self.renew_seconds,
             release_age_quorum=self.release_age_quorum,
+            variant_offer_grace_seconds=self.variant_offer_grace_seconds,
         )
 
     @property
