@@ -8,13 +8,18 @@ does not hold, or holds with another UID, is read once from the cluster (the wat
 
 from __future__ import annotations
 
-import threading
+import operator
 
-from brupop.domain.cluster.objects import ServiceAccount, WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import ServiceAccount
 from brupop.ports.errors import NotFoundError
 from brupop.ports.token_verifier import ServiceAccountSource
-from brupop.services.list_watch import ListWatchLoop
+from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
+from brupop.services.runtime.mirror import Mirror
 from brupop.services.supervisor import RestartPolicy
+
+
+def _unversioned(_account: ServiceAccount) -> None:
+    return None
 
 
 class ServiceAccountMirror:
@@ -24,35 +29,30 @@ class ServiceAccountMirror:
         self,
         source: ServiceAccountSource,
         *,
-        watch_seconds: float = 60.0,
+        watch_seconds: float = WATCH_SECONDS,
         retry_seconds: float = 2.0,
         restart: RestartPolicy | None = None,
     ) -> None:
         self._source = source
-        self._accounts: dict[str, ServiceAccount] = {}
-        self._lock = threading.Lock()
-        self._listed = False
-        self._loop = ListWatchLoop(
+        self._store: Mirror[ServiceAccount] = Mirror(operator.attrgetter("name"), _unversioned)
+        self._informer = Informer(
             "service-accounts",
-            source,
-            relisted=self._relisted,
-            apply=self._apply,
-            watch_seconds=watch_seconds,
-            retry_seconds=retry_seconds,
-            restart=restart,
+            source.list,
+            source.watch,
+            self._store,
+            following=Following(watch_seconds, retry_seconds, restart),
         )
 
     @property
     def problem(self) -> str | None:
         """Why tokens cannot be checked against their service account now, or None."""
-        if self._loop.failing:
+        if self._informer.failing:
             return "the service account watch keeps failing"
-        return None if self._listed else "the service accounts have not been listed yet"
+        return None if self._store.filled else "the service accounts have not been listed yet"
 
     def account(self, name: str) -> ServiceAccount | None:
         """The account `name` as the watch last saw it; None when the mirror does not hold it."""
-        with self._lock:
-            return self._accounts.get(name)
+        return self._store.get(name)
 
     def read(self, name: str) -> ServiceAccount | None:
         """The account `name` read from the cluster (one GET: the mirror may lag); None when
@@ -63,21 +63,7 @@ class ServiceAccountMirror:
             return None
 
     def start(self) -> None:
-        self._loop.start()
+        self._informer.start()
 
     def stop(self, wait_seconds: float = 1.0) -> None:
-        self._loop.stop(wait_seconds)
-
-    def _apply(self, event: WatchEvent[ServiceAccount]) -> None:
-        account = event.object
-        with self._lock:
-            if event.type is WatchEventType.DELETED:
-                if self._accounts.get(account.name, account).uid == account.uid:
-                    self._accounts.pop(account.name, None)
-            else:
-                self._accounts[account.name] = account
-
-    def _relisted(self, accounts: tuple[ServiceAccount, ...]) -> None:
-        with self._lock:
-            self._accounts = {account.name: account for account in accounts}
-            self._listed = True
+        self._informer.stop(wait_seconds)

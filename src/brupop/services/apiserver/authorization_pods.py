@@ -12,20 +12,25 @@ watches the namespace's ServiceAccounts (ServiceAccountMirror) for `account_hold
 
 from __future__ import annotations
 
-import threading
+import operator
 from datetime import datetime
 
 import structlog
 
-from brupop.domain.cluster.objects import Pod, WatchEvent, WatchEventType
+from brupop.domain.cluster.objects import Pod
 from brupop.domain.cluster.token_binding import deletion_invalidates
 from brupop.ports.errors import PortError
 from brupop.ports.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
 from brupop.services.apiserver.authorization_accounts import ServiceAccountMirror
-from brupop.services.list_watch import ListWatchLoop
+from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
+from brupop.services.runtime.mirror import Mirror
 from brupop.services.supervisor import RestartPolicy
 
 log = structlog.get_logger(__name__)
+
+
+def _unversioned(_pod: Pod) -> None:
+    return None
 
 
 class AgentPodMirror:
@@ -37,28 +42,20 @@ class AgentPodMirror:
         accounts: ServiceAccountSource,
         verifier: TokenVerifier,
         *,
-        watch_seconds: float = 60.0,
+        watch_seconds: float = WATCH_SECONDS,
         retry_seconds: float = 2.0,
         restart: RestartPolicy | None = None,
     ) -> None:
         self._verifier = verifier
-        self._pods: dict[str, Pod] = {}
-        self._lock = threading.Lock()
         self._keys_loaded = False
-        self._listed = False
         self._problem: str | None = "the issuer's keys have not been loaded yet"
-        # Cached decisions make verifications rare, so the key set is not re-read on their
-        # account: once a watch period, when it is due.
-        self._loop = ListWatchLoop(
+        self._store: Mirror[Pod] = Mirror(operator.attrgetter("name"), _unversioned)
+        self._informer = Informer(
             "agent-pods",
-            source,
-            relisted=self._relisted,
-            apply=self._apply,
-            watch_seconds=watch_seconds,
-            retry_seconds=retry_seconds,
-            restart=restart,
-            first=self._load_keys,
-            each_watch=verifier.refresh_keys,
+            source.list,
+            source.watch,
+            self._store,
+            following=Following(watch_seconds, retry_seconds, restart),
         )
         self._accounts = ServiceAccountMirror(
             accounts, watch_seconds=watch_seconds, retry_seconds=retry_seconds, restart=restart
@@ -67,21 +64,19 @@ class AgentPodMirror:
     @property
     def problem(self) -> str | None:
         """Why agents' tokens cannot be verified now (for readiness), or None."""
-        if self._loop.failing:
+        if self._informer.failing:
             return "the agent pod watch keeps failing"
         return self._problem or self._accounts.problem
 
     def pod(self, name: str) -> Pod | None:
         """The agent pod of that name as the watch last saw it; None when the mirror does not
         hold it (not listed yet, just created, or gone: the caller reads the cluster)."""
-        with self._lock:
-            return self._pods.get(name)
+        return self._store.get(name)
 
     def bound(self, name: str, uid: str, now: datetime) -> bool:
         """The pod `name` with this `uid` still exists and is not deleted past the leeway (a
         cached decision for it still holds)."""
-        with self._lock:
-            pod = self._pods.get(name)
+        pod = self._store.get(name)
         return (
             pod is not None
             and pod.uid == uid
@@ -99,19 +94,21 @@ class AgentPodMirror:
         return self._verifier.keys_generation
 
     def start(self) -> None:
-        """Start the threads that load the keys and watch the pods, and watch the accounts."""
-        self._loop.start()
+        """Start the threads that load the keys and watch the pods, and watch the accounts.
+        Cached decisions make verifications rare, so the key set is not re-read on their
+        account: before each watch of the pods, when it is due."""
+        self._informer.start(self._listed, first=self._load_keys, each_watch=self._refresh_keys)
         self._accounts.start()
 
     def stop(self, wait_seconds: float = 1.0) -> None:
-        """Ask the threads to end; they do within one watch period."""
-        self._loop.stop(wait_seconds)
+        """Ask the threads to end; they do once their watch next yields or ends."""
+        self._informer.stop(wait_seconds)
         self._accounts.stop(wait_seconds)
 
     def _load_keys(self) -> None:
         """Until it works: fetch the issuer's keys, saying once (and in readiness) why not."""
         said = False
-        while not self._keys_loaded and not self._loop.stopping.is_set():
+        while not self._keys_loaded and not self._informer.stopping.is_set():
             try:
                 self._verifier.load_keys()
             except PortError as error:
@@ -119,23 +116,19 @@ class AgentPodMirror:
                 if not said:
                     log.warning("authorization.issuer_keys_unavailable", error=str(error))
                     said = True
-                self._loop.pause()
+                self._informer.pause()
                 continue
             self._keys_loaded = True
-            self._problem = None if self._listed else "the agent pods have not been listed yet"
+            self._problem = (
+                None if self._store.filled else "the agent pods have not been listed yet"
+            )
             if said:
                 log.info("authorization.issuer_keys_loaded")
 
-    def _apply(self, event: WatchEvent[Pod]) -> None:
-        pod = event.object
-        with self._lock:
-            if event.type is WatchEventType.DELETED:
-                self._pods.pop(pod.name, None)
-            else:
-                self._pods[pod.name] = pod
+    def _refresh_keys(self) -> None:
+        self._verifier.refresh_keys()
 
-    def _relisted(self, pods: tuple[Pod, ...]) -> None:
-        with self._lock:
-            self._pods = {pod.name: pod for pod in pods}
-            self._listed = True
-        self._problem = None
+    def _listed(self) -> None:
+        """After a list or an event: the pods are known from now on."""
+        if self._keys_loaded:
+            self._problem = None

@@ -1,7 +1,7 @@
 """One shared watch over every shadow, so long-polling agents wait on an event, not on a thread.
 
-A background thread lists and watches the shadows (re-listing when the watch expires) and keeps
-each shadow's latest state plus the resourceVersions it had before. An agent asking "tell me when
+An Informer lists and watches the shadows into its store (re-listing when the watch expires),
+and the feed keeps the resourceVersions each shadow had before. An agent asking "tell me when
 my shadow is no longer at version V" is answered at once if V is known to be old, and otherwise
 waits on one asyncio future that the watch thread resolves (thousands wait at once: a wait holds
 no task and no event of its own). A Supervisor restarts the thread after anything it did not
@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import operator
 import threading
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import structlog
-
-from brupop.domain.cluster.objects import WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.list_watch import ListWatchLoop
+from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
+from brupop.services.runtime.mirror import Mirror
 from brupop.services.supervisor import RestartPolicy
 
-log = structlog.get_logger(__name__)
+PAST_VERSIONS = 16
+"""The versions remembered per shadow before its current one (an agent asks about the last)."""
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,6 @@ class FeedAnswer:
     """The feed's answer: the shadow as the watch last saw it (None: there is none)."""
 
     shadow: Shadow | None
-
-
-@dataclass
-class _Entry:
-    shadow: Shadow | None
-    past: deque[str] = field(default_factory=lambda: deque(maxlen=16))
 
 
 class _Waiter:
@@ -67,39 +61,39 @@ class ShadowFeed:
         self,
         shadows: ShadowRepository,
         *,
-        watch_seconds: float = 10.0,
+        watch_seconds: float = WATCH_SECONDS,
         retry_seconds: float = 2.0,
         restart: RestartPolicy | None = None,
     ) -> None:
-        self._entries: dict[str, _Entry] = {}
+        self._past: dict[str, deque[str]] = {}
         self._waiters: dict[str, set[_Waiter]] = {}
         self._lock = threading.Lock()
-        self._ready = False
-        self._loop = ListWatchLoop(
+        self._store: Mirror[Shadow] = Mirror(
+            operator.attrgetter("name"),
+            operator.attrgetter("resource_version"),
+            matters=self._moved,
+        )
+        self._informer = Informer(
             "shadow-feed",
-            shadows,
-            relisted=self._relisted,
-            apply=self._apply,
-            watch_seconds=watch_seconds,
-            retry_seconds=retry_seconds,
-            restart=restart,
+            shadows.list,
+            shadows.watch,
+            self._store,
+            following=Following(watch_seconds, retry_seconds, restart),
         )
 
     @property
     def ready(self) -> bool:
         """The feed has listed the shadows at least once."""
-        return self._ready
+        return self._store.filled
 
     @property
     def failing(self) -> bool:
         """The watch thread keeps failing (it is restarted over and over)."""
-        return self._loop.failing
+        return self._informer.failing
 
     def latest(self, name: str) -> Shadow | None:
         """The shadow as the watch last saw it (None: not listed yet, or no such shadow)."""
-        with self._lock:
-            entry = self._entries.get(name) if self._ready else None
-            return entry.shadow if entry is not None else None
+        return self._store.get(name) if self._store.filled else None
 
     def waiting(self) -> int:
         """How many requests are waiting on the feed now."""
@@ -108,11 +102,11 @@ class ShadowFeed:
 
     def start(self) -> None:
         """Start the watch thread."""
-        self._loop.start()
+        self._informer.start(self._woken)
 
     def stop(self, wait_seconds: float = 1.0) -> None:
         """Ask the watch thread to end; it does within one watch period."""
-        self._loop.stop(wait_seconds)
+        self._informer.stop(wait_seconds)
 
     async def wait_for_change(
         self, name: str, resource_version: str | None, timeout_seconds: float
@@ -149,56 +143,41 @@ class ShadowFeed:
 
     def _changed(self, name: str, version: str | None) -> FeedAnswer | None:
         """An answer when the shadow is known to have moved past `version`."""
-        with self._lock:
-            if not self._ready:
-                return None
-            entry = self._entries.get(name)
-            current = entry.shadow if entry else None
-            if version is None:
-                return FeedAnswer(current) if current is not None else None
-            if current is not None and current.resource_version == version:
-                return None
-            if entry is not None and version in entry.past:
-                return FeedAnswer(current)
+        if not self._store.filled:
             return None
+        current = self._store.get(name)
+        if version is None:
+            return FeedAnswer(current) if current is not None else None
+        if current is not None and current.resource_version == version:
+            return None
+        with self._lock:
+            past = self._past.get(name)
+            return FeedAnswer(current) if past is not None and version in past else None
 
     def _unchanged(self, name: str, version: str | None) -> FeedAnswer | None:
         """At the timeout: the shadow if the feed knows it is still at `version`."""
-        with self._lock:
-            if not self._ready:
-                return None
-            entry = self._entries.get(name)
-            current = entry.shadow if entry else None
-            if version is None and current is None:
-                return FeedAnswer(None)
-            if current is not None and current.resource_version == version:
-                return FeedAnswer(current)
+        if not self._store.filled:
             return None
+        current = self._store.get(name)
+        if version is None and current is None:
+            return FeedAnswer(None)
+        if current is not None and current.resource_version == version:
+            return FeedAnswer(current)
+        return None
 
     # --- the watch thread -----------------------------------------------------------------
 
-    def _apply(self, event: WatchEvent[Shadow]) -> None:
-        shadow = event.object
-        with self._lock:
-            self._set(shadow.name, None if event.type is WatchEventType.DELETED else shadow)
-        self._wake({shadow.name})
+    def _moved(self, old: Shadow | None, new: Shadow | None) -> bool:
+        """The store's note of a change (under its lock): remember the version left behind."""
+        if old is not None and old.resource_version is not None:
+            with self._lock:
+                past = self._past.setdefault(old.name, deque(maxlen=PAST_VERSIONS))
+                past.append(old.resource_version)
+        return True
 
-    def _relisted(self, shadows: Iterable[Shadow]) -> None:
-        listed = {shadow.name: shadow for shadow in shadows}
-        with self._lock:
-            for name in set(self._entries) | set(listed):
-                self._set(name, listed.get(name))
-            self._ready = True
-            names = set(self._waiters)
-        self._wake(names)
-
-    def _set(self, name: str, shadow: Shadow | None) -> None:
-        entry = self._entries.setdefault(name, _Entry(None))
-        old = entry.shadow
-        old_version = old.resource_version if old is not None else None
-        if old_version is not None and (shadow is None or old_version != shadow.resource_version):
-            entry.past.append(old_version)
-        entry.shadow = shadow
+    def _woken(self) -> None:
+        """After a list or an event: wake the waiters of the shadows that changed."""
+        self._wake(self._store.take_changes())
 
     def _wake(self, names: Iterable[str]) -> None:
         """Wake the waiters of `names`: one call into each event loop, however many wait there

@@ -1,24 +1,30 @@
-"""Informer: keeps a Mirror of one kind of object current from a list and a watch.
+"""Informer: keeps a store (a Mirror, by name) of one kind of cluster object current from a list
+and a watch, the way every brupop process follows the cluster.
 
-`relist()` fills (or repairs) the mirror from one list; once the mirror is filled, an informer
+`relist()` fills (or repairs) the store from one list; once the store is filled, an informer
 given a `VersionCheck` lists names and resourceVersions only and reads again just the objects
 that differ (a resync of an unchanged fleet reads no object). `poll()` applies every change the
-watch has ready without waiting, resuming from the last resourceVersion and re-listing when
-that version expired (410 Gone). A background follower (`ChangeWatch`) uses `watch` and
-`apply` instead, blocking on the stream. The controller decides from the mirror only, so a
-pass costs what changed, not one list of the whole cluster.
+watch has ready without waiting. `start()` follows the watch from a thread of its own instead:
+one long watch from the last resourceVersion (bookmarks keep that version current while nothing
+changes), resumed when it ends, a fresh list when the version expired (410 Gone), a pause when
+the cluster cannot be reached, and `on_change` called for every change that matters. A
+Supervisor restarts the thread after anything else.
 """
 
 from __future__ import annotations
 
+import random
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+import structlog
+
 from brupop.domain.cluster.objects import Listing, VersionListing, WatchBookmark, WatchEvent
-from brupop.ports.errors import InvalidObjectError, NotFoundError, WatchExpiredError
+from brupop.ports.errors import InvalidObjectError, NotFoundError, PortError, WatchExpiredError
 from brupop.services.runtime.mirror import Mirror
+from brupop.services.supervisor import RestartPolicy, Supervisor
 
 T = TypeVar("T")
 
@@ -29,18 +35,43 @@ MAX_READS_PER_CHECK = 100
 """Objects a version check reads again one by one; with more out of date, one full list costs
 less (against Kubernetes, a request per object)."""
 
+WATCH_SECONDS = 300.0
+"""The shortest a watch stays open (each lasts between this and twice this, at random, so that
+replicas do not reopen theirs together): as client-go's reflectors, five to ten minutes. The
+bookmarks kube-apiserver sends meanwhile keep the version to resume from current."""
+
+log = structlog.get_logger(__name__)
+_spread = random.Random()  # its own: the module's generator is for the caller to seed
+
+
+def _nothing() -> None:
+    return None
+
 
 @dataclass(frozen=True)
 class VersionCheck(Generic[T]):
-    """How to resync a filled mirror cheaply: the list of versions, and a read of one object
+    """How to resync a filled store cheaply: the list of versions, and a read of one object
     by name (None when it is not one the informer follows, such as a Node not opted in)."""
 
     list_versions: Callable[[], VersionListing]
     read: Callable[[str], T | None]
 
 
+@dataclass(frozen=True)
+class Following:
+    """How a following thread watches: each watch lasts `watch_seconds` to twice that; after a
+    failure to reach the cluster it waits `retry_seconds`; `restart`: its Supervisor's policy."""
+
+    watch_seconds: float = WATCH_SECONDS
+    retry_seconds: float = 2.0
+    restart: RestartPolicy | None = None
+
+    def watch_period(self) -> float:
+        return self.watch_seconds * (1.0 + _spread.random())
+
+
 class Informer(Generic[T]):
-    """One kind of object: its list, its watch and the mirror they feed."""
+    """One kind of object: its list, its watch and the store they feed."""
 
     def __init__(
         self,
@@ -49,15 +80,21 @@ class Informer(Generic[T]):
         watcher: Watcher[T],
         mirror: Mirror[T],
         check: VersionCheck[T] | None = None,
+        *,
+        following: Following | None = None,
     ):
         self.kind = kind
         self._check = check
         self.mirror = mirror
         self._lister = lister
         self._watcher = watcher
+        self._following = following or Following()
         self._lock = threading.Lock()
         self._version: str | None = None
         self.relists = 0
+        self.stopping = threading.Event()
+        self._supervisor: Supervisor | None = None
+        self._thread: threading.Thread | None = None
 
     @property
     def version(self) -> str | None:
@@ -65,11 +102,11 @@ class Informer(Generic[T]):
         return self._version
 
     def relist(self, *, refresh: bool = False) -> str | None:
-        """List everything and reconcile the mirror with it; the list's resourceVersion. A
-        filled mirror with a version check is compared by versions first, and only the
+        """List everything and reconcile the store with it; the list's resourceVersion. A
+        filled store with a version check is compared by versions first, and only the
         objects that differ are read (all of them by one list when there are many).
         `refresh`: one full list replacing even the objects held at the listed version (what
-        the mirror keeps of an object changed, e.g. a budget's new label key)."""
+        the store keeps of an object changed, e.g. a budget's new label key)."""
         check = self._check
         if check is not None and self.mirror.filled and not refresh:
             versions = check.list_versions()
@@ -84,7 +121,7 @@ class Informer(Generic[T]):
 
     def _read_again(self, check: VersionCheck[T], name: str, list_version: str | None) -> None:
         """One object a version list showed out of date: held afresh, or dropped when gone
-        (unless the mirror holds it newer than the list)."""
+        (unless the store holds it newer than the list)."""
         try:
             obj = check.read(name)
         except (NotFoundError, InvalidObjectError):  # gone, or one a list skips as unreadable
@@ -118,12 +155,82 @@ class Informer(Generic[T]):
     def watch(
         self, version: str | None, timeout_seconds: float
     ) -> Iterator[WatchEvent[T] | WatchBookmark]:
-        """The raw watch, for a follower thread."""
+        """The raw watch."""
         return self._watcher(version, timeout_seconds)
 
     def apply(self, event: WatchEvent[T] | WatchBookmark) -> bool:
-        """One event into the mirror, or a bookmark; remember its version to resume from."""
+        """One event into the store, or a bookmark; remember its version to resume from."""
         if event.resource_version:
             with self._lock:
                 self._version = event.resource_version
         return False if isinstance(event, WatchBookmark) else self.mirror.apply(event)
+
+    # --- following from a thread ----------------------------------------------------------
+
+    @property
+    def failing(self) -> bool:
+        """The following thread keeps failing (it is restarted over and over)."""
+        return self._supervisor is not None and self._supervisor.failing
+
+    def start(
+        self,
+        on_change: Callable[[], None] = _nothing,
+        *,
+        first: Callable[[], None] = _nothing,
+        each_watch: Callable[[], None] = _nothing,
+    ) -> threading.Thread:
+        """Follow the watch from a supervised daemon thread (once) until `stop`. `on_change`:
+        after a list and after each event that matters; `first`: once per thread start, before
+        anything; `each_watch`: before each watch is opened."""
+        if self._thread is None:
+            body = self._follower(on_change, first, each_watch)
+            policy = self._following.restart
+            self._supervisor = Supervisor(f"watch-{self.kind}", body, self.stopping, policy=policy)
+            self._thread = self._supervisor.start()
+        return self._thread
+
+    def stop(self, wait_seconds: float = 1.0) -> None:
+        """Ask the following thread to end; it does once its watch next yields or ends."""
+        self.stopping.set()
+        if self._thread is not None:
+            self._thread.join(wait_seconds)
+
+    def pause(self) -> None:
+        """Wait out the retry pause (or until stopped)."""
+        self.stopping.wait(self._following.retry_seconds)
+
+    def _follower(
+        self,
+        on_change: Callable[[], None],
+        first: Callable[[], None],
+        each_watch: Callable[[], None],
+    ) -> Callable[[], None]:
+        def follow() -> None:
+            first()
+            while not self.stopping.is_set():
+                self._follow_once(on_change, each_watch)
+
+        return follow
+
+    def _follow_once(self, on_change: Callable[[], None], each_watch: Callable[[], None]) -> None:
+        """A list when there is no version to resume from, then one watch until it ends."""
+        try:
+            if self._version is None:
+                self.relist()
+                on_change()
+            each_watch()
+            for event in self._watcher(self._version, self._following.watch_period()):
+                if self.apply(event):
+                    on_change()
+                if self.stopping.is_set():
+                    return
+        except WatchExpiredError:
+            with self._lock:
+                self._version = None
+        except PortError as error:
+            # The version is kept: a watch that resumes after the pause misses nothing, and
+            # one that is too old by then turns into a fresh list.
+            log.warning(
+                "watch.interrupted", kind=self.kind, error=type(error).__name__, reason=str(error)
+            )
+            self.pause()

@@ -1,11 +1,13 @@
-"""Mirror: the controller's copy of one kind of cluster object (shadows, opted-in Nodes).
+"""Mirror: an informer's store, the copy of one kind of cluster object by name (shadows,
+opted-in Nodes, policies, agent pods, service accounts).
 
-It is filled by a list and kept current by watch events and by the controller's own writes.
+It is filled by a list and kept current by watch events (and by the controller's own writes).
 Each object keeps the newest resourceVersion seen: an event or a list older than what the
 mirror holds is ignored, so a lagging list or a late event never takes a shadow back in time.
 resourceVersions are compared as numbers when both are (as on every Kubernetes apiserver and
-the in-memory cluster); otherwise anything different counts as newer. The names of objects
-that changed in a way that matters are collected until the controller takes them.
+the in-memory cluster); otherwise anything different counts as newer. Objects that carry no
+version (`version_of` gives None) are replaced by every put and removed by every delete. The
+names of objects that changed in a way that matters are collected until the owner takes them.
 
 The resourceVersions are also kept by name in a dict of their own: a resync compares them
 with a list of versions only (`reconcile_versions`), one dict comparison done in C, and
@@ -92,7 +94,8 @@ class Mirror(Generic[T]):
         with self._lock:
             if name not in self._versions:
                 return False
-            if version is not None and _newer(self._versions[name], version):
+            held = self._versions[name]
+            if version is not None and held is not None and _newer(held, version):
                 return False
             return self._drop(name)
 
@@ -142,7 +145,8 @@ class Mirror(Generic[T]):
         changed = 0
         versions = self._versions
         for name in [n for n in versions if n not in listed]:
-            if list_version is None or not _newer(versions[name], list_version):
+            held = versions[name]
+            if list_version is None or held is None or not _newer(held, list_version):
                 changed += self._drop(name)
         return changed
 
@@ -166,10 +170,12 @@ class Mirror(Generic[T]):
 
 
 def _newer(candidate: str | None, held: str | None) -> bool:
-    """`candidate` is a later resourceVersion than `held`."""
+    """`candidate` is a later resourceVersion than `held` (an object without one always is)."""
+    if candidate is None:
+        return True
     if candidate == held:
         return False
-    if candidate is None or held is None:
+    if held is None:
         return True
     if candidate.isdigit() and held.isdigit():
         return int(candidate) > int(held)
