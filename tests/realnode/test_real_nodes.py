@@ -1,6 +1,7 @@
-"""Two real kubelets beside the control plane: they register and are Ready, pods on either
-node reach Services by their DNS names and the API server through `kubernetes`, nothing leaves
-the machine through the bridges, and a second cluster on the same machine is refused."""
+"""Two real kubelets beside the control plane: they register and are Ready, their pods weigh as
+a machine's own would against this machine's other processes, pods on either node reach
+Services by their DNS names and the API server through `kubernetes`, nothing leaves the machine
+through the bridges, and a second cluster on the same machine is refused."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from tests.realnode.conftest import RealCluster, up
 from tests.realnode.workloads import create, logged, python_pod, wait_phase
 from tests.support.control_plane.real_nodes.network import FORWARD_CHAIN
+from tests.support.control_plane.real_nodes.node_processes import NODE_CPU_WEIGHT
 
 # A cluster with real nodes takes a minute or more to start on a loaded machine.
 pytestmark = pytest.mark.timeout(900)
@@ -57,6 +59,14 @@ def test_every_real_node_registers_with_its_own_kubelet_and_is_ready(
         assert node.status.node_info.container_runtime_version.startswith("containerd://")
         assert addresses["InternalIP"] == f"10.245.{index}.1"
         assert not node.spec.taints
+
+
+def test_each_real_nodes_pods_weigh_as_much_as_eight_busy_processes_of_the_machine(
+    real_cluster: RealCluster,
+) -> None:
+    for name in real_cluster.nodes:
+        shares = Path("/sys/fs/cgroup/cpu", f"brupop-{name}", "cpu.shares").read_text()
+        assert int(shares) == 1024 * NODE_CPU_WEIGHT == 8192, name
 
 
 def test_a_pod_on_one_node_reaches_a_service_on_the_other_by_its_dns_name(

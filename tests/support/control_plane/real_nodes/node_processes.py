@@ -26,6 +26,8 @@ from tests.support.control_plane.real_nodes.layout import NodeLayout
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 READY_SECONDS = 60.0
 EXIT_RECORD_SECONDS = 10.0
+# A node's pods weigh as much as this many busy processes of the machine (cgroup v1 cpu.shares).
+NODE_CPU_WEIGHT = 8
 
 
 class NodeStartError(Exception):
@@ -203,10 +205,15 @@ def remove_cgroups(node: NodeLayout) -> None:
 
 
 def make_cgroups(node: NodeLayout) -> None:
-    """The kubelet wants its cgroupRoot to exist in every v1 hierarchy."""
+    """The kubelet wants its cgroupRoot to exist in every v1 hierarchy. The node's CPU weight
+    is that of NODE_CPU_WEIGHT busy processes: a node is a machine of its own, and its pods
+    should not fight every other process on this one for a single process's share."""
     for hierarchy in sorted(CGROUP_ROOT.iterdir()):
         if (hierarchy / "cgroup.procs").exists():
-            (hierarchy / node.cgroup_root.lstrip("/")).mkdir(exist_ok=True)
+            folder = hierarchy / node.cgroup_root.lstrip("/")
+            folder.mkdir(exist_ok=True)
+            if (folder / "cpu.shares").exists():
+                (folder / "cpu.shares").write_text(f"{1024 * NODE_CPU_WEIGHT}\n")
 
 
 def binary(name: str, cache_bin: Path | None = None) -> str:
