@@ -18,8 +18,8 @@ from brupop.domain.states import UpdateState
 from brupop.ports.errors import WatchExpiredError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.controller.mirrors.change_watch import ChangeWatch
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
+from brupop.services.controller.mirrors.node_changes import ChangeWatch
 from brupop.services.runtime import informer as informer_module
 from brupop.services.runtime.informer import Informer
 from tests.contract.cluster.conftest import Backend, Ports

@@ -32,8 +32,8 @@ from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirror_catch_up import MirrorCatchUp
-from brupop.services.controller.mirrors.change_watch import ChangeWatch
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
+from brupop.services.controller.mirrors.node_changes import ChangeWatch
 from brupop.services.controller.policy.policy_follower import PolicyFollower
 from brupop.services.controller.policy.policy_rules import PolicyRules
 from brupop.services.controller.replica import ControllerMetrics

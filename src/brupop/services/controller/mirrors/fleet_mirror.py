@@ -28,7 +28,7 @@ from brupop.domain.starting.autoscaler_annotations import (
 from brupop.ports.errors import NotFoundError, PortError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.controller.mirrors.change_watch import node_change_matters, node_is_paused
+from brupop.services.controller.mirrors.node_changes import node_change_matters, node_is_paused
 from brupop.services.runtime.informer import Informer, VersionCheck
 from brupop.services.runtime.mirror import Mirror
 

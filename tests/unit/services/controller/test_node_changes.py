@@ -6,7 +6,7 @@ import dataclasses
 
 from brupop.domain.cluster.objects import Node
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.services.controller.mirrors.change_watch import node_change_matters
+from brupop.services.controller.mirrors.node_changes import node_change_matters
 
 OPTED_IN = Node(name="n1", uid="u1", labels={OPT_IN_LABEL: OPT_IN_VALUE})
 
