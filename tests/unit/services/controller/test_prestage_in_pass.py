@@ -71,6 +71,20 @@ def test_a_pin_below_the_offered_version_stops_its_preparation() -> None:
     assert set(_asked(fleet).values()) == {None}
 
 
+def test_a_halt_mid_staging_stops_every_preparation_not_yet_in_its_turn() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE, haltAfterFailures=1))
+    controller = fleet.controller(1)
+    controller.tick()
+    assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
+    assert _asked(fleet) == {"node-00": None, "node-01": NEW, "node-02": None}  # 00 downloads
+
+    fleet.fail("node-00")
+    controller.tick()
+
+    assert set(_asked(fleet).values()) == {None}
+
+
 def test_a_version_too_young_for_the_release_age_is_not_prepared_until_it_is_old_enough() -> None:
     fleet = Fleet(2)
     young = {"minReleaseAgeHours": 2}
