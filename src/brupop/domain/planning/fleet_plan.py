@@ -65,6 +65,9 @@ class NodePlan:
     drain_blockers: tuple[str, ...] = ()
     finish_by: FinishBy | None = None
     """None: no window or blackout to finish by."""
+    staged_ahead: bool = False
+    """Its host holds the version prepared ahead: its turn counts only drain, activate and
+    reboot."""
 
     def as_json(self, origin: datetime) -> dict[str, Any]:
         """The node's entry in `brupop plan --json`; times in RFC 3339 (UTC) and in seconds
@@ -92,6 +95,7 @@ class NodePlan:
             "drain_blockers": list(self.drain_blockers),
             "finish_by_met": None if self.finish_by is None else self.finish_by.met,
             "finish_by_detail": None if self.finish_by is None else self.finish_by.detail,
+            "staged_ahead": self.staged_ahead,
         }
 
 
@@ -109,6 +113,8 @@ class FleetPlan:
     nodes: tuple[NodePlan, ...]
     notes: tuple[str, ...] = field(default=())
     """Fleet-wide facts a person should read first (a halt, a pause, a hold for every node)."""
+    staged_seconds: int | None = None
+    """The turn of a node prepared ahead (None: as long as any)."""
 
     @property
     def finish(self) -> datetime | None:
@@ -126,6 +132,7 @@ class FleetPlan:
         return {
             "taken_at": _instant(origin),
             "expected_update_seconds": self.expected_seconds,
+            "staged_update_seconds": self.staged_seconds,
             "max_concurrent": self.limit,
             "order": self.order,
             "policy": self.policy_source,

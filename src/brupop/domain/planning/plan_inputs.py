@@ -60,6 +60,9 @@ class PlanAssumptions:
     horizon: timedelta = PLAN_HORIZON
     release_age_quorum: int | None = None
     """The controller's RELEASE_AGE_QUORUM; None: its default (`release_quorum`)."""
+    staged_seconds: int | None = None
+    """The in-window part of an update whose host already holds its version, prepared ahead
+    (drain, activate, reboot: no download); None: as long as any update."""
 
     @classmethod
     def learned(
@@ -70,6 +73,7 @@ class PlanAssumptions:
         limit: ConcurrencyLimit | None = None,
         controller_node: str | None = None,
         release_age_quorum: int | None = None,
+        staged_seconds: int | None = None,
     ) -> PlanAssumptions:
         """The durations the policy status learned (their p90, as finishBy uses), unless
         `duration_seconds` is given."""
@@ -83,6 +87,7 @@ class PlanAssumptions:
             limit=limit or ConcurrencyLimit(1),
             controller_node=controller_node,
             release_age_quorum=release_age_quorum,
+            staged_seconds=None if staged_seconds is None else max(1, staged_seconds),
         )
 
 

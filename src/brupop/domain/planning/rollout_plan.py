@@ -65,6 +65,7 @@ def plan_rollout_ahead(snapshot: FleetSnapshot, assumptions: PlanAssumptions) ->
         policy_source=snapshot.policy.source.value,
         nodes=tuple(lines),
         notes=tuple(notes),
+        staged_seconds=assumptions.staged_seconds,
     )
 
 
@@ -99,6 +100,7 @@ def _line(
             finish=run.finishes.get(name, later(start, expected)),
             holds=holds,
             finish_by=run.fleet.finish_by(start),
+            staged_ahead=name in run.staged_ahead,
         )
     if _offered(run.book, name) or run.book.is_quarantined(name):
         return replace(base, outlook=Outlook.NEVER, holds=holds)

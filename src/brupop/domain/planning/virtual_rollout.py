@@ -5,9 +5,11 @@ pass then does what a controller pass does with starts: the fleet-wide holds (ha
 clock), the canaries, and `RolloutBook.plan` with the global limit and a `StartSelection` over
 the same start rules, in the same start order (cheapest-first by the same eviction costs, or by
 name). A node started is taken to finish `expected_seconds` later (a node already in flight,
-that long after its last transition), when its slot frees. The clock then jumps to the next
-moment anything can change: a finish, a window opening, a blackout's end, a hold's end (a
-release's age, a node's age), a backoff's end, a soak's end; with none left, the plan ends.
+that long after its last transition), when its slot frees; a node whose host holds its version
+prepared ahead (pre-staging), `staged_seconds` later: its turn has no download. The clock then
+jumps to the next moment anything can change: a finish, a window opening, a blackout's end, a
+hold's end (a release's age, a node's age), a backoff's end, a soak's end; with none left, the
+plan ends.
 Pure: the snapshot and the assumptions are all it reads.
 """
 
@@ -45,6 +47,10 @@ class VirtualRollout:
     def __init__(self, snapshot: FleetSnapshot, assumptions: PlanAssumptions) -> None:
         self.began = self.now = snapshot.taken_at
         self._expected = timedelta(seconds=assumptions.expected_seconds)
+        staged = assumptions.staged_seconds
+        self._staged = self._expected if staged is None else timedelta(seconds=staged)
+        self.staged_ahead: set[str] = set()
+        """The shadows started with their version prepared ahead (a shorter turn)."""
         self._end = snapshot.taken_at + assumptions.horizon
         self._controller_node = assumptions.controller_node
         policy = snapshot.policy
@@ -191,7 +197,10 @@ class VirtualRollout:
         self.book.record(shadow.model_copy(update={"spec": spec}), self.now)
         self.holds.lifted(name, self.now)
         self.starts[name] = self.now
-        self._finishing[name] = self.now + self._expected
+        ahead = staged_ahead(shadow.status, facts.target_version)
+        if ahead:
+            self.staged_ahead.add(name)
+        self._finishing[name] = self.now + (self._staged if ahead else self._expected)
 
     def _finish_due(self) -> None:
         """Every node whose expected finish has come is Idle on its target."""
@@ -207,6 +216,15 @@ class VirtualRollout:
         for name in [n for n, at in self._backoffs.items() if at <= now]:
             del self._backoffs[name]
             self.holds.lifted(name, now)
+
+
+def staged_ahead(status: ShadowStatus | None, version: str) -> bool:
+    """The host holds `version` prepared ahead and not activated (Staged)."""
+    return (
+        status is not None
+        and status.staged_version == version
+        and (status.staged_state == "Staged")
+    )
 
 
 def _updated(shadow: Shadow) -> Shadow:

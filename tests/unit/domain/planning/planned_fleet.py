@@ -81,6 +81,7 @@ def plan_of(
     status: UpdatePolicyStatus | None = None,
     seconds: int = 600,
     limit: int | None = 1,
+    staged_seconds: int | None = None,
 ) -> FleetPlan:
     snapshot = FleetSnapshot(
         taken_at=NOW,
@@ -91,7 +92,9 @@ def plan_of(
         policy=in_force,
         status=status,
     )
-    assumptions = PlanAssumptions(expected_seconds=seconds, limit=ConcurrencyLimit(limit))
+    assumptions = PlanAssumptions(
+        expected_seconds=seconds, limit=ConcurrencyLimit(limit), staged_seconds=staged_seconds
+    )
     return plan_rollout_ahead(snapshot, assumptions)
 
 

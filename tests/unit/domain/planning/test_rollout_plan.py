@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from brupop.domain.planning.fleet_plan import FinishBy, Outlook
 from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicyStatus, VersionSeen
 from brupop.domain.reason import Reason
-from brupop.domain.shadow import ShadowSpec
+from brupop.domain.shadow import Shadow, ShadowSpec
 from brupop.domain.states import UpdateState
 from tests.unit.domain.planning.planned_fleet import (
     NOW,
@@ -283,3 +283,47 @@ def test_a_shadow_failed_at_the_end_of_the_calendar_never_starts_and_the_others_
     assert plan.start_order() == ["b", "c"]
     assert line(plan, "a").outlook is Outlook.NEVER
     assert any(n.startswith("brs-a is quarantined and never starts: status.") for n in plan.notes)
+
+
+def _staged_ahead(name: str) -> Shadow:
+    made = shadow(name)
+    assert made.status is not None
+    held = {"staged_version": "1.1.0", "staged_state": "Staged"}
+    return made.model_copy(update={"status": made.status.model_copy(update=held)})
+
+
+def test_a_node_prepared_ahead_takes_only_the_in_window_part_of_an_update() -> None:
+    shadows = [_staged_ahead("a"), shadow("b"), _staged_ahead("c")]
+    nodes = [node("a"), node("b"), node("c")]
+
+    plan = plan_of(nodes, shadows=shadows, seconds=600, staged_seconds=100)
+
+    assert [offset(line(plan, n).start) for n in ("a", "b", "c")] == [0, 100, 700]
+    assert [offset(line(plan, n).finish) for n in ("a", "b", "c")] == [100, 700, 800]
+    assert [line(plan, n).staged_ahead for n in ("a", "b", "c")] == [True, False, True]
+    assert plan.as_json()["staged_update_seconds"] == 100
+
+
+def test_without_an_in_window_duration_a_node_prepared_ahead_takes_a_whole_update() -> None:
+    plan = plan_of([node("a")], shadows=[_staged_ahead("a")], seconds=600)
+
+    assert offset(line(plan, "a").finish) == 600
+
+
+def test_a_node_holding_another_version_or_one_activated_takes_a_whole_update() -> None:
+    other = _staged_ahead("a")
+    assert other.status is not None
+    older = other.model_copy(
+        update={"status": other.status.model_copy(update={"staged_version": "1.0.5"})}
+    )
+    ready = _staged_ahead("b")
+    assert ready.status is not None
+    activated = ready.model_copy(
+        update={"status": ready.status.model_copy(update={"staged_state": "Ready"})}
+    )
+
+    plan = plan_of(
+        [node("a"), node("b")], shadows=[older, activated], seconds=600, limit=2, staged_seconds=100
+    )
+
+    assert [offset(line(plan, n).finish) for n in ("a", "b")] == [600, 600]
