@@ -23,6 +23,7 @@ _ROOMY_ROWS = 60
 _COLOURS = {
     Phase.WAITING: "#e4e4e4",
     Phase.STAGING: "#4c78a8",
+    Phase.STAGING_AHEAD: "#9ecae9",
     Phase.HOOKS_BEFORE: "#9467bd",
     Phase.DRAIN: "#f58518",
     Phase.REBOOT: "#d62728",
@@ -34,7 +35,8 @@ _COLOURS = {
     Phase.UPDATED: "#c7e9c0",
     Phase.UPDATING: "#72b7b2",
 }
-_HATCHES = {Phase.HALTED: "////"}  # a halt must not look like an ordinary wait
+# A halt must not look like an ordinary wait, nor a download ahead like one in the node's turn.
+_HATCHES = {Phase.HALTED: "////", Phase.STAGING_AHEAD: ".."}
 
 
 class PicturePathError(ValueError):

@@ -27,6 +27,7 @@ class Phase(StrEnum):
 
     WAITING = "waiting"
     STAGING = "staging"
+    STAGING_AHEAD = "staging ahead"  # preparing before its turn: no cordon, no slot held
     HOOKS_BEFORE = "before-reboot hooks"
     DRAIN = "drain"
     REBOOT = "reboot"
@@ -44,7 +45,9 @@ class Phase(StrEnum):
         return self not in _AT_REST
 
 
-_AT_REST = frozenset({Phase.WAITING, Phase.BACKOFF, Phase.HALTED, Phase.UPDATED})
+_AT_REST = frozenset(
+    {Phase.WAITING, Phase.STAGING_AHEAD, Phase.BACKOFF, Phase.HALTED, Phase.UPDATED}
+)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ class RolloutPass:
         )
         self._cleanup = OptOutCleanup(ports.shadows, ports.nodes, ports.events)
         self._phases = PhaseTimer(metrics.rollout)
-        self._prestage = PrestageKeeper(ports.shadows, parts.journal)
+        self._prestage = PrestageKeeper(ports.shadows, parts.journal, ports.events)
         self._gate = WindowGate(ports.clock.now())
         self._told_quarantined: frozenset[str] = frozenset()
         self._autoscaler = AutoscalerGuard(

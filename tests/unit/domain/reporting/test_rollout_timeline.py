@@ -40,6 +40,22 @@ def test_each_node_row_runs_through_its_phases_from_waiting_to_updated() -> None
     assert row.failures == ()
 
 
+def test_staging_ahead_is_its_own_span_and_holds_no_slot() -> None:
+    transitions = [
+        Transition("node-01", 1.0, Phase.STAGING_AHEAD),
+        Transition("node-01", 4.0, Phase.WAITING),
+        *_update("node-01", 6.0),
+    ]
+    timeline = build_timeline(["node-01"], transitions, end=14.0, limit=1)
+    (row,) = timeline.rows
+    assert row.spans[:3] == (
+        Span(Phase.WAITING, 0.0, 1.0),
+        Span(Phase.STAGING_AHEAD, 1.0, 4.0),
+        Span(Phase.WAITING, 4.0, 6.0),
+    )
+    assert timeline.in_flight[:2] == ((0.0, 0), (6.0, 1))
+
+
 def test_a_node_never_seen_changing_waits_for_the_whole_run() -> None:
     timeline = build_timeline(["node-01", "node-02"], [], end=4.0, limit=None)
     assert [row.node for row in timeline.rows] == ["node-01", "node-02"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from brupop.domain.shadow import shadow_name
 from brupop.domain.states import UpdateState as S
 from tests.unit.services.controller.fleet import NEW, Fleet
-from tests.unit.services.controller.passes import policy_object
+from tests.unit.services.controller.passes import events_of, policy_object
 
 PRESTAGE = {"enabled": True, "maxConcurrent": 2}
 
@@ -43,6 +43,27 @@ def test_at_most_max_concurrent_idle_nodes_prepare_ahead_and_a_prepared_one_free
     controller.tick()
 
     assert _asked(fleet) == {"node-00": NEW, "node-01": NEW, "node-02": NEW, "node-03": None}
+
+
+def test_each_preparation_ahead_is_told_by_events_from_its_request_to_its_end() -> None:
+    fleet = Fleet(3)
+    fleet.cluster.policies.apply(policy_object(prestage=PRESTAGE))
+    controller = fleet.controller(1, window="0 0 0 1 1 * 2099")
+    controller.tick()
+    asked = events_of(fleet, "UpdatePrestaging")
+    assert [(e.shadow_name, e.message) for e in asked] == [
+        ("brs-node-00", f"Preparing {NEW} ahead of its turn (no cordon)"),
+        ("brs-node-01", f"Preparing {NEW} ahead of its turn (no cordon)"),
+    ]
+
+    _report_staged(fleet, "node-00")
+    controller.tick()
+    fleet.cluster.policies.apply(policy_object(paused=True, prestage=PRESTAGE))
+    controller.tick()
+
+    assert [e.shadow_name for e in events_of(fleet, "UpdateStagedAhead")] == ["brs-node-00"]
+    stopped = events_of(fleet, "UpdatePrestageStopped")
+    assert sorted(e.shadow_name for e in stopped) == ["brs-node-01", "brs-node-02"]
 
 
 def test_a_pause_stops_every_preparation_not_yet_in_its_turn() -> None:

@@ -27,7 +27,9 @@ from brupop.domain.starting.prestage_choice import (
 from brupop.domain.starting.start_holds import StartCandidate, StartRule
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import ConflictError, NotFoundError
+from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.shadow_repository import ShadowRepository
+from brupop.services.controller.starts.prestage_events import PrestageEvents
 from brupop.services.controller.writing.write_journal import WriteJournal
 
 _IDLE = UpdateState.IDLE
@@ -98,9 +100,15 @@ def _pin(policy: EffectivePolicy) -> str | None:
 class PrestageKeeper:
     """Writes the prestage requests the rule chooses; tracks whether any spec still asks."""
 
-    def __init__(self, shadows: ShadowRepository, journal: WriteJournal) -> None:
+    def __init__(
+        self,
+        shadows: ShadowRepository,
+        journal: WriteJournal,
+        events: EventRecorder | None = None,
+    ) -> None:
         self._shadows = shadows
         self._journal = journal
+        self._told = PrestageEvents(events)
         self._log = structlog.get_logger(__name__)
         self._maybe_asking = True  # a spec from an earlier replica may ask
 
@@ -135,6 +143,7 @@ class PrestageKeeper:
             preparing_in_turn=in_turn,
             held=_held_versions(versions, candidates, now) if active else (),
         )
+        self._told.held(shadows, candidates)
         outcome = PrestageOutcome()
         for write in writes:
             if not may_write():
@@ -157,8 +166,10 @@ class PrestageKeeper:
         log = self._log.bind(node=shadow.node_name, shadow=shadow.name)
         if write.version is None:
             log.info("prestage.stopped", version=shadow.spec.prestage_version)
+            self._told.stopped(shadow, shadow.spec.prestage_version)
         else:
             log.info("prestage.asked", version=write.version)
+            self._told.asked(shadow, write.version)
 
     def withdraw(
         self,
