@@ -20,12 +20,14 @@ from hypothesis import strategies as st
 
 from brupop.domain import shadow as cluster
 from brupop.domain.host import agent_shadow as agent
+from brupop.domain.host_kind import HostKind
 from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import format_rfc3339
 from brupop.domain.versions import SEMVER_PATTERN
 from tests.support.outside_input import outside_json
 
 STATES = [state.value for state in UpdateState]
+HOST_KINDS = [kind.value for kind in HostKind]
 TIMESTAMP_FIELDS = ("state_transition_timestamp", "state_transition_failure_timestamp")
 
 
@@ -65,6 +67,10 @@ def _value(kind: str) -> st.SearchStrategy[Any]:
         "state": st.one_of(st.sampled_from(STATES), st.sampled_from(["idle", "Idle ", "Done"])),
         "timestamp": st.one_of(_moments(), st.none(), st.text(max_size=30)),
         "count": st.one_of(st.integers(-5, 5), st.integers(2**32 - 3, 2**32 + 3), st.integers()),
+        "host_kind": st.sampled_from([*HOST_KINDS, "Updatable", "locked-down", ""]),
+        "mode": st.sampled_from(["fips", "standard", "FIPS", "fips ", ""]),
+        "staged": st.sampled_from(["Staged", "Ready", "staged", ""]),
+        "text": st.text(max_size=130),
     }[kind]
     return st.one_of(typed, typed, typed, _wrong_types(), outside_json(5, deep=False))
 
@@ -76,6 +82,13 @@ STATUS_FIELDS = {
     "current_state": "state",
     "crash_count": "count",
     "state_transition_failure_timestamp": "timestamp",
+    "host_kind": "host_kind",
+    "host_note": "text",
+    "variant": "text",
+    "staged_version": "version",
+    "staged_state": "staged",
+    "boot_mode": "mode",
+    "boot_mode_changed_from": "mode",
 }
 
 
