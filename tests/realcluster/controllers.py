@@ -86,5 +86,5 @@ def running(service: ControllerService) -> Iterator[Running]:
         stop.set()
         thread.join(timeout=30)
         for helper in set(threading.enumerate()) - before:
-            if helper.name.startswith("watch-"):  # the ChangeWatch's: each ends within a period
+            if helper.name.startswith("watch-"):  # the informers': each ends within a period
                 helper.join(timeout=service.config.watch_seconds + 10)

@@ -4,7 +4,6 @@ repairs, a restart rebuilds."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, cast
@@ -19,9 +18,8 @@ from brupop.ports.errors import WatchExpiredError
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
-from brupop.services.controller.mirrors.node_changes import ChangeWatch
 from brupop.services.runtime import informer as informer_module
-from brupop.services.runtime.informer import Informer
+from brupop.services.runtime.informer import Following, Informer
 from tests.contract.cluster.conftest import Backend, Ports
 
 OPTED_IN = {OPT_IN_LABEL: OPT_IN_VALUE}
@@ -79,17 +77,16 @@ def _follow_for(informer: Informer[Any], seconds: float = QUICK) -> None:
 
 @pytest.fixture
 def following() -> Iterator[Callable[[FleetMirror], None]]:
-    stop = threading.Event()
+    started: list[Informer[Any]] = []
 
     def start(fleet: FleetMirror) -> None:
-        sources: dict[str, Informer[Any]] = {
-            "shadows": fleet.shadow_informer,
-            "nodes": fleet.node_informer,
-        }
-        ChangeWatch(sources, lambda: None, stop, watch_seconds=1.0, retry_seconds=0.1).start()
+        for informer in (fleet.shadow_informer, fleet.node_informer):
+            informer.start(following=Following(watch_seconds=1.0, retry_seconds=0.1))
+            started.append(informer)
 
     yield start
-    stop.set()
+    for informer in started:
+        informer.stop(0.0)
 
 
 def _eventually(check: Callable[[], bool]) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 
@@ -33,7 +34,6 @@ from brupop.ports.errors import PortError
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirror_catch_up import MirrorCatchUp
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
-from brupop.services.controller.mirrors.node_changes import ChangeWatch
 from brupop.services.controller.policy.policy_follower import PolicyFollower
 from brupop.services.controller.policy.policy_rules import PolicyRules
 from brupop.services.controller.replica import ControllerMetrics
@@ -42,6 +42,7 @@ from brupop.services.controller.runtime.leader_election import LeaderElector
 from brupop.services.controller.runtime.pass_guard import PassGuard
 from brupop.services.controller.status_readout import StatusReadout
 from brupop.services.controller.writing.write_journal import WriteJournal
+from brupop.services.runtime.informer import Following, Informer
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class ControllerService:
         self._clock = parts.clock
         self._log = parts.log
         self._metrics = metrics.rollout
-        self._watch: ChangeWatch | None = None
+        self._followed: list[Informer[Any]] = []
         self._wake = threading.Event()
 
     @property
@@ -116,15 +117,10 @@ class ControllerService:
 
     def run(self, stop: threading.Event) -> None:
         """Tick on every change and at least every `tick_seconds` until `stop` is set."""
-        watch_stop = threading.Event()
-        self._watch = ChangeWatch(
-            self._mirrors.start_following(),
-            self.wake,
-            watch_stop,
-            watch_seconds=self.config.watch_seconds,
-            restart=self.config.watch_restart,
-        )
-        self._watch.start()
+        following = Following(self.config.watch_seconds, restart=self.config.watch_restart)
+        self._followed = list(self._mirrors.start_following().values())
+        for informer in self._followed:
+            informer.start(self.wake, following=following)
         threading.Thread(target=self._wake_on, args=(stop,), name="stop-wake", daemon=True).start()
         self._log.info("controller.started", limit=str(self.config.policy.limit))
         guard = PassGuard(
@@ -157,7 +153,8 @@ class ControllerService:
                     self._wake.clear()
                     stop.wait(self.config.settle_seconds)
         finally:
-            watch_stop.set()
+            for informer in self._followed:
+                informer.stopping.set()
             self.elector.release()
             self._metrics.set_leader(False)
             self._log.info("controller.stopped")
@@ -200,7 +197,7 @@ class ControllerService:
 
     def is_ready(self) -> bool:
         """At least one pass has completed, and no change watch keeps failing."""
-        watch_failing = self._watch is not None and self._watch.failing()
+        watch_failing = any(informer.failing for informer in self._followed)
         return self._readout.is_ready(watch_failing=watch_failing)
 
     def is_healthy(self) -> bool:

@@ -178,10 +178,14 @@ class Informer(Generic[T]):
         *,
         first: Callable[[], None] = _nothing,
         each_watch: Callable[[], None] = _nothing,
+        following: Following | None = None,
     ) -> threading.Thread:
         """Follow the watch from a supervised daemon thread (once) until `stop`. `on_change`:
         after a list and after each event that matters; `first`: once per thread start, before
-        anything; `each_watch`: before each watch is opened."""
+        anything; `each_watch`: before each watch is opened; `following`: how, when the caller
+        says."""
+        if following is not None:
+            self._following = following
         if self._thread is None:
             body = self._follower(on_change, first, each_watch)
             policy = self._following.restart
