@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
+from brupop.services.runtime.informer import WATCH_SECONDS
 from brupop.services.supervisor import RestartPolicy
 
 
@@ -22,7 +23,8 @@ class ControllerConfig:
     lease_seconds: float = 15.0
     renew_seconds: float = 5.0
     lease_name: str = DEFAULT_LEASE_NAME
-    watch_seconds: float = 10.0
+    watch_seconds: float = WATCH_SECONDS
+    """How long each watch stays open at least (up to twice that); bookmarks keep it current."""
     settle_seconds: float = 0.05
     passes_per_tick: int = 3
     resync_seconds: float = 600.0
