@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.domain.cluster.objects import Lease
+from brupop.ports.lease_store import LeaseStore
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME, LeaderElector
 from tests.fakes.clock import FakeClock
 
@@ -57,7 +59,7 @@ def test_a_candidate_takes_over_only_after_a_whole_lease_without_renewals() -> N
     clock.advance(10)
     assert not b.ensure()
     clock.advance(4.9)
-    assert not b.ensure(), "not due yet: candidates try every renew interval"
+    assert not b.ensure(), "not due yet: a candidate looks once per lease duration"
     clock.advance(0.1)
     assert b.ensure()
     lease = cluster.leases.get(NS, DEFAULT_LEASE_NAME)
@@ -73,7 +75,7 @@ def test_a_released_lease_is_taken_at_the_next_try() -> None:
     a.release()
     assert not a.is_leader()
     assert cluster.leases.get(NS, DEFAULT_LEASE_NAME).holder is None
-    clock.advance(5)
+    clock.advance(15)
     assert b.ensure()
 
 
@@ -92,3 +94,59 @@ def test_tries_are_spaced_by_the_renew_interval() -> None:
     assert a.seconds_until_due() == 5
     clock.advance(3)
     assert a.seconds_until_due() == 2
+
+
+class CountedLeases:
+    """The cluster's Lease store, its reads and writes counted."""
+
+    def __init__(self, inner: LeaseStore) -> None:
+        self._inner = inner
+        self.reads = 0
+        self.writes = 0
+
+    def get(self, namespace: str, name: str) -> Lease:
+        self.reads += 1
+        return self._inner.get(namespace, name)
+
+    def replace(self, lease: Lease) -> Lease:
+        self.writes += 1
+        return self._inner.replace(lease)
+
+    def create(self, lease: Lease) -> Lease:
+        self.writes += 1
+        return self._inner.create(lease)
+
+
+def test_a_renewal_is_one_write_and_no_read() -> None:
+    clock = FakeClock()
+    leases = CountedLeases(InMemoryCluster(clock=clock).leases)
+    a = LeaderElector(leases, clock, namespace=NS, identity="a")
+    assert a.ensure()
+    leases.reads = leases.writes = 0
+    for _ in range(12):  # a minute
+        clock.advance(5)
+        assert a.ensure()
+    assert (leases.reads, leases.writes) == (0, 12)
+
+
+def test_a_renewal_that_meets_its_own_earlier_write_reads_the_lease_and_keeps_leading() -> None:
+    clock, cluster, a, _ = _pair()
+    a.ensure()
+    lease = cluster.leases.get(NS, DEFAULT_LEASE_NAME)
+    cluster.leases.replace(dataclasses.replace(lease, renewed_at=clock.now()))  # a lost answer
+    clock.advance(5)
+    assert a.ensure()
+    assert cluster.leases.get(NS, DEFAULT_LEASE_NAME).holder == "a"
+
+
+def test_a_candidate_reads_the_lease_once_per_lease_duration() -> None:
+    clock = FakeClock()
+    cluster = InMemoryCluster(clock=clock)
+    a = LeaderElector(cluster.leases, clock, namespace=NS, identity="a")
+    leases = CountedLeases(cluster.leases)
+    b = LeaderElector(leases, clock, namespace=NS, identity="b")
+    for _ in range(60):  # a minute, looked at every second
+        assert a.ensure()
+        assert not b.ensure()
+        clock.advance(1)
+    assert (leases.reads, leases.writes) == (4, 0)

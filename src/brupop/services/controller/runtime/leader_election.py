@@ -5,6 +5,13 @@ after seeing the Lease unchanged for its whole duration on its *own* monotonic c
 skew between machines does not matter); the holder stops acting once it could not renew for
 `lease_seconds - renew_seconds`, before any candidate can take over; a holder that stops
 releases the Lease so a candidate takes over at its next try.
+
+What it costs kube-apiserver: a renewal is one write of the Lease the holder last wrote (a
+read only when that write meets a change it did not make, as client-go's fast path); a
+candidate reads the Lease once per `look_seconds` (unless said, the lease's duration or three
+renew intervals, whichever is shorter): it cannot take over an expired Lease sooner than one
+duration anyway, and sees a released one within that. With the defaults (15 s, 5 s), 0.2
+requests a second for the leader and 0.07 for each other replica.
 """
 
 from __future__ import annotations
@@ -34,9 +41,13 @@ class LeaderElector:
         name: str = DEFAULT_LEASE_NAME,
         lease_seconds: float = 15.0,
         renew_seconds: float = 5.0,
+        look_seconds: float | None = None,
     ) -> None:
         if lease_seconds <= renew_seconds:
             raise ValueError("the lease must last longer than the renew interval")
+        if look_seconds is None:
+            look_seconds = min(lease_seconds, 3 * renew_seconds)
+        self._look_seconds = look_seconds
         self._leases = leases
         self._clock = clock
         self._namespace = namespace
@@ -66,11 +77,13 @@ class LeaderElector:
         return self._lease.transitions
 
     def seconds_until_due(self) -> float:
-        """How long until the next renew (leader) or try (candidate) is due."""
-        last = self._renewed_mono if self._renewed_mono is not None else self._tried_mono
+        """How long until the next renew (leader) or look at the Lease (candidate) is due."""
+        last, every = self._renewed_mono, self._renew_seconds
+        if last is None:
+            last, every = self._tried_mono, self._look_seconds
         if last is None:
             return 0.0
-        return max(0.0, last + self._renew_seconds - self._clock.monotonic())
+        return max(0.0, last + every - self._clock.monotonic())
 
     def ensure(self) -> bool:
         """Renew or try to acquire when due; True when this replica may act now."""
@@ -102,6 +115,16 @@ class LeaderElector:
         return self._lease_seconds - self._renew_seconds
 
     def _try(self) -> None:
+        held = self._lease
+        if held is not None and held.holder == self.identity and self.is_leader():
+            try:  # the fast path: the Lease as this replica last wrote it
+                self._lease = self._leases.replace(
+                    dataclasses.replace(held, renewed_at=self._clock.now())
+                )
+                self._renewed_mono = self._tried_mono
+                return
+            except (ConflictError, NotFoundError):
+                pass  # changed (or gone) since: read it, and renew only if it is still ours
         try:
             current = self._leases.get(self._namespace, self._name)
         except NotFoundError:
