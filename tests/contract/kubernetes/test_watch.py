@@ -16,10 +16,12 @@ from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.domain.cluster.objects import WatchBookmark, WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError, WatchExpiredError
-from brupop.services.runtime.informer import Informer
+from brupop.services.apiserver.shadow_feed import ShadowFeed
+from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
 from brupop.services.runtime.mirror import Mirror
 from tests.contract.kubernetes.conftest import SHADOWS_PATH, sent, status
 from tests.support.kube_emulator import KubeEmulator
+from tests.support.polling import wait_until
 
 
 def watch_queries(emulator: KubeEmulator) -> list[dict[str, str]]:
@@ -181,3 +183,42 @@ def test_a_selected_watch_gets_a_bookmark_before_its_timeout_when_others_changed
     (bookmark,) = items
     assert listed is not None and bookmark.resource_version is not None
     assert int(bookmark.resource_version) > int(listed)
+
+
+def test_a_following_informer_resumes_a_dropped_stream_from_its_last_version_without_a_list(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    mirror: Mirror[Shadow] = Mirror(lambda s: s.name, lambda s: s.resource_version)
+    informer = Informer("shadows", kube.shadows.list, kube.shadows.watch, mirror)
+    informer.start(following=Following(watch_seconds=30.0, retry_seconds=0.1))
+    try:
+        wait_until(lambda: mirror.filled, "the first list")
+        first = kube.shadows.create("node-a", "uid-a")
+        wait_until(lambda: mirror.get(first.name) is not None, "the first shadow")
+        emulator.drop_watches()  # the stream ends under the informer
+        second = kube.shadows.create("node-b", "uid-b")
+
+        wait_until(lambda: mirror.get(second.name) is not None, "the shadow created after")
+    finally:
+        informer.stopping.set()
+        kube.shadows.create("node-z", "uid-z")  # an event, after which the thread ends
+        informer.stop(5.0)
+    assert informer.relists == 1
+    resumed = [q["resourceVersion"] for q in watch_queries(emulator)][-1]
+    assert resumed == first.resource_version
+
+
+def test_the_shadow_feed_holds_its_watch_open_for_minutes_with_bookmarks(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    feed = ShadowFeed(kube.shadows)
+    feed.start()
+    try:
+        wait_until(lambda: watch_queries(emulator), "the feed's first watch")
+    finally:
+        feed.stop(0.0)
+        kube.shadows.create("node-z", "uid-z")  # an event, after which the thread ends
+        feed.stop(5.0)
+    (query,) = watch_queries(emulator)
+    assert int(query["timeoutSeconds"]) >= WATCH_SECONDS
+    assert query["allowWatchBookmarks"] == "True"

@@ -145,3 +145,15 @@ def test_a_refreshing_list_replaces_objects_held_at_the_listed_version_but_not_n
         Node("a", "uid-a", zoned, resource_version="5"),
         Node("b", "uid-b", {}, resource_version="9"),
     )
+
+
+def test_objects_without_a_version_are_replaced_by_every_put_and_removed_by_every_delete() -> None:
+    mirror: Mirror[Node] = Mirror(lambda n: n.name, lambda n: None)  # as pods and accounts
+    mirror.reconcile([_node("a", "1"), _node("b", "1")], "5")
+    assert mirror.apply(WatchEvent(WatchEventType.MODIFIED, _node("a", "6", cordoned=True), "6"))
+    assert mirror.apply(WatchEvent(WatchEventType.DELETED, _node("b", "7"), "7"))
+
+    mirror.reconcile([_node("a", "8")], "8")
+
+    assert mirror.get("a") == _node("a", "8")
+    assert mirror.names() == ["a"]
