@@ -9,9 +9,10 @@ datastore missing") yet still takes updates through the update API alone.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from brupop.domain.value_objects import value_object
 
 HOST_NOTE_MAX_LENGTH = 120
 VARIANT_MAX_LENGTH = 64
@@ -36,7 +37,7 @@ class HostKind(StrEnum):
         return self in (HostKind.UPDATABLE, HostKind.LOCKED_DOWN)
 
 
-@dataclass(frozen=True)
+@value_object
 class HostClass:
     """A host's kind and a short note on what showed it (the status code, the answer)."""
 

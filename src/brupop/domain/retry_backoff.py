@@ -8,12 +8,13 @@ together do not retry together). Pure: the caller counts the failures and suppli
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from brupop.domain.value_objects import value_object
 
 _LARGEST_EXPONENT = 1000  # 2.0**1024 overflows a float; any cap is reached long before
 
 
-@dataclass(frozen=True)
+@value_object
 class Backoff:
     """Waits of `first_seconds` doubled per failure, never above `cap_seconds`."""
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from brupop.domain.value_objects import value_object
 
 
 class UpdateState(StrEnum):
@@ -29,7 +30,7 @@ _ON_SUCCESS: dict[UpdateState, UpdateState] = {
 }
 
 
-@dataclass(frozen=True)
+@value_object
 class StateTimeouts:
     """Seconds a node may take to reach each desired state; None means no limit.
 

@@ -6,10 +6,10 @@ are both paced this way; the owner passes monotonic seconds in and keeps the buc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from brupop.domain.value_objects import value_object
 
 
-@dataclass(frozen=True, slots=True)
+@value_object
 class TokenBucket:
     """`tokens` left of `burst` at monotonic second `at`, refilled at one per `period`."""
 

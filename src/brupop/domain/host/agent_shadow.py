@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +23,7 @@ from brupop.domain.host_kind import HOST_NOTE_MAX_LENGTH, VARIANT_MAX_LENGTH, Ho
 from brupop.domain.shadow_names import CRASH_COUNT_MAX
 from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import format_rfc3339
+from brupop.domain.value_objects import field, value_object
 from brupop.domain.versions import SEMVER_PATTERN
 
 # Matched whole, as the CRD's (Rust) regex engine reads the pattern: its `$` is the very end of
@@ -69,7 +69,7 @@ def _host_kind(document: Mapping[str, Any]) -> HostKind | None:
         raise wire.WireFormatError(f"host_kind: not a host kind: {value[:80]!r}") from None
 
 
-@dataclass(frozen=True)
+@value_object
 class ShadowSpec:
     """What the controller wants the node to reach next."""
 
@@ -100,7 +100,7 @@ class ShadowSpec:
         )
 
 
-@dataclass(frozen=True)
+@value_object
 class ShadowStatus:
     """What the agent last observed on its node."""
 
@@ -187,7 +187,7 @@ class ShadowStatus:
         }
 
 
-@dataclass(frozen=True)
+@value_object
 class Shadow:
     """This node's shadow with the metadata the agent relies on (owner node, resourceVersion)."""
 

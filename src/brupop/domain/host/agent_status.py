@@ -6,7 +6,6 @@ time; these rules give the status to write.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -15,10 +14,11 @@ from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.host_kind import HostKind
 from brupop.domain.shadow_names import CRASH_COUNT_MAX
 from brupop.domain.states import UpdateState
+from brupop.domain.value_objects import value_object
 from brupop.domain.versions import is_version
 
 
-@dataclass(frozen=True)
+@value_object
 class Observation:
     """The versions the agent saw on its host during one loop."""
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 import signal as _signal
-from dataclasses import dataclass
+
+from brupop.domain.value_objects import value_object
 
 _HTTP_STATUS = re.compile(r"\bStatus\s+([1-5]\d\d)\b")
 HTTP_LOCKED = 423
 
 
-@dataclass(frozen=True)
+@value_object
 class CommandResult:
     """A finished process: argv, exit code or terminating signal, output, duration."""
 

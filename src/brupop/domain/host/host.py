@@ -8,13 +8,13 @@ the agent loads this module, and pydantic would cost it about 50 ms of CPU at ea
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from brupop.domain.host import wire_values as wire
 from brupop.domain.timestamps import TimestampError, parse_rfc3339
+from brupop.domain.value_objects import field, value_object
 
 
 class _LenientEnum(StrEnum):
@@ -103,7 +103,7 @@ def _nested(document: Mapping[str, Any], key: str, read: Any) -> Any:
     return None if value is None else read(value)
 
 
-@dataclass(frozen=True)
+@value_object
 class OsInfo:
     """`GET /os`: only `version_id` matters to brupop."""
 
@@ -125,7 +125,7 @@ class OsInfo:
         )
 
 
-@dataclass(frozen=True)
+@value_object
 class UpdateImage:
     """One Bottlerocket image the host knows of."""
 
@@ -143,7 +143,7 @@ class UpdateImage:
         )
 
 
-@dataclass(frozen=True)
+@value_object
 class Partition:
     """A boot partition and the image it holds."""
 
@@ -159,7 +159,7 @@ class Partition:
         )
 
 
-@dataclass(frozen=True)
+@value_object
 class HostCommand:
     """The host's record of its most recent update command."""
 
@@ -198,7 +198,7 @@ class HostCommand:
         )
 
 
-@dataclass(frozen=True)
+@value_object
 class HostUpdateStatus:
     """`GET /updates/status`."""
 

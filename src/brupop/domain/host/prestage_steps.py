@@ -8,12 +8,11 @@ back the version it runs. Pure rules over the host's `/updates/status`.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from brupop.domain.errors import UnexpectedHostStateError, VersionMismatchError
 from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.host.agent_steps import StagingStep, holds_version, same_version, staged_version
 from brupop.domain.host.host import HostUpdateState, HostUpdateStatus
+from brupop.domain.value_objects import replace
 
 HeldUpdate = tuple[str | None, HostUpdateState | None]
 """The version in the host's staging partition and its state (Staged or Ready), or (None, None)."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brupop.domain.value_objects import value_object
 from brupop.entrypoints.logging.log_filter import check_directive
 from brupop.entrypoints.logging.log_settings import check_formatter
 
@@ -51,7 +51,7 @@ def _number(value: str) -> float:
     return number
 
 
-@dataclass(frozen=True)
+@value_object
 class Seconds:
     """A duration: finite, above zero (or at least zero when `zero`), at most `most`. A value
     rather than a closure, so that the chart's values schema can read its bounds."""
@@ -68,7 +68,7 @@ class Seconds:
         return number
 
 
-@dataclass(frozen=True)
+@value_object
 class WholeNumber:
     """A count or a port from `least` to `most`. With `digits_only`, as the original parses
     it: `1.5` or `30s` is refused, not rounded."""

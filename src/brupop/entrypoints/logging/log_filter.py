@@ -22,7 +22,8 @@ silently.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from brupop.domain.value_objects import value_object
 
 # The standard library's level numbers, written out: the agent logs without `logging` and
 # would load it (0.4 MiB) only for these.
@@ -50,7 +51,7 @@ _PART = re.compile(r"^(?P<target>[\w:.\-]*)(?P<span>\[[^\[\]]*\])?(?:=(?P<level>
 _FORMS = "a level (trace, debug, info, warn, error, off), target=level or a list of them"
 
 
-@dataclass(frozen=True)
+@value_object
 class LogFilter:
     """The level one process logs at, and the parts of the directive it had no use for."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from brupop.domain.value_objects import value_object
 
 
-@dataclass(frozen=True)
+@value_object
 class AgentConfig:
     """Intervals and waits of the agent loop; defaults are the original's values."""
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from brupop.domain.value_objects import value_object
 
 
 class ExitKind(StrEnum):
@@ -17,7 +18,7 @@ class ExitKind(StrEnum):
     """The agent cannot go on (e.g. the spec asks for ErrorReset); needs a human."""
 
 
-@dataclass(frozen=True)
+@value_object
 class AgentExit:
     """The end of a run, with a one-line reason for fatal ends."""
 
