@@ -30,7 +30,7 @@ from typing import Any
 
 from rig import emit, machine, progress
 
-from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
+from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ STAGES = (
     ),
     Stage(
         "entrypoints: the command, the agent's settings model, logging directive, composition",
-        "import brupop.entrypoints.cli, brupop.entrypoints.agent.main",
+        "import brupop.cli.main, brupop.entrypoints.agent.main",
     ),
     Stage("http.client (email.parser) and ssl (libssl)", "import http.client, ssl"),
     Stage("adapters.apiserver_client", "import brupop.adapters.apiserver_client"),

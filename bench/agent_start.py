@@ -28,7 +28,7 @@ from typing import Any
 
 from rig import emit, machine, progress
 
-from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
+from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
 
 NODE = "bench-node-1"
 GOAL_MS = 60.0
@@ -166,7 +166,7 @@ def timed(*args, **kwargs):
         building[0] += time.process_time() - began
         building[1] += 1
 dataclasses._process_class = timed
-import brupop.entrypoints.cli, brupop.entrypoints.agent.main, brupop.adapters.apiserver_client
+import brupop.cli.main, brupop.entrypoints.agent.main, brupop.adapters.apiserver_client
 done = time.process_time()
 import json
 standard = [m for m in sys.modules if m not in before and not m.startswith("brupop")

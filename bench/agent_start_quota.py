@@ -26,7 +26,7 @@ from typing import Any
 from agent_start import StandIn, agent_env
 from rig import emit, machine, progress
 
-from brupop.entrypoints.simulate.fleet.certificates import write_loopback_tls
+from brupop.simulation.fleet.certificates import write_loopback_tls
 
 CPU_HIERARCHY = Path("/sys/fs/cgroup/cpu")
 PERIOD_US = 100_000  # the kubelet's CFS period

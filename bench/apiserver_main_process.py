@@ -35,7 +35,6 @@ from brupop.adapters.memory.cluster import AGENT_AUDIENCE, InMemoryCluster
 from brupop.domain.cluster.objects import TokenIdentity
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.main import main as apiserver_main
-from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.node_repository import NodeRepository
 from brupop.ports.pod_repository import PodRepository
@@ -44,6 +43,7 @@ from brupop.ports.token_reviewer import TokenReviewer
 from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
 from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.workload_replicas import WorkloadReplicas
+from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
 
 if TYPE_CHECKING:  # not in the code before issue 29, which the bench also runs
     from brupop.ports.token_verifier import ServiceAccountSource

@@ -19,11 +19,11 @@ from types import FrameType
 from ready_file import publish_ready
 from rig import NAMESPACE, add_agent_nodes, send_logs_to, start_apiserver
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 
-# What serves HTTP (see entrypoints/apiserver/serving/server.py): uvicorn's httptools protocol with
-# bounds on request heads, behind brupop's own TLS admission.
+# What serves HTTP (see adapters/apiserver_http/serving/server.py): uvicorn's httptools protocol
+# with bounds on request heads, behind brupop's own TLS admission.
 HTTP_PROTOCOL = "BoundedHttpProtocol (uvicorn + httptools)"
 
 

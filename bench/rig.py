@@ -17,21 +17,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions, ApiserverParts
+from brupop.adapters.apiserver_http.serving.server import RunningServer, serve_in_thread
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.apiserver.app import ApiserverOptions, ApiserverParts
 from brupop.entrypoints.apiserver.container import build_apiserver_app
-from brupop.entrypoints.apiserver.serving.server import RunningServer, serve_in_thread
 from brupop.entrypoints.controller.container import build_controller
 from brupop.entrypoints.logging.logs import configure_logging
-from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerPorts
+from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import yaml
 
-from brupop.entrypoints.simulate.fleet.certificates import TlsFiles
-from brupop.entrypoints.simulate.fleet.real_cluster.backend import free_loopback_port
-from brupop.entrypoints.simulate.fleet.real_cluster.connection import ClusterAccess
+from brupop.simulation.fleet.certificates import TlsFiles
+from brupop.simulation.fleet.real_cluster.backend import free_loopback_port
+from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 from real_cluster.fleet import NAMESPACE
 
 CONTROLLER_ACCOUNT = "brupop-controller-service-account"

@@ -18,7 +18,7 @@ from kubernetes.client.exceptions import ApiException
 from brupop.adapters.kubernetes.shadow_objects import GROUP, PLURAL, VERSION, new_shadow_object
 from brupop.domain.cluster.objects import COMPONENT_LABEL
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.entrypoints.simulate.fleet.real_cluster.connection import ClusterAccess
+from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 
 NAMESPACE = "brupop-bottlerocket-aws"
 AGENT_ACCOUNT = "brupop-agent-service-account"

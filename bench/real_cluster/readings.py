@@ -11,7 +11,7 @@ import urllib.request
 from typing import Any
 
 from brupop.adapters.kubernetes.shadow_objects import GROUP, PLURAL, VERSION
-from brupop.entrypoints.simulate.fleet.real_cluster.connection import ClusterAccess
+from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 from real_cluster.fleet import NAMESPACE
 
 PAGE = 500

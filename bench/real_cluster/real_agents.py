@@ -9,7 +9,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from brupop.entrypoints.simulate.fleet.agent_env import agent_argv, default_apiclient
+from brupop.simulation.fleet.agent_env import agent_argv, default_apiclient
 from real_cluster.fleet import NAMESPACE, FleetNode
 
 VERSION = "1.0.0"  # current and target: the host has no update, so these agents stay Idle

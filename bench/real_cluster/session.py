@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
-from brupop.entrypoints.simulate.fleet.real_cluster.connection import ClusterAccess, connect
+from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
+from brupop.simulation.fleet.real_cluster.connection import ClusterAccess, connect
 from real_cluster import brupop_processes, fleet, real_agents
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from kubernetes import watch
 from kubernetes.client import CustomObjectsApi
 
 from brupop.adapters.kubernetes.shadow_objects import GROUP, PLURAL, VERSION
-from brupop.entrypoints.simulate.fleet.real_cluster.connection import ClusterAccess
+from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 from real_cluster.fleet import NAMESPACE
 
 

@@ -22,9 +22,9 @@ CA_BUNDLE = "etc/ssl/certs/ca-certificates.crt"
 # everything it imported on the way is in this list's closure.
 RUN_TIME = ("encodings.idna", "traceback", "difflib", "importlib.util")
 ENTRYPOINTS = {
-    "agent": ("brupop.entrypoints.cli", "brupop.entrypoints.agent.main",
+    "agent": ("brupop.cli.main", "brupop.entrypoints.agent.main",
               "brupop.adapters.apiserver_client", "brupop.hostsim.__main__", *RUN_TIME),
-    "control": ("brupop.entrypoints.cli", "brupop.entrypoints.controller.main",
+    "control": ("brupop.cli.main", "brupop.entrypoints.controller.main",
                 "brupop.entrypoints.apiserver.main", "uvicorn.loops.asyncio",
                 "uvicorn.protocols.http.httptools_impl", "uvicorn.lifespan.on", *RUN_TIME),
 }  # fmt: skip

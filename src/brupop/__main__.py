@@ -2,6 +2,6 @@
 
 import sys
 
-from brupop.entrypoints.cli import main
+from brupop.cli.main import main
 
 sys.exit(main())

@@ -10,7 +10,7 @@ from typing import Any
 
 import jsonschema
 
-from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
+from brupop.cli.crd.policy_definition import policy_custom_resource_definition
 from tests.deploy.shadow_schema import OBJECT_ENVELOPE, openapi_to_json_schema
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 
-from brupop.entrypoints.crd.definition import custom_resource_definition
+from brupop.cli.crd.definition import custom_resource_definition
 
 # What every object has besides spec and status; the apiserver checks these itself.
 OBJECT_ENVELOPE = {

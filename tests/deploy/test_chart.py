@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from brupop.cli.crd.definition import CRD_NAME as SHADOW_CRD
+from brupop.cli.crd.definition import custom_resource_definition
+from brupop.cli.crd.policy_definition import CRD_NAME as POLICY_CRD
+from brupop.cli.crd.policy_definition import policy_custom_resource_definition
 from brupop.domain.cluster.objects import NODE_EVENT_NAMESPACE
-from brupop.entrypoints.crd.definition import CRD_NAME as SHADOW_CRD
-from brupop.entrypoints.crd.definition import custom_resource_definition
-from brupop.entrypoints.crd.policy_definition import CRD_NAME as POLICY_CRD
-from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
 from tests.deploy.kube_validation import (
     cert_manager_problems,
     kubernetes_problems,

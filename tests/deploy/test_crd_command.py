@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from brupop.cli.crd.main import render
+from brupop.cli.crd.schema import CrdSchemaError, structural_schema
+from brupop.cli.main import main as brupop
 from brupop.domain.shadow import KIND, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.domain.versions import SEMVER_PATTERN
-from brupop.entrypoints.cli import main as brupop
-from brupop.entrypoints.crd.main import render
-from brupop.entrypoints.crd.schema import CrdSchemaError, structural_schema
 from tests.deploy.rendering import CRD_COPY, POLICY_CRD_COPY, committed_manifest, load_yaml
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from brupop.cli.crd.policy_definition import policy_custom_resource_definition
 from brupop.domain.policy.policy_object import policy_from_object, policy_object
 from brupop.domain.policy.update_policy import (
     AlertGate,
@@ -26,7 +27,6 @@ from brupop.domain.policy.update_policy_status import (
     PolicyPhase,
     UpdatePolicyStatus,
 )
-from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
 from tests.deploy.policy_schema import policy_problems
 
 FULL_POLICY: dict[str, Any] = {

@@ -11,7 +11,7 @@ import tomllib
 
 import pytest
 
-from brupop.entrypoints.cli import main
+from brupop.cli.main import main
 from tests.deploy.rendering import CHART, REPO, Rendered, load_yaml
 
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
+from brupop.cli.chart_values.process_values import number_bounds
+from brupop.cli.chart_values.values_schema import values_schema
 from brupop.entrypoints.agent.settings import load_settings as load_agent
 from brupop.entrypoints.apiserver.settings import load_settings as load_apiserver
-from brupop.entrypoints.chart_values.process_values import number_bounds
-from brupop.entrypoints.chart_values.values_schema import values_schema
 from brupop.entrypoints.controller.notification_settings import load_notification_settings
 from brupop.entrypoints.controller.settings import load_settings as load_controller
 from brupop.entrypoints.settings_error import SettingsError

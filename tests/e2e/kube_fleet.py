@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from brupop.cli.fleet_description.nodes import SimulatedNode
 from brupop.domain.cluster.objects import COMPONENT_LABEL
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
 from tests.support.kube_emulator import KubeEmulator
 

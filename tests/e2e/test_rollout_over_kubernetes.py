@@ -19,16 +19,16 @@ from typing import Any
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.cli.fleet_description.nodes import SimulatedNode
 from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL
-from brupop.entrypoints.simulate.flags.options import SimulationOptions
-from brupop.entrypoints.simulate.flags.timing import Component
-from brupop.entrypoints.simulate.fleet.agent_env import agent_argv, agent_env, default_apiclient
-from brupop.entrypoints.simulate.fleet.certificates import TlsFiles, write_loopback_tls
-from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode
-from brupop.entrypoints.simulate.fleet.observer import FleetObserver
-from brupop.entrypoints.simulate.fleet.supervisor import AgentSpec, AgentSupervisor
-from brupop.entrypoints.simulate.outcome.host_state import read_host_facts
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
+from brupop.simulation.flags.options import SimulationOptions
+from brupop.simulation.flags.timing import Component
+from brupop.simulation.fleet.agent_env import agent_argv, agent_env, default_apiclient
+from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
+from brupop.simulation.fleet.observer import FleetObserver
+from brupop.simulation.fleet.supervisor import AgentSpec, AgentSupervisor
+from brupop.simulation.outcome.host_state import read_host_facts
 from tests.e2e.kube_fleet import (
     NAMESPACE,
     WORKLOADS,

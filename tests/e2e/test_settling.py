@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.simulate.fleet.observer import NodeView
-from brupop.entrypoints.simulate.fleet_wait import settled
+from brupop.simulation.fleet.observer import NodeView
+from brupop.simulation.fleet_wait import settled
 
 IDLE = UpdateState.IDLE
 

@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from brupop.domain.policy.update_policy_status import HaltReason
-from brupop.entrypoints.simulate.fleet.supervisor import AgentExit, ExitCause
-from brupop.entrypoints.simulate.outcome.report import VERDICT_CHARS, NodeReport, RunFacts, judge
+from brupop.simulation.fleet.supervisor import AgentExit, ExitCause
+from brupop.simulation.outcome.report import VERDICT_CHARS, NodeReport, RunFacts, judge
 
 
 def _node(**changes: object) -> NodeReport:

@@ -17,15 +17,15 @@ from typing import Any
 from dependency_injector import providers
 from kubernetes import client
 
-from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.entrypoints.apiserver.app import ApiserverOptions
-from brupop.entrypoints.apiserver.container import ApiserverContainer
-from brupop.entrypoints.apiserver.conversion.worker_process import (
+from brupop.adapters.apiserver_http.app import ApiserverOptions
+from brupop.adapters.apiserver_http.conversion.worker_process import (
     ConversionOptions,
     ConversionWorker,
 )
-from brupop.entrypoints.apiserver.serving.server import serve_in_thread
-from brupop.entrypoints.crd.install import install_crds, webhook_crds
+from brupop.adapters.apiserver_http.serving.server import serve_in_thread
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.cli.crd.install import install_crds, webhook_crds
+from brupop.entrypoints.apiserver.container import ApiserverContainer
 from tests.support.polling import wait_until
 from tests.support.tls import make_certificates
 

@@ -18,15 +18,15 @@ import pytest
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
+from brupop.cli.crd.definition import custom_resource_definition
+from brupop.cli.doctor.crds import check_policy_crd
+from brupop.cli.doctor.main import main, run_checks
+from brupop.cli.doctor.metrics import METRIC, check_metrics_at
+from brupop.cli.doctor.rbac import check_rbac
+from brupop.cli.doctor.reading import KubernetesReader, ReadRefused
+from brupop.cli.doctor.result import CheckResult
+from brupop.cli.doctor.webhook import check_conversion_webhook
 from brupop.domain.shadow import OPT_IN_LABEL, shadow_name
-from brupop.entrypoints.crd.definition import custom_resource_definition
-from brupop.entrypoints.doctor.crds import check_policy_crd
-from brupop.entrypoints.doctor.main import main, run_checks
-from brupop.entrypoints.doctor.metrics import METRIC, check_metrics_at
-from brupop.entrypoints.doctor.rbac import check_rbac
-from brupop.entrypoints.doctor.reading import KubernetesReader, ReadRefused
-from brupop.entrypoints.doctor.result import CheckResult
-from brupop.entrypoints.doctor.webhook import check_conversion_webhook
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from tests.realcluster.conftest import KWOK_ANNOTATION, ControlPlane
 from tests.realcluster.crd_webhook import shadow_object

@@ -23,11 +23,11 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.entrypoints.simulate.fleet.certificates import write_loopback_tls
-from brupop.entrypoints.simulate.fleet.observer import FleetObserver, NodeChange, NodeView
-from brupop.entrypoints.simulate.fleet.real_cluster.connection import ClusterAccess, connect
 from brupop.hostsim.control import read_host
 from brupop.ports.shadow_repository import ShadowRepository
+from brupop.simulation.fleet.certificates import write_loopback_tls
+from brupop.simulation.fleet.observer import FleetObserver, NodeChange, NodeView
+from brupop.simulation.fleet.real_cluster.connection import ClusterAccess, connect
 from tests.realcluster.conftest import ControlPlane
 from tests.realcluster.controllers import running
 from tests.support.migrate_doc import migrated_values, run_step

@@ -15,7 +15,7 @@ import pytest
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from brupop.entrypoints.doctor.main import main as doctor
+from brupop.cli.doctor.main import main as doctor
 from tests.realnode.chart_release import NAMESPACE, install, package, prepare_nodes, uninstall
 from tests.realnode.conftest import RealCluster
 from tests.support.polling import wait_until

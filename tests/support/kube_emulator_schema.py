@@ -13,8 +13,8 @@ from typing import Any
 
 import jsonschema
 
-from brupop.entrypoints.crd.definition import custom_resource_definition
-from brupop.entrypoints.crd.policy_definition import policy_custom_resource_definition
+from brupop.cli.crd.definition import custom_resource_definition
+from brupop.cli.crd.policy_definition import policy_custom_resource_definition
 from tests.deploy.shadow_schema import openapi_to_json_schema
 from tests.support.kube_api_rules import POLICIES, SHADOWS, Kind
 

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from brupop.entrypoints.simulate.fleet.real_cluster.connection import ClusterAccess
-from brupop.entrypoints.simulate.fleet.real_cluster.fleet_objects import ApiFleet
+from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
+from brupop.simulation.fleet.real_cluster.fleet_objects import ApiFleet
 from tests.support.original_install import (
     COMPONENT_LABEL,
     CRD_NAME,

@@ -21,24 +21,24 @@ from kubernetes import client
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.system.clock import SystemClock
+from brupop.cli.crd.install import install_crds
+from brupop.cli.fleet_description.nodes import SimulatedNode
 from brupop.domain.cluster.objects import OwnerReference
 from brupop.entrypoints.apiserver.container import EVENT_COMPONENT as APISERVER_COMPONENT
 from brupop.entrypoints.controller.container import EVENT_COMPONENT as CONTROLLER_COMPONENT
 from brupop.entrypoints.controller.container import build_controller
 from brupop.entrypoints.controller.settings import ControllerSettings
-from brupop.entrypoints.crd.install import install_crds
-from brupop.entrypoints.simulate.flags.options import SimulationOptions
-from brupop.entrypoints.simulate.fleet import components
-from brupop.entrypoints.simulate.fleet.agent_env import agent_argv, agent_env, default_apiclient
-from brupop.entrypoints.simulate.fleet.certificates import LOOPBACK_HOST, TlsFiles
-from brupop.entrypoints.simulate.fleet.nodes import SimulatedNode
-from brupop.entrypoints.simulate.fleet.real_cluster.backend import free_loopback_port
-from brupop.entrypoints.simulate.fleet.real_cluster.connection import ClusterAccess
-from brupop.entrypoints.simulate.fleet.real_cluster.fleet_objects import ApiFleet
-from brupop.entrypoints.simulate.fleet.supervisor import AgentSpec, AgentSupervisor
 from brupop.hostsim.control import seed_host
 from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
+from brupop.simulation.flags.options import SimulationOptions
+from brupop.simulation.fleet import components
+from brupop.simulation.fleet.agent_env import agent_argv, agent_env, default_apiclient
+from brupop.simulation.fleet.certificates import LOOPBACK_HOST, TlsFiles
+from brupop.simulation.fleet.real_cluster.backend import free_loopback_port
+from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
+from brupop.simulation.fleet.real_cluster.fleet_objects import ApiFleet
+from brupop.simulation.fleet.supervisor import AgentSpec, AgentSupervisor
 from tests.deploy.rendering import Helm, fetch_helm
 from tests.support.control_plane.chart_install import apply_chart
 from tests.support.original_install import NAMESPACE, OriginalNode

@@ -11,15 +11,16 @@ from types import ModuleType
 
 import pytest
 
+from brupop.cli import main as cli
+from brupop.cli.doctor import main as doctor
+from brupop.cli.pausing import command as pausing
+from brupop.cli.plan import main as plan
+from brupop.cli.policy import main as policy
+from brupop.cli.status import main as status
+from brupop.cli.status import timeline_command
 from brupop.domain.reason import Reason
-from brupop.entrypoints import cli, invocation
-from brupop.entrypoints.doctor import main as doctor
-from brupop.entrypoints.pausing import command as pausing
-from brupop.entrypoints.plan import main as plan
-from brupop.entrypoints.policy import main as policy
-from brupop.entrypoints.simulate import main as simulate
-from brupop.entrypoints.status import main as status
-from brupop.entrypoints.status import timeline_command
+from brupop.entrypoints import invocation
+from brupop.simulation import main as simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "troubleshooting.md").read_text(encoding="utf-8")

@@ -17,11 +17,11 @@ from typing import Protocol
 import pytest
 
 from brupop.adapters.apiserver_client import ApiserverClient
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL, LB_EXCLUSION_VALUE, OwnerReference
 from brupop.domain.shadow import ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.node_operations import NodeOperations
 from brupop.ports.shadow_store import ShadowStore
 from tests.fakes.clock import FakeClock

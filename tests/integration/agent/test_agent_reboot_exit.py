@@ -210,7 +210,7 @@ def test_brupop_agent_keeps_its_exit_code_when_sigterm_comes_as_the_interpreter_
     probe = (
         "import sys\n"
         "from tests.support.agent_scenario import SigtermAtShutdown\n"
-        "from brupop.entrypoints.cli import main\n"
+        "from brupop.cli.main import main\n"
         "late = SigtermAtShutdown()\n"
         "sys.exit(main(['agent']))\n"
     )

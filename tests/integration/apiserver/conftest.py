@@ -13,11 +13,15 @@ from pathlib import Path
 import pytest
 
 from brupop.adapters.apiserver_client import ApiserverClient, RetryPolicy
+from brupop.adapters.apiserver_http.app import ApiserverOptions, ApiserverParts
+from brupop.adapters.apiserver_http.serving.server import (
+    RunningServer,
+    ServerLimits,
+    serve_in_thread,
+)
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
-from brupop.entrypoints.apiserver.app import ApiserverOptions, ApiserverParts
 from brupop.entrypoints.apiserver.container import build_apiserver_app
-from brupop.entrypoints.apiserver.serving.server import RunningServer, ServerLimits, serve_in_thread
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
 from brupop.services.apiserver.drain import DrainTimings
 from tests.support.tls import TestCertificates, make_certificates

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 import urllib3
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import NotFoundError
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
 from tests.integration.apiserver.conftest import (

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from brupop.entrypoints.apiserver.serving.admission import ConnectionLimits
-from brupop.entrypoints.apiserver.serving.server import ServerLimits
+from brupop.adapters.apiserver_http.serving.admission import ConnectionLimits
+from brupop.adapters.apiserver_http.serving.server import ServerLimits
 from tests.integration.apiserver.conftest import NS, Rig, RigFactory, agent_pod, free_port
 from tests.integration.apiserver.raw_client import read_until_closed, tcp_connection, tls_connection
 from tests.support.polling import wait_until

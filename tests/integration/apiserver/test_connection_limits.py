@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 
-from brupop.entrypoints.apiserver.serving.admission import ConnectionLimits
-from brupop.entrypoints.apiserver.serving.server import ServerLimits
+from brupop.adapters.apiserver_http.serving.admission import ConnectionLimits
+from brupop.adapters.apiserver_http.serving.server import ServerLimits
 from tests.integration.apiserver.conftest import RigFactory
 from tests.integration.apiserver.raw_client import ping_soon, read_until_closed, tcp_connection
 

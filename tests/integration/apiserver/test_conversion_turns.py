@@ -20,8 +20,8 @@ import structlog.testing
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from brupop.entrypoints.apiserver.conversion.worker_process import ConversionOptions
-from brupop.entrypoints.apiserver.routes.conversion_webhook import ConversionRoute
+from brupop.adapters.apiserver_http.conversion.worker_process import ConversionOptions
+from brupop.adapters.apiserver_http.routes.conversion_webhook import ConversionRoute
 from tests.integration.apiserver.conftest import Rig, RigFactory
 from tests.support.polling import wait_until
 
@@ -29,8 +29,8 @@ from tests.support.polling import wait_until
 # file and holds the review until the release file exists.
 HELD_WORKER = """
 import json, os, sys, time
-from brupop.entrypoints.apiserver.conversion.answer import answer_to
-from brupop.entrypoints.apiserver.conversion.frames import ANSWER, READY, read_frame, write_frame
+from brupop.adapters.apiserver_http.conversion.answer import answer_to
+from brupop.adapters.apiserver_http.conversion.frames import ANSWER, READY, read_frame, write_frame
 order, release, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
 frames_out = sys.stdout.buffer
 write_frame(frames_out, READY, b"")

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 import structlog.testing
 
-from brupop.domain.conversion import convert_review
-from brupop.entrypoints.apiserver.conversion.worker_process import (
+from brupop.adapters.apiserver_http.conversion.worker_process import (
     ConversionFailedError,
     ConversionOptions,
     ConversionWorker,
 )
+from brupop.domain.conversion import convert_review
 from brupop.services.supervisor import RestartPolicy
 from tests.integration.apiserver.conftest import RigFactory, start_brupop_apiserver
 from tests.support.polling import wait_until
@@ -39,9 +39,9 @@ import os, runpy, sys
 marker, limit = sys.argv[1], sys.argv[2]
 if os.path.exists(marker):
     sys.argv = ["conversion_worker", limit]
-    runpy.run_module("brupop.entrypoints.apiserver.conversion.worker", run_name="__main__")
+    runpy.run_module("brupop.adapters.apiserver_http.conversion.worker", run_name="__main__")
 else:
-    from brupop.entrypoints.apiserver.conversion.frames import READY, write_frame
+    from brupop.adapters.apiserver_http.conversion.frames import READY, write_frame
     write_frame(sys.stdout.buffer, READY, b"")
     sys.stdin.buffer.read(9)
     with open(marker + ".tmp", "w") as pid:
@@ -52,7 +52,7 @@ else:
 # A worker that says it is ready, then reads forever and never answers.
 NEVER_ANSWERS = """
 import sys
-from brupop.entrypoints.apiserver.conversion.frames import READY, write_frame
+from brupop.adapters.apiserver_http.conversion.frames import READY, write_frame
 write_frame(sys.stdout.buffer, READY, b"")
 sys.stdin.buffer.read()
 """

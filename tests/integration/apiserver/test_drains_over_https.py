@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.domain.cluster.objects import EventSubject, OwnerReference
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import DrainFailedError
 from brupop.services.apiserver.drain import DrainTimings
 from brupop.services.apiserver.forced_removal import FORCED_REASON

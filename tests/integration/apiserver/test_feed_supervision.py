@@ -10,10 +10,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import ShadowSpec
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.supervisor import RestartPolicy
 from tests.fakes.breakable_watch import with_breakable_shadows

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 from tests.integration.apiserver.conftest import (
     FAST_DRAINS,
     NS,

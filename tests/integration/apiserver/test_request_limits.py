@@ -3,8 +3,8 @@ cannot fill the apiserver's memory or hold its connections open with a slow head
 
 from __future__ import annotations
 
-from brupop.entrypoints.apiserver.serving.http_protocol import HeadLimits
-from brupop.entrypoints.apiserver.serving.server import ServerLimits
+from brupop.adapters.apiserver_http.serving.http_protocol import HeadLimits
+from brupop.adapters.apiserver_http.serving.server import ServerLimits
 from tests.integration.apiserver.conftest import RigFactory
 from tests.integration.apiserver.raw_client import read_until_closed, send_all, tls_connection
 

@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.domain.cluster.objects import TokenIdentity
 from brupop.domain.host.agent_shadow import ShadowStatus
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.ports.errors import UnavailableError
 from tests.integration.apiserver.conftest import (
     FAST_DRAINS,

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
+from brupop.adapters.apiserver_http.serving.server import ServerLimits
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import Shadow, ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.apiserver.app import ApiserverOptions
-from brupop.entrypoints.apiserver.serving.server import ServerLimits
 from tests.integration.apiserver.conftest import NS, Rig, add_agent_nodes, agent_pod, start_rig
 from tests.support.polling import wait_until
 from tests.support.tls import TestCertificates

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from brupop.entrypoints.cli import EXIT_STDOUT_CLOSED
+from brupop.cli.main import EXIT_STDOUT_CLOSED
 
 # Commands that print to stdout without a cluster.
 COMMANDS = {

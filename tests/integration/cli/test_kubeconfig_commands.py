@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints.pausing import pause, resume
-from brupop.entrypoints.status import main as status
+from brupop.cli.pausing import pause, resume
+from brupop.cli.status import main as status
 from tests.support.kubeconfig import use_kubeconfig
 
 Command = Callable[[Path], int]

@@ -22,7 +22,7 @@ def _plugin(*words: str) -> subprocess.CompletedProcess[str]:
 def test_the_package_installs_a_kubectl_brupop_executable() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
 
-    assert scripts["kubectl-brupop"] == "brupop.entrypoints.cli:kubectl_plugin"
+    assert scripts["kubectl-brupop"] == "brupop.cli.main:kubectl_plugin"
     assert PLUGIN.is_file(), "scripts/bootstrap installs the console scripts into the venv"
 
 

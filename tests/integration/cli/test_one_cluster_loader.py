@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints import cli
+from brupop.cli import main as cli
 from tests.support.kubeconfig import write_kubeconfig
 
 # Each command with arguments that would otherwise run it against the cluster.

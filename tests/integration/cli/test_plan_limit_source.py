@@ -12,10 +12,10 @@ import pytest
 from kubernetes.client import ApiClient
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.cli.cluster_loader import ClusterTarget, reach_cluster
+from brupop.cli.plan.main import main
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.cluster_loader import ClusterTarget, reach_cluster
-from brupop.entrypoints.plan.main import main
 from tests.support.controller_surface import serve_controller
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_proxy import ServiceProxy

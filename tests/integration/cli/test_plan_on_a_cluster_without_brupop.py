@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from brupop.cli.plan.main import main
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.entrypoints.plan.main import main
 from tests.support.kube_api_rules import KINDS, SHADOWS
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_server import EmulatorServer

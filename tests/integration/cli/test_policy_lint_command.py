@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from brupop.cli.policy.main import main
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.entrypoints.policy.main import main
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_server import EmulatorServer
 from tests.support.kubeconfig import write_kubeconfig

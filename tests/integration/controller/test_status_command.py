@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from brupop.cli.status.main import main
+from brupop.cli.status.table import format_reports
 from brupop.domain.shadow import ShadowSpec
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.status.main import main
-from brupop.entrypoints.status.table import format_reports
 from brupop.services.controller.service import ControllerService
 from tests.support.controller_surface import serve_controller
 from tests.unit.services.controller.fleet import NEW, OLD, Fleet

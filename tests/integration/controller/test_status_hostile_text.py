@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brupop.entrypoints.status.main import main
+from brupop.cli.status.main import main
 from tests.support.odd_json import deep_json, json_values, raw_bytes
 from tests.support.probe_server import ProbeServer
 

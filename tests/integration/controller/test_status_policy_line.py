@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from brupop.entrypoints.status.main import main
+from brupop.cli.status.main import main
 from tests.support.controller_surface import serve_controller
 from tests.support.kube_api_rules import POLICIES, status_body
 from tests.support.kube_emulator import KubeEmulator

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from brupop.cli.status.main import main
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
-from brupop.entrypoints.status.main import main
 from tests.support.controller_surface import serve_controller
 from tests.support.probe_server import ProbeServer
 from tests.unit.services.controller.fleet import START, Fleet

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints.status.main import main
+from brupop.cli.status.main import main
 from tests.support.controller_surface import serve_controller
 from tests.support.kube_api_rules import status_body
 from tests.support.kube_emulator import KubeEmulator
@@ -139,9 +139,7 @@ def test_without_any_configuration_it_says_how_to_get_one(
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.setattr(
-        "brupop.entrypoints.status.main.LOCAL_URL", f"http://127.0.0.1:{_free_port()}"
-    )
+    monkeypatch.setattr("brupop.cli.status.main.LOCAL_URL", f"http://127.0.0.1:{_free_port()}")
     assert main(["--timeout", "5"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err

@@ -20,12 +20,12 @@ from brupop.adapters.kubernetes.api_calls import ApiCalls
 from brupop.adapters.kubernetes.events import KubernetesEventRecorder
 from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
 from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRepository
+from brupop.cli.status.main import main
 from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.policy.update_policy import UpdatePolicySpec
 from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState as S
-from brupop.entrypoints.status.main import main
 from tests.support.controller_surface import serve_controller
 from tests.support.kube_api_rules import EVENTS
 from tests.support.kube_emulator import KubeEmulator
@@ -179,7 +179,7 @@ def test_without_matplotlib_it_says_how_to_get_it_and_exits_2(tmp_path: Path) ->
     probe = (
         "import sys\n"
         "sys.modules['matplotlib'] = None  # as if the package were not installed\n"
-        "from brupop.entrypoints.cli import main\n"
+        "from brupop.cli.main import main\n"
         f"sys.exit(main(['status', '--timeline', {str(tmp_path / 'x.svg')!r}]))\n"
     )
     answer = subprocess.run(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from brupop.entrypoints.status.main import main
+from brupop.cli.status.main import main
 from tests.support.controller_surface import serve_controller
 from tests.unit.services.controller.fleet import NEW, Fleet
 

@@ -12,8 +12,8 @@ from typing import Any
 import kmock
 import pytest
 
-from brupop.entrypoints import cli
-from brupop.entrypoints.pausing import pause, resume
+from brupop.cli import main as cli
+from brupop.cli.pausing import pause, resume
 from tests.support.kube_api_rules import NODES, POLICIES, status_body
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_server import EmulatorServer

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from brupop.entrypoints.pausing import pause, resume
+from brupop.cli.pausing import pause, resume
 from tests.support.kube_api_rules import POLICIES
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_server import EmulatorServer

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints.simulate.fleet.supervisor import (
+from brupop.simulation.fleet.supervisor import (
     AgentExit,
     AgentSpec,
     AgentSupervisor,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryHttpProber
+from brupop.cli.fleet_description.nodes import build_fleet
 from brupop.domain.policy.update_policy import HealthGate
 from brupop.domain.safety.health_gate import CheckOutcome
-from brupop.entrypoints.simulate.fleet.nodes import build_fleet
 from brupop.services.controller.safety.health_checks import HealthChecks
 
 

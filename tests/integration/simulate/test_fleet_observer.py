@@ -12,8 +12,8 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Listing, WatchEvent
 from brupop.domain.shadow import Shadow, ShadowSpec
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.simulate.fleet.observer import FleetObserver
 from brupop.ports.errors import UnavailableError
+from brupop.simulation.fleet.observer import FleetObserver
 from tests.support.polling import wait_until
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.domain.cluster.objects import Resources
-from brupop.entrypoints.simulate.fleet.nodes import (
+from brupop.cli.fleet_description.fleet_shape import ZONE_LABEL, FleetShape, PodCounts
+from brupop.cli.fleet_description.nodes import (
     DO_NOT_DISRUPT,
     NODE_ALLOCATABLE,
     POD_REQUESTS,
@@ -15,7 +15,7 @@ from brupop.entrypoints.simulate.fleet.nodes import (
     build_fleet,
     do_not_disrupt_pod,
 )
-from brupop.entrypoints.simulate.scenarios.fleet_shape import ZONE_LABEL, FleetShape, PodCounts
+from brupop.domain.cluster.objects import Resources
 
 NAMES = ["node-01", "node-02", "node-03", "node-04"]
 

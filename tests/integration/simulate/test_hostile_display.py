@@ -12,10 +12,10 @@ from dataclasses import replace
 from rich.console import Console
 
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.simulate.fleet.observer import NodeView
-from brupop.entrypoints.simulate.fleet.supervisor import AgentView
-from brupop.entrypoints.simulate.outcome.display import LiveView, PlainProgress, print_summary
-from brupop.entrypoints.simulate.outcome.report import NodeReport, RunFacts, judge
+from brupop.simulation.fleet.observer import NodeView
+from brupop.simulation.fleet.supervisor import AgentView
+from brupop.simulation.outcome.display import LiveView, PlainProgress, print_summary
+from brupop.simulation.outcome.report import NodeReport, RunFacts, judge
 
 TITLE = "\x1b]0;pwned\x07"  # retitles the terminal window
 CLIPBOARD = "\x1b]52;c;ZXZpbA==\x07"  # OSC 52: writes the clipboard

@@ -9,8 +9,8 @@ import io
 from rich.console import Console
 
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.simulate.fleet.observer import NodeView
-from brupop.entrypoints.simulate.outcome.display import LiveView
+from brupop.simulation.fleet.observer import NodeView
+from brupop.simulation.outcome.display import LiveView
 
 IN_FLIGHT = ("node-17", "node-29", "node-33")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints.simulate.flags.options import parse_options
-from brupop.entrypoints.simulate.main import EXIT_USAGE, main
+from brupop.simulation.flags.options import parse_options
+from brupop.simulation.main import EXIT_USAGE, main
 
 FILE_FLAGS = {"--report": "report.json", "--timeline": "timeline.svg"}
 FOLDER_FLAGS = {"--log-dir": "logs", "--work-dir": "work"}

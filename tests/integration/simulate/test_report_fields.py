@@ -10,8 +10,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from brupop.entrypoints.simulate.outcome.display import print_summary
-from brupop.entrypoints.simulate.outcome.report import (
+from brupop.simulation.outcome.display import print_summary
+from brupop.simulation.outcome.report import (
     PHASES,
     NodeReport,
     RunFacts,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from brupop.entrypoints.simulate.flags.options import parse_options
-from brupop.entrypoints.simulate.main import EXIT_USAGE, main
+from brupop.simulation.flags.options import parse_options
+from brupop.simulation.main import EXIT_USAGE, main
 
 
 def test_a_directory_as_report_stops_the_simulation_at_start_with_exit_2(

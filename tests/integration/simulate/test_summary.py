@@ -8,8 +8,8 @@ from dataclasses import replace
 from rich.console import Console
 
 from brupop.domain.policy.update_policy_status import HaltReason
-from brupop.entrypoints.simulate.outcome.display import print_summary
-from brupop.entrypoints.simulate.outcome.report import NodeReport, RunFacts, judge
+from brupop.simulation.outcome.display import print_summary
+from brupop.simulation.outcome.report import NodeReport, RunFacts, judge
 
 
 def _node(name: str, **changes: object) -> NodeReport:

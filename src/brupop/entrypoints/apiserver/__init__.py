@@ -1,6 +1,6 @@
-"""`brupop apiserver`: the agents' HTTPS door to the cluster (Starlette app served by uvicorn).
+"""`brupop apiserver`: the agents' HTTPS door to the cluster (its settings, container and main).
 
-It imports nothing on purpose: the conversion worker process lives below it and must not load
-the web stack. `container.build_apiserver_app` and `serving.server.serve_in_thread` let
+The HTTP server itself is a driving adapter, `brupop.adapters.apiserver_http`.
+`container.build_apiserver_app` and that adapter's `serving.server.serve_in_thread` let
 `brupop simulate` and tests run it in-process.
 """

@@ -15,18 +15,18 @@ from collections.abc import Callable
 from dependency_injector import containers, providers
 from starlette.applications import Starlette
 
-from brupop.adapters.system.clock import SystemClock
-from brupop.domain.policy.drain_rules import protected_namespaces
-from brupop.entrypoints.apiserver.app import (
+from brupop.adapters.apiserver_http.app import (
     ApiserverOptions,
     ApiserverParts,
     ThreadLimit,
     starlette_app,
 )
-from brupop.entrypoints.apiserver.conversion.worker_process import ConversionWorker
-from brupop.entrypoints.apiserver.routes.closing import Closing
-from brupop.entrypoints.apiserver.routes.handlers import Handlers
-from brupop.entrypoints.apiserver.routes.metrics import ApiserverMetrics
+from brupop.adapters.apiserver_http.conversion.worker_process import ConversionWorker
+from brupop.adapters.apiserver_http.routes.closing import Closing
+from brupop.adapters.apiserver_http.routes.handlers import Handlers
+from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
+from brupop.adapters.system.clock import SystemClock
+from brupop.domain.policy.drain_rules import protected_namespaces
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
 from brupop.entrypoints.clusters import ApiserverCluster, ClusterChoice
 from brupop.ports.clock import Clock

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 
+from brupop.adapters.apiserver_http.serving.server import bind, uvicorn_server
+from brupop.adapters.apiserver_http.serving.tls import CertificateReloader
 from brupop.entrypoints.apiserver.container import ApiserverContainer, options_from
-from brupop.entrypoints.apiserver.serving.server import bind, uvicorn_server
-from brupop.entrypoints.apiserver.serving.tls import CertificateReloader
 from brupop.entrypoints.apiserver.settings import ApiserverSettings, load_settings
 from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK, answer_arguments
 from brupop.entrypoints.logging.log_filter import LogFilter

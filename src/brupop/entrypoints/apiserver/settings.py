@@ -13,14 +13,14 @@ from typing import Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from brupop.adapters.apiserver_http.serving.admission import ConnectionLimits
+from brupop.adapters.apiserver_http.serving.http_protocol import HeadLimits
+from brupop.adapters.apiserver_http.serving.server import ServerLimits
 from brupop.domain.policy.drain_rules import (
     FORCE_ALLOWANCE_SETTING,
     ForceAllowanceError,
     read_force_allowance,
 )
-from brupop.entrypoints.apiserver.serving.admission import ConnectionLimits
-from brupop.entrypoints.apiserver.serving.http_protocol import HeadLimits
-from brupop.entrypoints.apiserver.serving.server import ServerLimits
 from brupop.entrypoints.logging.log_fields import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (

@@ -39,7 +39,7 @@ HEAVY = (
 # module), loads the apiserver client the agent builds its ports with, and lists every module.
 PROBE = """\
 import json, sys
-from brupop.entrypoints.cli import main
+from brupop.cli.main import main
 assert main(["agent", "--help"]) == 0
 import brupop.adapters.apiserver_client
 print(json.dumps(sorted(sys.modules)))

@@ -7,9 +7,9 @@ import anyio
 from starlette.applications import Starlette
 from starlette.types import Message
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference, TokenIdentity
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.ports.token_reviewer import TokenReviewer
 from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT

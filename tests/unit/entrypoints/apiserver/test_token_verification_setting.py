@@ -8,8 +8,8 @@ import anyio
 import pytest
 from starlette.requests import Request
 
+from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.entrypoints.apiserver.app import ApiserverOptions
 from brupop.entrypoints.apiserver.container import ApiserverContainer, options_from
 from brupop.entrypoints.apiserver.settings import load_settings
 from brupop.entrypoints.settings_error import SettingsError

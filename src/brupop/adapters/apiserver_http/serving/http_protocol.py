@@ -1,0 +1,158 @@
+"""uvicorn's httptools protocol with bounds on the request head.
+
+uvicorn with httptools has no limit on the size of a request line and its headers, and no
+deadline for them: a client may send 64 MB of headers (all buffered before the app sees any), or
+one byte a second forever. This protocol counts the bytes received while a request head is
+incomplete and answers 431 past `max_head_bytes`; it closes a connection whose head is not
+complete `header_timeout_seconds` after the connection opened or the request began (408 when
+part of a request came). Parser errors and upgrade attempts log at DEBUG only, so that malformed
+traffic cannot flood the log.
+
+It also tells a waiting request when its connection is lost (`closing.CONNECTION_LOST` in the
+request's scope), so that a long-poll needs no task of its own reading for the hang-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httptools
+import structlog
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from brupop.adapters.apiserver_http.routes.closing import CONNECTION_LOST
+
+log = structlog.get_logger(__name__)
+
+# After a refusal, what the client still sends is read and dropped for this long before the
+# connection is closed: closing with unread data would reset it, and the client would lose the
+# answer it has not read yet.
+LINGER_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class HeadLimits:
+    """How large and how slow a request head may be."""
+
+    max_head_bytes: int = 64 * 1024
+    header_timeout_seconds: float = 5.0
+
+
+class BoundedHttpProtocol(HttpToolsProtocol):
+    """HttpToolsProtocol refusing request heads that are too large (431) or too slow (408)."""
+
+    def __init__(self, *args: Any, limits: HeadLimits, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._limits = limits
+        self._head_bytes = 0
+        self._head_deadline: asyncio.TimerHandle | None = None
+        self._refused = False
+        self._lost = False
+        self._on_lost: list[Callable[[], None]] = []
+
+    def when_lost(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` once the connection is lost (soon, if it is lost already); returns a
+        function that cancels the call."""
+        if self._lost:
+            handle = self.loop.call_soon(callback)
+            return handle.cancel
+        self._on_lost.append(callback)
+        return lambda: self._forget(callback)
+
+    def _forget(self, callback: Callable[[], None]) -> None:
+        if callback in self._on_lost:
+            self._on_lost.remove(callback)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_waiting_for_head()
+        self._lost = True
+        callbacks, self._on_lost = self._on_lost, []
+        super().connection_lost(exc)
+        for callback in callbacks:
+            callback()
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        self._unset_keepalive_if_required()
+        if self._head_deadline is not None:
+            self._head_bytes += len(data)
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            # No protocol to upgrade to: the request is answered as a plain one, as uvicorn does.
+            log.debug("http.upgrade_ignored", client=_client(self.client))
+        except httptools.HttpParserError as error:
+            log.debug("http.invalid_request", client=_client(self.client), error=str(error))
+            self._refuse(400, b"invalid HTTP request")
+            return
+        # Checked after the parser ran: a chunk that completes the head is never refused.
+        if self._head_deadline is not None and self._head_bytes > self._limits.max_head_bytes:
+            log.debug("http.head_too_large", client=_client(self.client), bytes=self._head_bytes)
+            self._refuse(431, b"request line and headers too large")
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._head_deadline is None:
+            self._await_head()
+
+    def on_headers_complete(self) -> None:
+        self._stop_waiting_for_head()
+        scope = self.scope
+        super().on_headers_complete()
+        # The request's task has not run yet: it sees this in its scope.
+        scope[CONNECTION_LOST] = self  # type: ignore[literal-required]
+
+    def _await_head(self) -> None:
+        self._head_bytes = 0
+        self._head_deadline = self.loop.call_later(
+            self._limits.header_timeout_seconds, self._head_too_slow
+        )
+
+    def _stop_waiting_for_head(self) -> None:
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+
+    def _head_too_slow(self) -> None:
+        self._head_deadline = None
+        log.debug("http.head_too_slow", client=_client(self.client), bytes=self._head_bytes)
+        if self._head_bytes:
+            self._refuse(408, b"request headers not received in time")
+        elif not self.transport.is_closing():
+            self._refused = True
+            self.transport.close()
+
+    def _refuse(self, status: int, reason: bytes) -> None:
+        """Answer `status` with a short reason, then close the connection (see LINGER_SECONDS)."""
+        self._refused = True
+        self._stop_waiting_for_head()
+        if self.transport.is_closing():
+            return
+        self.transport.write(
+            b"".join(
+                [
+                    STATUS_LINE[status],
+                    b"content-type: text/plain; charset=utf-8\r\n",
+                    b"content-length: %d\r\n" % len(reason),
+                    b"connection: close\r\n\r\n",
+                    reason,
+                ]
+            )
+        )
+        self.loop.call_later(LINGER_SECONDS, self._close)
+
+    def _close(self) -> None:
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+def _client(address: tuple[str, int] | None) -> str | None:
+    return f"{address[0]}:{address[1]}" if address else None

@@ -1,0 +1,156 @@
+"""The authorization middleware's bounds on TokenReviews: past the reviews running and the few
+waiting, a request with a token still to review is refused at once with 503; while the reviews
+are all busy, one address with its share in flight is refused at once with 429."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import anyio
+from starlette.responses import Response
+from starlette.types import Message, Receive, Scope, Send
+
+from brupop.adapters.apiserver_http.routes.authorization import AuthorizationMiddleware
+from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
+from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.memory.tokens import InMemoryTokenReviewer
+from brupop.domain.cluster.objects import TokenIdentity
+from brupop.services.apiserver.authorization import Authorizer
+
+NS = "brupop-bottlerocket-aws"
+RESOURCE = "/bottlerocket-node-resource"
+
+
+class HeldTokenReviewer(InMemoryTokenReviewer):
+    """A TokenReview that answers only once `gate` opens (after 10 s regardless)."""
+
+    def __init__(self, cluster: InMemoryCluster) -> None:
+        super().__init__(cluster.clock, cluster.pods.store, cluster.service_accounts.store)
+        self.gate = threading.Event()
+        self.started = 0
+
+    def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
+        self.started += 1
+        self.gate.wait(10)
+        return super().review(token, audiences)
+
+
+def scope(token: str, address: str) -> Scope:
+    headers = {"brupopnodename": "n1", "brupopnodeuid": "uid-n1", "brupopk8sauthtoken": token}
+    return {
+        "type": "http",
+        "method": "GET",
+        "path": RESOURCE,
+        "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+        "client": (address, 40000),
+    }
+
+
+async def receive() -> Message:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+def sender(messages: list[Message]) -> Send:
+    async def send(message: Message) -> None:
+        messages.append(message)
+
+    return send
+
+
+async def handler(_scope: Scope, _receive: Receive, send: Send) -> None:
+    await Response("reached the handler")(_scope, _receive, send)
+
+
+def status_of(messages: list[Message]) -> int | None:
+    starts = [m["status"] for m in messages if m["type"] == "http.response.start"]
+    return starts[0] if starts else None
+
+
+def authorizer_over(reviewer: HeldTokenReviewer, cluster: InMemoryCluster) -> Authorizer:
+    return Authorizer(
+        token_reviewer=reviewer,
+        pods=cluster.pods,
+        nodes=cluster.nodes,
+        clock=cluster.clock,
+        namespace=NS,
+        cache_seconds=30,
+    )
+
+
+def middleware_with(
+    authorizer: Authorizer, limiter: anyio.CapacityLimiter, *, waiting: int, per_client: int
+) -> Any:
+    return AuthorizationMiddleware(
+        handler,
+        authorizer=authorizer,
+        metrics=ApiserverMetrics(lambda: 0),
+        protected={RESOURCE: True},
+        limiter=lambda: limiter,
+        waiting=waiting,
+        per_client=per_client,
+    )
+
+
+def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -> None:
+    cluster = InMemoryCluster(NS)
+    reviewer = HeldTokenReviewer(cluster)
+    authorizer = authorizer_over(reviewer, cluster)
+    answers: dict[str, list[Message]] = {"running": [], "waiting": [], "refused": []}
+    refused_in: list[float] = []
+
+    async def run() -> None:
+        limiter = anyio.CapacityLimiter(1)
+        middleware = middleware_with(authorizer, limiter, waiting=1, per_client=2)
+        async with anyio.create_task_group() as group:
+            group.start_soon(
+                middleware, scope("a", "10.0.0.1"), receive, sender(answers["running"])
+            )
+            with anyio.fail_after(5):
+                while reviewer.started < 1:
+                    await anyio.sleep(0.01)
+            group.start_soon(
+                middleware, scope("b", "10.0.0.2"), receive, sender(answers["waiting"])
+            )
+            await anyio.sleep(0.05)
+            started = time.monotonic()
+            with anyio.fail_after(5):
+                await middleware(scope("c", "10.0.0.3"), receive, sender(answers["refused"]))
+            refused_in.append(time.monotonic() - started)
+            reviewer.gate.set()
+
+    anyio.run(run)
+
+    assert status_of(answers["refused"]) == 503
+    assert refused_in[0] < 1.0  # at once, not after the held review
+    assert status_of(answers["running"]) == status_of(answers["waiting"]) == 401
+    assert reviewer.started == 2
+
+
+def test_while_reviews_are_busy_an_address_with_its_share_in_flight_is_refused_at_once() -> None:
+    cluster = InMemoryCluster(NS)
+    reviewer = HeldTokenReviewer(cluster)
+    authorizer = authorizer_over(reviewer, cluster)
+    answers: dict[str, list[Message]] = {"first": [], "other": [], "refused": []}
+
+    async def run() -> None:
+        limiter = anyio.CapacityLimiter(1)
+        middleware = middleware_with(authorizer, limiter, waiting=10, per_client=1)
+        async with anyio.create_task_group() as group:
+            group.start_soon(middleware, scope("a", "10.0.0.9"), receive, sender(answers["first"]))
+            with anyio.fail_after(5):
+                while reviewer.started < 1:
+                    await anyio.sleep(0.01)
+            # Another address still gets its turn in the queue...
+            group.start_soon(middleware, scope("b", "10.0.0.8"), receive, sender(answers["other"]))
+            # ...while the address whose review is running is refused more at once.
+            with anyio.fail_after(1):
+                await middleware(scope("c", "10.0.0.9"), receive, sender(answers["refused"]))
+            reviewer.gate.set()
+
+    anyio.run(run)
+
+    assert status_of(answers["refused"]) == 429
+    assert status_of(answers["first"]) == status_of(answers["other"]) == 401
+    assert reviewer.started == 2
