@@ -106,3 +106,17 @@ def test_a_restarted_informer_rebuilds_the_same_store(
     assert sorted(after.mirror.values(), key=lambda s: s.name) == sorted(
         before.mirror.values(), key=lambda s: s.name
     )
+
+
+def test_a_following_informer_resyncs_from_its_own_thread_and_repairs_its_store(
+    backend: Backend, cluster: Ports, informers: list[Informer[Shadow]]
+) -> None:
+    held = _shadow(backend, cluster, "node-a")
+    informer = _informer(cluster)
+    informers.append(informer)
+    informer.start(following=Following(watch_seconds=60.0, retry_seconds=0.1, resync_seconds=0.3))
+    wait_until(lambda: informer.mirror.get(held.name) is not None, "the first list")
+    informer.mirror.remove(held.name)  # as if an event had been missed: no watch brings it back
+
+    wait_until(lambda: informer.mirror.get(held.name) == held, "the resync's repair")
+    assert informer.relists >= 2

@@ -117,7 +117,11 @@ class ControllerService:
 
     def run(self, stop: threading.Event) -> None:
         """Tick on every change and at least every `tick_seconds` until `stop` is set."""
-        following = Following(self.config.watch_seconds, restart=self.config.watch_restart)
+        following = Following(
+            self.config.watch_seconds,
+            restart=self.config.watch_restart,
+            resync_seconds=self.config.resync_seconds,
+        )
         self._followed = list(self._mirrors.start_following().values())
         for informer in self._followed:
             informer.start(self.wake, following=following)

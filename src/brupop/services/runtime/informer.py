@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -60,14 +61,25 @@ class VersionCheck(Generic[T]):
 @dataclass(frozen=True)
 class Following:
     """How a following thread watches: each watch lasts `watch_seconds` to twice that; after a
-    failure to reach the cluster it waits `retry_seconds`; `restart`: its Supervisor's policy."""
+    failure to reach the cluster it waits `retry_seconds`; `restart`: its Supervisor's policy;
+    `resync_seconds`: how often it relists (by versions when it has a check) between two
+    watches, from its own thread (None: never, the watch is trusted)."""
 
     watch_seconds: float = WATCH_SECONDS
     retry_seconds: float = 2.0
     restart: RestartPolicy | None = None
+    resync_seconds: float | None = None
 
-    def watch_period(self) -> float:
-        return self.watch_seconds * (1.0 + _spread.random())
+    def watch_period(self, since_list: float) -> float:
+        """How long the next watch lasts, `since_list` seconds after the last list: it ends
+        when the next resync is due."""
+        period = self.watch_seconds * (1.0 + _spread.random())
+        if self.resync_seconds is None:
+            return period
+        return max(0.0, min(period, self.resync_seconds - since_list))
+
+    def resync_due(self, since_list: float) -> bool:
+        return self.resync_seconds is not None and since_list >= self.resync_seconds
 
 
 class Informer(Generic[T]):
@@ -91,6 +103,7 @@ class Informer(Generic[T]):
         self._following = following or Following()
         self._lock = threading.Lock()
         self._version: str | None = None
+        self._listed_at = time.monotonic()
         self.relists = 0
         self.stopping = threading.Event()
         self._supervisor: Supervisor | None = None
@@ -134,6 +147,7 @@ class Informer(Generic[T]):
     def _listed(self, version: str | None) -> str | None:
         with self._lock:
             self._version = version
+            self._listed_at = time.monotonic()
             self.relists += 1
         return version
 
@@ -199,6 +213,9 @@ class Informer(Generic[T]):
         if self._thread is not None:
             self._thread.join(wait_seconds)
 
+    def _since_list(self) -> float:
+        return time.monotonic() - self._listed_at
+
     def pause(self) -> None:
         """Wait out the retry pause (or until stopped)."""
         self.stopping.wait(self._following.retry_seconds)
@@ -217,13 +234,15 @@ class Informer(Generic[T]):
         return follow
 
     def _follow_once(self, on_change: Callable[[], None], each_watch: Callable[[], None]) -> None:
-        """A list when there is no version to resume from, then one watch until it ends."""
+        """A list when there is no version to resume from or a resync is due, then one watch
+        until it ends."""
+        following = self._following
         try:
-            if self._version is None:
+            if self._version is None or following.resync_due(self._since_list()):
                 self.relist()
                 on_change()
             each_watch()
-            for event in self._watcher(self._version, self._following.watch_period()):
+            for event in self._watcher(self._version, following.watch_period(self._since_list())):
                 if self.apply(event):
                     on_change()
                 if self.stopping.is_set():
