@@ -44,6 +44,7 @@ from brupop.services.apiserver.drain_policy_source import DEFAULT_CACHE_SECONDS
 from brupop.services.apiserver.drain_registry import DrainRegistry
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import StatusPacing
+from brupop.services.runtime.informer import WATCH_SECONDS
 from brupop.services.supervisor import RestartPolicy
 
 RESOURCE = "/bottlerocket-node-resource"
@@ -75,7 +76,7 @@ class ApiserverOptions:
     drain_policy_cache_seconds: float = DEFAULT_CACHE_SECONDS  # how old a policy a drain may use
     # Protected namespaces a forced drain may still delete pods in (see DrainRules).
     force_namespaces_allowed: frozenset[str] = frozenset()
-    feed_watch_seconds: float = 10.0
+    feed_watch_seconds: float = WATCH_SECONDS  # each watch of the shadow feed, at least
     feed_restart: RestartPolicy = field(default_factory=RestartPolicy)
     threads: int = 32
     review_threads: int = 8
