@@ -63,9 +63,13 @@ def uninstall(folder: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, timeout=HELM_SECONDS)
 
 
-def prepare_nodes(folder: Path, core: client.CoreV1Api, nodes: tuple[str, ...]) -> None:
-    """A Bottlerocket host under each node (unless `up` started one) and the opt-in label."""
+def prepare_nodes(
+    folder: Path, core: client.CoreV1Api, nodes: tuple[str, ...], *, offer: bool = True
+) -> None:
+    """A Bottlerocket host under each node (unless `up` started one) and the opt-in label.
+    With `offer` False the hosts offer no update, so that no rollout starts."""
+    settings = None if offer else {"BRUPOP_SIM_TARGET_VERSION": ""}
     for node in nodes:
         if not bottlerocket_host.answers(bottlerocket_host.host_folder(folder, node) / "api.sock"):
-            STARTED.append(bottlerocket_host.start_host(folder, node, cache_root()))
+            STARTED.append(bottlerocket_host.start_host(folder, node, cache_root(), None, settings))
         core.patch_node(node, {"metadata": {"labels": OPT_IN}})

@@ -2,7 +2,8 @@
 issues its certificates and injects the CA, every pod starts from the imported images,
 `brupop doctor` passes every check, the agent calls the apiserver with the projected token of
 the chart's audience, and `helm uninstall` leaves nothing of brupop (the CRDs go with it, as
-docs/install.md says)."""
+docs/install.md says). The hosts under the nodes offer no update here: a rollout's drains would
+move the pods doctor checks (tests/realnode/test_rollout.py is the rollout)."""
 
 from __future__ import annotations
 
@@ -43,17 +44,33 @@ def rolled_out(apps: client.AppsV1Api, nodes: int) -> bool:
     return bool(agents.number_ready == nodes)
 
 
+def every_node_reported(cluster: RealCluster) -> bool:
+    """Every node's agent has created its shadow and written its status (a Ready agent pod has
+    not necessarily done either yet)."""
+    shadows = client.CustomObjectsApi(cluster.api).list_namespaced_custom_object(
+        "brupop.bottlerocket.aws", "v2", NAMESPACE, "bottlerocketshadows"
+    )["items"]
+    reported = {s["metadata"]["name"] for s in shadows if s.get("status")}
+    return len(reported) == len(cluster.nodes)
+
+
 @pytest.fixture(scope="module")
 def installed(
     real_cluster: RealCluster, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Installed]:
-    prepare_nodes(real_cluster.folder, real_cluster.core, real_cluster.nodes)
+    prepare_nodes(real_cluster.folder, real_cluster.core, real_cluster.nodes, offer=False)
     chart = package(tmp_path_factory.mktemp("chart"))
     done = install(real_cluster.folder, chart)
     assert done.returncode == 0, done.stderr
     wait_until(
         lambda: rolled_out(real_cluster.apps, len(real_cluster.nodes)),
         "the chart's Deployments and an agent on every node ready",
+        seconds=START_SECONDS,
+        interval=2.0,
+    )
+    wait_until(
+        lambda: every_node_reported(real_cluster),
+        "a status from every agent",
         seconds=START_SECONDS,
         interval=2.0,
     )
@@ -92,18 +109,7 @@ def test_the_agents_projected_token_of_the_charts_audience_is_verified_by_the_ap
             if source.service_account_token
         ]
         assert [token.audience for token in sources] == [AUDIENCE]
-    objects = client.CustomObjectsApi(installed.cluster.api)
-
-    def every_node_reported() -> bool:
-        shadows = objects.list_namespaced_custom_object(
-            "brupop.bottlerocket.aws", "v2", NAMESPACE, "bottlerocketshadows"
-        )["items"]
-        reported = {s["metadata"]["name"] for s in shadows if s.get("status")}
-        return len(reported) == len(installed.cluster.nodes)
-
-    wait_until(
-        every_node_reported, "a status from every agent", seconds=START_SECONDS, interval=2.0
-    )
+    assert every_node_reported(installed.cluster)
     # Verified by the apiserver pod itself (issuer keys and a watch of agent pods): no
     # TokenReview reached kube-apiserver while every agent was let in.
     assert token_reviews(installed.cluster.api) == 0
