@@ -6,15 +6,18 @@ Both reload a renewed certificate without a restart (see `tls.CertificateReloade
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.utils import formatdate
 from pathlib import Path
 from typing import Any
 
 import uvicorn
+from uvicorn.server import ServerState
 
 from brupop.adapters.apiserver_http.serving.admission import (
     RESERVE_SECONDS,
@@ -70,12 +73,45 @@ class RunningServer:
             self.thread.join(grace_seconds)
 
 
+class _DatedState(ServerState):
+    """uvicorn's state shared by the connections, whose default headers are dated when a response
+    reads them (once a second at most), instead of by a timer ten times a second."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        self._config = config
+        self._second = -1
+        self._headers: list[tuple[bytes, bytes]] = []
+        super().__init__()
+
+    @property
+    def default_headers(self) -> list[tuple[bytes, bytes]]:
+        if not self._config.date_header:
+            return list(self._config.encoded_headers)
+        now = int(time.time())
+        if now != self._second:
+            date = (b"date", formatdate(now, usegmt=True).encode())
+            self._second, self._headers = now, [date, *self._config.encoded_headers]
+        return self._headers
+
+    @default_headers.setter
+    def default_headers(self, _headers: list[tuple[bytes, bytes]]) -> None:
+        return  # derived from the config and the clock
+
+
 class _Server(uvicorn.Server):
     """uvicorn over our own TLS admission (see `admission.py`), one per listening socket, and
     bounded HTTP protocol (see `http_protocol.py`); telling the app first when it starts to shut
     down (waits end, answers carry `Connection: close`), and hanging up the connections whose
     clients do not close them. The socket on `webhook_port` is the webhook's listener, any other
-    the agents'."""
+    the agents'.
+
+    While it serves, nothing wakes its event loop but the network and the exit being asked
+    (`should_exit`, by a signal or from another thread): uvicorn's own loop wakes it ten times a
+    second to date its headers and look for the exit."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+    _exit_asked: asyncio.Event | None = None
+    _should_exit = False
 
     def __init__(
         self,
@@ -87,13 +123,34 @@ class _Server(uvicorn.Server):
         webhook_port: int | None,
     ) -> None:
         super().__init__(config)
+        self.server_state = _DatedState(config)
         self._certificates = certificates
         self._limits = limits
         self._begin_shutdown = begin_shutdown
         self._webhook_port = webhook_port
         self.admissions: list[Admission] = []
 
+    @property
+    def should_exit(self) -> bool:
+        return self._should_exit
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        """Ask for the exit (or take it back) from any thread or a signal handler."""
+        self._should_exit = value
+        loop, asked = self.loop, self._exit_asked
+        if value and loop is not None and asked is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed already
+                loop.call_soon_threadsafe(asked.set)
+
+    async def main_loop(self) -> None:
+        """Serve until the exit is asked."""
+        if self._exit_asked is not None and not self.should_exit:
+            await self._exit_asked.wait()
+
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._exit_asked = asyncio.Event()
+        self.loop = asyncio.get_running_loop()
         if not sockets:
             raise ValueError("the apiserver serves only on sockets it is given (see `bind`)")
         await self.lifespan.startup()
