@@ -1,7 +1,8 @@
-"""The conversion webhook over loopback HTTPS, with a worker that holds each review until the test
-releases it: while four clients flood it with big reviews, a one-shadow review (what
-kube-apiserver sends) is the next one converted; and stopping the apiserver with conversions
-waiting answers them 503 at once, finishes the one converting, and logs no error or traceback."""
+"""The conversion webhook over loopback HTTPS, with a worker that holds each big review until the
+test releases it: while four clients flood it with big reviews, a one-shadow review (what
+kube-apiserver sends, converted in the apiserver's own process) is the next one converted; and
+stopping the apiserver with conversions waiting answers them 503 at once, finishes the one
+converting, and logs no error or traceback."""
 
 from __future__ import annotations
 
@@ -171,7 +172,14 @@ def test_a_one_shadow_review_is_converted_next_while_four_clients_flood_big_revi
     for thread in flood:
         thread.join(30)
 
-    assert held.order()[1] == "shadow", held.order()
+    # Answered before any big review converted but the one converting when it came (in order
+    # of answer); never in the worker.
+    answered = list(statuses)
+    converted_before = [
+        name for name in answered[: answered.index("shadow")] if statuses[name] == 200
+    ]
+    assert len(converted_before) <= 1, answered
+    assert "shadow" not in held.order()
     assert statuses["shadow"] == 200
     # A big review that waited past its bound on a slow machine is told to retry; none fails.
     assert {statuses[f"big-{n}"] for n in range(4)} <= {200, 503}
@@ -183,7 +191,7 @@ def test_stopping_with_conversions_waiting_answers_them_503_and_logs_no_error(
     rig = make_rig(conversion=held.options())
     route = conversion_route(rig)
     statuses: dict[str, int] = {}
-    clients = [in_background(rig, review("converting", 1), statuses, "converting")]
+    clients = [in_background(rig, big_review("converting"), statuses, "converting")]
     wait_until(lambda: held.order() == ["converting"], "the worker to take the first review")
     clients += [in_background(rig, review(f"q{n}", 1), statuses, f"q{n}") for n in range(4)]
     clients.append(in_background(rig, big_review("big"), statuses, "big"))

@@ -1,6 +1,7 @@
 """The conversion worker process: its answer is `convert_review`'s, a worker killed mid-conversion
 is logged once and replaced, one over its deadline is killed and the review refused in a few
-words, and a worker that cannot start makes the apiserver not ready."""
+words, and a worker that cannot start makes the apiserver not ready. The apiserver starts it for
+its first review larger than a shadow's; reviews of one shadow never need it."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from brupop.adapters.apiserver_http.conversion.worker_process import (
 from brupop.domain.conversion import convert_review
 from brupop.services.supervisor import RestartPolicy
 from tests.integration.apiserver.conftest import RigFactory, start_brupop_apiserver
+from tests.integration.apiserver.raw_client import ping_soon
 from tests.support.polling import wait_until
 from tests.support.tls import TestCertificates
 
@@ -75,6 +77,31 @@ def review(objects: int = 3) -> dict[str, Any]:
             "objects": [shadow] * objects,
         },
     }
+
+
+def large_review() -> bytes:
+    """A review larger than a shadow's (600 objects, about 200 KB): the worker converts it."""
+    return json.dumps(review(objects=600)).encode()
+
+
+def post_review(port: int, ca_path: Path, body: bytes) -> int:
+    """`POST /crdconvert` to `brupop apiserver` on `port` once it answers; the status."""
+    ping_soon(port, ca_path, within=60)
+    context = ssl.create_default_context(cafile=str(ca_path))
+    request = urllib.request.Request(f"https://localhost:{port}/crdconvert", data=body)
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=60) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+
+
+def _refused(convert: Any) -> None:
+    """Ask `convert` for a large review, expecting a refusal."""
+    try:
+        convert(large_review())
+    except ConversionFailedError:
+        return
 
 
 @pytest.fixture
@@ -199,11 +226,24 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def test_an_apiserver_that_converts_only_shadows_starts_no_worker_process(
+    certs: TestCertificates,
+) -> None:
+    process, port = start_brupop_apiserver(certs)
+    try:
+        assert post_review(port, certs.ca_path, json.dumps(review(objects=1)).encode()) == 200
+        assert children_of(process.pid) == []
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=30)
+
+
 def test_sigterm_stops_the_apiserver_and_leaves_no_worker_process(
     certs: TestCertificates,
 ) -> None:
-    process, _port = start_brupop_apiserver(certs)
+    process, port = start_brupop_apiserver(certs)
     try:
+        assert post_review(port, certs.ca_path, large_review()) == 200
         wait_until(
             lambda: children_of(process.pid), "the apiserver's conversion worker", interval=0.02
         )
@@ -218,8 +258,9 @@ def test_sigterm_stops_the_apiserver_and_leaves_no_worker_process(
 
 
 def test_a_killed_apiserver_leaves_no_worker_process_either(certs: TestCertificates) -> None:
-    process, _port = start_brupop_apiserver(certs)
+    process, port = start_brupop_apiserver(certs)
     try:
+        assert post_review(port, certs.ca_path, large_review()) == 200
         wait_until(
             lambda: children_of(process.pid), "the apiserver's conversion worker", interval=0.02
         )
@@ -242,6 +283,8 @@ def test_a_worker_that_cannot_start_makes_the_apiserver_not_ready(make_rig: RigF
     )
     with structlog.testing.capture_logs() as logs:
         rig = make_rig(conversion=cannot_start)
+        # Its first large review starts the worker, which fails to start.
+        threading.Thread(target=_refused, args=(rig.parts.conversion.convert,), daemon=True).start()
         wait_until(
             lambda: rig.parts.conversion.failing,
             "the worker's supervisor to give up",
@@ -258,8 +301,10 @@ def test_a_worker_that_cannot_start_makes_the_apiserver_not_ready(make_rig: RigF
             return error.code, error.read()
 
     assert fetch("/readyz") == (503, b"not ready: the conversion worker keeps failing\n")
-    status, answer = fetch("/crdconvert", json.dumps(review()).encode())
+    status, answer = fetch("/crdconvert", large_review())
     assert (status, json.loads(answer)) == (503, {"error": "the conversion worker is not running"})
+    status, _ = fetch("/crdconvert", json.dumps(review(objects=1)).encode())
+    assert status == 200  # a shadow's own review needs no worker
     failures = [entry for entry in logs if entry["log_level"] == "error"]
     assert [entry["reason"] for entry in failures] == [
         "the conversion worker did not start (exit code 3)"

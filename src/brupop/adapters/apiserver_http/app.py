@@ -17,10 +17,8 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from brupop.adapters.apiserver_http.conversion.worker_process import (
-    ConversionOptions,
-    ConversionWorker,
-)
+from brupop.adapters.apiserver_http.conversion.by_size import ConversionBySize
+from brupop.adapters.apiserver_http.conversion.worker_process import ConversionOptions
 from brupop.adapters.apiserver_http.routes.authorization import AuthorizationMiddleware
 from brupop.adapters.apiserver_http.routes.closing import CloseConnectionsMiddleware, Closing
 from brupop.adapters.apiserver_http.routes.conversion_webhook import (
@@ -98,7 +96,7 @@ class ApiserverParts:
     drains: DrainRegistry
     feed: ShadowFeed
     metrics: ApiserverMetrics
-    conversion: ConversionWorker
+    conversion: ConversionBySize
     agent_pods: AgentPodMirror | None = None  # local token verification's pod mirror
 
 

@@ -21,6 +21,7 @@ from brupop.adapters.apiserver_http.app import (
     ThreadLimit,
     starlette_app,
 )
+from brupop.adapters.apiserver_http.conversion.by_size import ConversionBySize
 from brupop.adapters.apiserver_http.conversion.worker_process import ConversionWorker
 from brupop.adapters.apiserver_http.routes.closing import Closing
 from brupop.adapters.apiserver_http.routes.handlers import Handlers
@@ -156,7 +157,10 @@ class ApiserverContainer(containers.DeclarativeContainer):
         agent_pods=agent_pods,
     )
     metrics = providers.Singleton(ApiserverMetrics, drains.provided.in_progress)
-    conversion = providers.Singleton(ConversionWorker, options.provided.conversion)
+    # Shadows' reviews converted here; larger ones by a worker process started for the first.
+    conversion = providers.Singleton(
+        ConversionBySize, providers.Singleton(ConversionWorker, options.provided.conversion)
+    )
     closing = providers.Singleton(Closing)
 
     # --- the HTTP surface -----------------------------------------------------------------

@@ -13,6 +13,8 @@ from typing import Any
 
 MAX_OBJECTS = 1000
 MAX_OBJECT_BYTES = 64 * 1024  # serialized, compact: about 40 times the largest shadow measured
+# A review of one shadow at its largest, with the review around it: what kube-apiserver sends.
+SMALL_REVIEW_BYTES = MAX_OBJECT_BYTES + 4 * 1024
 # Levels below the review itself (review, request, objects add three): a shadow's deepest path,
 # metadata.managedFields[].fieldsV1 with its `f:` keys, is about 8.
 MAX_OBJECT_DEPTH = 32

@@ -11,9 +11,10 @@ A one-shadow review thus waits for at most the conversion in progress and the sm
 ahead of it. When the server begins to stop, reviews still waiting are answered 503 at once
 (kube-apiserver asks the other replica); the one converting finishes.
 
-Parsing, converting and writing the answer run in the conversion worker, a process of its own
-(see `conversion.worker_process`): this process only moves the bytes, so a flood of big reviews
-never holds the event loop (nor the GIL) that answers `/ping` and the agents.
+A review of one shadow is converted in this process (under a millisecond); a larger one in the
+conversion worker, a process of its own (see `conversion.by_size`), where this process only moves
+the bytes, so a flood of big reviews never holds the event loop (nor the GIL) that answers
+`/ping` and the agents.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive
 
-from brupop.adapters.apiserver_http.conversion.review_bounds import MAX_OBJECT_BYTES
+from brupop.adapters.apiserver_http.conversion.review_bounds import SMALL_REVIEW_BYTES
 from brupop.adapters.apiserver_http.conversion.worker_process import (
     CONVERSION_BODY_LIMIT,
     ConversionFailedError,
@@ -40,12 +41,10 @@ from brupop.adapters.apiserver_http.routes.conversion_turns import Turns, grante
 from brupop.adapters.apiserver_http.routes.requests import read_body
 from brupop.adapters.apiserver_http.routes.wire import error_response
 
-__all__ = ["CONVERSION_BODY_LIMIT", "ConversionRoute", "Converter", "Places"]
+__all__ = ["CONVERSION_BODY_LIMIT", "SMALL_REVIEW_BYTES", "ConversionRoute", "Converter", "Places"]
 
 log = structlog.get_logger(__name__)
 
-# A review of one shadow at its largest, with the review around it.
-SMALL_REVIEW_BYTES = MAX_OBJECT_BYTES + 4 * 1024
 REVIEW_BODY_SECONDS = 10.0
 # The longest a review waits for its place or its turn at the worker before a 503 ("retry").
 REVIEW_WAIT_SECONDS = 10.0

@@ -11,7 +11,7 @@ import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from brupop.adapters.apiserver_http.conversion.worker_process import ConversionWorker
+from brupop.adapters.apiserver_http.conversion.by_size import ConversionBySize
 from brupop.adapters.apiserver_http.routes.authorization import CALLER
 from brupop.adapters.apiserver_http.routes.closing import Closing
 from brupop.adapters.apiserver_http.routes.requests import (
@@ -53,7 +53,7 @@ class Handlers:
         drains: DrainRegistry,
         feed: ShadowFeed,
         closing: Closing,
-        conversion: ConversionWorker,
+        conversion: ConversionBySize,
         limiter: Callable[[], Any],
         longest_wait_seconds: float,
         drain_wait_seconds: float,
