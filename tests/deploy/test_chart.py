@@ -311,6 +311,7 @@ CHANGES = [
     ),
     _env_change("max_concurrent_updates", "unlimited", CONTROLLER, "MAX_CONCURRENT_UPDATE"),
     _env_change("release_age_quorum", "3", CONTROLLER, "RELEASE_AGE_QUORUM"),
+    _env_change("variant_offer_grace_seconds", "3600", CONTROLLER, "VARIANT_OFFER_GRACE_SECONDS"),
     _env_change(
         "scheduler_cron_expression", "0 0 23 * * Sat *", CONTROLLER, "SCHEDULER_CRON_EXPRESSION"
     ),

@@ -54,6 +54,21 @@ REFUSALS: dict[str, Refusal] = {
     "quorum past its bound": Refusal(
         {"release_age_quorum": "1000001"}, "/release_age_quorum", "RELEASE_AGE_QUORUM"
     ),
+    "grace below zero": Refusal(
+        {"variant_offer_grace_seconds": -1},
+        "/variant_offer_grace_seconds",
+        "VARIANT_OFFER_GRACE_SECONDS",
+    ),
+    "grace past thirty days": Refusal(
+        {"variant_offer_grace_seconds": "2592001"},
+        "/variant_offer_grace_seconds",
+        "VARIANT_OFFER_GRACE_SECONDS",
+    ),
+    "grace in words": Refusal(
+        {"variant_offer_grace_seconds": "six hours"},
+        "/variant_offer_grace_seconds",
+        "VARIANT_OFFER_GRACE_SECONDS",
+    ),
     "window start not a time": Refusal(
         {"update_window_start": "25:00:00", "update_window_stop": "3:0:0"},
         "/update_window_start",
