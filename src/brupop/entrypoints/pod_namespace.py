@@ -5,22 +5,25 @@ Every process reads it this way (the original never hard-codes it).
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from brupop.domain.shadow_names import DEFAULT_NAMESPACE
 
 __all__ = ["DEFAULT_NAMESPACE", "pod_namespace", "service_account_namespace"]
-SERVICE_ACCOUNT_NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 
-def service_account_namespace(path: Path = SERVICE_ACCOUNT_NAMESPACE_FILE) -> str | None:
+def service_account_namespace(
+    path: str | os.PathLike[str] = SERVICE_ACCOUNT_NAMESPACE_FILE,
+) -> str | None:
     """The namespace in the pod's service-account file, or None outside a pod."""
     try:
-        return path.read_text(encoding="utf-8").strip() or None
+        with open(path, encoding="utf-8") as file:
+            return file.read().strip() or None
     except OSError:
         return None
 
 
-def pod_namespace(path: Path = SERVICE_ACCOUNT_NAMESPACE_FILE) -> str:
+def pod_namespace(path: str | os.PathLike[str] = SERVICE_ACCOUNT_NAMESPACE_FILE) -> str:
     """The pod's namespace, else brupop's default one."""
     return service_account_namespace(path) or DEFAULT_NAMESPACE

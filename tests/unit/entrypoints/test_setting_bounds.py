@@ -6,7 +6,6 @@ upper bound (or allowing inf/nan/negative values) fails here with no change to t
 
 from __future__ import annotations
 
-import dataclasses
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 import pytest
 from pydantic import BaseModel
 
-from brupop.entrypoints.agent.settings import AgentSettings
+from brupop.entrypoints.agent.settings import SOURCES, AgentSettings
 from brupop.entrypoints.agent.settings import load_settings as load_agent
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
 from brupop.entrypoints.apiserver.settings import load_settings as load_apiserver
@@ -58,11 +57,11 @@ def _is_number(annotation: Any) -> bool:
 
 
 def _annotated_variables(model: type[Any]) -> Iterator[tuple[Any, str]]:
-    """Each setting's type and variable: pydantic models' fields, or the agent's dataclass."""
-    if dataclasses.is_dataclass(model):
+    """Each setting's type and variable: pydantic models' fields, or the agent's sources."""
+    if model is AgentSettings:
         hints = get_type_hints(model)
-        for field in dataclasses.fields(model):
-            yield hints[field.name], field.metadata["variable"]
+        for source in SOURCES:
+            yield hints[source.field], source.variable
         return
     assert issubclass(model, BaseModel)
     for info in model.model_fields.values():

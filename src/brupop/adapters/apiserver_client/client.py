@@ -6,9 +6,9 @@ call) is asked once, lazily, from the authorized `node-uid` route.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Protocol
 
 from brupop.adapters.apiserver_client.transport import HttpsTransport, Reply, RetryPolicy
@@ -66,8 +66,8 @@ class ApiserverClient:
         *,
         base_url: str,
         node_name: str,
-        token_path: Path,
-        ca_path: Path,
+        token_path: str | os.PathLike[str],
+        ca_path: str | os.PathLike[str],
         timeout_seconds: float,
         drain_timeout_seconds: float,
         retry: RetryPolicy | None = None,

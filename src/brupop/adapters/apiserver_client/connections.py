@@ -10,14 +10,14 @@ of OpenSSL memory once loaded.
 
 from __future__ import annotations
 
+import os
 import select
 import socket
 import ssl
 import threading
-from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import urlsplit
 
+from brupop.adapters.apiserver_client.base_url import DEFAULT_PORTS, split_base_url
 from brupop.adapters.apiserver_client.http_exchange import (
     AnswerTooLargeError,
     read_answer,
@@ -46,14 +46,14 @@ class _Connection:
         self.sock.close()
 
 
-def trust_only(ca_path: Path) -> ssl.SSLContext:
+def trust_only(ca_path: str | os.PathLike[str]) -> ssl.SSLContext:
     """A client context that verifies the server against the CA in `ca_path` alone, name too."""
     try:
         # Given a cafile, create_default_context loads it and leaves the system's CAs out.
         context = ssl.create_default_context(cafile=str(ca_path))
     except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
         reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
-        raise CaFileError(f"cannot load the CA file {ca_path}: {reason}") from None
+        raise CaFileError(f"cannot load the CA file {os.fspath(ca_path)}: {reason}") from None
     return context
 
 
@@ -65,17 +65,16 @@ class ApiserverConnections:
     """
 
     def __init__(
-        self, base_url: str, ca_path: Path, *, max_idle: int = MAX_IDLE_CONNECTIONS
+        self,
+        base_url: str,
+        ca_path: str | os.PathLike[str],
+        *,
+        max_idle: int = MAX_IDLE_CONNECTIONS,
     ) -> None:
-        parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"not an http(s) URL: {base_url!r}")
-        self._secure = parts.scheme == "https"
-        self._host = parts.hostname
-        self._port = parts.port or (443 if self._secure else 80)
-        self.path_prefix = parts.path.rstrip("/")
+        parts = split_base_url(base_url)
+        self._secure, self._host, self._port, self.path_prefix = parts
         host = f"[{self._host}]" if ":" in self._host else self._host  # an IPv6 address
-        default_port = 443 if self._secure else 80
+        default_port = DEFAULT_PORTS["https" if self._secure else "http"]
         self._authority = host if self._port == default_port else f"{host}:{self._port}"
         self._ca_path = ca_path
         self._max_idle = max_idle

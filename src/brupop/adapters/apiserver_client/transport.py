@@ -12,14 +12,14 @@ import (about 1.2 ms of CPU each at every agent start).
 from __future__ import annotations
 
 import json
+import os
 import ssl
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import urlencode
 
 from brupop.adapters.apiserver_client.answers import error_text, json_object
+from brupop.adapters.apiserver_client.base_url import query_string
 from brupop.adapters.apiserver_client.connections import (
     ApiserverConnections,
     ResponseTooLargeError,
@@ -80,8 +80,8 @@ class HttpsTransport:
         *,
         base_url: str,
         node_name: str,
-        token_path: Path,
-        ca_path: Path,
+        token_path: str | os.PathLike[str],
+        ca_path: str | os.PathLike[str],
         retry: RetryPolicy,
         sleep: Callable[[float], None] = time.sleep,
         draw: Callable[[], float] = jitter.uniform,
@@ -106,7 +106,7 @@ class HttpsTransport:
         query: Mapping[str, str] | None = None,
     ) -> Reply:
         """One logical call, retried as the policy allows."""
-        target = self._connections.path_prefix + path + (f"?{urlencode(query)}" if query else "")
+        target = self._connections.path_prefix + path + (f"?{query_string(query)}" if query else "")
         data = None if body is None else json.dumps(body).encode()
         attempt = 0
         while True:
@@ -168,7 +168,8 @@ class HttpsTransport:
     def _token(self) -> str:
         """The projected token, read again on every call (the kubelet rotates it)."""
         try:
-            token = self._token_path.read_text().strip()
+            with open(self._token_path, encoding="utf-8") as file:
+                token = file.read().strip()
         except OSError as error:
             raise UnauthorizedError(f"cannot read the token file: {error.strerror}") from None
         if not token:

@@ -23,7 +23,7 @@ from brupop.domain.rollout.concurrency import UNLIMITED
 from brupop.domain.windows.cron_schedule import EXPRESSION_MAX_LENGTH
 from brupop.domain.windows.maintenance_window import LEGACY_TIME
 from brupop.entrypoints.agent.setting_readers import Seconds, WholeNumber
-from brupop.entrypoints.agent.settings import AgentSettings
+from brupop.entrypoints.agent.settings import reader_of
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
 from brupop.entrypoints.controller.settings import ControllerSettings
 from brupop.entrypoints.logging.log_filter import LEVEL_NAMES
@@ -61,10 +61,7 @@ def model_bounds(model: type[BaseModel], variable: str) -> Bounds:
 
 def agent_bounds(variable: str) -> Bounds:
     """The bounds of the agent's reader of `variable`."""
-    (reader,) = [
-        f.metadata["read"] for f in AgentSettings.__dataclass_fields__.values()
-        if f.metadata.get("variable") == variable
-    ]  # fmt: skip
+    reader = reader_of(variable)
     if isinstance(reader, WholeNumber):
         return Bounds(reader.least, reader.most)
     if isinstance(reader, Seconds):

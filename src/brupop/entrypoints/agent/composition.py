@@ -17,7 +17,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import FrameType
 from typing import NamedTuple
 
@@ -155,7 +154,7 @@ def run_agent(
     return exit_code(outcome, settings.termination_log)
 
 
-def exit_code(outcome: AgentExit, termination_log: Path) -> int:
+def exit_code(outcome: AgentExit, termination_log: str) -> int:
     """0 for a stop or a reboot; 1 for a fatal end, whose reason goes to the termination log."""
     if outcome.kind is ExitKind.FATAL:
         write_termination_log(termination_log, outcome.reason)
@@ -163,7 +162,7 @@ def exit_code(outcome: AgentExit, termination_log: Path) -> int:
     return EXIT_OK
 
 
-def write_termination_log(path: Path, reason: str) -> None:
+def write_termination_log(path: str, reason: str) -> None:
     """Leave the reason where Kubernetes shows it (`kubectl describe pod`); best effort."""
-    with contextlib.suppress(OSError):
-        path.write_text(reason + "\n", encoding="utf-8")
+    with contextlib.suppress(OSError), open(path, "w", encoding="utf-8") as file:
+        file.write(reason + "\n")

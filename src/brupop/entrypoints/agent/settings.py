@@ -1,6 +1,6 @@
 """The agent's settings, read once from the environment with the original variable names.
 
-A frozen dataclass read by hand (`setting_readers`), neither pydantic-settings (about 15 MiB)
+A frozen value object read by hand (`setting_readers`), neither pydantic-settings (about 15 MiB)
 nor pydantic (about 50 ms of CPU at each start, under `cpu: 10m`). A bad value stops start-up
 with one line that names the variable (`SettingsError`); every number is finite and bounded,
 so no value that passes start-up overflows a timer later.
@@ -8,12 +8,11 @@ so no value that passes start-up overflows a timer later.
 
 from __future__ import annotations
 
-import dataclasses
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from brupop.domain.value_objects import value_object
 from brupop.entrypoints.agent import setting_readers as read
 from brupop.entrypoints.pod_namespace import (
     DEFAULT_NAMESPACE,
@@ -29,82 +28,58 @@ from brupop.entrypoints.setting_refusal import (
 )
 
 APISERVER_SERVICE = "brupop-apiserver"
-REQUIRED: Any = dataclasses.MISSING
-TOKEN_PATH = Path("/var/run/secrets/tokens/bottlerocket-agent-service-account-token")
-CA_PATH = Path("/etc/brupop-tls-keys/ca.crt")
-TERMINATION_LOG = Path("/dev/termination-log")
+TOKEN_PATH = "/var/run/secrets/tokens/bottlerocket-agent-service-account-token"
+CA_PATH = "/etc/brupop-tls-keys/ca.crt"
+TERMINATION_LOG = "/dev/termination-log"
 
 
-def _source(variable: str, reader: read.Reader) -> dict[str, Any]:
-    """A field's metadata: the environment variable it is read from, and its reader."""
-    return {"variable": variable, "read": reader}
+class Source(NamedTuple):
+    """Where one setting comes from: its field, its environment variable, and its reader."""
+
+    field: str
+    variable: str
+    read: read.Reader
 
 
-def _env(variable: str, default: Any, reader: read.Reader) -> Any:
-    """A field read from environment variable `variable` by `reader`."""
-    if default is REQUIRED:
-        return dataclasses.field(metadata=_source(variable, reader))
-    return dataclasses.field(default=default, metadata=_source(variable, reader))
+def _seconds(field: str, variable: str, *, most: float, zero: bool = False) -> Source:
+    return Source(field, variable, read.seconds(most=most, zero=zero))
 
 
-def _seconds(variable: str, default: float, *, most: float, zero: bool = False) -> Any:
-    return _env(variable, default, read.seconds(most=most, zero=zero))
+def _count(field: str, variable: str, *, least: int, most: int, digits: bool = False) -> Source:
+    return Source(field, variable, read.whole_number(least=least, most=most, digits_only=digits))
 
 
-def _count(variable: str, default: int, *, least: int, most: int, digits: bool = False) -> Any:
-    return _env(variable, default, read.whole_number(least=least, most=most, digits_only=digits))
-
-
-@dataclass(frozen=True)
+@value_object
 class AgentSettings:
-    """Everything `brupop agent` reads from its environment; numbers are bounded (docs/agent.md)."""
+    """Everything `brupop agent` reads from its environment; numbers are bounded (docs/agent.md).
+    `SOURCES` names each field's variable and reader."""
 
-    node_name: str = _env("MY_NODE_NAME", REQUIRED, read.text(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"))
-    namespace: str = _env("BRUPOP_NAMESPACE", DEFAULT_NAMESPACE, read.text())
-    apiserver_service_port: int = _count(
-        "APISERVER_SERVICE_PORT", 443, least=1, most=65535, digits=True
-    )
-    apiserver_url: str | None = _env("APISERVER_URL", None, read.text(r"^https?://[^\s/]+"))
-    cluster_domain: str = _env("CLUSTER_DOMAIN", "cluster.local", read.text())
-    token_path: Path = dataclasses.field(
-        default=TOKEN_PATH, metadata=_source("AGENT_TOKEN_PATH", read.path)
-    )
-    ca_path: Path = dataclasses.field(default=CA_PATH, metadata=_source("AGENT_CA_PATH", read.path))
-    apiclient_path: str = _env("APICLIENT_PATH", "apiclient", read.text())
-    exclude_from_lb_wait_seconds: int = _count(
-        "EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC", 0, least=0, most=int(ONE_HOUR), digits=True
-    )
-    loop_interval_seconds: float = _seconds("AGENT_LOOP_INTERVAL_SECONDS", 5.0, most=ONE_HOUR)
-    update_check_interval_seconds: float = _seconds(
-        "UPDATE_CHECK_INTERVAL_SECONDS", 120.0, most=ONE_DAY
-    )
-    reboot_wait_seconds: float = _seconds("REBOOT_WAIT_SECONDS", 180.0, most=ONE_HOUR, zero=True)
-    shadow_wait_seconds: float = _seconds("SHADOW_WAIT_SECONDS", 30.0, most=ONE_HOUR)
-    apiclient_timeout_seconds: float = _seconds("APICLIENT_TIMEOUT_SECONDS", 60.0, most=ONE_HOUR)
-    host_command_deadline_seconds: float = _seconds(
-        "HOST_COMMAND_DEADLINE_SECONDS", 600.0, most=ONE_DAY
-    )
-    host_poll_interval_seconds: float = _seconds("HOST_POLL_INTERVAL_SECONDS", 2.0, most=ONE_MINUTE)
-    apiclient_rate_period_seconds: float = _seconds(
-        "APICLIENT_RATE_PERIOD_SECONDS", 10.0, most=ONE_HOUR, zero=True
-    )
-    apiclient_rate_burst: int = _count("APICLIENT_RATE_BURST", 2, least=1, most=1000)
-    apiclient_retries: int = _count("APICLIENT_RETRIES", 5, least=0, most=100)
-    apiclient_retry_base_seconds: float = _seconds(
-        "APICLIENT_RETRY_BASE_SECONDS", 10.0, most=ONE_HOUR, zero=True
-    )
-    apiclient_retry_max_seconds: float = _seconds(
-        "APICLIENT_RETRY_MAX_SECONDS", 60.0, most=ONE_HOUR, zero=True
-    )
-    apiserver_client_timeout_seconds: float = _seconds(
-        "APISERVER_CLIENT_TIMEOUT_SECONDS", 10.0, most=ONE_HOUR
-    )
-    drain_timeout_seconds: float = _seconds("DRAIN_TIMEOUT_SECONDS", 900.0, most=ONE_WEEK)
-    termination_log: Path = dataclasses.field(
-        default=TERMINATION_LOG, metadata=_source("TERMINATION_LOG", read.path)
-    )
-    logging_formatter: str = _env("LOGGING_FORMATTER", "auto", read.logging_formatter)
-    tracing_filter_directive: str = _env("TRACING_FILTER_DIRECTIVE", "info", read.filter_directive)
+    node_name: str
+    namespace: str = DEFAULT_NAMESPACE
+    apiserver_service_port: int = 443
+    apiserver_url: str | None = None
+    cluster_domain: str = "cluster.local"
+    token_path: str = TOKEN_PATH
+    ca_path: str = CA_PATH
+    apiclient_path: str = "apiclient"
+    exclude_from_lb_wait_seconds: int = 0
+    loop_interval_seconds: float = 5.0
+    update_check_interval_seconds: float = 120.0
+    reboot_wait_seconds: float = 180.0
+    shadow_wait_seconds: float = 30.0
+    apiclient_timeout_seconds: float = 60.0
+    host_command_deadline_seconds: float = 600.0
+    host_poll_interval_seconds: float = 2.0
+    apiclient_rate_period_seconds: float = 10.0
+    apiclient_rate_burst: int = 2
+    apiclient_retries: int = 5
+    apiclient_retry_base_seconds: float = 10.0
+    apiclient_retry_max_seconds: float = 60.0
+    apiserver_client_timeout_seconds: float = 10.0
+    drain_timeout_seconds: float = 900.0
+    termination_log: str = TERMINATION_LOG
+    logging_formatter: str = "auto"
+    tracing_filter_directive: str = "info"
 
     def apiserver_base_url(self) -> str:
         """APISERVER_URL if set, else the apiserver Service's in-cluster HTTPS address."""
@@ -114,13 +89,66 @@ class AgentSettings:
         return f"https://{host}:{self.apiserver_service_port}"
 
 
+SOURCES: tuple[Source, ...] = (
+    Source("node_name", "MY_NODE_NAME", read.text(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")),
+    Source("namespace", "BRUPOP_NAMESPACE", read.text()),
+    _count("apiserver_service_port", "APISERVER_SERVICE_PORT", least=1, most=65535, digits=True),
+    Source("apiserver_url", "APISERVER_URL", read.text(r"^https?://[^\s/]+")),
+    Source("cluster_domain", "CLUSTER_DOMAIN", read.text()),
+    Source("token_path", "AGENT_TOKEN_PATH", read.path),
+    Source("ca_path", "AGENT_CA_PATH", read.path),
+    Source("apiclient_path", "APICLIENT_PATH", read.text()),
+    _count(
+        "exclude_from_lb_wait_seconds",
+        "EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC",
+        least=0,
+        most=int(ONE_HOUR),
+        digits=True,
+    ),
+    _seconds("loop_interval_seconds", "AGENT_LOOP_INTERVAL_SECONDS", most=ONE_HOUR),
+    _seconds("update_check_interval_seconds", "UPDATE_CHECK_INTERVAL_SECONDS", most=ONE_DAY),
+    _seconds("reboot_wait_seconds", "REBOOT_WAIT_SECONDS", most=ONE_HOUR, zero=True),
+    _seconds("shadow_wait_seconds", "SHADOW_WAIT_SECONDS", most=ONE_HOUR),
+    _seconds("apiclient_timeout_seconds", "APICLIENT_TIMEOUT_SECONDS", most=ONE_HOUR),
+    _seconds("host_command_deadline_seconds", "HOST_COMMAND_DEADLINE_SECONDS", most=ONE_DAY),
+    _seconds("host_poll_interval_seconds", "HOST_POLL_INTERVAL_SECONDS", most=ONE_MINUTE),
+    _seconds(
+        "apiclient_rate_period_seconds", "APICLIENT_RATE_PERIOD_SECONDS", most=ONE_HOUR, zero=True
+    ),
+    _count("apiclient_rate_burst", "APICLIENT_RATE_BURST", least=1, most=1000),
+    _count("apiclient_retries", "APICLIENT_RETRIES", least=0, most=100),
+    _seconds(
+        "apiclient_retry_base_seconds", "APICLIENT_RETRY_BASE_SECONDS", most=ONE_HOUR, zero=True
+    ),
+    _seconds(
+        "apiclient_retry_max_seconds", "APICLIENT_RETRY_MAX_SECONDS", most=ONE_HOUR, zero=True
+    ),
+    _seconds("apiserver_client_timeout_seconds", "APISERVER_CLIENT_TIMEOUT_SECONDS", most=ONE_HOUR),
+    _seconds("drain_timeout_seconds", "DRAIN_TIMEOUT_SECONDS", most=ONE_WEEK),
+    Source("termination_log", "TERMINATION_LOG", read.path),
+    Source("logging_formatter", "LOGGING_FORMATTER", read.logging_formatter),
+    Source("tracing_filter_directive", "TRACING_FILTER_DIRECTIVE", read.filter_directive),
+)
+REQUIRED = frozenset({"node_name"})  # the fields without a default
+
+
 def variables() -> tuple[str, ...]:
     """The environment variables the agent reads, in the order it checks them."""
-    return tuple(field.metadata["variable"] for field in dataclasses.fields(AgentSettings))
+    return tuple(source.variable for source in SOURCES)
+
+
+def reader_of(variable: str) -> read.Reader:
+    """The reader of environment variable `variable` (the chart's values schema takes its
+    bounds from it); KeyError when the agent does not read it."""
+    for source in SOURCES:
+        if source.variable == variable:
+            return source.read
+    raise KeyError(variable)
 
 
 def load_settings(
-    environ: Mapping[str, str], namespace_file: Path = SERVICE_ACCOUNT_NAMESPACE_FILE
+    environ: Mapping[str, str],
+    namespace_file: str | os.PathLike[str] = SERVICE_ACCOUNT_NAMESPACE_FILE,
 ) -> AgentSettings:
     """Read the settings from `environ`; raise SettingsError naming the first bad variable.
 
@@ -133,14 +161,13 @@ def load_settings(
         if pod_namespace:
             values["BRUPOP_NAMESPACE"] = pod_namespace
     read_values: dict[str, Any] = {}
-    for field in dataclasses.fields(AgentSettings):
-        variable = field.metadata["variable"]
+    for field, variable, reader in SOURCES:
         if variable in values:
             try:
-                read_values[field.name] = field.metadata["read"](values[variable])
+                read_values[field] = reader(values[variable])
             except ValueError as error:
                 raise SettingsError.of_value(variable, str(error), values[variable]) from None
-        elif field.default is REQUIRED:
+        elif field in REQUIRED:
             raise SettingsError(variable, "required but not set")
     settings = AgentSettings(**read_values)
     _check_rules_across(settings)

@@ -33,6 +33,15 @@ HEAVY = (
     # start 2 to 3 ms of CPU, seconds under `cpu: 10m`.
     "difflib",
     "traceback",
+    # Frozen dataclasses compile their methods at import, about 1.2 ms of CPU per class, and
+    # `dataclasses` loads `inspect` (about 9 ms): the agent's values are `value_object`s.
+    "dataclasses",
+    "inspect",
+    # About 2.5 ms (with fnmatch and ntpath): the agent's paths are strings.
+    "pathlib",
+    # About 5 ms with `ipaddress`: the agent splits its base URL itself (base_url).
+    "urllib",
+    "ipaddress",
 )
 
 # A fresh interpreter goes the way `brupop agent` goes (the command line, then the agent's

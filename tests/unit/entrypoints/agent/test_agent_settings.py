@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from brupop.domain.value_objects import field_names
 from brupop.entrypoints.agent.composition import AgentPorts, agent_config, launch
-from brupop.entrypoints.agent.settings import AgentSettings, load_settings
+from brupop.entrypoints.agent.settings import REQUIRED, SOURCES, AgentSettings, load_settings
 from brupop.entrypoints.settings_error import SettingsError
 from brupop.ports.clock import Clock
 from tests.fakes.clock import FakeClock
@@ -32,7 +33,22 @@ def test_defaults_are_the_originals() -> None:
     assert config.reboot_wait_seconds == 180
     assert config.exclude_from_lb_wait_seconds == 0
     assert settings.apiclient_path == "apiclient"
-    assert settings.termination_log == Path("/dev/termination-log")
+    assert settings.termination_log == "/dev/termination-log"
+
+
+def test_every_setting_is_read_from_one_variable_in_the_fields_order() -> None:
+    assert tuple(source.field for source in SOURCES) == field_names(AgentSettings)
+    variables = [source.variable for source in SOURCES]
+    assert len(set(variables)) == len(variables)
+    assert {"node_name"} == REQUIRED
+
+
+def test_a_missing_node_name_is_refused_naming_its_variable() -> None:
+    with pytest.raises(SettingsError) as refused:
+        load_settings({}, namespace_file=NO_NAMESPACE_FILE)
+
+    assert refused.value.variable == "MY_NODE_NAME"
+    assert "required but not set" in str(refused.value)
 
 
 def test_apiserver_address_follows_namespace_domain_and_port_or_the_override() -> None:
