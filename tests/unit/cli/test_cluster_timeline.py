@@ -56,6 +56,32 @@ def test_each_phase_event_starts_its_phase_and_a_failure_is_marked_with_its_mess
     assert second.spans[-1] == Span(Phase.BACKOFF, 120, 150)
 
 
+def test_a_preparation_ahead_is_its_own_span_until_staged_or_stopped() -> None:
+    events = (
+        ShadowEvent("node-01", "UpdatePrestaging", "", _at(0)),
+        ShadowEvent("node-01", "UpdateStagedAhead", "", _at(60)),
+        ShadowEvent("node-01", "UpdateStarted", "", _at(100)),
+        ShadowEvent("node-02", "UpdatePrestaging", "", _at(10)),
+        ShadowEvent("node-02", "UpdatePrestageStopped", "", _at(40)),
+    )
+    shadows = (_shadow("node-01", ShadowSpec()), _shadow("node-02", ShadowSpec()))
+
+    drawn = cluster_timeline(ClusterHistory(shadows, events), _at(120), limit=1)
+
+    first, second = drawn.timeline.rows
+    assert first.spans == (
+        Span(Phase.STAGING_AHEAD, 0, 60),
+        Span(Phase.WAITING, 60, 100),
+        Span(Phase.STAGING, 100, 120),
+    )
+    assert second.spans == (
+        Span(Phase.WAITING, 0, 10),
+        Span(Phase.STAGING_AHEAD, 10, 40),
+        Span(Phase.WAITING, 40, 120),
+    )
+    assert drawn.timeline.most_in_flight == 1
+
+
 def test_reboot_hook_events_draw_hook_phases_and_a_hook_failure_is_marked() -> None:
     events = (
         ShadowEvent("node-01", "UpdateStarted", "", _at(0)),

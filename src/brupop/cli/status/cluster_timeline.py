@@ -1,13 +1,14 @@
 """A real cluster's rollout timeline: the controller's Events and the shadows' spec timestamps,
 turned into the domain's transitions.
 
-Each phase of an update is an Event the controller records on the shadow (UpdateStarted,
-UpdateRebooting, UpdateMonitoring, UpdateCompleted, and BeforeRebootHooks or AfterRebootHooks
-when a reboot hook is asked to act; UpdateFailed, UpdateTimedOut and RebootHookFailed for a
-failure, HealthGateFailed naming the failed check), a shadow's spec says when its current phase
-began, and the update policy's status when the fleet halted (waiting nodes are drawn halted
-from then on). A cluster keeps no record of
-when a drain ended, so the reboot's bar includes the drain here.
+Each phase of an update is an Event the controller records on the shadow (UpdatePrestaging
+while it prepares ahead of its turn, until UpdateStagedAhead or UpdatePrestageStopped;
+UpdateStarted, UpdateRebooting, UpdateMonitoring, UpdateCompleted, and BeforeRebootHooks or
+AfterRebootHooks when a reboot hook is asked to act; UpdateFailed, UpdateTimedOut and
+RebootHookFailed for a failure, HealthGateFailed naming the failed check), a shadow's spec says
+when its current phase began, and the update policy's status when the fleet halted (waiting
+nodes are drawn halted from then on). A cluster keeps no record of when a drain ended, so the
+reboot's bar includes the drain here.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 
 EVENT_PHASES = {
+    "UpdatePrestaging": Phase.STAGING_AHEAD,
+    "UpdateStagedAhead": Phase.WAITING,
+    "UpdatePrestageStopped": Phase.WAITING,
     "UpdateStarted": Phase.STAGING,
     "BeforeRebootHooks": Phase.HOOKS_BEFORE,
     "UpdateRebooting": Phase.REBOOT,
