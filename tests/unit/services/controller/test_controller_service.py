@@ -228,12 +228,12 @@ def test_a_leader_that_stops_releases_the_lease_for_an_immediate_takeover() -> N
     fleet = Fleet(2)
     first, second = fleet.controller(1), fleet.controller(1)
     first.tick()
-    second.tick()  # its first look at the Lease; the next is due in 15 s
+    second.tick()  # its first look at the Lease; the next is due in 20 s
     fleet.clock.advance(5)
     first.tick()  # renewed: an expiry would come 15 s after the next look sees this renewal
     fleet.clock.advance(5)
     first.elector.release()
-    fleet.clock.advance(5)
+    fleet.clock.advance(10)
     second.tick()
     assert second.elector.is_leader()
 

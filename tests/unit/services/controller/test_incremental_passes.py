@@ -79,7 +79,7 @@ def test_a_replica_that_becomes_leader_lists_the_shadows_before_deciding() -> No
     relists = second.fleet.shadow_informer.relists
 
     first.elector.release()
-    fleet.clock.advance(15)  # the follower's next look at the Lease
+    fleet.clock.advance(20)  # the follower's next look at the Lease
     second.tick()
 
     assert second.elector.is_leader()
@@ -109,7 +109,7 @@ def test_a_leader_that_lost_the_lease_between_two_ticks_lists_again_when_it_lead
     fleet.clock.advance(6)
     second.tick()  # another replica leads for a while, writes, and stops
     second.elector.release()
-    fleet.clock.advance(15)  # the first one's next look at the Lease
+    fleet.clock.advance(20)  # the first one's next look at the Lease
 
     first.tick()
 
