@@ -52,9 +52,11 @@ def brupop_load(audit: Mapping[tuple[str, ...], int], seconds: float, nodes: int
         for (user, verb, resource), count in ours.items()
     }
     rate = total / seconds if seconds else 0.0
+    watches = sum(count for (_, verb, _), count in ours.items() if verb == "watch")
     return {
         "brupop_requests": total,
         "brupop_requests_per_second": round(rate, 3),
+        "brupop_watches_opened_per_minute": round(watches * 60 / seconds, 2) if seconds else None,
         "brupop_requests_per_node_per_hour": round(rate * 3600 / nodes, 3) if nodes else None,
         "brupop_by_user_verb_resource_per_second": {
             k: round(v, 4) for k, v in sorted(by_key.items(), key=lambda i: -i[1])

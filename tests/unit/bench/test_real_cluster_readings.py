@@ -127,3 +127,19 @@ def test_the_quiet_tick_bound_leaves_out_a_resync_and_never_undercounts() -> Non
 
     true_mean = (3 * 1 + 4) / 4
     assert true_mean <= bound <= 2.0  # buckets: (3 x 1 + 5) / 4; the sum: (3.007 - 2.5) / 4
+
+
+def test_brupops_load_counts_the_watches_it_opened_per_minute_apart_from_other_users() -> None:
+    figures = bench_module("figures")
+    prefix = figures.BRUPOP_USER_PREFIX
+    audit = {
+        (f"{prefix}brupop-controller", "watch", "nodes"): 3,
+        (f"{prefix}brupop-controller", "update", "leases"): 24,
+        (f"{prefix}brupop-apiserver", "watch", "pods"): 1,
+        ("system:serviceaccount:kube-system:other", "watch", "nodes"): 50,
+    }
+
+    load = figures.brupop_load(audit, 120.0, 20)
+
+    assert load["brupop_watches_opened_per_minute"] == 2.0
+    assert load["brupop_requests_per_second"] == 0.233
