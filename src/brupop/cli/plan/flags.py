@@ -71,6 +71,8 @@ class PlanOptions:
     simulated: SimulatedFleet | None = None
     policy: UpdatePolicy | None = None
     duration_seconds: int | None = None
+    staged_seconds: int | None = None
+    """--staged-duration: the turn of a node prepared ahead; None: as long as any update."""
     controller_node: str | None = None
     release_age_quorum: int | None = None
     json: bool = False
@@ -92,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--policy", metavar="FILE", help="plan with this update policy (YAML)")
     parser.add_argument(
         "--duration", metavar="SECONDS", help="each update's duration (default: the learned p90)"
+    )
+    parser.add_argument(
+        "--staged-duration",
+        metavar="SECONDS",
+        help="the turn of a node whose host holds its version prepared ahead (pre-staging: "
+        "drain, activate, reboot; no download) (default: as long as any update)",
     )
     parser.add_argument(
         "--max-concurrent",
@@ -132,6 +140,14 @@ def read_options(args: argparse.Namespace) -> PlanOptions:
             duration = read_integer(
                 "--duration", args.duration, minimum=1, maximum=LONGEST_DURATION_SECONDS
             )
+        staged = None
+        if args.staged_duration is not None:
+            staged = read_integer(
+                "--staged-duration",
+                args.staged_duration,
+                minimum=1,
+                maximum=LONGEST_DURATION_SECONDS,
+            )
         quorum = None
         if args.release_age_quorum is not None:
             quorum = read_integer(
@@ -151,6 +167,7 @@ def read_options(args: argparse.Namespace) -> PlanOptions:
         simulated=simulated,
         policy=_policy(args.policy),
         duration_seconds=duration,
+        staged_seconds=staged,
         controller_node=args.controller_node,
         release_age_quorum=quorum,
         json=args.json,

@@ -64,6 +64,7 @@ def main(argv: list[str]) -> int:
         limit=limit,
         controller_node=options.controller_node,
         release_age_quorum=options.release_age_quorum,
+        staged_seconds=options.staged_seconds,
     )
     plan = plan_rollout_ahead(snapshot, assumptions)
     if options.json:

@@ -2,8 +2,9 @@
 
 Each node waits until its expected start, is in its "expected update" (one span: the plan does
 not split an update into its phases) and is updated from its expected finish; a node in flight
-is in its expected update from the start. The picture itself is the shared one
-(`adapters/timeline_picture`).
+is in its expected update from the start. A node preparing its version ahead of its turn now
+(pre-staging) is drawn "staging ahead" from the start until its turn. The picture itself is the
+shared one (`adapters/timeline_picture`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ def plan_timeline(plan: FleetPlan) -> Timeline:
     shown = [n for n in plan.nodes if n.outlook is not Outlook.UP_TO_DATE]
     for node in shown:
         name = printable(node.node)
+        if node.preparing_ahead and node.outlook is not Outlook.IN_FLIGHT:
+            transitions.append(Transition(name, 0.0, Phase.STAGING_AHEAD))
         if node.outlook is Outlook.IN_FLIGHT:
             transitions.append(Transition(name, 0.0, Phase.UPDATING))
         elif node.start is not None:

@@ -66,9 +66,13 @@ def _heading(
     limit = "unlimited" if plan.limit is None else str(plan.limit)
     if limit_source is not None:
         limit = f"{limit} ({printable(limit_source)})"
+    staged = ""
+    if plan.staged_seconds is not None:
+        staged = f", {span(plan.staged_seconds)} when staged ahead"
     return (
         f"plan from {plan.taken_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC: each update "
-        f"{span(plan.expected_seconds)} ({source}); at most {limit} at once; {plan.order} order"
+        f"{span(plan.expected_seconds)} ({source}){staged}; at most {limit} at once; "
+        f"{plan.order} order"
     )
 
 
@@ -103,6 +107,10 @@ def _finish_by(node: NodePlan) -> str:
 
 def _waits(node: NodePlan, origin: datetime) -> str:
     parts = [_hold(hold, origin) for hold in node.holds]
+    if node.staged_ahead:
+        parts.append(f"{node.target_version} staged ahead")
+    elif node.preparing_ahead:
+        parts.append(f"preparing {node.target_version} ahead")
     if node.finish_by is not None and not node.finish_by.met:
         parts.append(f"finishBy: {node.finish_by.detail}")
     parts += [f"drain: {blocker}" for blocker in node.drain_blockers]

@@ -68,6 +68,8 @@ class NodePlan:
     staged_ahead: bool = False
     """Its host holds the version prepared ahead: its turn counts only drain, activate and
     reboot."""
+    preparing_ahead: bool = False
+    """Its host is preparing the version ahead of its turn now (pre-staging)."""
 
     def as_json(self, origin: datetime) -> dict[str, Any]:
         """The node's entry in `brupop plan --json`; times in RFC 3339 (UTC) and in seconds
@@ -96,6 +98,7 @@ class NodePlan:
             "finish_by_met": None if self.finish_by is None else self.finish_by.met,
             "finish_by_detail": None if self.finish_by is None else self.finish_by.detail,
             "staged_ahead": self.staged_ahead,
+            "preparing_ahead": self.preparing_ahead,
         }
 
 

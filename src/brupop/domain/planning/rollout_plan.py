@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from brupop.domain.planning.drain_blockers import drain_blockers, refusing_budgets
 from brupop.domain.planning.fleet_plan import FleetPlan, NodePlan, Outlook
 from brupop.domain.planning.plan_inputs import FleetSnapshot, PlanAssumptions
-from brupop.domain.planning.virtual_rollout import VirtualRollout
+from brupop.domain.planning.virtual_rollout import VirtualRollout, staged_ahead
 from brupop.domain.policy.policy_lint import lint_policy
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
@@ -86,6 +86,7 @@ def _line(
         Outlook.UP_TO_DATE,
         current_version=status.current_version,
         target_version=status.target_version,
+        preparing_ahead=_preparing_ahead(shadow),
     )
     holds = run.holds.spans(name)
     if name in run.in_flight:
@@ -105,6 +106,17 @@ def _line(
     if _offered(run.book, name) or run.book.is_quarantined(name):
         return replace(base, outlook=Outlook.NEVER, holds=holds)
     return base
+
+
+def _preparing_ahead(shadow: Shadow) -> bool:
+    """Asked to prepare its version ahead of its turn, and its host does not hold it yet."""
+    asked, status = shadow.spec.prestage_version, shadow.status
+    return (
+        asked is not None
+        and status is not None
+        and asked == status.target_version
+        and not staged_ahead(status, asked)
+    )
 
 
 def _offered(book: RolloutBook, name: str) -> bool:

@@ -327,3 +327,13 @@ def test_a_node_holding_another_version_or_one_activated_takes_a_whole_update() 
     )
 
     assert [offset(line(plan, n).finish) for n in ("a", "b")] == [600, 600]
+
+
+def test_a_node_preparing_ahead_now_says_so_and_takes_a_whole_update() -> None:
+    asked = shadow("a").model_copy(update={"spec": ShadowSpec(prestage_version="1.1.0")})
+
+    plan = plan_of([node("a"), node("b")], shadows=[asked, shadow("b")], staged_seconds=100)
+
+    assert (line(plan, "a").preparing_ahead, line(plan, "b").preparing_ahead) == (True, False)
+    assert offset(line(plan, "a").finish) == 600
+    assert plan.as_json()["nodes"][0]["preparing_ahead"] is True
