@@ -148,31 +148,25 @@ def bare_start_ms(python: str, *flags: str) -> float:
     return (usage.ru_utime + usage.ru_stime) * 1000
 
 
-# The agent's imports before its first request, in a fresh interpreter: what they cost, how much
-# of it is building frozen dataclasses, and which standard-library modules they load.
+# The agent's imports before its first request, in a fresh interpreter: what they cost, which
+# standard-library modules they load, and how many frozen dataclasses (each compiles its methods
+# at import) and value objects (`domain.value_objects`) they define.
 _PROBE = """
 import time
 started = time.process_time()
 import sys
 before = set(sys.modules)
-import dataclasses
-building = [0.0, 0]
-_process_class = dataclasses._process_class
-def timed(*args, **kwargs):
-    began = time.process_time()
-    try:
-        return _process_class(*args, **kwargs)
-    finally:
-        building[0] += time.process_time() - began
-        building[1] += 1
-dataclasses._process_class = timed
 import brupop.cli.main, brupop.entrypoints.agent.main, brupop.adapters.apiserver_client
 done = time.process_time()
 import json
+ours = [m for name, m in list(sys.modules.items()) if name.startswith("brupop") and m]
+classes = [v for m in ours for v in vars(m).values()
+    if isinstance(v, type) and v.__module__ == m.__name__]
 standard = [m for m in sys.modules if m not in before and not m.startswith("brupop")
     and m not in ("typing.io", "typing.re")]
-print(json.dumps({"start": started, "imports": done - started, "classes": building[1],
-    "building": building[0], "ours": sum(m.startswith("brupop") for m in sys.modules),
+print(json.dumps({"start": started, "imports": done - started, "ours": len(ours),
+    "dataclasses": sum("__dataclass_params__" in vars(c) for c in classes),
+    "value_objects": sum("__value_fields__" in vars(c) for c in classes),
     "standard": standard}))
 """
 # Each standard-library module the agent loads, imported alone in that order: its own cost.
@@ -206,14 +200,13 @@ def floor(python: str, modules: list[str]) -> dict[str, float]:
 
 def breakdown(python: str, runs: int) -> dict[str, Any]:
     """Where the CPU to the first request goes: the interpreter's start, the standard library
-    the agent loads (per module, medians), brupop's own modules, building their dataclasses."""
+    the agent loads (per module, medians), brupop's own modules."""
     probes = [probe(python) for _ in range(runs)]
     modules = probes[0]["standard"]
     floors = [floor(python, modules) for _ in range(runs)]
     per_module = {name: statistics.median(f[name] for f in floors) for name in modules}
     standard = statistics.median(sum(f.values()) for f in floors)
     imports = statistics.median(p["imports"] for p in probes) * 1000
-    building = statistics.median(p["building"] for p in probes) * 1000
     by_package: dict[str, float] = {}
     for name, cost in per_module.items():  # _ssl with ssl, json.decoder with json
         package = name.lstrip("_").split(".")[0]
@@ -233,8 +226,8 @@ def breakdown(python: str, runs: int) -> dict[str, Any]:
         "standard_library_modules": len(modules),
         "brupop_modules": probes[0]["ours"],
         "brupop_modules_ms": round(imports - standard, 1),
-        "dataclasses_built": probes[0]["classes"],
-        "dataclass_building_ms": round(building, 1),
+        "frozen_dataclasses": probes[0]["dataclasses"],
+        "value_objects": probes[0]["value_objects"],
         "largest_standard_packages_ms": {name: round(cost, 1) for name, cost in top},
     }
 
