@@ -46,6 +46,27 @@ def _agent(*exits: AgentExit) -> dict[str, AgentView]:
     return {"node-01": AgentView("node-01", True, 2, len(exits) + 1, exits)}
 
 
+def test_a_preparation_ahead_of_the_nodes_turn_is_its_own_span() -> None:
+    preparing = replace(IDLE, preparing_ahead=True)
+    history = _changes(
+        (5.0, preparing),
+        (65.0, IDLE),
+        (80.0, replace(IDLE, spec_state=UpdateState.STAGED_AND_PERFORMED_UPDATE)),
+    )
+
+    timeline = simulated_timeline(
+        ["node-01"], history, {}, started_at=START, ended_at=START + 90, to_version="1.20.0",
+        limit=1,
+    )  # fmt: skip
+
+    assert timeline.rows[0].spans == (
+        Span(Phase.WAITING, 0.0, 5.0),
+        Span(Phase.STAGING_AHEAD, 5.0, 65.0),
+        Span(Phase.WAITING, 65.0, 80.0),
+        Span(Phase.STAGING, 80.0, 90.0),
+    )
+
+
 def test_an_update_goes_through_staging_drain_reboot_and_monitoring() -> None:
     history = _changes(
         (1.0, replace(IDLE, spec_state=UpdateState.STAGED_AND_PERFORMED_UPDATE)),

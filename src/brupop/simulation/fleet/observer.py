@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import structlog
 
 from brupop.domain.cluster.objects import WatchEvent, WatchEventType
+from brupop.domain.planning.virtual_rollout import staged_ahead
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import PortError, WatchExpiredError
@@ -55,6 +56,8 @@ class NodeView:
     """When (monotonic) the node first left Idle."""
     finished_at: float | None = None
     """When (monotonic) the node last came back to Idle."""
+    preparing_ahead: bool = False
+    """Asked to prepare its version ahead of its turn, and its host does not hold it yet."""
 
     @property
     def active(self) -> bool:
@@ -193,6 +196,7 @@ def _advance(view: NodeView, shadow: Shadow, now: float) -> NodeView:
             if status and status.state_transition_failure_timestamp
             else None
         ),
+        preparing_ahead=_preparing_ahead(shadow),
     )
     phases = dict(view.phase_seconds)
     if view.active and view.phase_since is not None and view.spec_state is not None:
@@ -216,7 +220,13 @@ def _state_of(view: NodeView) -> tuple[object, ...]:
         view.current_version,
         view.target_version,
         view.crash_count,
+        view.preparing_ahead,
     )
+
+
+def _preparing_ahead(shadow: Shadow) -> bool:
+    asked, status = shadow.spec.prestage_version, shadow.status
+    return asked is not None and status is not None and not staged_ahead(status, asked)
 
 
 MAX_INTERVALS = 100  # per node; a node failing and starting again adds one per attempt

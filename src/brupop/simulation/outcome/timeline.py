@@ -145,6 +145,8 @@ def _rebooted(ended: AgentExit) -> bool:
 def _phase(view: NodeView, to_version: str) -> Phase:
     if view.spec_state is None:
         return Phase.WAITING
+    if view.preparing_ahead and view.spec_state is UpdateState.IDLE:
+        return Phase.STAGING_AHEAD
     return phase_for(
         view.spec_state,
         on_target=view.current_version == to_version,
