@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from brupop.adapters.apiserver_client.base_url import split_base_url
 from brupop.domain.value_objects import value_object
 from brupop.entrypoints.logging.log_filter import check_directive
 from brupop.entrypoints.logging.log_settings import check_formatter
@@ -32,6 +33,16 @@ def text(pattern: str | None = None) -> Reader:
         return value
 
     return read
+
+
+def base_url(value: str) -> str:
+    """An apiserver URL the agent's client reads: `http(s)://host[:port][/path]`, nothing more
+    (a bad one stops the start naming its variable, not later with a traceback)."""
+    try:
+        split_base_url(value)
+    except ValueError:
+        raise ValueError("should be http(s)://host[:port][/path]") from None
+    return value
 
 
 def path(value: str) -> str:

@@ -93,7 +93,7 @@ SOURCES: tuple[Source, ...] = (
     Source("node_name", "MY_NODE_NAME", read.text(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")),
     Source("namespace", "BRUPOP_NAMESPACE", read.text()),
     _count("apiserver_service_port", "APISERVER_SERVICE_PORT", least=1, most=65535, digits=True),
-    Source("apiserver_url", "APISERVER_URL", read.text(r"^https?://[^\s/]+")),
+    Source("apiserver_url", "APISERVER_URL", read.base_url),
     Source("cluster_domain", "CLUSTER_DOMAIN", read.text()),
     Source("token_path", "AGENT_TOKEN_PATH", read.path),
     Source("ca_path", "AGENT_CA_PATH", read.path),

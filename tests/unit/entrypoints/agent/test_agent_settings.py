@@ -43,14 +43,6 @@ def test_every_setting_is_read_from_one_variable_in_the_fields_order() -> None:
     assert {"node_name"} == REQUIRED
 
 
-def test_a_missing_node_name_is_refused_naming_its_variable() -> None:
-    with pytest.raises(SettingsError) as refused:
-        load_settings({}, namespace_file=NO_NAMESPACE_FILE)
-
-    assert refused.value.variable == "MY_NODE_NAME"
-    assert "required but not set" in str(refused.value)
-
-
 def test_apiserver_address_follows_namespace_domain_and_port_or_the_override() -> None:
     settings = _load(
         BRUPOP_NAMESPACE="upd", CLUSTER_DOMAIN="corp.example", APISERVER_SERVICE_PORT="8443"
@@ -84,6 +76,9 @@ BAD_VALUES = [
     ("APISERVER_SERVICE_PORT", "https"),
     ("APISERVER_SERVICE_PORT", "70000"),
     ("APISERVER_URL", "brupop-apiserver:443"),
+    ("APISERVER_URL", "https://agent@brupop-apiserver"),
+    ("APISERVER_URL", "https://brupop-apiserver:99999"),
+    ("APISERVER_URL", "https://brupop-apiserver/?watch=1"),
     ("EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC", "ten"),
     ("EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC", "-5"),
     ("EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC", "1.5"),
