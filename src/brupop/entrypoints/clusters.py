@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from dependency_injector import containers, providers
 
-from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.ports.clock import Clock
 from brupop.ports.event_recorder import EventRecorder
 from brupop.ports.lease_store import LeaseStore
@@ -26,6 +25,7 @@ from brupop.ports.workload_replicas import WorkloadReplicas
 
 if TYPE_CHECKING:
     from brupop.adapters.kubernetes.cluster import KubernetesCluster
+    from brupop.adapters.memory.cluster import InMemoryCluster
 
 
 class ControllerCluster(Protocol):
@@ -72,6 +72,13 @@ class ApiserverCluster(Protocol):
     def events(self) -> EventRecorder: ...
 
 
+def memory_cluster(namespace: str, clock: Clock | None) -> InMemoryCluster:
+    """The embedded in-memory cluster; imported only when chosen, like the official client."""
+    from brupop.adapters.memory.cluster import InMemoryCluster
+
+    return InMemoryCluster(namespace, clock=clock)
+
+
 def kubernetes_cluster(
     namespace: str, component: str, request_timeout_seconds: float, lease_timeout_seconds: float
 ) -> KubernetesCluster:
@@ -103,7 +110,7 @@ class ClusterChoice(containers.DeclarativeContainer):
     lease_timeout_seconds = providers.Dependency(instance_of=float, default=30.0)
     cluster = providers.Selector(
         kind,
-        memory=providers.Singleton(InMemoryCluster, namespace, clock=clock),
+        memory=providers.Singleton(memory_cluster, namespace, clock),
         kubernetes=providers.Singleton(
             kubernetes_cluster,
             namespace,
