@@ -1,6 +1,8 @@
-"""A mixed fleet: updatable and locked-down hosts update; a variant without in-place updates and
-an end-of-life variant stay Idle with their own reason, never started, and the run is a success
-whose verdict says how many could not update and why."""
+"""A mixed fleet: updatable, locked-down and FIPS hosts update; a variant without in-place
+updates, an end-of-life variant and a host answering as no Bottlerocket does stay Idle with their
+own reason, never started, and the run is a success whose verdict says how many could not
+update and why. A FIPS host that boots in the standard mode after its update fails it, stays
+cordoned and is named."""
 
 from __future__ import annotations
 
@@ -8,21 +10,32 @@ import pytest
 
 from tests.e2e.simulate_run import Simulate, explain
 
-KINDS = {"node-03": "lockdown", "node-04": "no-updates", "node-05": "eol"}
-CANNOT = {"node-04": "no_in_place_updates", "node-05": "no_offer_for_variant"}
+KINDS = {
+    "node-02": "fips",
+    "node-03": "lockdown",
+    "node-04": "no-updates",
+    "node-05": "eol",
+    "node-06": "unexpected",
+}
+CANNOT = {
+    "node-04": "no_in_place_updates",
+    "node-05": "no_offer_for_variant",
+    "node-06": "unexpected_host_answer",
+}
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(300)  # seven simulated nodes, on a loaded machine
 def test_a_mixed_fleet_updates_what_it_can_and_names_why_not_the_rest(
     simulate: Simulate,
 ) -> None:
     flags = [flag for node, kind in KINDS.items() for flag in ("--host-kind", f"{node}={kind}")]
-    run = simulate("--nodes", "6", "--max-concurrent", "2", *flags, "--timeout", "120")
+    run = simulate("--nodes", "7", "--max-concurrent", "2", *flags, "--timeout", "240")
 
     assert run.returncode == 0, explain(run)
-    assert run.last_line.startswith("OK: 4/6 nodes updated"), run.last_line
+    assert run.last_line.startswith("OK: 4/7 nodes updated"), run.last_line
     assert run.last_line.endswith(
-        "; 2 cannot update: 1 no_in_place_updates, 1 no_offer_for_variant"
+        "; 3 cannot update: 1 no_in_place_updates, 1 no_offer_for_variant, 1 unexpected_host_answer"
     ), run.last_line
     report = run.report
     assert report["tracebacks"] == 0
@@ -45,3 +58,27 @@ def test_a_mixed_fleet_updates_what_it_can_and_names_why_not_the_rest(
     assert classified["host_kind"] == "no_in_place_updates", classified
     locked = [e for e in run.agent_events("node-03") if e.get("event") == "host.classified"]
     assert locked and locked[0]["host_kind"] == "locked_down", locked
+    odd = [e for e in run.agent_events("node-06") if e.get("event") == "host.classified"]
+    assert odd and odd[0]["note"] == "settings answered 403", odd
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(300)
+def test_a_fips_host_that_loses_fips_in_its_update_fails_stays_cordoned_and_is_named(
+    simulate: Simulate,
+) -> None:
+    run = simulate(
+        "--nodes", "2", "--max-concurrent", "2", "--host-kind", "node-01=fips-lost",
+        "--timeout", "240",
+    )  # fmt: skip
+
+    assert run.returncode != 0, explain(run)
+    assert run.last_line.endswith("node-01 left cordoned"), run.last_line
+    (lost,) = [node for node in run.report["nodes"] if node["name"] == "node-01"]
+    assert lost["unschedulable"] is True, lost
+    assert lost["crash_count"] == 1, lost
+    assert lost["final_version"] == "1.20.0", lost
+    others = [node for node in run.report["nodes"] if node["name"] != "node-01"]
+    assert all(node["final_version"] == "1.20.0" for node in others), others
+    (failed,) = [e for e in run.agent_events("node-01") if e.get("event") == "update.step_failed"]
+    assert failed["error"] == "BootModeChangedError", failed

@@ -61,8 +61,9 @@ def add_disruption_flags(scenario: argparse._ArgumentGroup) -> None:
         default=[],
         metavar="NODE=KIND",
         help=f"make NODE's host one of the kinds {', '.join(HOST_KINDS)}: locked down (updates "
-        "still work), a variant without in-place updates, or an end-of-life variant never "
-        "offered more",
+        "still work), a variant without in-place updates, an end-of-life variant never "
+        "offered more, a host answering as no Bottlerocket does, a FIPS host, or a FIPS host "
+        "that boots in the standard mode after its update",
     )
     scenario.add_argument(
         "--late-host",

@@ -27,7 +27,7 @@ KNOWN_FAULTS = tuple(FAULT_ENV)
 
 HOST_KIND_ENV = "BRUPOP_SIM_HOST_KIND"
 """`--host-kind`: the kind of Bottlerocket host the emulator plays."""
-HOST_KINDS = ("lockdown", "no-updates", "eol")
+HOST_KINDS = ("lockdown", "no-updates", "eol", "unexpected", "fips", "fips-lost")
 
 FIRST_ANSWER_DELAY_ENV = "BRUPOP_SIM_FIRST_ANSWER_DELAY_SECONDS"
 """`--late-host`: the host's first call answers this many seconds late."""
