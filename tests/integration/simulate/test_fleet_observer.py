@@ -10,7 +10,7 @@ import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Listing, WatchEvent
-from brupop.domain.shadow import Shadow, ShadowSpec
+from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import UnavailableError
 from brupop.simulation.fleet.observer import FleetObserver
@@ -70,3 +70,26 @@ def test_a_failed_watch_is_resumed_without_missing_the_states_in_between(
 
     assert observer.max_active == 1  # the node's time outside Idle was seen after the failure
     assert observer.views()["n1"].spec_state is UpdateState.IDLE
+
+
+def test_a_preparation_ahead_is_seen_from_the_request_until_the_host_holds_the_version() -> None:
+    cluster = InMemoryCluster()
+    cluster.add_node("n1")
+    cluster.shadows.create("n1", cluster.nodes.get("n1").uid)
+    idle = ShadowStatus(
+        current_version="1.19.0", target_version="1.20.0", current_state=UpdateState.IDLE
+    )
+    cluster.shadows.update_status("brs-n1", idle)
+    observer = FleetObserver(cluster.shadows, ["n1"])
+    observer.start()
+    try:
+        cluster.shadows.replace_spec("brs-n1", ShadowSpec(prestage_version="1.20.0"), None)
+        wait_until(lambda: observer.views()["n1"].preparing_ahead, "the preparation seen")
+        held = idle.model_copy(update={"staged_version": "1.20.0", "staged_state": "Staged"})
+        cluster.shadows.update_status("brs-n1", held)
+        wait_until(lambda: not observer.views()["n1"].preparing_ahead, "the version held")
+    finally:
+        observer.stop()
+
+    assert observer.max_active == 0  # a preparation ahead holds no slot
+    assert [c.after.preparing_ahead for c in observer.history()][-2:] == [True, False]
