@@ -34,9 +34,24 @@ WEB = "web-5d8f7"
 _STOP_SECONDS = 10.0
 
 
+def fleet_files(names: list[str], work_dir: Path) -> list[SimulatedNode]:
+    """Each node's agent pod, token file and emulated host's directory under `work_dir`."""
+    return [
+        SimulatedNode(
+            name=name,
+            agent_pod=f"{AGENT_DAEMONSET}-{name}",
+            token_path=work_dir / "nodes" / name / "token",
+            host_dir=work_dir / "nodes" / name / "host",
+        )
+        for name in names
+    ]
+
+
 def add_fleet(emulator: KubeEmulator, names: list[str], work_dir: Path) -> list[SimulatedNode]:
     """Nodes, agent pods with their tokens, and one evictable web pod per node."""
-    fleet = [_add_node(emulator, name, work_dir / "nodes" / name) for name in names]
+    fleet = fleet_files(names, work_dir)
+    for node in fleet:
+        _add_node(emulator, node)
     owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": WEB, "uid": f"uid-{WEB}"}
     for index, name in enumerate(names):
         emulator.add_pod(
@@ -51,9 +66,9 @@ def web_pod(index: int) -> str:
     return f"{WEB}-{index}"
 
 
-def _add_node(emulator: KubeEmulator, name: str, directory: Path) -> SimulatedNode:
+def _add_node(emulator: KubeEmulator, node: SimulatedNode) -> None:
+    name = node.name
     emulator.add_node(name, labels={OPT_IN_LABEL: OPT_IN_VALUE, "kubernetes.io/hostname": name})
-    pod = f"{AGENT_DAEMONSET}-{name}"
     daemonset = {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
@@ -62,15 +77,11 @@ def _add_node(emulator: KubeEmulator, name: str, directory: Path) -> SimulatedNo
         "controller": True,
     }
     emulator.add_pod(
-        NAMESPACE, pod, name, labels={COMPONENT_LABEL: "agent"}, owners=[daemonset],
+        NAMESPACE, node.agent_pod, name, labels={COMPONENT_LABEL: "agent"}, owners=[daemonset],
         service_account=AGENT_SERVICE_ACCOUNT,
     )  # fmt: skip
-    directory.mkdir(parents=True, exist_ok=True)
-    token_path = directory / "token"
-    token_path.write_text(emulator.issue_token(NAMESPACE, pod))
-    host_dir = directory / "host"
-    host_dir.mkdir(exist_ok=True)
-    return SimulatedNode(name=name, agent_pod=pod, token_path=token_path, host_dir=host_dir)
+    node.host_dir.mkdir(parents=True, exist_ok=True)
+    node.token_path.write_text(emulator.issue_token(NAMESPACE, node.agent_pod))
 
 
 def write_kubeconfig(path: Path, server_url: str) -> Path:

@@ -1,6 +1,7 @@
 """A whole rollout through the Kubernetes adapters: `brupop apiserver` and `brupop controller`
 processes reach the cluster only through a kubeconfig, over HTTP to the Kubernetes API
-emulator, and one `brupop agent` process per node drives its emulated host.
+emulator (a process of its own, so a loaded test process does not slow its answers), and one
+`brupop agent` process per node drives its emulated host.
 
 Watches, the controller's Lease, TokenReviews, evictions (one refused by a 429 first) and a
 real conflict on every shadow's first spec write cross the wire; a watch of the shadows (also
@@ -10,9 +11,9 @@ over the wire) checks that the concurrency limit holds at every step.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from tests.e2e.kube_fleet import (
     BrupopProcess,
     add_fleet,
     cluster_env,
+    fleet_files,
     free_port,
     wait_for_ping,
     web_pod,
@@ -42,7 +44,7 @@ from tests.e2e.kube_fleet import (
 )
 from tests.support.kube_api_rules import KINDS, NODES, PODS, SHADOWS, status_body
 from tests.support.kube_emulator import KubeEmulator
-from tests.support.kube_emulator_server import EmulatorServer
+from tests.support.kube_emulator_process import EmulatorProcess, Recorded
 
 OPTIONS = SimulationOptions(nodes=3, max_concurrent=2)
 NAMES = OPTIONS.node_names()
@@ -53,6 +55,22 @@ TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews"
 CONTROLLER_NODE = "control-plane-1"
 ROLLOUT_SECONDS = 240.0  # far above a healthy run (about 20 s); a slow machine is not a failure
 START_SECONDS = 60.0
+# Limits, not paces: the simulated fleet's (a 2 s Lease, 15 to 40 s step limits, 5 s calls) suit
+# an idle machine; on a loaded one every process answers late, so here each limit is generous.
+PATIENT_CONTROLLER = {
+    "LEADER_ELECTION_LEASE_SECONDS": "15",
+    "LEADER_ELECTION_RENEW_SECONDS": "2",
+    "TIMEOUT_IDLE_SECONDS": "300",
+    "TIMEOUT_STAGED_AND_PERFORMED_UPDATE_SECONDS": "300",
+    "TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS": "300",
+    "TIMEOUT_MONITORING_UPDATE_SECONDS": "300",
+}
+PATIENT_APISERVER = {"DRAIN_TIMEOUT_SECONDS": "120", "POD_DELETION_TIMEOUT_SECONDS": "60"}
+PATIENT_AGENT = {
+    "APISERVER_CLIENT_TIMEOUT_SECONDS": "20",
+    "HOST_COMMAND_DEADLINE_SECONDS": "30",
+    "DRAIN_TIMEOUT_SECONDS": "120",
+}
 # The test's own deadlines fail first, with what each process said; pytest's only after them.
 pytestmark = pytest.mark.timeout(ROLLOUT_SECONDS + 4 * START_SECONDS + 60)
 
@@ -61,14 +79,13 @@ pytestmark = pytest.mark.timeout(ROLLOUT_SECONDS + 4 * START_SECONDS + 60)
 class Rollout:
     """What one run started: to watch it, stop it, and explain a failure."""
 
-    emulator: KubeEmulator
+    emulator: EmulatorProcess
     observer: FleetObserver
     supervisor: AgentSupervisor
     apiserver: BrupopProcess
     controller: BrupopProcess
     fleet: list[SimulatedNode]
     log_dir: Path
-    conflicts_made: set[str] = field(default_factory=set)
 
     def explain(self) -> str:
         views = "\n".join(str(view) for view in self.observer.views().values())
@@ -77,7 +94,8 @@ class Rollout:
             for name in NAMES
             if (path := self.log_dir / f"{name}.log").exists()
         ]
-        return "\n".join([views, self.apiserver.tail(), self.controller.tail(), *agents])
+        processes = [self.apiserver.tail(), self.controller.tail(), self.emulator.tail()]
+        return "\n".join([views, *processes, *agents])
 
     def all_updated(self) -> bool:
         return all(view.phase(TARGET) == "updated" for view in self.observer.views().values())
@@ -132,6 +150,7 @@ def start_apiserver(
         "APISERVER_TLS_KEY_PATH": str(tls.key),
         "TERMINATION_LOG": str(work_dir / "apiserver-termination-log"),
         **OPTIONS.timing.env_for(Component.APISERVER),
+        **PATIENT_APISERVER,
     }
     apiserver = BrupopProcess.start(
         "apiserver", cluster_env(kubeconfig, settings), work_dir / "logs" / "apiserver.log"
@@ -151,6 +170,7 @@ def start_controller(stack: ExitStack, kubeconfig: Path, work_dir: Path) -> Brup
         "CONTROLLER_METRICS_PORT": "0",
         "CONTROLLER_BIND_ADDRESS": "127.0.0.1",
         **OPTIONS.timing.env_for(Component.CONTROLLER),
+        **PATIENT_CONTROLLER,
     }
     controller = BrupopProcess.start(
         "controller", cluster_env(kubeconfig, settings), work_dir / "logs" / "controller.log"
@@ -171,7 +191,7 @@ def start_agents(
             env=agent_env(
                 node, OPTIONS, apiserver_url=url, tls=tls, apiclient=apiclient,
                 namespace=NAMESPACE,
-            ),
+            ) | PATIENT_AGENT,
             log_path=work_dir / "logs" / f"{node.name}.log",
         )
         for node in fleet
@@ -186,48 +206,45 @@ def start_agents(
     return supervisor
 
 
+def prepare_cluster(emulator: KubeEmulator, work_dir: Path) -> Callable[[], dict[str, Any]]:
+    """Run in the emulator's process: the fleet, a refused eviction, a conflict per shadow."""
+    add_fleet(emulator, NAMES, work_dir)
+    made: set[str] = set()
+    for node in NAMES:
+        conflict_on_first_spec_write(emulator, node, made)
+    refuse_first_eviction(emulator, web_pod(0))
+    return lambda: {"conflicts_made": sorted(made)}
+
+
 @pytest.fixture
 def rollout(tmp_path: Path) -> Iterator[Rollout]:
     with ExitStack() as stack:
-        server = stack.enter_context(EmulatorServer())
-        emulator = server.emulator
         (tmp_path / "logs").mkdir()
-        fleet = add_fleet(emulator, NAMES, tmp_path)
-        made: set[str] = set()
-        for node in NAMES:
-            conflict_on_first_spec_write(emulator, node, made)
-        refuse_first_eviction(emulator, web_pod(0))
-        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server.url)
+        setup = f"{__name__}:{prepare_cluster.__name__}"
+        emulator = stack.enter_context(EmulatorProcess(setup, tmp_path))
+        fleet = fleet_files(NAMES, tmp_path)
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", emulator.url)
 
         apiserver, url, tls = start_apiserver(stack, kubeconfig, tmp_path)
         controller = start_controller(stack, kubeconfig, tmp_path)
-        watcher = KubernetesCluster(server.api_client(), NAMESPACE)
+        watcher = KubernetesCluster(emulator.api_client(), NAMESPACE)
         stack.callback(watcher.close)
         observer = FleetObserver(watcher.shadows, NAMES)
         observer.start()
         stack.callback(observer.stop)
         supervisor = start_agents(stack, fleet, url, tls, tmp_path)
         yield Rollout(
-            emulator, observer, supervisor, apiserver, controller, fleet, tmp_path / "logs", made
+            emulator, observer, supervisor, apiserver, controller, fleet, tmp_path / "logs"
         )
-
-
-def requests_to(emulator: KubeEmulator, method: str, path: str) -> list[Any]:
-    return [
-        request
-        for request in emulator.requests
-        if str(request.method.value).upper() == method and request.url.path == path
-    ]
 
 
 @pytest.mark.e2e
 def test_three_nodes_roll_through_the_kubernetes_api_within_the_limit(rollout: Rollout) -> None:
-    emulator = rollout.emulator
-
     rollout.wait_until_updated(ROLLOUT_SECONDS)
-    lease_while_leading = emulator.stored(LEASES, NAMESPACE, DEFAULT_LEASE_NAME)
+    while_leading = rollout.emulator.snapshot().stored(LEASES, NAMESPACE, DEFAULT_LEASE_NAME)
     rollout.supervisor.stop(grace_seconds=5.0)
     exits = {"controller": rollout.controller.stop(), "apiserver": rollout.apiserver.stop()}
+    cluster = rollout.emulator.snapshot()
 
     assert 1 <= rollout.observer.max_active <= 2, rollout.explain()
     assert exits == {"controller": 0, "apiserver": 0}, rollout.explain()
@@ -236,38 +253,40 @@ def test_three_nodes_roll_through_the_kubernetes_api_within_the_limit(rollout: R
         assert host is not None and (host.version, host.reboots) == (TARGET, 1), node.name
         agent = rollout.supervisor.views()[node.name]
         assert [e.code for e in agent.exits if not e.acceptable] == [], (node.name, agent.exits)
-    for shadow in emulator.objects_of(SHADOWS):
+    for shadow in cluster.objects_of(SHADOWS):
         assert shadow["spec"]["state"] == "Idle", shadow
         assert shadow["status"]["current_state"] == "Idle", shadow
         assert shadow["status"]["current_version"] == TARGET, shadow
-    assert len(emulator.objects_of(SHADOWS)) == len(NAMES)
-    for stored in emulator.objects_of(NODES):
+    assert len(cluster.objects_of(SHADOWS)) == len(NAMES)
+    for stored in cluster.objects_of(NODES):
         assert not stored["spec"].get("unschedulable"), stored
         assert LB_EXCLUSION_LABEL not in stored["metadata"]["labels"], stored
 
     # What crossed the wire on the way.
     workloads = [
-        pod for pod in emulator.objects_of(PODS) if pod["metadata"]["namespace"] == WORKLOADS
+        pod for pod in cluster.objects_of(PODS) if pod["metadata"]["namespace"] == WORKLOADS
     ]
     assert workloads == [], "every web pod was evicted"
     first = f"/api/v1/namespaces/{WORKLOADS}/pods/{web_pod(0)}/eviction"
-    assert len(requests_to(emulator, "POST", first)) == 2  # refused once, then evicted
-    assert rollout.conflicts_made == {f"brs-{name}" for name in NAMES}
+    assert len(cluster.requests_to("POST", first)) == 2  # refused once, then evicted
+    assert cluster.facts["conflicts_made"] == sorted(f"brs-{name}" for name in NAMES)
     for name in NAMES:  # the controller read the refused write's shadow again, then resent it
-        refused, retried = requests_to(emulator, "PATCH", f"{SHADOWS_PATH}/brs-{name}")[:2]
-        wanted = [(r.data["spec"]["state"], r.data["spec"]["version"]) for r in (refused, retried)]
-        assert wanted == [("StagedAndPerformedUpdate", TARGET)] * 2
+        refused, retried = cluster.requests_to("PATCH", f"{SHADOWS_PATH}/brs-{name}")[:2]
+        assert [_spec_of(refused), _spec_of(retried)] == [("StagedAndPerformedUpdate", TARGET)] * 2
         assert refused.data["metadata"] != retried.data["metadata"]
-    assert len(requests_to(emulator, "POST", TOKEN_REVIEWS)) >= len(NAMES)
-    assert lease_while_leading is not None
-    leading = lease_while_leading["spec"]
+    assert len(cluster.requests_to("POST", TOKEN_REVIEWS)) >= len(NAMES)
+    assert while_leading is not None
+    leading = while_leading["spec"]
     assert leading["holderIdentity"] and leading["renewTime"] > leading["acquireTime"], leading
-    released = emulator.stored(LEASES, NAMESPACE, DEFAULT_LEASE_NAME)
+    released = cluster.stored(LEASES, NAMESPACE, DEFAULT_LEASE_NAME)
     assert released is not None and released["spec"].get("holderIdentity") is None, released
     watches = [
         request
-        for request in emulator.requests
-        if request.url.path == SHADOWS_PATH
-        and str(request.params.get("watch")).lower() in ("true", "1")
+        for request in cluster.requests
+        if request.path == SHADOWS_PATH and request.params.get("watch", "").lower() in ("true", "1")
     ]
     assert len(watches) >= 3  # the apiserver's feed, the controller, this test's observer
+
+
+def _spec_of(request: Recorded) -> tuple[str, str]:
+    return request.data["spec"]["state"], request.data["spec"]["version"]
