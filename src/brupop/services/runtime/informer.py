@@ -71,12 +71,14 @@ class Following:
     resync_seconds: float | None = None
 
     def watch_period(self, since_list: float) -> float:
-        """How long the next watch lasts, `since_list` seconds after the last list: it ends
-        when the next resync is due."""
+        """How long the next watch lasts, `since_list` seconds after the last list: until the
+        next resync when that is due within two `watch_seconds` (the resync's list takes the
+        place of the watch's end, so one watch is opened per resync), else its own period."""
         period = self.watch_seconds * (1.0 + _spread.random())
         if self.resync_seconds is None:
             return period
-        return max(0.0, min(period, self.resync_seconds - since_list))
+        until_resync = max(0.0, self.resync_seconds - since_list)
+        return until_resync if until_resync <= 2 * self.watch_seconds else period
 
     def resync_due(self, since_list: float) -> bool:
         return self.resync_seconds is not None and since_list >= self.resync_seconds
