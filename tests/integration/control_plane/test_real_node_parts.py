@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.support.control_plane import cert_manager
 from tests.support.control_plane.cli import parser
+from tests.support.control_plane.pki import Pki
 from tests.support.control_plane.processes import RunFolder, is_ours
 from tests.support.control_plane.real_nodes import images, machine_lock
 from tests.support.control_plane.real_nodes.host_snapshot import differences
@@ -129,3 +134,42 @@ def test_the_machine_lock_refuses_a_second_cluster_naming_the_first_until_its_re
     machine_lock.release(second)
     assert holder is not None
     wait_until(lambda: not is_ours(holder), "the lock's holder gone after its release")
+
+
+FAKE_WEBHOOK = """#!{python}
+import http.server, pathlib, sys
+flags = dict(argument.lstrip("-").split("=", 1) for argument in sys.argv[1:])
+tried = pathlib.Path({tried!r})
+if not tried.exists():
+    tried.write_text(flags["secure-port"])
+    port = flags["secure-port"]
+    print(f"cert-manager webhook: listen tcp :{{port}}: bind: address already in use")
+    sys.exit(1)
+
+class Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+
+http.server.HTTPServer(("127.0.0.1", int(flags["healthz-port"])), Health).serve_forever()
+"""
+
+
+def test_a_cert_manager_webhook_whose_port_was_taken_is_started_again_on_other_ports(
+    tmp_path: Path,
+) -> None:
+    tried = tmp_path / "first-port"
+    binary = tmp_path / "webhook"
+    binary.write_text(FAKE_WEBHOOK.format(python=sys.executable, tried=str(tried)))
+    binary.chmod(0o755)
+    folder = RunFolder(tmp_path / "run")
+    pki = Pki(tmp_path / "pki")
+    port = cert_manager.start_webhook(folder, binary, tmp_path / "kubeconfig", pki)
+    record = folder.read("cert-manager-webhook")
+    assert record is not None
+    try:
+        assert "address already in use" in folder.log("cert-manager-webhook").read_text()
+        assert port != int(tried.read_text())
+        assert cert_manager.healthy(int(record.argv[3].split("=")[1]))
+    finally:
+        os.kill(record.pid, signal.SIGTERM)

@@ -14,6 +14,7 @@ import subprocess
 import time
 import urllib.request
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from cryptography import x509
@@ -36,6 +37,7 @@ NAMES = ("cert-manager-webhook", "cert-manager-controller", "cert-manager-cainje
 CLIENT = "cert-manager"
 WEBHOOK_CERT = "cert-manager-webhook"
 READY_SECONDS = 120.0
+BIND_ATTEMPTS = 4
 CONTROLLER_STARTED = "controllers started"
 INJECTOR_STARTED = "Starting workers"
 
@@ -63,16 +65,7 @@ def start(root: Path, cache: Cache) -> None:
     kubeconfig = credentials(root, pki, server)
     apply_crds(root / "kubeconfig", binaries.crds)
     folder = RunFolder(root)
-    port, healthz = free_port(), free_port()
-    webhook = [
-        str(binaries.binary("webhook")),
-        f"--kubeconfig={kubeconfig}",
-        f"--secure-port={port}",
-        f"--healthz-port={healthz}",
-        f"--tls-cert-file={pki.cert(WEBHOOK_CERT)}",
-        f"--tls-private-key-file={pki.key(WEBHOOK_CERT)}",
-    ]
-    launch(folder, "cert-manager-webhook", webhook, lambda: healthy(healthz))
+    port = start_webhook(folder, binaries.binary("webhook"), kubeconfig, pki)
     register_webhooks(root / "kubeconfig", port, pki.ca)
     controller = [str(binaries.binary("controller")), f"--kubeconfig={kubeconfig}"]
     launch(folder, "cert-manager-controller", controller, logged(folder, "cert-manager-controller"))
@@ -103,9 +96,34 @@ def credentials(root: Path, pki: Pki, server: str) -> Path:
     return write_kubeconfig(root / "cert-manager.kubeconfig", pki, CLIENT, server)
 
 
+def start_webhook(folder: RunFolder, binary: Path, kubeconfig: Path, pki: Pki) -> int:
+    """The webhook on two free ports; its secure port. It listens on every address, where any
+    socket (a kubelet's probe connection from a bridge address, say) may take a port between
+    its choice and the webhook's bind: then two other ports are chosen, a few times."""
+    for attempt in range(1, BIND_ATTEMPTS + 1):
+        port, healthz = free_port(), free_port()
+        argv = [
+            str(binary),
+            f"--kubeconfig={kubeconfig}",
+            f"--secure-port={port}",
+            f"--healthz-port={healthz}",
+            f"--tls-cert-file={pki.cert(WEBHOOK_CERT)}",
+            f"--tls-private-key-file={pki.key(WEBHOOK_CERT)}",
+        ]
+        try:
+            launch(folder, "cert-manager-webhook", argv, partial(healthy, healthz))
+        except CertManagerFailure as failure:
+            if attempt == BIND_ATTEMPTS or "address already in use" not in str(failure):
+                raise
+            continue
+        return port
+    raise CertManagerFailure(f"cert-manager-webhook found no free port in {BIND_ATTEMPTS} tries")
+
+
 def free_port() -> int:
+    """A port no socket holds on any address (the webhook binds every address)."""
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+        probe.bind(("0.0.0.0", 0))
         return int(probe.getsockname()[1])
 
 
