@@ -1,9 +1,11 @@
 """The packaged chart installed by Helm on real kubelets, as a user installs it: cert-manager
 issues its certificates and injects the CA, every pod starts from the imported images,
 `brupop doctor` passes every check, the agent calls the apiserver with the projected token of
-the chart's audience, and `helm uninstall` leaves nothing of brupop (the CRDs go with it, as
-docs/install.md says). The hosts under the nodes offer no update here: a rollout's drains would
-move the pods doctor checks (tests/realnode/test_rollout.py is the rollout)."""
+the chart's audience, the NetworkPolicies (enforced by kube-router for one node's pods) let a pod
+with the agent's label reach an apiserver pod and refuse one without it, and `helm uninstall`
+leaves nothing of brupop (the CRDs go with it, as docs/install.md says). The hosts under the
+nodes offer no update here: a rollout's drains would move the pods doctor checks
+(tests/realnode/test_rollout.py is the rollout)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import io
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from dataclasses import dataclass
+from functools import partial
 
 import pytest
 from kubernetes import client
@@ -19,6 +22,9 @@ from kubernetes.client.exceptions import ApiException
 from brupop.cli.doctor.main import main as doctor
 from tests.realnode.chart_release import NAMESPACE, install, package, prepare_nodes, uninstall
 from tests.realnode.conftest import RealCluster
+from tests.realnode.workloads import create, knocking_pod, logged
+from tests.support.control_plane.real_nodes import network_policy
+from tests.support.control_plane.versions import default_cache
 from tests.support.polling import wait_until
 
 AUDIENCE = "brupop-apiserver"
@@ -26,6 +32,8 @@ SHADOW_CRD = "bottlerocketshadows.brupop.bottlerocket.aws"
 POLICY_CRD = "bottlerocketupdatepolicies.brupop.bottlerocket.aws"
 DEPLOYMENTS = ("brupop-apiserver", "brupop-controller-deployment")
 START_SECONDS = 600.0
+AGENT_LABELS = {"brupop.bottlerocket.aws/component": "agent"}
+AGENTS_PORT = 8443
 
 
 @dataclass(frozen=True)
@@ -124,6 +132,46 @@ def token_reviews(api: client.ApiClient) -> float:
         for line in text.splitlines()
         if line.startswith("apiserver_request_total{") and 'resource="tokenreviews"' in line
     )
+
+
+def succeeded(core: client.CoreV1Api, name: str) -> bool:
+    return bool(core.read_namespaced_pod(name, NAMESPACE).status.phase == "Succeeded")
+
+
+@pytest.mark.timeout(900)
+def test_the_network_policies_let_an_agent_pod_reach_the_apiserver_and_refuse_other_pods(
+    installed: Installed,
+) -> None:
+    cluster, core = installed.cluster, installed.cluster.core
+    enforced, other = cluster.nodes
+    network_policy.enforce_on(cluster.folder, default_cache(), enforced)
+    targets = core.list_namespaced_pod(
+        NAMESPACE,
+        label_selector="brupop.bottlerocket.aws/component=apiserver",
+        field_selector=f"spec.nodeName={enforced}",
+    ).items
+    assert targets, f"no apiserver pod on {enforced}, where the policies are enforced"
+    address = targets[0].status.pod_ip
+    owner = core.create_namespaced_config_map(NAMESPACE, {"metadata": {"name": "knockers"}})
+    reference = {"apiVersion": "v1", "kind": "ConfigMap", "name": "knockers"}
+    reference["uid"] = owner.metadata.uid
+    pods = {"knock-agent": AGENT_LABELS, "knock-stranger": {"app": "knock-stranger"}}
+    for name, labels in pods.items():
+        pod = knocking_pod(name, other, address, AGENTS_PORT, labels, reference)
+        create(core, pod, NAMESPACE)
+    for name in pods:
+        wait_until(
+            partial(succeeded, core, name),
+            f"pod {name} done knocking",
+            seconds=START_SECONDS,
+            interval=2.0,
+        )
+    folder = cluster.node_folder(other)
+    heard = {name: logged(folder, name, NAMESPACE) for name in pods}
+    # The last ten attempts, long after kube-router's first sync: the agent's label lets it in,
+    # a pod without it is refused.
+    assert heard["knock-agent"][-10:] == ["connected"] * 10, heard
+    assert heard["knock-stranger"][-10:] == ["refused"] * 10, heard
 
 
 @pytest.mark.timeout(900)

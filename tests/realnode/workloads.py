@@ -71,5 +71,32 @@ def log_lines(path: Path) -> list[str]:
     return [line.split(" ", 3)[3] for line in path.read_text().splitlines() if line.count(" ") >= 3]
 
 
-def logged(node_folder: Path, name: str) -> list[str]:
-    return [line for path in log_files(node_folder, name) for line in log_lines(path)]
+def logged(node_folder: Path, name: str, namespace: str = "default") -> list[str]:
+    files = log_files(node_folder, name, namespace=namespace)
+    return [line for path in files for line in log_lines(path)]
+
+
+KNOCK = """
+import socket, time
+for attempt in range({attempts}):
+    try:
+        socket.create_connection(("{address}", {port}), timeout=3).close()
+        print("connected", flush=True)
+    except ConnectionRefusedError:
+        print("refused", flush=True)
+    except OSError as error:
+        print("failed:", type(error).__name__, flush=True)
+    time.sleep(2)
+"""
+
+
+def knocking_pod(
+    name: str, node: str, address: str, port: int, labels: dict[str, str], owner: Doc
+) -> Doc:
+    """A pod on `node` that tries a TCP connection to address:port every 2 s, one line each
+    (connected, refused, failed: ...). `owner` becomes its controller, so that no controller
+    whose selector its labels match adopts it."""
+    code = KNOCK.format(attempts=30, address=address, port=port)
+    pod = python_pod(name, node, code, labels=labels)
+    pod["metadata"]["ownerReferences"] = [{**owner, "controller": True}]
+    return pod

@@ -1,6 +1,7 @@
 """`build --real-nodes`: kubelet, kube-scheduler and kube-proxy from the control plane's own
-Kubernetes module (same version and stamps), CoreDNS from the Go module proxy, and the pause
-image from the release's pause.c, into the same version-keyed cache, under its lock."""
+Kubernetes module (same version and stamps), CoreDNS and kube-router (the NetworkPolicy
+controller) from the Go module proxy, and the pause image from the release's pause.c, into the
+same version-keyed cache, under its lock."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from tests.support.control_plane import build as control_plane_build
 from tests.support.control_plane.build_lock import build_lock
 from tests.support.control_plane.gotool import BuildError, Go, Progress
+from tests.support.control_plane.real_nodes import network_policy
 from tests.support.control_plane.real_nodes.layout import (
     COREDNS_VERSION,
     NODE_BINARIES,
@@ -31,7 +33,7 @@ def pause_archive(cache: Cache) -> Path:
 
 def missing(cache: Cache) -> list[str]:
     """What `build --real-nodes` has not made yet."""
-    names = [*NODE_BINARIES, "coredns"]
+    names = [*NODE_BINARIES, "coredns", network_policy.NAME]
     absent = [name for name in names if not os.access(cache.binary(name), os.X_OK)]
     if not pause_archive(cache).is_file():
         absent.append(pause_archive(cache).name)
@@ -47,6 +49,7 @@ def build_real_nodes(cache: Cache, go: Go | None = None) -> None:
         build_node_binaries(cache, go, progress)
         build_coredns(cache, go, progress)
         build_pause(cache, go, progress)
+    network_policy.build_kube_router(cache, go)
     build_cert_manager(cache)
     print(f"control-plane build: real-node parts done in {progress.elapsed():.0f} s", flush=True)
 

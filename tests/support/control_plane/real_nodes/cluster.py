@@ -18,6 +18,7 @@ from tests.support.control_plane.real_nodes import (
     host_snapshot,
     machine_lock,
     network,
+    network_policy,
     readiness,
 )
 from tests.support.control_plane.real_nodes.addons import start_addons
@@ -39,7 +40,7 @@ from tests.support.control_plane.real_nodes.node_config import PRIVATE_FOLDERS, 
 from tests.support.control_plane.real_nodes.node_processes import NodeStartError, stop_node
 from tests.support.control_plane.versions import Cache
 
-TOOLS = ("containerd", "runc", "ctr", "iptables", "ip", "unshare", "nsenter")
+TOOLS = ("containerd", "runc", "ctr", "iptables", "ipset", "ip", "unshare", "nsenter")
 
 
 class UpFailure(Exception):
@@ -168,6 +169,8 @@ def down(root: Path, cache: Cache, quiet: bool = False) -> int:
     stop_added(root, quiet)
     lifecycle.down(root, cache, quiet)
     network.remove_new_chains(cluster, cache.bin)
+    if cluster.snapshot.is_file():
+        network_policy.remove_new_ipsets(host_snapshot.load(cluster.snapshot).get("ipsets", []))
     journal = Journal(cluster.state)
     for entry in reversed(journal.entries()):
         network.undo(entry)

@@ -1,12 +1,14 @@
 """What the host looks like where a real-node cluster could leave a trace: links and their
 addresses, mounts, iptables chains and rules (IPv4 and IPv6), top-level cgroups, the sysctls the
-runtimes touch, and the folders they hard-code. `up` saves one; `down` compares."""
+runtimes touch, the folders they hard-code, and ipsets. `up` saves one; `down` compares."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 from tests.support.control_plane.real_nodes.host_changes import (
@@ -54,7 +56,16 @@ def take() -> Snapshot:
         "cgroups": cgroups(),
         "sysctls": [f"{name}={value}" for name in SYSCTLS if (value := sysctl_or_none(name))],
         "folders": sorted(path for path in FOLDERS if os.path.lexists(path)),
+        "ipsets": ipsets(),
     }
+
+
+def ipsets() -> list[str]:
+    """The names of the host's ipsets (a NetworkPolicy controller's; [] without the tool)."""
+    if shutil.which("ipset") is None:
+        return []
+    listed = subprocess.run(["ipset", "list", "-n"], capture_output=True, text=True, check=False)
+    return sorted(listed.stdout.split())
 
 
 def links() -> list[str]:
