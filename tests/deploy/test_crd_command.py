@@ -247,3 +247,9 @@ class _Untyped(BaseModel):
 def test_a_model_without_a_structural_form_is_refused(model: type[BaseModel]) -> None:
     with pytest.raises(CrdSchemaError):
         structural_schema(model)
+
+
+def test_the_crds_spell_out_every_value_with_no_yaml_anchors() -> None:
+    text = render()
+
+    assert "&id" not in text and "*id" not in text, "a value used twice is written as an alias"

@@ -25,6 +25,13 @@ from brupop.entrypoints.pod_namespace import DEFAULT_NAMESPACE
 KINDS = (SHADOW_KIND, POLICY_KIND)
 
 
+class _SpelledOutDumper(yaml.SafeDumper):
+    """Writes a value used twice in full each time: no `&id001` anchors in a CRD users read."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
 def render(
     namespace: str = DEFAULT_NAMESPACE,
     apiserver_service_port: int = DEFAULT_APISERVER_SERVICE_PORT,
@@ -41,7 +48,11 @@ def render(
             if kind == SHADOW_KIND
             else policy_custom_resource_definition()
         )
-        documents.append(yaml.safe_dump(crd, sort_keys=False, width=10_000, explicit_start=True))
+        documents.append(
+            yaml.dump(
+                crd, Dumper=_SpelledOutDumper, sort_keys=False, width=10_000, explicit_start=True
+            )
+        )
     return "".join(documents)
 
 
