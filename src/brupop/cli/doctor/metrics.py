@@ -8,7 +8,7 @@ import urllib.request
 
 from brupop.cli.doctor.reading import ClusterReader, ReadRefused
 from brupop.cli.doctor.result import CheckResult, failed, passed
-from brupop.cli.status.reaching import ControllerService
+from brupop.cli.status.reaching import ControllerServiceAddress
 
 CHECK = "metrics"
 METRIC = "brupop_hosts_state"
@@ -30,7 +30,7 @@ def check_metrics_at(url: str, timeout: float) -> CheckResult:
 
 def check_metrics_by_proxy(reader: ClusterReader, namespace: str) -> CheckResult:
     """GET the controller Service's `/metrics` through the service proxy."""
-    service = ControllerService(namespace)
+    service = ControllerServiceAddress(namespace)
     path = f"/api/v1/namespaces/{namespace}/services/{service.proxy_name}/proxy/metrics"
     try:
         text = reader.get_text(path)

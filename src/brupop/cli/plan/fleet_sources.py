@@ -22,7 +22,7 @@ from brupop.cli.cluster_loader import ClusterTarget, reach_cluster
 from brupop.cli.fleet_description.nodes import build_fleet
 from brupop.cli.plan.flags import SimulatedFleet
 from brupop.cli.status.reaching import (
-    ControllerService,
+    ControllerServiceAddress,
     StatusUnavailable,
     read_through_api,
 )
@@ -45,7 +45,7 @@ def controller_limit(target: ClusterTarget, namespace: str, timeout: float) -> C
     """The MAX_CONCURRENT_UPDATE the controller applies, from its `/status` through the API
     server's service proxy (StatusUnavailable when it does not answer with one)."""
     configuration = reach_cluster(target, timeout)
-    document = read_through_api(configuration, ControllerService(namespace), timeout)
+    document = read_through_api(configuration, ControllerServiceAddress(namespace), timeout)
     value = document.get("max_concurrent_update")
     try:
         return ConcurrencyLimit.parse(value if isinstance(value, str) else "")

@@ -36,7 +36,7 @@ from brupop.cli.status.policy_line import (
 )
 from brupop.cli.status.reaching import (
     LOCAL_URL,
-    ControllerService,
+    ControllerServiceAddress,
     StatusUnavailable,
     read_through_api,
     read_url,
@@ -98,7 +98,7 @@ def read_status(
     when it exists. ClusterUnusable when the kubeconfig cannot be used or does not answer."""
     if url:
         return read_url(url, timeout)
-    service = ControllerService(namespace)
+    service = ControllerServiceAddress(namespace)
     try:
         configuration = reach_cluster(target or ClusterTarget(), timeout)
     except NoConfiguration:

@@ -36,7 +36,7 @@ class StatusUnavailable(Exception):
 
 
 @dataclass(frozen=True)
-class ControllerService:
+class ControllerServiceAddress:
     """The controller's Service, as the API server's proxy names it."""
 
     namespace: str
@@ -70,7 +70,7 @@ def read_url(url: str, timeout: float) -> dict[str, Any]:
 
 
 def read_through_api(
-    configuration: Configuration, service: ControllerService, timeout: float
+    configuration: Configuration, service: ControllerServiceAddress, timeout: float
 ) -> dict[str, Any]:
     """GET the controller's `/status` through the API server's service proxy."""
     api_client = ApiClient(configuration)
@@ -88,7 +88,7 @@ def read_through_api(
         api_client.close()
 
 
-def _advice(error: PortError, service: ControllerService, host: str) -> str:
+def _advice(error: PortError, service: ControllerServiceAddress, host: str) -> str:
     where = f"Service {service.namespace}/{service.name}"
     if isinstance(error, NotFoundError):
         return (
