@@ -20,7 +20,7 @@ MANIFEST_NAME = "bottlerocket-update-operator.yaml"
 
 
 @dataclass(frozen=True)
-class ClusterChoice:
+class ClusterFlags:
     """The real cluster to run over (None: the in-memory one) and the chart to take RBAC from."""
 
     kubeconfig: Path | None = None
@@ -57,21 +57,21 @@ def add_cluster_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def read_cluster(args: argparse.Namespace) -> ClusterChoice:
+def read_cluster(args: argparse.Namespace) -> ClusterFlags:
     """The cluster flags, checked: the manifest must be readable now, and the kubeconfig
     usable (ClusterUnusable, the line every command prints, when it is not)."""
     if args.kubeconfig is None:
         for flag in ("manifest", "context"):
             if getattr(args, flag) is not None:
                 raise OptionError(f"--{flag}: only with --kubeconfig")
-        return ClusterChoice()
+        return ClusterFlags()
     if args.manifest is not None:
         manifest = _readable("--manifest", Path(args.manifest))
     elif (found := bundled_manifest()) is not None:
         manifest = found
     else:
         raise OptionError(f"--manifest: no deploy/{MANIFEST_NAME} here; name the rendered chart")
-    choice = ClusterChoice(Path(args.kubeconfig).expanduser(), manifest, args.context)
+    choice = ClusterFlags(Path(args.kubeconfig).expanduser(), manifest, args.context)
     load_cluster(choice.target)  # read now, before anything is started
     return choice
 

@@ -32,7 +32,7 @@ from brupop.cli.fleet_description.fleet_shape import FleetShape
 from brupop.domain.policy.scheduling_policy import concurrency_limit
 from brupop.simulation.flags.clock_flags import ClockChoice, add_clock_flags, read_clock
 from brupop.simulation.flags.cluster_flags import (
-    ClusterChoice,
+    ClusterFlags,
     add_cluster_flags,
     read_cluster,
 )
@@ -102,7 +102,7 @@ class SimulationOptions:
     notify: str | None = None  # --notify URL: the run's notifications go to this webhook
     hooks: tuple[EmulatedHook, ...] = ()  # --hook NAME[:SECONDS|:never]: emulated responders
     shape: FleetShape = field(default_factory=FleetShape)  # --zones, --pods-per-node, ...
-    cluster: ClusterChoice = field(default_factory=ClusterChoice)  # --kubeconfig: a real one
+    cluster: ClusterFlags = field(default_factory=ClusterFlags)  # --kubeconfig: a real one
     clock: ClockChoice = field(default_factory=ClockChoice)  # --start-at, --clock-rate
 
     @property
