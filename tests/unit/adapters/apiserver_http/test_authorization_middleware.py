@@ -18,6 +18,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.domain.cluster.objects import TokenIdentity
 from brupop.services.apiserver.authorization import Authorizer
+from tests.unit.adapters.apiserver_http.asgi_messages import sender, status_of
 
 NS = "brupop-bottlerocket-aws"
 RESOURCE = "/bottlerocket-node-resource"
@@ -52,20 +53,8 @@ async def receive() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
 
 
-def sender(messages: list[Message]) -> Send:
-    async def send(message: Message) -> None:
-        messages.append(message)
-
-    return send
-
-
 async def handler(_scope: Scope, _receive: Receive, send: Send) -> None:
     await Response("reached the handler")(_scope, _receive, send)
-
-
-def status_of(messages: list[Message]) -> int | None:
-    starts = [m["status"] for m in messages if m["type"] == "http.response.start"]
-    return starts[0] if starts else None
 
 
 def authorizer_over(reviewer: HeldTokenReviewer, cluster: InMemoryCluster) -> Authorizer:

@@ -9,12 +9,13 @@ import json
 import anyio
 from starlette.applications import Starlette
 from starlette.routing import Route
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope
 
 from brupop.adapters.apiserver_http.conversion.answer import answer_to
 from brupop.adapters.apiserver_http.conversion.worker_process import ConversionFailedError
 from brupop.adapters.apiserver_http.routes.closing import Closing
 from brupop.adapters.apiserver_http.routes.conversion_webhook import ConversionRoute, Places
+from tests.unit.adapters.apiserver_http.asgi_messages import sender, status_of
 
 REVIEW = json.dumps(
     {
@@ -60,13 +61,6 @@ def scope() -> Scope:
     }
 
 
-def sender(messages: list[Message]) -> Send:
-    async def send(message: Message) -> None:
-        messages.append(message)
-
-    return send
-
-
 def body_that_never_ends() -> Receive:
     """A client that sends the start of a review, then nothing more (until it is cancelled)."""
     sent = False
@@ -96,11 +90,6 @@ def whole_body() -> Receive:
         raise AssertionError("unreachable")
 
     return receive
-
-
-def status_of(messages: list[Message]) -> int | None:
-    starts = [m["status"] for m in messages if m["type"] == "http.response.start"]
-    return starts[0] if starts else None
 
 
 def test_a_review_whose_body_does_not_arrive_in_time_is_a_408() -> None:
