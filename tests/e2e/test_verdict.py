@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from brupop.domain.policy.update_policy_status import HaltReason
-from brupop.simulation.fleet.supervisor import AgentExit, ExitCause
+from brupop.simulation.fleet.supervisor import AgentProcessExit, ExitCause
 from brupop.simulation.outcome.report import VERDICT_CHARS, NodeReport, RunFacts, judge
 
 
@@ -98,7 +98,7 @@ def test_unlimited_concurrency_has_no_limit_to_exceed() -> None:
 def test_only_clean_exits_and_the_chaos_sigkill_are_acceptable(
     code: int, cause: ExitCause, acceptable: bool
 ) -> None:
-    exit_ = AgentExit(pid=10, code=code, peak_rss_kib=1, ran_seconds=1.0, cause=cause)
+    exit_ = AgentProcessExit(pid=10, code=code, peak_rss_kib=1, ran_seconds=1.0, cause=cause)
 
     assert exit_.acceptable is acceptable
 
@@ -107,7 +107,7 @@ def test_only_clean_exits_and_the_chaos_sigkill_are_acceptable(
 def test_a_sigterm_death_is_acceptable_only_when_the_harness_sent_it_before_any_handler(
     cause: ExitCause,
 ) -> None:
-    early = AgentExit(
+    early = AgentProcessExit(
         pid=10, code=-signal.SIGTERM, peak_rss_kib=1, ran_seconds=0.1, cause=cause,
         sigterm_before_handler=True,
     )  # fmt: skip

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from brupop.simulation.fleet.supervisor import (
-    AgentExit,
+    AgentProcessExit,
     AgentSpec,
     AgentSupervisor,
     ExitCause,
@@ -83,7 +83,7 @@ def supervise(tmp_path: Path) -> Iterator[Callable[..., AgentSupervisor]]:
         supervisor.stop(grace_seconds=5)
 
 
-def _stop_and_get_exit(supervisor: AgentSupervisor) -> AgentExit:
+def _stop_and_get_exit(supervisor: AgentSupervisor) -> AgentProcessExit:
     supervisor.stop(grace_seconds=10)
     (exit_,) = supervisor.views()[NODE].exits
     return exit_

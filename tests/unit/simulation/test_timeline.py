@@ -11,7 +11,7 @@ from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicySt
 from brupop.domain.reporting.rollout_timeline import FailureMark, FleetMark, Phase, Span
 from brupop.domain.states import UpdateState
 from brupop.simulation.fleet.observer import NodeChange, NodeView
-from brupop.simulation.fleet.supervisor import AgentExit, AgentView, ExitCause
+from brupop.simulation.fleet.supervisor import AgentProcessExit, AgentView, ExitCause
 from brupop.simulation.outcome.timeline import (
     halt_marks,
     halted_at,
@@ -38,11 +38,13 @@ def _changes(*steps: tuple[float, NodeView]) -> list[NodeChange]:
     return changes
 
 
-def _exit(at: float, cause: ExitCause = ExitCause.ON_ITS_OWN, code: int = 0) -> AgentExit:
-    return AgentExit(pid=1, code=code, peak_rss_kib=1, ran_seconds=1.0, cause=cause, ended_at=at)
+def _exit(at: float, cause: ExitCause = ExitCause.ON_ITS_OWN, code: int = 0) -> AgentProcessExit:
+    return AgentProcessExit(
+        pid=1, code=code, peak_rss_kib=1, ran_seconds=1.0, cause=cause, ended_at=at
+    )
 
 
-def _agent(*exits: AgentExit) -> dict[str, AgentView]:
+def _agent(*exits: AgentProcessExit) -> dict[str, AgentView]:
     return {"node-01": AgentView("node-01", True, 2, len(exits) + 1, exits)}
 
 

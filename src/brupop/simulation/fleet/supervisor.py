@@ -38,7 +38,7 @@ class ExitCause(StrEnum):
 
 
 @dataclass(frozen=True)
-class AgentExit:
+class AgentProcessExit:
     """One finished agent process."""
 
     pid: int
@@ -79,7 +79,7 @@ class _Slot:
     pid: int | None = None
     started_at: float = 0.0
     starts: int = 0
-    exits: list[AgentExit] = field(default_factory=list)
+    exits: list[AgentProcessExit] = field(default_factory=list)
     cause: ExitCause = ExitCause.ON_ITS_OWN
     next_start_at: float = 0.0
     quick_exits: int = 0
@@ -96,7 +96,7 @@ class AgentView:
     running: bool
     pid: int | None
     starts: int
-    exits: tuple[AgentExit, ...]
+    exits: tuple[AgentProcessExit, ...]
 
     @property
     def restarts(self) -> int:
@@ -281,7 +281,7 @@ class AgentSupervisor:
                 return
             ran = now - slot.started_at
             slot.exits.append(
-                AgentExit(
+                AgentProcessExit(
                     pid=int(event["pid"]),
                     code=int(event["code"]),
                     peak_rss_kib=int(event["maxrss_kib"]),

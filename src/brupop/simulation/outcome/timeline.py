@@ -28,7 +28,7 @@ from brupop.domain.reporting.rollout_timeline import (
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import NotFoundError
 from brupop.simulation.fleet.observer import NodeChange, NodeView
-from brupop.simulation.fleet.supervisor import AgentExit, AgentView, ExitCause
+from brupop.simulation.fleet.supervisor import AgentProcessExit, AgentView, ExitCause
 from brupop.simulation.scenarios.pause_schedule import PauseMoment
 
 
@@ -137,7 +137,7 @@ def reboot_transitions(
     return reboots
 
 
-def _rebooted(ended: AgentExit) -> bool:
+def _rebooted(ended: AgentProcessExit) -> bool:
     """A clean exit the harness did not cause: the agent's way out when its host reboots."""
     return ended.cause is ExitCause.ON_ITS_OWN and ended.code == 0
 
