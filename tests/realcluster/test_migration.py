@@ -26,7 +26,7 @@ from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.hostsim.control import read_host
 from brupop.ports.shadow_repository import ShadowRepository
 from brupop.simulation.fleet.certificates import write_loopback_tls
-from brupop.simulation.fleet.observer import FleetObserver, NodeChange, NodeView
+from brupop.simulation.fleet.observer import FleetObserver, NodeView, NodeViewChange
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess, connect
 from tests.realcluster.conftest import ControlPlane
 from tests.realcluster.controllers import running
@@ -98,7 +98,7 @@ class Migration:
     original: OriginalCluster
     seconds: float
     views: dict[str, NodeView]
-    history: list[NodeChange]
+    history: list[NodeViewChange]
     max_active: int
     hosts: dict[str, JSON]
     shadows: dict[str, JSON]

@@ -8,8 +8,8 @@ from dataclasses import replace
 from brupop.domain.states import UpdateState
 from brupop.simulation.fleet.observer import (
     MAX_INTERVALS,
-    NodeChange,
     NodeView,
+    NodeViewChange,
     active_intervals,
 )
 
@@ -19,11 +19,11 @@ STAGING = replace(IDLE, spec_state=UpdateState.STAGED_AND_PERFORMED_UPDATE)
 STAGED = replace(STAGING, status_state=UpdateState.STAGED_AND_PERFORMED_UPDATE)
 
 
-def _steps(node: str, *steps: tuple[float, NodeView]) -> list[NodeChange]:
+def _steps(node: str, *steps: tuple[float, NodeView]) -> list[NodeViewChange]:
     changes, before = [], replace(IDLE, node=node)
     for at, view in steps:
         after = replace(view, node=node)
-        changes.append(NodeChange(START + at, before, after))
+        changes.append(NodeViewChange(START + at, before, after))
         before = after
     return changes
 

@@ -10,7 +10,7 @@ from brupop.domain.policy.update_policy import UpdatePolicySpec
 from brupop.domain.policy.update_policy_status import HaltReason, UpdatePolicyStatus
 from brupop.domain.reporting.rollout_timeline import FailureMark, FleetMark, Phase, Span
 from brupop.domain.states import UpdateState
-from brupop.simulation.fleet.observer import NodeChange, NodeView
+from brupop.simulation.fleet.observer import NodeView, NodeViewChange
 from brupop.simulation.fleet.supervisor import AgentProcessExit, AgentView, ExitCause
 from brupop.simulation.outcome.timeline import (
     halt_marks,
@@ -30,10 +30,10 @@ IDLE = NodeView(
 )
 
 
-def _changes(*steps: tuple[float, NodeView]) -> list[NodeChange]:
+def _changes(*steps: tuple[float, NodeView]) -> list[NodeViewChange]:
     changes, before = [], IDLE
     for at, after in steps:
-        changes.append(NodeChange(START + at, before, after))
+        changes.append(NodeViewChange(START + at, before, after))
         before = after
     return changes
 

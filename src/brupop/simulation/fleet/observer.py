@@ -30,7 +30,7 @@ MAX_HISTORY = 100_000  # changes kept for the timeline: a 500-node fleet makes a
 
 
 @dataclass(frozen=True)
-class NodeChange:
+class NodeViewChange:
     """One node's view before and after a change, at `at` (time.monotonic())."""
 
     at: float
@@ -111,7 +111,7 @@ class FleetObserver:
         self.first_active_at: float | None = None
         self.all_reported_at: float | None = None
         self.last_change_at = time.monotonic()
-        self._history: list[NodeChange] = []
+        self._history: list[NodeViewChange] = []
 
     def start(self) -> None:
         self._thread = self._supervisor.start()
@@ -125,7 +125,7 @@ class FleetObserver:
         with self._lock:
             return dict(self._views)
 
-    def history(self) -> list[NodeChange]:
+    def history(self) -> list[NodeViewChange]:
         """Every state change seen so far, oldest first (at most MAX_HISTORY)."""
         with self._lock:
             return list(self._history)
@@ -169,7 +169,7 @@ class FleetObserver:
             self._views[shadow.node_name] = after
             self.last_change_at = now
             if len(self._history) < MAX_HISTORY:
-                self._history.append(NodeChange(now, before, after))
+                self._history.append(NodeViewChange(now, before, after))
             active = sum(v.active for v in self._views.values())
             self.max_active = max(self.max_active, active)
             if active and self.first_active_at is None:
@@ -233,7 +233,7 @@ MAX_INTERVALS = 100  # per node; a node failing and starting again adds one per 
 
 
 def active_intervals(
-    history: Sequence[NodeChange], origin: float
+    history: Sequence[NodeViewChange], origin: float
 ) -> dict[str, list[tuple[float, float | None]]]:
     """Per node, each span it spent outside Idle as `(from, to)` in seconds since `origin`
     (monotonic), in order; `to` is None for a span still open at the end of `history`."""

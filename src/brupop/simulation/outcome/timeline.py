@@ -27,14 +27,14 @@ from brupop.domain.reporting.rollout_timeline import (
 )
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import NotFoundError
-from brupop.simulation.fleet.observer import NodeChange, NodeView
+from brupop.simulation.fleet.observer import NodeView, NodeViewChange
 from brupop.simulation.fleet.supervisor import AgentProcessExit, AgentView, ExitCause
 from brupop.simulation.scenarios.pause_schedule import PauseMoment
 
 
 def simulated_timeline(
     nodes: Sequence[str],
-    history: Sequence[NodeChange],
+    history: Sequence[NodeViewChange],
     agents: Mapping[str, AgentView],
     *,
     started_at: float,
@@ -108,7 +108,7 @@ def _halt(policies: PolicySource, started_on: datetime | None) -> tuple[float, s
 
 
 def shadow_transitions(
-    history: Sequence[NodeChange], started_at: float, to_version: str
+    history: Sequence[NodeViewChange], started_at: float, to_version: str
 ) -> list[Transition]:
     """A transition for every change of a node's phase, and for every failure counted."""
     transitions = []
