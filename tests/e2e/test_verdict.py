@@ -12,11 +12,11 @@ import pytest
 
 from brupop.domain.policy.update_policy_status import HaltReason
 from brupop.simulation.fleet.supervisor import AgentProcessExit, ExitCause
-from brupop.simulation.outcome.report import VERDICT_CHARS, NodeReport, RunFacts, judge
+from brupop.simulation.outcome.report import VERDICT_CHARS, NodeOutcome, RunFacts, judge
 
 
-def _node(**changes: object) -> NodeReport:
-    node = NodeReport(
+def _node(**changes: object) -> NodeOutcome:
+    node = NodeOutcome(
         name="node-01",
         initial_version="1.19.0",
         final_version="1.20.0",
@@ -29,7 +29,7 @@ def _node(**changes: object) -> NodeReport:
     return replace(node, **changes)  # type: ignore[arg-type]
 
 
-def _facts(*nodes: NodeReport, **changes: object) -> RunFacts:
+def _facts(*nodes: NodeOutcome, **changes: object) -> RunFacts:
     facts = RunFacts(
         duration_seconds=9.5,
         max_concurrent_allowed=2,

@@ -14,7 +14,7 @@ from brupop.simulation.fleet.observer import active_intervals
 from brupop.simulation.fleet_wait import WaitEnd
 from brupop.simulation.outcome.agent_logs import count_tracebacks
 from brupop.simulation.outcome.node_outcome import node_outcome
-from brupop.simulation.outcome.report import NodeReport, RunFacts, SimulationReport, judge
+from brupop.simulation.outcome.report import NodeOutcome, RunFacts, SimulationReport, judge
 from brupop.simulation.outcome.timeline import (
     halt_marks,
     halted_at,
@@ -113,7 +113,7 @@ def _started_on_without_steps(run: StartedRun) -> datetime | None:
 
 def _node_outcomes(
     run: StartedRun, chaos: ChaosMonkey, options: SimulationOptions
-) -> list[NodeReport]:
+) -> list[NodeOutcome]:
     reasons = run.controller.status_reasons()
     run.waits.record(run.controller.status_rows())
     intervals = active_intervals(run.observer.history(), run.started_at)

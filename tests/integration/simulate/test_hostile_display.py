@@ -15,7 +15,7 @@ from brupop.domain.states import UpdateState
 from brupop.simulation.fleet.observer import NodeView
 from brupop.simulation.fleet.supervisor import AgentView
 from brupop.simulation.outcome.display import LiveView, PlainProgress, print_summary
-from brupop.simulation.outcome.report import NodeReport, RunFacts, judge
+from brupop.simulation.outcome.report import NodeOutcome, RunFacts, judge
 
 TITLE = "\x1b]0;pwned\x07"  # retitles the terminal window
 CLIPBOARD = "\x1b]52;c;ZXZpbA==\x07"  # OSC 52: writes the clipboard
@@ -33,8 +33,8 @@ def _clean(text: str) -> bool:
     return not any(ord(char) < 32 and char != "\n" for char in text)
 
 
-def _node(name: str, **changes: object) -> NodeReport:
-    node = NodeReport(
+def _node(name: str, **changes: object) -> NodeOutcome:
+    node = NodeOutcome(
         name=name,
         initial_version="1.19.0",
         final_version="1.19.0",

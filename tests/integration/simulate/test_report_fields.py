@@ -13,7 +13,7 @@ from rich.console import Console
 from brupop.simulation.outcome.display import print_summary
 from brupop.simulation.outcome.report import (
     PHASES,
-    NodeReport,
+    NodeOutcome,
     RunFacts,
     SimulationReport,
     judge,
@@ -40,18 +40,18 @@ def _documented() -> set[str]:
 def test_every_field_of_the_report_and_of_each_node_is_documented() -> None:
     documented = _documented()
 
-    missing = [f.name for f in (*fields(SimulationReport), *fields(NodeReport))]
+    missing = [f.name for f in (*fields(SimulationReport), *fields(NodeOutcome))]
     assert [name for name in missing if name not in documented] == []
 
 
 def test_the_documented_fields_exist() -> None:
-    real = {f.name for f in (*fields(SimulationReport), *fields(NodeReport))}
+    real = {f.name for f in (*fields(SimulationReport), *fields(NodeOutcome))}
 
     assert sorted(_documented() - real) == []
 
 
 def test_the_reports_phase_names_are_the_summarys_columns_and_are_documented() -> None:
-    node = NodeReport(
+    node = NodeOutcome(
         name="node-01", initial_version="1.19.0", final_version="1.20.0", final_state="Idle",
         unschedulable=False, reboots=1, agent_exit_codes=[0], agent_peak_rss_kib=1,
         phase_seconds={"stage": 1.25, "reboot": 2.5, "monitor": 3.75, "finish": 0.5},

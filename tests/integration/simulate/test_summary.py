@@ -9,11 +9,11 @@ from rich.console import Console
 
 from brupop.domain.policy.update_policy_status import HaltReason
 from brupop.simulation.outcome.display import print_summary
-from brupop.simulation.outcome.report import NodeReport, RunFacts, judge
+from brupop.simulation.outcome.report import NodeOutcome, RunFacts, judge
 
 
-def _node(name: str, **changes: object) -> NodeReport:
-    node = NodeReport(
+def _node(name: str, **changes: object) -> NodeOutcome:
+    node = NodeOutcome(
         name=name,
         initial_version="1.19.0",
         final_version="1.20.0",
@@ -26,7 +26,7 @@ def _node(name: str, **changes: object) -> NodeReport:
     return replace(node, **changes)  # type: ignore[arg-type]
 
 
-def _printed(*nodes: NodeReport) -> list[str]:
+def _printed(*nodes: NodeOutcome) -> list[str]:
     report = judge(
         RunFacts(
             duration_seconds=9.5,

@@ -16,7 +16,7 @@ from brupop.simulation.fleet.observer import NodeView
 from brupop.simulation.fleet.supervisor import AgentView
 from brupop.simulation.outcome.agent_logs import last_failure
 from brupop.simulation.outcome.host_state import read_host_facts
-from brupop.simulation.outcome.report import PHASES, NodeReport
+from brupop.simulation.outcome.report import PHASES, NodeOutcome
 
 
 def node_outcome(
@@ -34,14 +34,14 @@ def node_outcome(
     hook_answers: tuple[str, ...] = (),
     wait_reasons: list[dict[str, str]] | None = None,
     active_intervals: list[tuple[float, float | None]] | None = None,
-) -> NodeReport:
+) -> NodeOutcome:
     """The node's line in the report; `reason` is kept only for a node left behind; the
     observer's moments are given in seconds since `run_started_at` (monotonic)."""
     shadow = _find_shadow(cluster, node.name)
     status = shadow.status if shadow else None
     host = read_host_facts(node.host_dir)
     exits = agent.exits
-    return NodeReport(
+    return NodeOutcome(
         name=node.name,
         initial_version=from_version,
         final_version=status.current_version if status else None,

@@ -30,7 +30,7 @@ PHASES: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class NodeReport:
+class NodeOutcome:
     """What happened to one node."""
 
     name: str
@@ -90,7 +90,7 @@ class SimulationReport:
     max_concurrent_allowed: int | None  # None: unlimited
     max_concurrent_observed: int
     tracebacks: int
-    nodes: list[NodeReport]
+    nodes: list[NodeOutcome]
     from_version: str
     to_version: str
     verdict: str  # one line, at most VERDICT_CHARS
@@ -124,7 +124,7 @@ class RunFacts:
     max_concurrent_allowed: int | None
     max_concurrent_observed: int
     tracebacks: int
-    nodes: list[NodeReport]
+    nodes: list[NodeOutcome]
     from_version: str
     to_version: str
     timed_out: bool = False
@@ -233,7 +233,7 @@ def _shortened(text: str, most: int) -> str:
     return text if len(text) <= most else text[: max(0, most - 3)] + "..."
 
 
-def _cannot_update_tally(nodes: list[NodeReport]) -> str:
+def _cannot_update_tally(nodes: list[NodeOutcome]) -> str:
     """`; 2 cannot update: 1 no_in_place_updates, 1 no_offer_for_variant` ('' if none)."""
     codes = Counter(code for node in nodes if (code := node.cannot_update()))
     if not codes:
@@ -242,7 +242,7 @@ def _cannot_update_tally(nodes: list[NodeReport]) -> str:
     return f"; {codes.total()} cannot update: {each}"
 
 
-def reason_failure(node: NodeReport, target: str) -> str | None:
+def reason_failure(node: NodeOutcome, target: str) -> str | None:
     """The failure that says `node` was left behind, naming its REASON code only (the
     summary's line for the node, and the report's `reason`, hold the sentence). A host that
     cannot take the update, rightly left alone, is not left behind."""
@@ -252,7 +252,7 @@ def reason_failure(node: NodeReport, target: str) -> str | None:
     return f"{node.name} still on {node.final_version or 'unknown'} ({code})"
 
 
-def _node_failures(node: NodeReport, target: str) -> list[str]:
+def _node_failures(node: NodeOutcome, target: str) -> list[str]:
     problems: list[str] = []
     left_behind = reason_failure(node, target)
     if left_behind is not None:
