@@ -80,23 +80,23 @@ def pause_marks(moments: Sequence[PauseMoment]) -> list[FleetMark]:
     ]
 
 
-class PolicySource(Protocol):
+class PolicyReader(Protocol):
     def get(self) -> UpdatePolicy: ...
 
 
-def halt_marks(policies: PolicySource, started_on: datetime | None) -> list[FleetMark]:
+def halt_marks(policies: PolicyReader, started_on: datetime | None) -> list[FleetMark]:
     """The fleet's halt, if the update policy's status records one, in seconds of the run."""
     halt = _halt(policies, started_on)
     return [] if halt is None else [FleetMark(*halt)]
 
 
-def halted_at(policies: PolicySource, started_on: datetime | None) -> float | None:
+def halted_at(policies: PolicyReader, started_on: datetime | None) -> float | None:
     """When, in seconds of the run, the fleet halted; None: it did not."""
     halt = _halt(policies, started_on)
     return None if halt is None else halt[0]
 
 
-def _halt(policies: PolicySource, started_on: datetime | None) -> tuple[float, str] | None:
+def _halt(policies: PolicyReader, started_on: datetime | None) -> tuple[float, str] | None:
     try:
         status = policies.get().status
     except NotFoundError:  # no policy object: nothing can have halted the fleet
