@@ -15,7 +15,7 @@ import time
 
 from brupop.hostsim import faults as fault_kinds
 from brupop.hostsim.host import LOCK_HELD, SHARED_LOCK_BUSY, EmulatedHost, Response
-from brupop.hostsim.settings import SettingsError, SimSettings, load_settings
+from brupop.hostsim.settings import SimSettingError, SimSettings, load_settings
 from brupop.hostsim.store import HostStore
 
 TYPE_CHECKING = False  # keep `typing` out of the emulator's start-up
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         settings = load_settings()
-    except SettingsError as error:
+    except SimSettingError as error:
         sys.stderr.write(f"{PROGRAM}: {error}\n")
         return 2
     store = HostStore(

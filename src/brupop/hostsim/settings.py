@@ -46,7 +46,7 @@ LARGEST_COUNT = 1_000_000
 REBOOT_KILL_MODES = ("parent-and-self", "self", "none")
 
 
-class SettingsError(ValueError):
+class SimSettingError(ValueError):
     """An environment variable is missing or holds a value the emulator cannot use."""
 
 
@@ -127,20 +127,20 @@ class SimSettings:
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> SimSettings:
-    """Read and check the environment; raise SettingsError naming the bad variable."""
+    """Read and check the environment; raise SimSettingError naming the bad variable."""
     env = os.environ if environ is None else environ
     host_dir = env.get(HOST_DIR, "").strip()
     if not host_dir:
-        raise SettingsError(
+        raise SimSettingError(
             f"{HOST_DIR} is not set: it names the directory that holds this emulated host's state"
         )
     reboot_kills = env.get(REBOOT_KILLS, "parent-and-self").strip() or "parent-and-self"
     if reboot_kills not in REBOOT_KILL_MODES:
-        raise SettingsError(f"{REBOOT_KILLS}: {reboot_kills!r} is not one of {REBOOT_KILL_MODES}")
+        raise SimSettingError(f"{REBOOT_KILLS}: {reboot_kills!r} is not one of {REBOOT_KILL_MODES}")
     target = env.get(TARGET_VERSION, "").strip() or None
     host_kind = env.get(HOST_KIND, "").strip() or UPDATABLE
     if host_kind not in KINDS:
-        raise SettingsError(f"{HOST_KIND}: {host_kind[:40]!r} is not one of {', '.join(KINDS)}")
+        raise SimSettingError(f"{HOST_KIND}: {host_kind[:40]!r} is not one of {', '.join(KINDS)}")
     return SimSettings(
         host_dir=host_dir,
         current_version=_version(env, CURRENT_VERSION) or DEFAULT_CURRENT_VERSION,
@@ -168,7 +168,7 @@ def _faults(env: Mapping[str, str]) -> Faults:
     }
     silent = _integer(env, FAULT_SILENT_EXIT, 0)
     if not 0 <= silent <= 255:
-        raise SettingsError(f"{FAULT_SILENT_EXIT}: an exit code 1-255 (0: off), not {silent}")
+        raise SimSettingError(f"{FAULT_SILENT_EXIT}: an exit code 1-255 (0: off), not {silent}")
     times = env.get(FAULT_TIMES, "").strip()
     uris = env.get(FAULT_ON_URIS, "")
     return Faults(
@@ -188,7 +188,7 @@ def _faults(env: Mapping[str, str]) -> Faults:
 def _version(env: Mapping[str, str], name: str) -> str | None:
     value = env.get(name, "").strip()
     if value and not is_version(value):
-        raise SettingsError(f"{name}: {value!r} is not a semantic version like 1.19.2")
+        raise SimSettingError(f"{name}: {value!r} is not a semantic version like 1.19.2")
     return value or None
 
 
@@ -198,7 +198,7 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
         return False
     if value in ("1", "true", "yes", "on"):
         return True
-    raise SettingsError(f"{name}: {value!r} is not a boolean (1/0, true/false)")
+    raise SimSettingError(f"{name}: {value!r} is not a boolean (1/0, true/false)")
 
 
 def _integer(env: Mapping[str, str], name: str, default: int) -> int:
@@ -208,9 +208,9 @@ def _integer(env: Mapping[str, str], name: str, default: int) -> int:
     try:
         number = int(value)
     except ValueError:
-        raise SettingsError(f"{name}: {value!r} is not an integer") from None
+        raise SimSettingError(f"{name}: {value!r} is not an integer") from None
     if not 0 <= number <= LARGEST_COUNT:
-        raise SettingsError(f"{name}: {number} is outside 0..{LARGEST_COUNT}")
+        raise SimSettingError(f"{name}: {number} is outside 0..{LARGEST_COUNT}")
     return number
 
 
@@ -221,9 +221,9 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     try:
         number = float(value)
     except ValueError:
-        raise SettingsError(f"{name}: {value!r} is not a number of seconds") from None
+        raise SimSettingError(f"{name}: {value!r} is not a number of seconds") from None
     if not 0 <= number <= LONGEST_SECONDS:  # NaN fails this too
-        raise SettingsError(
+        raise SimSettingError(
             f"{name}: {value!r} must be a number of seconds from 0 to {LONGEST_SECONDS:g}"
         )
     return number

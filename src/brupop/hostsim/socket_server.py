@@ -19,7 +19,7 @@ import sys
 from http.server import BaseHTTPRequestHandler
 
 from brupop.hostsim.host import EmulatedHost, Response
-from brupop.hostsim.settings import SettingsError, SimSettings, load_settings
+from brupop.hostsim.settings import SimSettingError, SimSettings, load_settings
 from brupop.hostsim.store import HostStore
 
 TYPE_CHECKING = False
@@ -141,7 +141,7 @@ def serve_main(argv: Sequence[str]) -> int:
     try:
         path, command = parse_serve_args(argv)
         settings = load_settings()
-    except (ServeUsageError, SettingsError) as error:
+    except (ServeUsageError, SimSettingError) as error:
         sys.stderr.write(f"brupop-host-emulator serve: {error}\n\n{USAGE}")
         return 2
     if os.path.exists(path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from brupop.hostsim.settings import SettingsError, load_settings
+from brupop.hostsim.settings import SimSettingError, load_settings
 
 
 def test_defaults_need_only_the_host_dir() -> None:
@@ -17,7 +17,7 @@ def test_defaults_need_only_the_host_dir() -> None:
 
 
 def test_a_missing_host_dir_is_named() -> None:
-    with pytest.raises(SettingsError, match="BRUPOP_SIM_HOST_DIR is not set"):
+    with pytest.raises(SimSettingError, match="BRUPOP_SIM_HOST_DIR is not set"):
         load_settings({})
 
 
@@ -52,7 +52,7 @@ def test_faults_are_read_from_their_variables() -> None:
     ],
 )
 def test_a_bad_value_names_its_variable(variable: str, value: str) -> None:
-    with pytest.raises(SettingsError, match=f"^{variable}: "):
+    with pytest.raises(SimSettingError, match=f"^{variable}: "):
         load_settings({"BRUPOP_SIM_HOST_DIR": "/tmp/h", variable: value})
 
 
@@ -70,5 +70,5 @@ HOST_NUMBERS = (
 @pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e12", "1000000000000", "-1"])
 @pytest.mark.parametrize("variable", HOST_NUMBERS)
 def test_an_unbounded_number_is_refused_naming_its_variable(variable: str, value: str) -> None:
-    with pytest.raises(SettingsError, match=f"^{variable}: "):
+    with pytest.raises(SimSettingError, match=f"^{variable}: "):
         load_settings({"BRUPOP_SIM_HOST_DIR": "/tmp/h", variable: value})
