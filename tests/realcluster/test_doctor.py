@@ -24,7 +24,7 @@ from brupop.cli.doctor.main import main, run_checks
 from brupop.cli.doctor.metrics import METRIC, check_metrics_at
 from brupop.cli.doctor.rbac import check_rbac
 from brupop.cli.doctor.reading import KubernetesReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult
+from brupop.cli.doctor.result import DoctorFinding
 from brupop.cli.doctor.webhook import check_conversion_webhook
 from brupop.domain.shadow import OPT_IN_LABEL, shadow_name
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
@@ -141,7 +141,7 @@ def _pod_ready(control_plane: ControlPlane, name: str) -> bool:
     return any(c.type == "Ready" and c.status == "True" for c in status.conditions or [])
 
 
-def _results(control_plane: ControlPlane, metrics_url: str) -> dict[str, CheckResult]:
+def _results(control_plane: ControlPlane, metrics_url: str) -> dict[str, DoctorFinding]:
     reader = KubernetesReader(control_plane.api, timeout=10.0)
     checks = run_checks(
         reader, NAMESPACE, lambda: check_metrics_at(metrics_url, 5.0), lambda: datetime.now(UTC)

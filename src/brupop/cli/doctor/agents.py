@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from brupop.cli.crd.definition import PLURAL
 from brupop.cli.doctor.reading import JSON, ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.domain.shadow import API_GROUP, OPT_IN_LABEL, shadow_name
 
 AGENT_SELECTOR = "brupop.bottlerocket.aws/component=agent"
 SHOWN_NODES = 5
 
 
-def check_agents(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_agents(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """Every opted-in node with a Ready agent and a shadow; the failure names the nodes."""
     check = "agents"
     try:

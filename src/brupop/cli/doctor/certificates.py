@@ -9,7 +9,7 @@ import binascii
 from brupop.cli.crd.definition import CRD_NAME, SERVING_CERTIFICATE
 from brupop.cli.doctor.crds import CRD_PATH
 from brupop.cli.doctor.reading import JSON, ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 
 CHECK = "certificate"
 CERT_MANAGER_CRD = "certificates.cert-manager.io"
@@ -19,7 +19,7 @@ CERT_MANAGER_ADVICE = (
 )
 
 
-def check_certificate(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_certificate(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """Ready, and its Secret's `ca.crt` equals the CRD webhook's `caBundle`."""
     try:
         reader.get(CRD_PATH + CERT_MANAGER_CRD)
@@ -54,7 +54,7 @@ def _condition(obj: JSON, kind: str) -> JSON | None:
     return None
 
 
-def _bundle_matches(reader: ClusterReader, namespace: str, certificate: JSON) -> CheckResult:
+def _bundle_matches(reader: ClusterReader, namespace: str, certificate: JSON) -> DoctorFinding:
     secret_name = certificate.get("spec", {}).get("secretName", SERVING_CERTIFICATE)
     try:
         secret = reader.get(f"/api/v1/namespaces/{namespace}/secrets/{secret_name}")

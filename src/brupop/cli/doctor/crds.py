@@ -6,7 +6,7 @@ from __future__ import annotations
 from brupop.cli.crd.definition import custom_resource_definition
 from brupop.cli.crd.policy_definition import policy_custom_resource_definition
 from brupop.cli.doctor.reading import JSON, ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
 INSTALL_ADVICE = "brupop crd | kubectl apply -f - (or install the chart)"
@@ -22,7 +22,7 @@ def served_versions(crd: JSON) -> list[tuple[str, bool, bool]]:
     ]
 
 
-def _crd_check(reader: ClusterReader, expected: JSON) -> CheckResult:
+def _crd_check(reader: ClusterReader, expected: JSON) -> DoctorFinding:
     name = expected["metadata"]["name"]
     check = f"crd {name}"
     try:
@@ -58,11 +58,11 @@ def _shown(versions: list[tuple[str, bool, bool]]) -> str:
     )
 
 
-def check_shadow_crd(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_shadow_crd(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """The BottlerocketShadow CRD as `brupop crd` generates it."""
     return _crd_check(reader, custom_resource_definition(namespace))
 
 
-def check_policy_crd(reader: ClusterReader) -> CheckResult:
+def check_policy_crd(reader: ClusterReader) -> DoctorFinding:
     """The BottlerocketUpdatePolicy CRD as `brupop crd` generates it."""
     return _crd_check(reader, policy_custom_resource_definition())

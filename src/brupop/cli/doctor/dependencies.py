@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from brupop.cli.doctor.result import CheckResult, skipped
+from brupop.cli.doctor.result import DoctorFinding, skipped
 
 
 @dataclass(frozen=True)
@@ -20,15 +20,15 @@ class Check:
 
     key: str
     name: str
-    run: Callable[[], CheckResult]
+    run: Callable[[], DoctorFinding]
     needs: tuple[str, ...] = ()
 
 
-def run_in_order(checks: Iterable[Check]) -> Iterator[CheckResult]:
+def run_in_order(checks: Iterable[Check]) -> Iterator[DoctorFinding]:
     """Each check's result, in order; a check whose prerequisite failed (and `blocks`) or was
     skipped is skipped.
     A check may need only checks listed before it (KeyError otherwise: a wiring mistake)."""
-    done: dict[str, CheckResult] = {}
+    done: dict[str, DoctorFinding] = {}
     for check in checks:
         cause = next((done[k] for k in check.needs if not done[k].ok and done[k].blocks), None)
         result = check.run() if cause is None else skipped(check.name, cause)

@@ -39,7 +39,7 @@ from brupop.cli.doctor.presence import (
 )
 from brupop.cli.doctor.rbac import check_rbac
 from brupop.cli.doctor.reading import ClusterReader, KubernetesReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.cli.doctor.webhook import check_conversion_webhook
 from brupop.cli.doctor.workloads import (
     APISERVER,
@@ -85,9 +85,9 @@ def _parser() -> argparse.ArgumentParser:
 def run_checks(
     reader: ClusterReader,
     namespace: str,
-    metrics: Callable[[], CheckResult],
+    metrics: Callable[[], DoctorFinding],
     now: Callable[[], datetime],
-) -> Iterator[CheckResult]:
+) -> Iterator[DoctorFinding]:
     """Every check, in the order an install comes up; stops after the first when the
     Kubernetes API cannot be reached at all, and skips a check whose prerequisite failed."""
     reached = _check_api(reader)
@@ -100,7 +100,7 @@ def run_checks(
 def _checks(
     reader: ClusterReader,
     namespace: str,
-    metrics: Callable[[], CheckResult],
+    metrics: Callable[[], DoctorFinding],
     now: Callable[[], datetime],
 ) -> list[Check]:
     """The checks after the API's, each with the checks it needs."""
@@ -155,7 +155,7 @@ def _checks(
     ]
 
 
-def _check_api(reader: ClusterReader) -> CheckResult:
+def _check_api(reader: ClusterReader) -> DoctorFinding:
     try:
         version = reader.get("/version")
     except ReadRefused as error:
@@ -177,7 +177,7 @@ def main(argv: list[str]) -> int:
         reader = KubernetesReader(api_client, args.timeout)
         url, timeout = args.controller_url, args.timeout
 
-        def metrics() -> CheckResult:
+        def metrics() -> DoctorFinding:
             if url:
                 return check_metrics_at(url, timeout)
             return check_metrics_by_proxy(reader, args.namespace)

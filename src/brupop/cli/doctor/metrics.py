@@ -7,14 +7,14 @@ import urllib.error
 import urllib.request
 
 from brupop.cli.doctor.reading import ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.cli.status.reaching import ControllerServiceAddress
 
 CHECK = "metrics"
 METRIC = "brupop_hosts_state"
 
 
-def check_metrics_at(url: str, timeout: float) -> CheckResult:
+def check_metrics_at(url: str, timeout: float) -> DoctorFinding:
     """GET `<url>/metrics` and find brupop's metrics in it."""
     target = url.rstrip("/") + "/metrics"
     try:
@@ -28,7 +28,7 @@ def check_metrics_at(url: str, timeout: float) -> CheckResult:
     return _found(text, target, "check that --controller-url is brupop's controller")
 
 
-def check_metrics_by_proxy(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_metrics_by_proxy(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """GET the controller Service's `/metrics` through the service proxy."""
     service = ControllerServiceAddress(namespace)
     path = f"/api/v1/namespaces/{namespace}/services/{service.proxy_name}/proxy/metrics"
@@ -43,7 +43,7 @@ def check_metrics_by_proxy(reader: ClusterReader, namespace: str) -> CheckResult
     return _found(text, f"Service {namespace}/{service.name}", "check the controller's logs")
 
 
-def _found(text: str, where: str, advice: str) -> CheckResult:
+def _found(text: str, where: str, advice: str) -> DoctorFinding:
     if METRIC not in text:
         return failed(CHECK, f"{where} answered without {METRIC}", advice)
     return passed(CHECK, f"scraped {where}")

@@ -9,7 +9,7 @@ from datetime import datetime
 from brupop.adapters.kubernetes.nodes import node_from_object
 from brupop.adapters.kubernetes.update_policies import PLURAL, VERSION
 from brupop.cli.doctor.reading import ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.domain.policy.effective_policy import resolve_policy
 from brupop.domain.policy.policy_lint import lint_policy
 from brupop.domain.policy.policy_object import PolicyObjectError, policy_from_object
@@ -19,7 +19,7 @@ from brupop.ports.errors import InvalidObjectError
 CHECK = "policy rules"
 
 
-def check_policy_rules(reader: ClusterReader, namespace: str, now: datetime) -> CheckResult:
+def check_policy_rules(reader: ClusterReader, namespace: str, now: datetime) -> DoctorFinding:
     """Every rule of `default` acts on the opted-in nodes; none at all is a pass."""
     path = f"/apis/{API_GROUP}/{VERSION}/namespaces/{namespace}/{PLURAL}/default"
     try:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from brupop.adapters.kubernetes.update_policies import PLURAL, VERSION
 from brupop.cli.doctor.reading import ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.domain.policy.policy_object import PolicyObjectError, policy_from_object
 from brupop.domain.shadow import API_GROUP
 
 NETWORK_POLICIES = ("brupop-apiserver", "brupop-controller")
 
 
-def check_namespace(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_namespace(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """brupop's namespace exists (everything else of the chart lives in it)."""
     check = "namespace"
     try:
@@ -28,7 +28,7 @@ def check_namespace(reader: ClusterReader, namespace: str) -> CheckResult:
     return passed(check, f"{namespace} exists")
 
 
-def check_network_policies(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_network_policies(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """Each of the chart's NetworkPolicies exists in brupop's namespace."""
     check = "network policies"
     path = f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies"
@@ -51,7 +51,7 @@ def check_network_policies(reader: ClusterReader, namespace: str) -> CheckResult
     return passed(check, f"{', '.join(NETWORK_POLICIES)} present")
 
 
-def check_policy(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_policy(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """The `default` policy parses with the controller's reader; none at all is a pass."""
     check = "update policy"
     path = f"/apis/{API_GROUP}/{VERSION}/namespaces/{namespace}/{PLURAL}/default"

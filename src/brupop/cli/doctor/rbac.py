@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from brupop.cli.doctor.grants import GRANTS, Grant, in_namespace
 from brupop.cli.doctor.reading import JSON, ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 
 CHECK = "rbac"
 SHOWN = 4
@@ -19,7 +19,7 @@ class _ReviewsRefused(Exception):
     """This user may not create SubjectAccessReviews."""
 
 
-def check_rbac(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_rbac(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """Every verb of every grant allowed; the failure names what is missing."""
     try:
         missing = _missing(GRANTS, namespace, _by_review(reader, namespace))

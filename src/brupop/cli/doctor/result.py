@@ -9,7 +9,7 @@ from brupop.domain.printable import printable
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class DoctorFinding:
     """What a check found: `ok`, what it saw (`detail`) and, on a failure, what to do."""
 
     name: str
@@ -32,18 +32,18 @@ class CheckResult:
         return printable(text)
 
 
-def passed(name: str, detail: str) -> CheckResult:
+def passed(name: str, detail: str) -> DoctorFinding:
     """A check that passed."""
-    return CheckResult(name, True, detail)
+    return DoctorFinding(name, True, detail)
 
 
-def failed(name: str, detail: str, advice: str, *, blocks: bool = True) -> CheckResult:
+def failed(name: str, detail: str, advice: str, *, blocks: bool = True) -> DoctorFinding:
     """A check that failed, with what to do about it (`blocks`: its dependants are skipped)."""
-    return CheckResult(name, False, detail, advice, blocks=blocks)
+    return DoctorFinding(name, False, detail, advice, blocks=blocks)
 
 
-def skipped(name: str, cause: CheckResult) -> CheckResult:
+def skipped(name: str, cause: DoctorFinding) -> DoctorFinding:
     """A check not run because `cause`, a check it depends on, did not pass; a skip caused by
     a skip names the first check that failed."""
     reason = cause.detail if cause.skipped else f"needs {cause.name}, which failed"
-    return CheckResult(name, False, reason, skipped=True)
+    return DoctorFinding(name, False, reason, skipped=True)

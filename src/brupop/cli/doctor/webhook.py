@@ -14,7 +14,7 @@ from typing import NamedTuple
 from brupop.cli.crd.definition import CRD_NAME, PLURAL
 from brupop.cli.doctor.crds import CRD_PATH
 from brupop.cli.doctor.reading import JSON, ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.domain.shadow import API_GROUP
 
 CHECK = "conversion webhook"
@@ -41,7 +41,7 @@ class WebhookService(NamedTuple):
         return f"Service {self.namespace}/{self.name}:{self.port}{self.path}"
 
 
-def check_conversion_webhook(reader: ClusterReader, namespace: str) -> CheckResult:
+def check_conversion_webhook(reader: ClusterReader, namespace: str) -> DoctorFinding:
     """The webhook converts a sample shadow sent through its Service, and a stored shadow
     read as v1; the failure says which and what to look at."""
     advice = (
@@ -55,7 +55,7 @@ def check_conversion_webhook(reader: ClusterReader, namespace: str) -> CheckResu
     strategy = (crd.get("spec", {}).get("conversion") or {}).get("strategy", "None")
     if strategy != "Webhook":  # the CRD's own check says so, and what to do
         detail = f"needs crd {CRD_NAME} to convert by Webhook (its strategy is {strategy})"
-        return CheckResult(CHECK, False, detail, skipped=True)
+        return DoctorFinding(CHECK, False, detail, skipped=True)
     done: list[str] = []
     service = webhook_service(crd)
     if service is not None:

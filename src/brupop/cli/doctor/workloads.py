@@ -6,14 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from brupop.cli.doctor.reading import ClusterReader, ReadRefused
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 
 APISERVER = "brupop-apiserver"
 CONTROLLER = "brupop-controller-deployment"
 
 
-def check_deployment(reader: ClusterReader, namespace: str, name: str) -> CheckResult:
+def check_deployment(reader: ClusterReader, namespace: str, name: str) -> DoctorFinding:
     """`status.availableReplicas` reaches `spec.replicas` (what the deployment controller
     counts as available)."""
     check = f"deployment {name}"
@@ -35,7 +35,7 @@ def check_deployment(reader: ClusterReader, namespace: str, name: str) -> CheckR
     return passed(check, detail)
 
 
-def check_leader(reader: ClusterReader, namespace: str, now: datetime) -> CheckResult:
+def check_leader(reader: ClusterReader, namespace: str, now: datetime) -> DoctorFinding:
     """A holder, renewed within `leaseDurationSeconds` of `now`."""
     check = "controller leader"
     path = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{DEFAULT_LEASE_NAME}"

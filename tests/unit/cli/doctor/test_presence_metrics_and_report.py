@@ -11,7 +11,7 @@ import pytest
 from brupop.cli.doctor.main import run_checks
 from brupop.cli.doctor.metrics import check_metrics_at, check_metrics_by_proxy
 from brupop.cli.doctor.presence import check_network_policies, check_policy
-from brupop.cli.doctor.result import CheckResult, failed, passed
+from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from tests.unit.cli.doctor.fake_cluster import FakeCluster, listing
 
 NS = "brupop"
@@ -104,7 +104,7 @@ def test_a_result_line_takes_out_terminal_controls_from_cluster_text() -> None:
 
 
 def test_an_unreachable_api_ends_the_checks_after_the_first() -> None:
-    def metrics() -> CheckResult:
+    def metrics() -> DoctorFinding:
         raise AssertionError("not reached")
 
     results = list(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from brupop.cli.crd.definition import custom_resource_definition
 from brupop.cli.doctor.crds import CRD_PATH
 from brupop.cli.doctor.main import run_checks
-from brupop.cli.doctor.result import CheckResult, passed
+from brupop.cli.doctor.result import DoctorFinding, passed
 from brupop.cli.doctor.webhook import check_conversion_webhook
 from brupop.domain.conversion import convert_review
 from tests.unit.cli.doctor.fake_cluster import FakeCluster, listing
@@ -94,7 +94,7 @@ def test_with_no_shadow_stored_the_review_alone_decides() -> None:
 
 
 def _lines(cluster: FakeCluster) -> list[str]:
-    def metrics() -> CheckResult:
+    def metrics() -> DoctorFinding:
         return passed("metrics", "scraped")
 
     checks = run_checks(cluster, NS, metrics, lambda: datetime.now(UTC))
