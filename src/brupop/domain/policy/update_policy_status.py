@@ -99,7 +99,7 @@ class VersionSeen(BaseModel):
     _check_timestamp = field_validator("at", mode="before")(parse_timestamp)
 
 
-class BudgetUse(BaseModel):
+class BudgetUseStatus(BaseModel):
     """How many nodes of one budget's group are outside Idle, against its limit."""
 
     model_config = STATUS_WIRE
@@ -139,7 +139,7 @@ class UpdatePolicyStatus(BaseModel):
     versions_first_seen: tuple[VersionSeen, ...] = Field(
         default=(), max_length=VERSIONS_SEEN_MAX, description="when a host first offered each"
     )
-    budgets_in_use: tuple[BudgetUse, ...] = Field(default=(), max_length=BUDGET_GROUPS_MAX)
+    budgets_in_use: tuple[BudgetUseStatus, ...] = Field(default=(), max_length=BUDGET_GROUPS_MAX)
 
     _check_timestamp = field_validator("halted_at", mode="before")(parse_timestamp)
 

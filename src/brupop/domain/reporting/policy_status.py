@@ -21,12 +21,12 @@ from brupop.domain.policy.update_policy_status import (
     MESSAGE_MAX_LENGTH,
     NAME_MAX_LENGTH,
     VERSION_MAX_LENGTH,
+    BudgetUseStatus,
     CanaryProgress,
     NodeCounts,
     UpdatePolicyStatus,
     VersionSeen,
 )
-from brupop.domain.policy.update_policy_status import BudgetUse as BudgetUseStatus
 from brupop.domain.printable import printable
 from brupop.domain.reporting.fleet_phase import FleetFacts, fleet_phase
 from brupop.domain.safety.canary import SoakProgress
