@@ -19,9 +19,11 @@ from typing import Any
 
 import pytest
 
-from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.adapters.kubernetes.api_calls import ApiCalls
+from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
 from brupop.cli.fleet_description.nodes import SimulatedNode
-from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL
+from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL, WatchBookmark, WatchEvent
+from brupop.domain.shadow import Shadow
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from brupop.simulation.flags.options import SimulationOptions
 from brupop.simulation.flags.timing import Component
@@ -55,6 +57,7 @@ TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews"
 CONTROLLER_NODE = "control-plane-1"
 ROLLOUT_SECONDS = 240.0  # far above a healthy run (about 20 s); a slow machine is not a failure
 START_SECONDS = 60.0
+OBSERVER_WATCH_SECONDS = 5.0
 # Limits, not paces: the simulated fleet's (a 2 s Lease, 15 to 40 s step limits, 5 s calls) suit
 # an idle machine; on a loaded one every process answers late, so here each limit is generous.
 PATIENT_CONTROLLER = {
@@ -206,6 +209,16 @@ def start_agents(
     return supervisor
 
 
+class PatientShadowWatch(KubernetesShadowRepository):
+    """The shadows, each watch held for seconds: the observer's half-second watches, reopened
+    without end, cost an emulator under load more than it could answer."""
+
+    def watch(
+        self, resource_version: str | None, timeout_seconds: float
+    ) -> Iterator[WatchEvent[Shadow] | WatchBookmark]:
+        return super().watch(resource_version, max(timeout_seconds, OBSERVER_WATCH_SECONDS))
+
+
 def prepare_cluster(emulator: KubeEmulator, work_dir: Path) -> Callable[[], dict[str, Any]]:
     """Run in the emulator's process: the fleet, a refused eviction, a conflict per shadow."""
     add_fleet(emulator, NAMES, work_dir)
@@ -227,9 +240,9 @@ def rollout(tmp_path: Path) -> Iterator[Rollout]:
 
         apiserver, url, tls = start_apiserver(stack, kubeconfig, tmp_path)
         controller = start_controller(stack, kubeconfig, tmp_path)
-        watcher = KubernetesCluster(emulator.api_client(), NAMESPACE)
-        stack.callback(watcher.close)
-        observer = FleetObserver(watcher.shadows, NAMES)
+        api_client = emulator.api_client()
+        stack.callback(api_client.close)
+        observer = FleetObserver(PatientShadowWatch(ApiCalls(api_client), NAMESPACE), NAMES)
         observer.start()
         stack.callback(observer.stop)
         supervisor = start_agents(stack, fleet, url, tls, tmp_path)

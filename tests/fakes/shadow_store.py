@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowSpec, AgentShadowStatus
 from brupop.domain.shadow_names import shadow_name
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
@@ -43,51 +43,55 @@ class InMemoryShadowStore:
         self.node_name = node_name
         self.namespace = namespace
         self.node_uid = node_uid
-        self.shadow: Shadow | None = None
+        self.shadow: AgentShadow | None = None
         self.fail_next: dict[str, Exception] = {}
         self.fail_always: dict[str, Exception] = {}
         self.on_wait: Callable[[InMemoryShadowStore], None] | None = None
         self.calls: list[str] = []
-        self.status_writes: list[ShadowStatus] = []
+        self.status_writes: list[AgentShadowStatus] = []
         self._clock: Clock = clock or FakeClock()
         self._version = 0
 
     # --- the controller's hand ------------------------------------------------------------
 
-    def put(self, spec: ShadowSpec | None = None, status: ShadowStatus | None = None) -> Shadow:
+    def put(
+        self, spec: AgentShadowSpec | None = None, status: AgentShadowStatus | None = None
+    ) -> AgentShadow:
         """Create or overwrite the whole shadow (as if it had been there before the agent)."""
         self.shadow = self._stamp(
-            Shadow(
+            AgentShadow(
                 name=shadow_name(self.node_name),
                 namespace=self.namespace,
                 node_name=self.node_name,
                 node_uid=self.node_uid,
-                spec=spec or ShadowSpec(),
+                spec=spec or AgentShadowSpec(),
                 status=status,
             )
         )
         return self.shadow
 
-    def set_spec(self, state: UpdateState, version: str | None = None) -> Shadow:
+    def set_spec(self, state: UpdateState, version: str | None = None) -> AgentShadow:
         """Ask the node for `state` (and `version`), as the controller does."""
         current = self._existing()
-        self.shadow = self._stamp(replace(current, spec=ShadowSpec(state=state, version=version)))
+        self.shadow = self._stamp(
+            replace(current, spec=AgentShadowSpec(state=state, version=version))
+        )
         return self.shadow
 
     @property
-    def status(self) -> ShadowStatus | None:
+    def status(self) -> AgentShadowStatus | None:
         """The status as stored now."""
         return self.shadow.status if self.shadow is not None else None
 
     # --- ShadowStore ----------------------------------------------------------------------
 
-    def get(self) -> Shadow | None:
+    def get(self) -> AgentShadow | None:
         self._enter("get")
         return self.shadow
 
     def wait_for_change(
         self, resource_version: str | None, timeout_seconds: float
-    ) -> Shadow | None:
+    ) -> AgentShadow | None:
         self._enter("wait_for_change")
         if self.on_wait is not None:
             self.on_wait(self)
@@ -95,13 +99,13 @@ class InMemoryShadowStore:
             self._clock.sleep(timeout_seconds)
         return self.shadow
 
-    def create(self) -> Shadow:
+    def create(self) -> AgentShadow:
         self._enter("create")
         if self.shadow is not None:
             return self.shadow  # as the apiserver answers a second create: the stored shadow
         return self.put()
 
-    def update_status(self, status: ShadowStatus) -> Shadow:
+    def update_status(self, status: AgentShadowStatus) -> AgentShadow:
         self._enter("update_status")
         current = self._existing()
         self.status_writes.append(status)
@@ -121,12 +125,12 @@ class InMemoryShadowStore:
             return resource_version is None
         return self.shadow.resource_version == resource_version
 
-    def _existing(self) -> Shadow:
+    def _existing(self) -> AgentShadow:
         if self.shadow is None:
             raise NotFoundError(f"{shadow_name(self.node_name)} does not exist")
         return self.shadow
 
-    def _stamp(self, shadow: Shadow) -> Shadow:
+    def _stamp(self, shadow: AgentShadow) -> AgentShadow:
         self._version += 1
         return replace(shadow, resource_version=str(self._version))
 

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowSpec, AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.agent.composition import AgentPorts, launch
@@ -45,22 +45,22 @@ class LongPollingShadowStore(InMemoryShadowStore):
 
     def wait_for_change(
         self, resource_version: str | None, timeout_seconds: float
-    ) -> Shadow | None:
+    ) -> AgentShadow | None:
         if self._waiting_file is not None:
             self._waiting_file.touch()
         return super().wait_for_change(resource_version, timeout_seconds)
 
 
-def _spec(text: str) -> ShadowSpec:
+def _spec(text: str) -> AgentShadowSpec:
     state, _, version = text.partition(":")
-    return ShadowSpec(state=UpdateState(state or "Idle"), version=version or None)
+    return AgentShadowSpec(state=UpdateState(state or "Idle"), version=version or None)
 
 
-def _status(text: str) -> ShadowStatus | None:
+def _status(text: str) -> AgentShadowStatus | None:
     if not text:
         return None
     state, current, target = text.split(":")
-    return ShadowStatus(
+    return AgentShadowStatus(
         current_version=current, target_version=target, current_state=UpdateState(state)
     )
 

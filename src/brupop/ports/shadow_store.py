@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from brupop.domain.host.agent_shadow import Shadow, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowStatus
 
 
 class ShadowStore(Protocol):
     """Read, create and report status on the shadow of this agent's node."""
 
-    def get(self) -> Shadow | None:
+    def get(self) -> AgentShadow | None:
         """The shadow, or None when it does not exist yet."""
         ...
 
     def wait_for_change(
         self, resource_version: str | None, timeout_seconds: float
-    ) -> Shadow | None:
+    ) -> AgentShadow | None:
         """Return the shadow as soon as its resourceVersion differs from `resource_version`,
         or after `timeout_seconds` at the latest; None when it does not exist.
 
@@ -24,11 +24,11 @@ class ShadowStore(Protocol):
         (up to the timeout) for it to appear."""
         ...
 
-    def create(self) -> Shadow:
+    def create(self) -> AgentShadow:
         """Create the shadow (spec Idle, no status) and return it; when it exists already,
         return the stored one."""
         ...
 
-    def update_status(self, status: ShadowStatus) -> Shadow:
+    def update_status(self, status: AgentShadowStatus) -> AgentShadow:
         """Replace the status and return the shadow as stored."""
         ...

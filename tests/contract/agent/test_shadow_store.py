@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from brupop.domain.host.agent_shadow import ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowSpec, AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import NotFoundError
 from tests.contract.agent.conftest import NODE, AgentSide
 
-STATUS = ShadowStatus(
+STATUS = AgentShadowStatus(
     current_version="1.19.0", target_version="1.19.0", current_state=UpdateState.IDLE
 )
 # Long enough that an answer "at once" cannot be mistaken for one at the timeout.
@@ -25,7 +25,7 @@ def test_create_makes_an_idle_shadow_of_this_node(side: AgentSide) -> None:
     created = side.store.create()
 
     assert (created.name, created.node_name, created.node_uid) == (f"brs-{NODE}", NODE, "uid-n1")
-    assert created.spec == ShadowSpec()
+    assert created.spec == AgentShadowSpec()
     assert created.status is None
     assert side.store.get() == created
 
@@ -72,7 +72,9 @@ def test_long_poll_answers_a_spec_change_before_the_timeout(side: AgentSide) -> 
     answer = side.store.wait_for_change(created.resource_version, LONG_WAIT)
 
     assert answer is not None
-    assert answer.spec == ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.2.0")
+    assert answer.spec == AgentShadowSpec(
+        state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.2.0"
+    )
     assert side.now() - started < LONG_WAIT
 
 

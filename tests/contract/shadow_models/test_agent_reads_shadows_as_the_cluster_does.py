@@ -140,7 +140,7 @@ def _agree(agent_read: Any, cluster_read: Any, document: Any) -> tuple[Any, Any]
 @example({"version": "1.2.3\n"})
 @example({"state": None})
 def test_a_spec_is_read_alike(document: dict[str, Any]) -> None:
-    _agree(agent.ShadowSpec.from_json, cluster.ShadowSpec.model_validate, document)
+    _agree(agent.AgentShadowSpec.from_json, cluster.ShadowSpec.model_validate, document)
 
 
 @settings(max_examples=1000, deadline=None)
@@ -153,17 +153,17 @@ def test_a_spec_is_read_alike(document: dict[str, Any]) -> None:
 @example({"current_version": "1.0.0", "target_version": "1.0.0", "current_state": "Idle"})
 def test_a_status_is_read_alike_and_written_alike(document: dict[str, Any]) -> None:
     mine, theirs = _agree(
-        agent.ShadowStatus.from_json, cluster.ShadowStatus.model_validate, document
+        agent.AgentShadowStatus.from_json, cluster.ShadowStatus.model_validate, document
     )
     if mine is not None:
         assert mine.to_json() == theirs.model_dump(mode="json")
-        assert agent.ShadowStatus.from_json(mine.to_json()) == mine
+        assert agent.AgentShadowStatus.from_json(mine.to_json()) == mine
 
 
 @given(outside_json(10, deep=False))
 def test_anything_in_place_of_a_spec_or_a_status_is_read_alike(value: Any) -> None:
-    _agree(agent.ShadowSpec.from_json, cluster.ShadowSpec.model_validate, value)
-    _agree(agent.ShadowStatus.from_json, cluster.ShadowStatus.model_validate, value)
+    _agree(agent.AgentShadowSpec.from_json, cluster.ShadowSpec.model_validate, value)
+    _agree(agent.AgentShadowStatus.from_json, cluster.ShadowStatus.model_validate, value)
 
 
 @pytest.mark.parametrize(
@@ -182,11 +182,11 @@ def test_only_pydantics_lax_readings_of_other_json_types_are_refused_by_the_agen
     document |= {"current_state": "Idle", field: value}
 
     assert _read(cluster.ShadowStatus.model_validate, document) is not None
-    assert _read(agent.ShadowStatus.from_json, document) is None
+    assert _read(agent.AgentShadowStatus.from_json, document) is None
 
 
 def test_the_agent_counts_crashes_up_to_the_clusters_limit() -> None:
-    limit = agent.ShadowStatus("1.0.0", "1.0.0", UpdateState.IDLE, crash_count=2**32 - 1)
+    limit = agent.AgentShadowStatus("1.0.0", "1.0.0", UpdateState.IDLE, crash_count=2**32 - 1)
     assert limit.crash_count == cluster.CRASH_COUNT_MAX
     with pytest.raises(ValueError, match="crash_count"):
-        agent.ShadowStatus("1.0.0", "1.0.0", UpdateState.IDLE, crash_count=2**32)
+        agent.AgentShadowStatus("1.0.0", "1.0.0", UpdateState.IDLE, crash_count=2**32)

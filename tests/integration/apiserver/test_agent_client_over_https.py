@@ -12,12 +12,12 @@ import pytest
 
 from brupop.domain import shadow as cluster_side
 from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL, OwnerReference, PodPhase
-from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowSpec, AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import NotFoundError
 from tests.integration.apiserver.conftest import Rig
 
-STATUS = ShadowStatus(
+STATUS = AgentShadowStatus(
     current_version="1.19.0", target_version="1.19.0", current_state=UpdateState.IDLE
 )
 
@@ -34,15 +34,15 @@ def test_agent_creates_reads_and_reports_on_its_shadow(rig: Rig) -> None:
     assert reported.status == STATUS
     assert reported.resource_version != created.resource_version
     stored = rig.cluster.shadows.get("brs-n1")
-    assert agent.get() == Shadow(
+    assert agent.get() == AgentShadow(
         name=stored.name,
         namespace=stored.namespace,
         node_name=stored.node_name,
         node_uid=stored.node_uid,
         resource_version=stored.resource_version,
         uid=stored.uid,
-        spec=ShadowSpec.from_json(stored.spec.model_dump(mode="json")),
-        status=ShadowStatus.from_json(stored.status.model_dump(mode="json"))
+        spec=AgentShadowSpec.from_json(stored.spec.model_dump(mode="json")),
+        status=AgentShadowStatus.from_json(stored.status.model_dump(mode="json"))
         if stored.status
         else None,
     )
@@ -63,7 +63,7 @@ def test_status_for_a_missing_shadow_is_not_found(rig: Rig) -> None:
 def test_long_poll_waits_while_nothing_changes_and_answers_at_once_on_change(rig: Rig) -> None:
     agent = rig.client("n1")
     created = agent.create()
-    answers: list[Shadow | None] = []
+    answers: list[AgentShadow | None] = []
     poll = threading.Thread(
         target=lambda: answers.append(agent.wait_for_change(created.resource_version, 30))
     )
@@ -71,7 +71,7 @@ def test_long_poll_waits_while_nothing_changes_and_answers_at_once_on_change(rig
     poll.join(0.3)
     assert poll.is_alive(), "the long-poll answered although nothing changed"
 
-    spec = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.20.0")
+    spec = AgentShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.20.0")
     rig.cluster.shadows.replace_spec(
         "brs-n1", cluster_side.ShadowSpec(state=spec.state, version=spec.version), None
     )

@@ -18,7 +18,7 @@ import pytest
 import structlog
 
 from brupop.domain.cluster.objects import OwnerReference
-from brupop.domain.host.agent_shadow import Shadow
+from brupop.domain.host.agent_shadow import AgentShadow
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.drain import DrainTimings
 from tests.integration.apiserver.conftest import (
@@ -85,7 +85,7 @@ def send_raw(rig: Rig, node: str, method: str, target: str) -> ssl.SSLSocket:
     return tls
 
 
-def long_poll_target(shadow: Shadow) -> str:
+def long_poll_target(shadow: AgentShadow) -> str:
     return f"{RESOURCE}?resourceVersion={shadow.resource_version}&timeoutSeconds=30"
 
 

@@ -7,7 +7,7 @@ import time
 
 from brupop.domain import shadow as cluster
 from brupop.domain.cluster.objects import OwnerReference
-from brupop.domain.host.agent_shadow import Shadow
+from brupop.domain.host.agent_shadow import AgentShadow
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.drain import DrainTimings
 from tests.integration.apiserver.conftest import Rig, RigFactory
@@ -16,7 +16,7 @@ from tests.integration.apiserver.conftest import Rig, RigFactory
 def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None:
     agent = rig.client("n1")
     created = agent.create()
-    answers: list[Shadow | None] = []
+    answers: list[AgentShadow | None] = []
     poll = threading.Thread(
         target=lambda: answers.append(agent.wait_for_change(created.resource_version, 30))
     )
@@ -32,7 +32,7 @@ def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None
     assert answers == [created]
 
 
-def cluster_reads_once_fed(rig: Rig, shadow: Shadow) -> list[str]:
+def cluster_reads_once_fed(rig: Rig, shadow: AgentShadow) -> list[str]:
     """The names of the shadows read from the cluster from now on, once the feed holds
     `shadow`."""
     deadline = time.monotonic() + 30

@@ -17,7 +17,7 @@ from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.domain.cluster.objects import TokenIdentity
-from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import UnavailableError
 from tests.integration.apiserver.conftest import (
@@ -39,7 +39,7 @@ def test_many_requests_from_one_agent_within_the_cache_time_cost_one_review(
 ) -> None:
     rig = make_rig(token_review_cache_seconds=300)
     agent = rig.client("n1")
-    status = ShadowStatus(
+    status = AgentShadowStatus(
         current_version="1.0.0", target_version="1.0.0", current_state=UpdateState.IDLE
     )
     before = rig.cluster.token_reviewer.review_count

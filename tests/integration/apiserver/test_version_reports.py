@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import InvalidObjectError
 from brupop.services.agent.agent import NodeAgent
@@ -25,8 +25,8 @@ from tests.integration.apiserver.conftest import Rig
 from tests.support.agent_rig import RecordedLog
 
 
-def _status(current: str, target: str) -> ShadowStatus:
-    return ShadowStatus(
+def _status(current: str, target: str) -> AgentShadowStatus:
+    return AgentShadowStatus(
         current_version=current, target_version=target, current_state=UpdateState.IDLE
     )
 

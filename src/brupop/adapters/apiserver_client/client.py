@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from brupop.adapters.apiserver_client.transport import HttpsTransport, Reply, RetryPolicy
 from brupop.adapters.apiserver_client.wire import shadow_from_document
-from brupop.domain.host.agent_shadow import Shadow, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowStatus
 from brupop.ports.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -88,12 +88,12 @@ class ApiserverClient:
 
     # --- ShadowStore ----------------------------------------------------------------------
 
-    def get(self) -> Shadow | None:
+    def get(self) -> AgentShadow | None:
         return self._read_shadow(self._call("GET", RESOURCE))
 
     def wait_for_change(
         self, resource_version: str | None, timeout_seconds: float
-    ) -> Shadow | None:
+    ) -> AgentShadow | None:
         query = {"timeoutSeconds": f"{max(timeout_seconds, 0.0):g}"}
         if resource_version is not None:
             query["resourceVersion"] = resource_version
@@ -102,7 +102,7 @@ class ApiserverClient:
         )
         return self._read_shadow(reply)
 
-    def create(self) -> Shadow:
+    def create(self) -> AgentShadow:
         reply = self._call("POST", RESOURCE, body={"node_selector": self._selector()})
         if reply.status == 409:
             existing = self.get()
@@ -111,7 +111,7 @@ class ApiserverClient:
             return existing
         return shadow_from_document(_expect_ok(reply).json())
 
-    def update_status(self, status: ShadowStatus) -> Shadow:
+    def update_status(self, status: AgentShadowStatus) -> AgentShadow:
         reply = self._call("PUT", RESOURCE, body=status.to_json(), query={"view": "shadow"})
         return shadow_from_document(_expect_ok(reply).json())
 
@@ -176,7 +176,7 @@ class ApiserverClient:
             read_seconds=read_seconds or self._timeout,
         )
 
-    def _read_shadow(self, reply: Reply) -> Shadow | None:
+    def _read_shadow(self, reply: Reply) -> AgentShadow | None:
         if reply.status == 404:
             return None
         return shadow_from_document(_expect_ok(reply).json())

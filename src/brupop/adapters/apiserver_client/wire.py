@@ -5,25 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 from brupop.domain.host import wire_values as wire
-from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowSpec, AgentShadowStatus
 from brupop.ports.errors import UnavailableError
 
 
-def shadow_from_document(document: Any) -> Shadow:
-    """The Shadow in a v2 BottlerocketShadow object; UnavailableError when it is not one."""
+def shadow_from_document(document: Any) -> AgentShadow:
+    """The AgentShadow in a v2 BottlerocketShadow object; UnavailableError when it is not one."""
     try:
         metadata = document["metadata"]
         owner = next(o for o in metadata.get("ownerReferences") or () if o.get("kind") == "Node")
         status = document.get("status")
-        return Shadow(
+        return AgentShadow(
             name=wire.text(metadata, "name"),
             namespace=_namespace(metadata),
             node_name=wire.text(owner, "name"),
             node_uid=wire.text(owner, "uid"),
             resource_version=wire.optional_text(metadata, "resourceVersion"),
             uid=wire.optional_text(metadata, "uid"),
-            spec=ShadowSpec.from_json(document.get("spec") or {}),
-            status=None if status is None else ShadowStatus.from_json(status),
+            spec=AgentShadowSpec.from_json(document.get("spec") or {}),
+            status=None if status is None else AgentShadowStatus.from_json(status),
         )
     except (
         KeyError,

@@ -70,7 +70,7 @@ def _host_kind(document: Mapping[str, Any]) -> HostKind | None:
 
 
 @value_object
-class ShadowSpec:
+class AgentShadowSpec:
     """What the controller wants the node to reach next."""
 
     state: UpdateState = UpdateState.IDLE
@@ -87,7 +87,7 @@ class ShadowSpec:
                 check_version(value, name)
 
     @classmethod
-    def from_json(cls, value: Any) -> ShadowSpec:
+    def from_json(cls, value: Any) -> AgentShadowSpec:
         """The spec in a decoded JSON object; WireFormatError when it is not one."""
         document = wire.json_object(value, "spec")
         return cls(
@@ -101,7 +101,7 @@ class ShadowSpec:
 
 
 @value_object
-class ShadowStatus:
+class AgentShadowStatus:
     """What the agent last observed on its node."""
 
     current_version: str
@@ -141,7 +141,7 @@ class ShadowStatus:
                 raise wire.WireFormatError(f"{name}: not a boot mode")
 
     @classmethod
-    def from_json(cls, value: Any) -> ShadowStatus:
+    def from_json(cls, value: Any) -> AgentShadowStatus:
         """The status in a decoded JSON object; WireFormatError when it is not one."""
         document = wire.json_object(value, "status")
         return cls(
@@ -188,7 +188,7 @@ class ShadowStatus:
 
 
 @value_object
-class Shadow:
+class AgentShadow:
     """This node's shadow with the metadata the agent relies on (owner node, resourceVersion)."""
 
     name: str
@@ -197,8 +197,8 @@ class Shadow:
     node_uid: str
     resource_version: str | None = None
     uid: str | None = None
-    spec: ShadowSpec = field(default_factory=ShadowSpec)
-    status: ShadowStatus | None = None
+    spec: AgentShadowSpec = field(default_factory=AgentShadowSpec)
+    status: AgentShadowStatus | None = None
 
 
 def _code(mode: BootMode | None) -> str | None:

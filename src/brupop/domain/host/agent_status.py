@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from brupop.domain.boot_mode import BootMode
-from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.host_kind import HostKind
 from brupop.domain.shadow_names import CRASH_COUNT_MAX
 from brupop.domain.states import UpdateState
@@ -42,7 +42,10 @@ class Observation:
 
 
 def target_version(
-    current_version: str, chosen_version: str | None, checked: bool, previous: ShadowStatus | None
+    current_version: str,
+    chosen_version: str | None,
+    checked: bool,
+    previous: AgentShadowStatus | None,
 ) -> str:
     """The version the node should run.
 
@@ -57,9 +60,9 @@ def target_version(
     return current_version
 
 
-def initial_status(seen: Observation) -> ShadowStatus:
+def initial_status(seen: Observation) -> AgentShadowStatus:
     """The first status of a new shadow: Idle, no crash."""
-    return ShadowStatus(
+    return AgentShadowStatus(
         current_version=seen.current_version,
         target_version=seen.target_version,
         current_state=UpdateState.IDLE,
@@ -68,11 +71,11 @@ def initial_status(seen: Observation) -> ShadowStatus:
 
 
 def status_after_success(
-    previous: ShadowStatus,
+    previous: AgentShadowStatus,
     reached: UpdateState,
     seen: Observation,
     asked_at: datetime | None = None,
-) -> ShadowStatus:
+) -> AgentShadowStatus:
     """The node reached `reached`, which the spec stamped `asked_at` asked for. The crash record
     is cleared once an update has been monitored back to Idle, and kept otherwise (the
     controller's backoff reads it). An Idle the controller asked for because the update failed
@@ -88,7 +91,7 @@ def status_after_success(
         and reached is UpdateState.IDLE
         and not failed_in_monitoring
     )
-    return ShadowStatus(
+    return AgentShadowStatus(
         current_version=seen.current_version,
         target_version=seen.target_version,
         current_state=reached,
@@ -100,9 +103,11 @@ def status_after_success(
     )
 
 
-def status_after_failure(previous: ShadowStatus, seen: Observation, now: datetime) -> ShadowStatus:
+def status_after_failure(
+    previous: AgentShadowStatus, seen: Observation, now: datetime
+) -> AgentShadowStatus:
     """An update step failed: ErrorReset, one more crash, failed at `now`."""
-    return ShadowStatus(
+    return AgentShadowStatus(
         current_version=seen.current_version,
         target_version=seen.target_version,
         current_state=UpdateState.ERROR_RESET,
@@ -112,9 +117,9 @@ def status_after_failure(previous: ShadowStatus, seen: Observation, now: datetim
     )
 
 
-def status_refreshed(previous: ShadowStatus, seen: Observation) -> ShadowStatus:
+def status_refreshed(previous: AgentShadowStatus, seen: Observation) -> AgentShadowStatus:
     """Nothing to do: the same state and crash record with the versions seen now."""
-    return ShadowStatus(
+    return AgentShadowStatus(
         current_version=seen.current_version,
         target_version=seen.target_version,
         current_state=previous.current_state,

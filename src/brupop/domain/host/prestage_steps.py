@@ -9,7 +9,7 @@ back the version it runs. Pure rules over the host's `/updates/status`.
 from __future__ import annotations
 
 from brupop.domain.errors import UnexpectedHostStateError, VersionMismatchError
-from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.host.agent_steps import StagingStep, holds_version, same_version, staged_version
 from brupop.domain.host.host import HostUpdateState, HostUpdateStatus
 from brupop.domain.value_objects import replace
@@ -60,8 +60,8 @@ def is_activated(host: HostUpdateStatus | None) -> bool:
 
 
 def with_held_update(
-    status: ShadowStatus, previous: ShadowStatus | None, held: HeldUpdate | None
-) -> ShadowStatus:
+    status: AgentShadowStatus, previous: AgentShadowStatus | None, held: HeldUpdate | None
+) -> AgentShadowStatus:
     """`status` saying what the host holds: as last seen (`held`), else as reported before;
     nothing once the node runs that version (it rebooted into it)."""
     if held is not None:

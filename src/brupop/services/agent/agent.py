@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from brupop.domain.boot_mode import describe_change
 from brupop.domain.errors import BootModeChangedError, DomainError, VersionMismatchError
-from brupop.domain.host.agent_shadow import Shadow, ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowSpec, AgentShadowStatus
 from brupop.domain.host.agent_status import (
     Observation,
     initial_status,
@@ -95,7 +95,7 @@ class NodeAgent:
         self._prestaging = Prestaging(self._steps, self._log)
         self._held: HeldUpdate | None = None  # what the host holds, once seen this run
         self._resource_version: str | None = None
-        self._fresh: Shadow | None = None
+        self._fresh: AgentShadow | None = None
         self._notes = TroubleNotes(self._log, self._config.loop_interval_seconds)
 
     # --- the loop -----------------------------------------------------------------------
@@ -191,7 +191,7 @@ class NodeAgent:
         self._notes.trouble_over()  # the shadow read, the host asked, the status taken
         return outcome
 
-    def _load_shadow(self) -> Shadow:
+    def _load_shadow(self) -> AgentShadow:
         shadow, self._fresh = self._fresh, None
         if shadow is None:
             shadow = self._store.get()
@@ -201,7 +201,7 @@ class NodeAgent:
         self._resource_version = shadow.resource_version
         return shadow
 
-    def _act(self, shadow: Shadow, status: ShadowStatus, seen: Observation) -> Next:
+    def _act(self, shadow: AgentShadow, status: AgentShadowStatus, seen: Observation) -> Next:
         spec = shadow.spec
         self._steps.checkpoint()
         self._log.info(
@@ -239,7 +239,7 @@ class NodeAgent:
         self._report(latest, reached)
         return Next.WAIT_FOR_CHANGE
 
-    def _still_asked_for(self, spec: ShadowSpec) -> Shadow | None:
+    def _still_asked_for(self, spec: AgentShadowSpec) -> AgentShadow | None:
         """The shadow as stored now, or None when the controller has asked for something else
         meanwhile. Reporting from this fresh copy keeps what the controller wrote into the status
         during a long step (a timeout's crash count) instead of overwriting it."""
@@ -257,7 +257,9 @@ class NodeAgent:
             and fresh.spec.version == version
         )
 
-    def _take_action(self, spec: ShadowSpec, status: ShadowStatus, seen: Observation) -> None:
+    def _take_action(
+        self, spec: AgentShadowSpec, status: AgentShadowStatus, seen: Observation
+    ) -> None:
         desired = spec.state
         if desired is UpdateState.IDLE:
             if status.current_state in _MAY_BE_ACTIVATED:
@@ -280,7 +282,7 @@ class NodeAgent:
         elif desired is UpdateState.MONITORING_UPDATE:
             self._steps.recover()
 
-    def _report(self, shadow: Shadow, status: ShadowStatus) -> Shadow:
+    def _report(self, shadow: AgentShadow, status: AgentShadowStatus) -> AgentShadow:
         """Write `status` (with what the host holds) unless the shadow already holds it."""
         status = with_held_update(status, shadow.status, self._held)
         if shadow.status == status:
@@ -312,7 +314,7 @@ def _check_boot_mode_kept(seen: Observation) -> None:
         raise BootModeChangedError(describe_change(seen.boot_mode, former))
 
 
-def _pinned_version(spec: ShadowSpec) -> str:
+def _pinned_version(spec: AgentShadowSpec) -> str:
     if spec.version is None:
         raise VersionMismatchError(f"the spec asks for {spec.state} without naming a version")
     return spec.version

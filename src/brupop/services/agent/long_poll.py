@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import threading
 
-from brupop.domain.host.agent_shadow import Shadow
+from brupop.domain.host.agent_shadow import AgentShadow
 from brupop.ports.shadow_store import ShadowStore
 from brupop.services.agent.stop import POLL_SECONDS, StopFlag
 
 
 def await_change(
     store: ShadowStore, resource_version: str | None, seconds: float, stop: StopFlag
-) -> Shadow | Exception | None:
+) -> AgentShadow | Exception | None:
     """The shadow once it changed from `resource_version` (or `seconds` passed), the error the
     poll met, or None when a stop cut it short."""
     if stop.requested:
         return None
-    answer: list[Shadow | Exception | None] = []
+    answer: list[AgentShadow | Exception | None] = []
 
     def poll() -> None:
         try:

@@ -9,7 +9,7 @@ An updatable one is asked at most once per update-check interval, the first time
 from __future__ import annotations
 
 from brupop.domain.boot_mode import BootMode, changed_from
-from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.host.agent_status import Observation, target_version
 from brupop.domain.host_kind import VARIANT_MAX_LENGTH, HostClass, HostKind
 from brupop.domain.versions import is_version
@@ -44,7 +44,7 @@ class HostObserver:
         self._boot_mode: BootMode | None = None
         self._classified_for: str | None = None  # the running version the kind was read on
 
-    def observe(self, previous: ShadowStatus | None) -> Observation:
+    def observe(self, previous: AgentShadowStatus | None) -> Observation:
         """The versions and host kind to report now. Raises HostApiError when `/os` or the
         host's kind cannot be read."""
         info = self._api.os_info()

@@ -9,7 +9,7 @@ prestaging, and nothing counts as a crash.
 
 from __future__ import annotations
 
-from brupop.domain.host.agent_shadow import ShadowSpec, ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowSpec, AgentShadowStatus
 from brupop.domain.host.host import HostUpdateState
 from brupop.domain.host.prestage_steps import HeldUpdate, held_update
 from brupop.services.agent.event_log import EventLog
@@ -25,7 +25,10 @@ class Prestaging:
         self._failed: str | None = None
 
     def step(
-        self, spec: ShadowSpec, status: ShadowStatus, failures: tuple[type[Exception], ...]
+        self,
+        spec: AgentShadowSpec,
+        status: AgentShadowStatus,
+        failures: tuple[type[Exception], ...],
     ) -> HeldUpdate | None:
         """Do what an Idle node's spec asks of its host between turns; what the host holds
         afterwards, or None when nothing was done."""
@@ -58,5 +61,5 @@ class Prestaging:
         return held_update(self._steps.unstage())
 
 
-def _holds(status: ShadowStatus, version: str) -> bool:
+def _holds(status: AgentShadowStatus, version: str) -> bool:
     return status.staged_version == version and status.staged_state == HostUpdateState.STAGED.value

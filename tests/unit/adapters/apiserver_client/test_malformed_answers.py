@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from brupop.adapters.apiserver_client.answers import error_text, json_object
 from brupop.adapters.apiserver_client.client import ApiserverClient, ApiserverTransport
 from brupop.adapters.apiserver_client.transport import MAX_RESPONSE_BYTES, Reply
-from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import DrainFailedError, PortError, UnavailableError
 
@@ -127,7 +127,7 @@ def _client(transport: ApiserverTransport) -> ApiserverClient:
     )
 
 
-STATUS = ShadowStatus(
+STATUS = AgentShadowStatus(
     current_version="1.19.0", target_version="1.20.0", current_state=UpdateState.IDLE
 )
 OPERATIONS: dict[str, Callable[[ApiserverClient], object]] = {

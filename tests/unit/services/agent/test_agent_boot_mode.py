@@ -4,7 +4,7 @@ the node stays cordoned and its status names the mode it ran before."""
 from __future__ import annotations
 
 from brupop.domain.boot_mode import BootMode
-from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.services.agent.agent import NodeAgent
 from brupop.services.agent.config import AgentConfig
@@ -14,7 +14,7 @@ from tests.fakes.update_api import FakeUpdateApi
 from tests.support.agent_rig import AgentRig, make_rig
 
 
-def _status(rig: AgentRig) -> ShadowStatus:
+def _status(rig: AgentRig) -> AgentShadowStatus:
     assert rig.store.status is not None
     return rig.store.status
 

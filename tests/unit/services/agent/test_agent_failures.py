@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brupop.domain.host.agent_shadow import ShadowSpec
+from brupop.domain.host.agent_shadow import AgentShadowSpec
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import (
     ConflictError,
@@ -199,7 +199,7 @@ def test_a_crash_the_controller_recorded_in_monitoring_outlives_the_return_to_id
         replace(rig.store.status, crash_count=1, state_transition_failure_timestamp=failed_at)
     )
     rig.store.put(
-        spec=ShadowSpec(
+        spec=AgentShadowSpec(
             state=UpdateState.IDLE, state_transition_timestamp=failed_at, version="1.1.0"
         ),
         status=rig.store.status,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from brupop.domain.host.agent_shadow import ShadowSpec
+from brupop.domain.host.agent_shadow import AgentShadowSpec
 from brupop.domain.host.host import HostUpdateState, HostUpdateStatus
 from brupop.domain.states import UpdateState
 from brupop.services.agent.outcomes import Next
@@ -116,7 +116,7 @@ def test_an_idle_node_reported_ready_with_no_prestage_asked_deactivates() -> Non
     shadow = rig.store.shadow
     assert shadow is not None and shadow.status is not None
     ready = replace(shadow.status, staged_version="1.1.0", staged_state="Ready")
-    rig.store.put(ShadowSpec(), ready)
+    rig.store.put(AgentShadowSpec(), ready)
 
     rig.agent.tick()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from brupop.domain.host.agent_shadow import ShadowStatus
+from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.host.host import HostUpdateStatus
 from brupop.domain.states import UpdateState
 from brupop.services.agent.config import AgentConfig
@@ -22,7 +22,7 @@ def _staged_rig() -> AgentRig:
     return rig
 
 
-def _controller_times_out(rig: AgentRig) -> ShadowStatus:
+def _controller_times_out(rig: AgentRig) -> AgentShadowStatus:
     """What the controller does on a timeout: one more crash in the status, spec back to Idle."""
     status = rig.store.status
     assert status is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from brupop.domain.host.agent_shadow import Shadow
+from brupop.domain.host.agent_shadow import AgentShadow
 from brupop.services.agent.long_poll import await_change
 from brupop.services.agent.stop import StopFlag
 from tests.fakes.clock import FakeClock
@@ -31,7 +31,7 @@ class _HeldPoll:
     def __init__(self) -> None:
         self.released = threading.Event()
 
-    def wait_for_change(self, _resource_version: str | None, _seconds: float) -> Shadow | None:
+    def wait_for_change(self, _resource_version: str | None, _seconds: float) -> AgentShadow | None:
         self.released.wait(HELD_SECONDS)
         return None
 
