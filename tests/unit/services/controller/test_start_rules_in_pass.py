@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from brupop.domain.policy.update_policy_status import BudgetUse
+from brupop.domain.policy.update_policy_status import BudgetUseStatus
 from brupop.domain.reason import Reason
 from brupop.domain.shadow import shadow_name
 from brupop.ports.errors import PortError
@@ -68,9 +68,9 @@ def test_budgets_in_use_show_in_the_metric_and_the_policy_status() -> None:
     controller.tick()
     assert metrics.budgets == {(ZONE, "a"): 1, (ZONE, "b"): 1, (ZONE, "c"): 1}
     assert policy_status(fleet).budgets_in_use == (
-        BudgetUse(budget=ZONE, group="a", in_use=1, limit=1),
-        BudgetUse(budget=ZONE, group="b", in_use=1, limit=1),
-        BudgetUse(budget=ZONE, group="c", in_use=1, limit=1),
+        BudgetUseStatus(budget=ZONE, group="a", in_use=1, limit=1),
+        BudgetUseStatus(budget=ZONE, group="b", in_use=1, limit=1),
+        BudgetUseStatus(budget=ZONE, group="c", in_use=1, limit=1),
     )
     assert metrics.waiting["budget_full"] == 2
 
