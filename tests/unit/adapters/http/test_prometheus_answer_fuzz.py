@@ -18,7 +18,9 @@ from brupop.adapters.http.prometheus_answer import (
 from tests.support.odd_json import deep_json, json_values, nested, raw_bytes
 
 CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-READ_SECONDS_MAX = 1.0
+# The reader's own CPU time (this thread's, so other processes' load does not count): a
+# pathological input (quadratic parsing, a megabyte of nesting) costs far more than this.
+READ_CPU_SECONDS_MAX = 1.0
 
 
 def _shaped(data: object) -> bytes:
@@ -39,10 +41,10 @@ answers = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=2000)
+@settings(max_examples=400, deadline=None)  # a wall-clock deadline fails under load
 @given(answers)
 def test_any_answer_gives_alerts_or_an_unreadable_answer(body: bytes) -> None:
-    started = time.monotonic()
+    started = time.thread_time()
     try:
         alerts = firing_alerts(body)
     except UnreadableAnswer as error:
@@ -51,12 +53,12 @@ def test_any_answer_gives_alerts_or_an_unreadable_answer(body: bytes) -> None:
         assert all(isinstance(alert.name, str) for alert in alerts)
     clause = error_clause(body)
     assert CONTROLS.search(clause) is None and len(clause) < 200
-    assert time.monotonic() - started < READ_SECONDS_MAX
+    assert time.thread_time() - started < READ_CPU_SECONDS_MAX
 
 
 def test_a_megabyte_of_nesting_is_refused_quickly() -> None:
     body = nested(512 * 1024, "{")
-    started = time.monotonic()
+    started = time.thread_time()
 
     try:
         firing_alerts(body)
@@ -64,4 +66,4 @@ def test_a_megabyte_of_nesting_is_refused_quickly() -> None:
         assert str(error) == "the answer is not JSON"
     else:
         raise AssertionError("nesting this deep is not an answer")
-    assert time.monotonic() - started < READ_SECONDS_MAX
+    assert time.thread_time() - started < READ_CPU_SECONDS_MAX
