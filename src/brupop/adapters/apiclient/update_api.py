@@ -141,9 +141,12 @@ class ApiclientUpdateApi:
         return status
 
     def _poll_status(self) -> HostUpdateStatus | None:
-        """One status read; None while the host works (423) or has no status yet."""
+        """One status read; None while the host works (423) or has no status yet. Not
+        rate-limited: a command is one call to the limit however often it is waited on, as
+        `apiclient update check` waits inside one call (a rebooted node's first report waited
+        a whole period for its second poll)."""
         try:
-            return self._attempt(STATUS_URI, outcome.parse_update_status, "GET", True)
+            return self._attempt(STATUS_URI, outcome.parse_update_status, "GET", False)
         except TransientHostError as error:
             log.debug("host.command_running", reason=str(error))
             return None

@@ -149,6 +149,22 @@ def test_the_update_api_is_rate_limited_but_os_and_reboot_are_not(
     assert clock.sleeps == [pytest.approx(10, abs=0.1)]
 
 
+def test_a_command_is_one_call_to_the_rate_limit_however_often_it_polls(
+    clock: FakeClock, apiclient: ScriptedApiclient
+) -> None:
+    done = ok(status_json("Available", "refresh", at=clock.now() + timedelta(seconds=5)))
+    apiclient.script(REFRESH, ok())
+    apiclient.script(STATUS, http_error(423), http_error(423), http_error(423), done)
+    api = _api(clock, apiclient, rate_period_seconds=10, rate_burst=2)
+
+    api.refresh_updates()
+
+    assert apiclient.uris() == [REFRESH, STATUS, STATUS, STATUS, STATUS]
+    assert clock.sleeps == [2, 2, 2]  # the poll interval only: no wait for the limit
+    api.update_status()
+    assert clock.sleeps == [2, 2, 2]  # the burst's second call is still there
+
+
 def _commanded(
     clock: FakeClock, apiclient: ScriptedApiclient, *statuses: Answer, **settings: Any
 ) -> Callable[[], Any]:
