@@ -22,6 +22,9 @@ from tests.unit.services.controller.passes import (
 TEN_TO_NOON_UTC = {"cron": "* * 10-11 * * * *", "timeZone": "UTC"}
 
 
+TAKEOVER_SECONDS = 20  # a new replica's next look at the Lease: its duration plus a renewal
+
+
 def _at(fleet: Fleet, moment: datetime) -> None:
     fleet.clock.advance((moment - fleet.clock.now()).total_seconds())
 
@@ -30,7 +33,7 @@ def _restart(fleet: Fleet) -> ControllerService:
     """A new replica (the old one is gone) that takes the Lease over once it expires."""
     restarted = fleet.controller(1)
     restarted.tick()
-    fleet.clock.advance(16)
+    fleet.clock.advance(TAKEOVER_SECONDS)
     restarted.tick()
     assert restarted.elector.is_leader()
     return restarted
@@ -126,7 +129,7 @@ def test_a_controller_restart_keeps_the_learned_durations() -> None:
     [learned] = policy_status(fleet).update_durations
 
     noon = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
-    _at(fleet, noon - timedelta(seconds=(learned + 900) // 2 + 16))
+    _at(fleet, noon - timedelta(seconds=(learned + 900) // 2 + TAKEOVER_SECONDS))
     restarted = _restart(fleet)
     fleet.cluster.nodes.set_labels("node-01", {NODE_PAUSED_LABEL: None})
     restarted.tick()
