@@ -15,14 +15,17 @@ from tests.support.control_plane import lifecycle, probes
 from tests.support.control_plane.build_lock import build_lock
 from tests.support.control_plane.components import free_ports
 from tests.support.control_plane.gotool import Go, Progress
-from tests.support.control_plane.lifecycle import Plan, launch
-from tests.support.control_plane.processes import RunFolder
+from tests.support.control_plane.lifecycle import Plan
+from tests.support.control_plane.processes import RunFolder, start
 from tests.support.control_plane.real_nodes.host_snapshot import ipsets
 from tests.support.control_plane.versions import Cache
 
 KUBE_ROUTER = "github.com/cloudnativelabs/kube-router/v2"
 KUBE_ROUTER_VERSION = "v2.1.0"
 NAME = "kube-router"
+# It outlives the call that starts it (`down` stops it by its record); kept so that Python does
+# not warn, collecting its Popen object, that it still runs.
+STARTED: list[subprocess.Popen[bytes]] = []
 READY_SECONDS = 240.0  # its first sync lists every pod, namespace and policy: slow at load 20
 
 
@@ -56,7 +59,10 @@ def enforce_on(root: Path, cache: Cache, node: str) -> None:
         "--metrics-port=0",
     ]
     lifecycle.READY_SECONDS.setdefault(NAME, READY_SECONDS)
-    launch(RunFolder(root), Plan(NAME, argv, lambda: healthy(port)))
+    folder = RunFolder(root)
+    process = start(folder, NAME, argv)
+    STARTED.append(process)
+    lifecycle.wait_ready(folder, Plan(NAME, argv, lambda: healthy(port)), process)
 
 
 def healthy(port: int) -> bool:
