@@ -55,14 +55,14 @@ LEASES = KINDS["coordination.k8s.io", "v1", "leases"]
 SHADOWS_PATH = f"/apis/brupop.bottlerocket.aws/v2/namespaces/{NAMESPACE}/bottlerocketshadows"
 TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews"
 CONTROLLER_NODE = "control-plane-1"
-ROLLOUT_SECONDS = 240.0  # far above a healthy run (about 20 s); a slow machine is not a failure
+ROLLOUT_SECONDS = 480.0  # far above a healthy run (about 20 s); a loaded machine is not a failure
 START_SECONDS = 60.0
 OBSERVER_WATCH_SECONDS = 5.0
 # Limits, not paces: the simulated fleet's (a 2 s Lease, 15 to 40 s step limits, 5 s calls) suit
 # an idle machine; on a loaded one every process answers late, so here each limit is generous.
 PATIENT_CONTROLLER = {
     "LEADER_ELECTION_LEASE_SECONDS": "15",
-    "LEADER_ELECTION_RENEW_SECONDS": "2",
+    "LEADER_ELECTION_RENEW_SECONDS": "5",
     "TIMEOUT_IDLE_SECONDS": "300",
     "TIMEOUT_STAGED_AND_PERFORMED_UPDATE_SECONDS": "300",
     "TIMEOUT_REBOOTED_INTO_UPDATE_SECONDS": "300",
