@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from kubernetes import client
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.domain.cluster.objects import WatchBookmark, WatchEvent
@@ -43,8 +44,15 @@ class Wakes:
         self.count += 1
 
 
+def _node(plane: ControlPlane) -> tuple[str, str]:
+    """A Node to own a shadow (a shadow whose owner does not exist is collected at once)."""
+    name = f"informer-{uuid.uuid4().hex[:6]}"
+    created = plane.core.create_node(client.V1Node(metadata=client.V1ObjectMeta(name=name)))
+    return name, created.metadata.uid
+
+
 def test_an_informer_relists_once_after_a_410_then_follows_across_watch_ends(
-    admin_cluster: KubernetesCluster,
+    control_plane: ControlPlane, admin_cluster: KubernetesCluster
 ) -> None:
     shadows = admin_cluster.shadows
     store: Mirror[Shadow] = Mirror(
@@ -61,20 +69,20 @@ def test_an_informer_relists_once_after_a_410_then_follows_across_watch_ends(
     wakes = Wakes()
     # Watches of 2 to 4 s: the test sees several end and resume within its time.
     informer.start(wakes, following=Following(watch_seconds=2.0, retry_seconds=0.2))
-    created: list[Shadow] = []
+    nodes: list[str] = []
     try:
         wait_until(lambda: informer.relists == 1, "the relist after the 410")
         for turn in range(3):
-            node = f"informer-{uuid.uuid4().hex[:6]}"
-            shadow = shadows.create(node, f"uid-{node}")
-            created.append(shadow)
+            node, uid = _node(control_plane)
+            nodes.append(node)
+            shadow = shadows.create(node, uid)
             wait_until(functools.partial(_holds, store, shadow), "the created shadow")
             more = functools.partial(_opened_more_than, opened, len(opened))
             wait_until(more, f"a watch ended and was resumed ({turn})")
     finally:
         informer.stop(0.0)
-        for shadow in created:
-            shadows.delete(shadow.name)
+        for node in nodes:  # its shadow goes with it
+            control_plane.core.delete_node(node)
     assert informer.relists == 1
     assert not informer.failing
     assert wakes.count >= 4  # the relist and the three creations
