@@ -241,6 +241,7 @@ def test_the_controller_has_two_replicas_its_priority_metrics_and_probes(
     assert (port["name"], port["containerPort"]) == ("metrics", 8080)
     assert manifest.env(*CONTROLLER)["CONTROLLER_METRICS_PORT"] == "8080"
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "metrics"}
+    _assert_liveness_waits_for_a_slow_start(container)
     assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "metrics"}
     assert manifest.env(*CONTROLLER)["MY_NODE_NAME"] == "spec.nodeName"
 
@@ -259,6 +260,15 @@ def test_the_apiserver_has_three_spread_replicas_and_https_probes(manifest: Rend
     assert live == {"path": "/ping", "port": "webhook", "scheme": "HTTPS"}
     ready = container["readinessProbe"]["httpGet"]
     assert ready == {"path": "/readyz", "port": "webhook", "scheme": "HTTPS"}
+    _assert_liveness_waits_for_a_slow_start(container)
+
+
+def _assert_liveness_waits_for_a_slow_start(container: dict[str, Any]) -> None:
+    """A starved node's start must not end in a liveness kill: a startup probe on the same
+    endpoint holds liveness off for at least a minute."""
+    startup = container["startupProbe"]
+    assert startup["httpGet"] == container["livenessProbe"]["httpGet"]
+    assert startup["periodSeconds"] * startup["failureThreshold"] >= 60
 
 
 def test_the_apiserver_serves_tls_from_its_certificates_secret(manifest: Rendered) -> None:
