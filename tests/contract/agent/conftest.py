@@ -22,8 +22,8 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL, LB_EXCLUSION_VALUE, OwnerReference
 from brupop.domain.shadow import ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState
-from brupop.ports.node_operations import NodeOperations
-from brupop.ports.shadow_store import ShadowStore
+from brupop.ports.agent.node_operations import NodeOperations
+from brupop.ports.agent.shadow_store import ShadowStore
 from tests.fakes.clock import FakeClock
 from tests.fakes.node_operations import FakeNodeOperations
 from tests.fakes.shadow_store import InMemoryShadowStore
@@ -34,6 +34,7 @@ from tests.integration.apiserver.conftest import (
     add_agent_nodes,
     start_rig,
 )
+from tests.support.polling import wait_until
 from tests.support.tls import TestCertificates, make_certificates
 
 NODE = "n1"
@@ -158,9 +159,7 @@ class ApiserverSide:
         feed = self.rig.parts.feed
 
         def when_waiting() -> None:
-            deadline = time.monotonic() + 10
-            while feed.waiting() == 0 and time.monotonic() < deadline:
-                time.sleep(0.005)
+            wait_until(lambda: feed.waiting() > 0, "the agent's long poll", interval=0.005)
             action()
 
         thread = threading.Thread(target=when_waiting, daemon=True)

@@ -4,7 +4,6 @@ repairs, a restart rebuilds."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import Any, cast
 
@@ -14,13 +13,14 @@ from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import WatchExpiredError
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.runtime import informer as informer_module
 from brupop.services.runtime.informer import Following, Informer
 from tests.contract.cluster.conftest import Backend, Ports
+from tests.support.polling import wait_until
 
 OPTED_IN = {OPT_IN_LABEL: OPT_IN_VALUE}
 QUICK = 0.3  # seconds a watch waits for more changes
@@ -87,15 +87,6 @@ def following() -> Iterator[Callable[[FleetMirror], None]]:
     yield start
     for informer in started:
         informer.stop(0.0)
-
-
-def _eventually(check: Callable[[], bool]) -> bool:
-    deadline = time.monotonic() + PATIENCE
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return check()
 
 
 def test_a_list_fills_the_mirror_with_shadows_and_opted_in_nodes_only(
@@ -172,7 +163,7 @@ def test_an_expired_version_is_followed_by_a_relist(
 
     following(fleet)
 
-    assert _eventually(lambda: fleet.shadows.get(created.name) is not None)
+    wait_until(lambda: fleet.shadows.get(created.name) is not None, "the shadow", seconds=PATIENCE)
     assert fleet.shadow_informer.relists >= 2
 
 
@@ -190,8 +181,12 @@ def test_a_background_watch_keeps_the_mirror_current(
     cluster.nodes.set_unschedulable("node-a", True)
     cluster.shadows.delete(created.name)
 
-    assert _eventually(lambda: fleet.shadows.get(created.name) is None)
-    assert _eventually(lambda: getattr(fleet.nodes.get("node-a"), "unschedulable", False))
+    wait_until(lambda: fleet.shadows.get(created.name) is None, "the deletion", seconds=PATIENCE)
+    wait_until(
+        lambda: getattr(fleet.nodes.get("node-a"), "unschedulable", False),
+        "the cordon",
+        seconds=PATIENCE,
+    )
 
 
 def test_a_missed_event_is_repaired_by_the_resync(backend: Backend, cluster: Ports) -> None:

