@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 DEFAULT_SECONDS = 20.0
 
@@ -22,6 +25,25 @@ def wait_until(
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, f"not within {seconds:g} s: {what}"
+        time.sleep(interval)
+
+
+def first_answer(
+    attempt: Callable[[], T],
+    what: str = "an answer",
+    *,
+    seconds: float = DEFAULT_SECONDS,
+    interval: float = 0.05,
+) -> T:
+    """`attempt()`'s result once it stops raising OSError (a server still starting to listen);
+    AssertionError naming `what`, from the last OSError, once `seconds` have passed."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return attempt()
+        except OSError as error:
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"not within {seconds:g} s: {what} ({error})") from error
         time.sleep(interval)
 
 

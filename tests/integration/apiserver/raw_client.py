@@ -6,11 +6,9 @@ import socket
 import ssl
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
-T = TypeVar("T")
+from tests.support.polling import first_answer
 
 
 def tcp_connection(port: int, host: str = "127.0.0.1", source: str | None = None) -> socket.socket:
@@ -67,18 +65,6 @@ def ping(port: int, ca_path: Path) -> bytes:
         return body
 
 
-def wait_until(attempt: Callable[[], T], within: float = 20.0) -> T:
-    """`attempt()`'s result once it stops raising OSError (the server is starting)."""
-    deadline = time.monotonic() + within
-    while True:
-        try:
-            return attempt()
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
 def ping_soon(port: int, ca_path: Path, within: float = 20.0) -> bytes:
     """`GET /ping`'s body, once the server answers."""
-    return wait_until(lambda: ping(port, ca_path), within)
+    return first_answer(lambda: ping(port, ca_path), "GET /ping", seconds=within)

@@ -9,7 +9,8 @@ import pytest
 
 from brupop.entrypoints.apiserver.settings import load_settings
 from tests.integration.apiserver.conftest import start_brupop_apiserver
-from tests.integration.apiserver.raw_client import read_until_closed, tls_connection, wait_until
+from tests.integration.apiserver.raw_client import read_until_closed, tls_connection
+from tests.support.polling import first_answer
 from tests.support.tls import TestCertificates
 
 PING = b"GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
@@ -28,7 +29,7 @@ def test_an_ipv6_cluster_gets_an_apiserver_reachable_over_ipv6_and_ipv4(
         certs, APISERVER_BIND_ADDRESS=None, KUBERNETES_SERVICE_HOST="fd00:10:96::1"
     )
     try:
-        over_ipv6 = wait_until(lambda: ping_at("::1", port, certs))
+        over_ipv6 = first_answer(lambda: ping_at("::1", port, certs), "GET /ping over IPv6")
         over_ipv4 = ping_at("127.0.0.1", port, certs)
     finally:
         process.send_signal(signal.SIGTERM)

@@ -4,9 +4,6 @@ cleanly on SIGTERM."""
 from __future__ import annotations
 
 import signal
-import ssl
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +12,7 @@ import structlog
 
 from brupop.entrypoints.apiserver.main import main
 from tests.integration.apiserver.conftest import start_brupop_apiserver
+from tests.integration.apiserver.raw_client import ping_soon
 from tests.support.tls import TestCertificates
 
 
@@ -115,17 +113,7 @@ def test_brupop_apiserver_serves_https_on_the_memory_cluster_and_exits_zero_on_s
 ) -> None:
     process, port = start_brupop_apiserver(certs)
     try:
-        context = ssl.create_default_context(cafile=str(certs.ca_path))
-        answer = None
-        deadline = time.monotonic() + 20
-        while answer is None and time.monotonic() < deadline:
-            try:
-                url = f"https://localhost:{port}/ping"
-                with urllib.request.urlopen(url, context=context, timeout=2) as response:
-                    answer = response.read()
-            except OSError:
-                time.sleep(0.05)
-        assert answer == b"pong"
+        assert ping_soon(port, certs.ca_path) == b"pong"
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=20)

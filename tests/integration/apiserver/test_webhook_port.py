@@ -4,17 +4,18 @@ kubelet while the agents' port stays for agent pods."""
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import signal
 import ssl
 import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
 
 from tests.integration.apiserver.conftest import free_port, start_brupop_apiserver
+from tests.support.polling import first_answer, wait_until
 from tests.support.tls import TestCertificates
 
 REVIEW = {
@@ -61,21 +62,21 @@ def ports(certs: TestCertificates) -> Iterator[Ports]:
 
 
 def _wait_until_both_answer(ports: Ports, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 20
+    def ping(port: int) -> int:
+        assert process.poll() is None, "brupop apiserver exited"
+        return ports.call(port, "GET", "/ping")
+
     for port in (ports.agents, ports.webhook):
-        while True:
-            assert process.poll() is None, "brupop apiserver exited"
-            try:
-                ports.call(port, "GET", "/ping")
-                break
-            except OSError:
-                assert time.monotonic() < deadline, f"nothing answers on port {port}"
-                time.sleep(0.05)
+        first_answer(functools.partial(ping, port), f"GET /ping on port {port}")
 
 
 def test_the_webhook_port_serves_the_conversion_webhook_and_the_probes(ports: Ports) -> None:
     assert ports.call(ports.webhook, "GET", "/ping") == 200
-    assert _becomes_ready(ports)
+    wait_until(
+        lambda: ports.call(ports.webhook, "GET", "/readyz") == 200,
+        "the readiness probe's 200 on the webhook port, once the shadow feed has listed",
+        interval=0.1,
+    )
     assert ports.call(ports.webhook, "POST", "/crdconvert", json.dumps(REVIEW).encode()) == 200
 
 
@@ -96,13 +97,3 @@ def test_the_webhook_port_serves_nothing_else(ports: Ports, method: str, path: s
 def test_the_agents_port_still_serves_the_webhook_and_the_probe(ports: Ports) -> None:
     assert ports.call(ports.agents, "GET", "/ping") == 200
     assert ports.call(ports.agents, "POST", "/crdconvert", json.dumps(REVIEW).encode()) == 200
-
-
-def _becomes_ready(ports: Ports) -> bool:
-    """The readiness probe answers 200 on the webhook port once the shadow feed has listed."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if ports.call(ports.webhook, "GET", "/readyz") == 200:
-            return True
-        time.sleep(0.1)
-    return False
