@@ -17,6 +17,7 @@ import pytest
 import structlog
 
 from brupop.entrypoints.controller.main import main
+from tests.support.polling import wait_until
 
 CONTROLLER_ENV = {"MY_NODE_NAME": "node-a", "BRUPOP_CLUSTER": "memory"}
 ALL_VARIABLES = (
@@ -116,7 +117,7 @@ def test_the_process_serves_probes_metrics_and_status_and_ends_cleanly_on_sigter
         assert process.stderr is not None
         port = _serving_port(process.stderr)
         base = f"http://127.0.0.1:{port}"
-        _wait_ok(f"{base}/readyz")
+        wait_until(lambda: _get(f"{base}/readyz")[0] == 200, "GET /readyz answered 200")
         assert _get(f"{base}/healthz") == (200, "ok\n")
         code, metrics = _get(f"{base}/metrics")
         assert code == 200 and "brupop_controller_leader 1.0" in metrics
@@ -152,10 +153,3 @@ def _get(url: str) -> tuple[int, str]:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
-
-
-def _wait_ok(url: str) -> None:
-    deadline = time.monotonic() + 10
-    while _get(url)[0] != 200:
-        assert time.monotonic() < deadline, f"{url} never answered 200"
-        time.sleep(0.05)

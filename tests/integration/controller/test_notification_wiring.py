@@ -3,8 +3,6 @@ its webhook and counts on its own /metrics; without a webhook it wires nothing."
 
 from __future__ import annotations
 
-import time
-
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.notifications.webhook import WebhookTarget
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
@@ -19,6 +17,7 @@ from brupop.entrypoints.controller.notification_settings import NotificationSett
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.service import ControllerService
 from tests.fakes.clock import FakeClock
+from tests.support.polling import wait_until
 from tests.support.webhook_receiver import running_receiver
 
 
@@ -61,9 +60,7 @@ def test_the_controller_process_sends_a_pause_to_its_webhook_and_counts_it() -> 
         cluster.policies.apply({"metadata": {"name": "default"}, "spec": {"paused": True}})
         service.tick()
         assert receiver.wait_for(lambda seen: "fleet_paused" in seen.kinds())
-        deadline = time.monotonic() + 30
-        while _sent(metrics) < 1 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: _sent(metrics) >= 1, "the sent notification counted", seconds=30)
     assert _sent(metrics) == 1
     assert receiver.bodies[0]["cluster"] == "prod"
 
