@@ -40,7 +40,7 @@ def container(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Contr
             monkeypatch.setenv(name, value)
         settings, config = load_settings()
         built = ControllerContainer(config=config, address_policy=settings.address_policy)
-        built.settings.from_pydantic(settings)
+        built.settings.from_dict(settings.model_dump())
         yield built
         built.cluster().close()
 

@@ -54,14 +54,14 @@ def _probe(monkeypatch: pytest.MonkeyPatch, allowance: str | None) -> CheckResul
         monkeypatch.setenv("PROBE_ALLOWED_NETWORKS", allowance)
     settings, config = load_settings()
     container = ControllerContainer(config=config, address_policy=settings.address_policy)
-    container.settings.from_pydantic(settings)
+    container.settings.from_dict(settings.model_dump())
     container.cluster().add_node("n1", internal_ip="127.0.0.1")
     with ProbeServer() as server:
         server.answers["/healthz"] = (200, b"")
         port = server.base_url.rsplit(":", 1)[1]
         probe = HttpProbe(url=f"http://{{node_ip}}:{port}/healthz")
         gate = HealthGate(require_node_ready=False, http_probes=(probe,))
-        return container.gates().checks.run("n1", gate)[-1]
+        return container.health_checks().run("n1", gate)[-1]
 
 
 def test_the_controller_refuses_a_loopback_probe_by_default(

@@ -84,7 +84,7 @@ def main(argv: list[str]) -> int:
 def build_app(settings: ApiserverSettings) -> Starlette:
     """The app the container builds from the settings (UnavailableError: no cluster)."""
     container = ApiserverContainer(options=options_from(settings))
-    container.settings.from_pydantic(settings)
+    container.settings.from_dict(settings.model_dump())
     app: Starlette = container.app()
     return app
 

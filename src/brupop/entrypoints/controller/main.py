@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
         notification_settings=notifications,
         address_policy=settings.address_policy,
     )
-    container.settings.from_pydantic(settings)
+    container.settings.from_dict(settings.model_dump())
     try:
         service = container.service()
         server = container.http_server()

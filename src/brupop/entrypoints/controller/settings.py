@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime, tzinfo
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from brupop.domain.policy.address_policy import (
     SETTING_MAX_LENGTH,
@@ -35,6 +35,7 @@ from brupop.domain.windows.maintenance_window import (
     choose_expression,
 )
 from brupop.domain.windows.zoned_window import zone_named
+from brupop.entrypoints.environment_values import environment_values
 from brupop.entrypoints.logging.log_fields import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
@@ -63,10 +64,12 @@ def time_zone(name: str) -> tzinfo:
     return zone_named("UTC" if name.upper() == "UTC" else name)
 
 
-class ControllerSettings(BaseSettings):
-    """Environment variables of `brupop controller`."""
+class ControllerSettings(BaseModel):
+    """Environment variables of `brupop controller` (each field's alias), defaults checked too."""
 
-    model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="ignore", frozen=True, populate_by_name=True, validate_default=True
+    )
 
     node_name: str = Field(min_length=1, alias="MY_NODE_NAME")
     max_concurrent_update: str = Field("1", alias="MAX_CONCURRENT_UPDATE")
@@ -219,10 +222,14 @@ def replica_identity() -> str:
     return f"{host}_{uuid.uuid4().hex[:8]}"
 
 
-def load_settings(now: datetime | None = None) -> tuple[ControllerSettings, ControllerConfig]:
-    """Read and check the environment; SettingsError names the first variable at fault."""
+def load_settings(
+    now: datetime | None = None, environ: Mapping[str, str] | None = None
+) -> tuple[ControllerSettings, ControllerConfig]:
+    """Read and check the environment (`os.environ` unless given); SettingsError names the
+    first variable at fault."""
+    values = environment_values(ControllerSettings, os.environ if environ is None else environ)
     try:
-        settings = ControllerSettings()
+        settings = ControllerSettings.model_validate(values)
     except ValidationError as error:
         raise SettingsError.first_of(error) from None
     return settings, settings.controller_config(now or datetime.now(UTC))

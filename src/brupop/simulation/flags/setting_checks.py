@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
+from pydantic import BaseModel, ValidationError
 
 from brupop.entrypoints.agent.settings import load_settings as load_agent_settings
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
 from brupop.entrypoints.controller.settings import ControllerSettings
+from brupop.entrypoints.environment_values import environment_values
 from brupop.entrypoints.settings_error import SettingsError
 from brupop.simulation.flags.timing import TIMING_FLAGS, Component, Timing
 
@@ -26,46 +26,24 @@ class TimingFlagError(ValueError):
     """A timing flag breaks a bound or a rule of the setting it feeds; the message names it."""
 
 
-class _GivenValuesOnly:
-    """Settings read from the values given only, not from this shell's environment: a flag
-    is checked as its process would check it, whatever the shell happens to export."""
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings,)
-
-
-class _GivenControllerSettings(_GivenValuesOnly, ControllerSettings):
-    """The controller's settings from the values given only."""
-
-
-class _GivenApiserverSettings(_GivenValuesOnly, ApiserverSettings):
-    """The apiserver's settings from the values given only."""
-
-
 def check_timing(timing: Timing) -> None:
     """TimingFlagError naming the first flag whose value its process would refuse."""
     try:
         load_agent_settings(
             {**_IDENTITY, **timing.env_for(Component.AGENT)}, namespace_file=_NO_NAMESPACE_FILE
         )
-        _validated(_GivenControllerSettings, {**_IDENTITY, **timing.env_for(Component.CONTROLLER)})
+        _validated(ControllerSettings, {**_IDENTITY, **timing.env_for(Component.CONTROLLER)})
         apiserver = {**_IDENTITY, "BRUPOP_CLUSTER": "memory"}
-        _validated(_GivenApiserverSettings, {**apiserver, **timing.env_for(Component.APISERVER)})
+        _validated(ApiserverSettings, {**apiserver, **timing.env_for(Component.APISERVER)})
     except SettingsError as error:
         raise TimingFlagError(_in_flags(error)) from None
 
 
-def _validated(settings_class: type[BaseSettings], values: dict[str, str]) -> None:
+def _validated(settings_class: type[BaseModel], values: dict[str, str]) -> None:
+    """The values given only, not this shell's environment: a flag is checked as its process
+    would check it, whatever the shell happens to export."""
     try:
-        settings_class.model_validate(values)
+        settings_class.model_validate(environment_values(settings_class, values))
     except ValidationError as error:
         raise SettingsError.first_of(error) from None
 
