@@ -40,6 +40,7 @@ def build_root(options: argparse.Namespace, image: str, arch: str, wheel: Path) 
     debs = apt.download(packages)
     debian.unpack(debs, root)
     debian.record(debs, root)
+    pruned = debian.prune(root)
     rootfs.write_accounts(root)
     certificates = rootfs.write_ca_bundle(root)
     venv.install(
@@ -65,6 +66,7 @@ def build_root(options: argparse.Namespace, image: str, arch: str, wheel: Path) 
         ),
         "ca_certificates": certificates,
         "compiled_modules": len(modules),
+        "pruned_bytes": pruned,
     }
 
 
