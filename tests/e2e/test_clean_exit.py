@@ -6,10 +6,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.polling import wait_until
 
 MARK = "BRUPOP_E2E_RUN"
 
@@ -49,18 +50,13 @@ def _ctrl_c_reaches_it() -> None:
 
 def _wait_for_agents(tmp_path: Path, count: int) -> None:
     """Until every agent has written its first log line."""
-    deadline = time.monotonic() + 30
     logs = [tmp_path / "logs" / f"node-0{index}.log" for index in range(1, count + 1)]
-    while not all(log.exists() and log.stat().st_size > 0 for log in logs):
-        assert time.monotonic() < deadline, "the agents never started"
-        time.sleep(0.1)
-
-
-def _wait_until_gone(tmp_path: Path) -> list[int]:
-    deadline = time.monotonic() + 10
-    while (left := _processes_of(tmp_path)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
+    wait_until(
+        lambda: all(log.exists() and log.stat().st_size > 0 for log in logs),
+        "every agent's first log line",
+        seconds=30,
+        interval=0.1,
+    )
 
 
 @pytest.mark.e2e
@@ -75,6 +71,6 @@ def test_stopping_the_simulation_stops_every_agent(tmp_path: Path, sig: signal.S
     finally:
         if simulation.poll() is None:
             simulation.kill()
-    assert _wait_until_gone(tmp_path) == []
+    wait_until(lambda: _processes_of(tmp_path) == [], "no process of the run left", interval=0.1)
     if sig is not signal.SIGKILL:
         assert simulation.returncode == 130

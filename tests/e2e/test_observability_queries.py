@@ -24,6 +24,7 @@ from tests.deploy.observability_kit import (
     metric_selectors,
 )
 from tests.support.policy_file import write_policy_file
+from tests.support.polling import wait_until
 from tests.support.prometheus_server import PrometheusServer
 
 # Defined by the rollout-safety work (issue 11) in the controller's metrics; until the controller
@@ -96,13 +97,15 @@ def _start_simulate(work_dir: Path, log_path: Path) -> subprocess.Popen[bytes]:
 
 def _wait_endpoints(work_dir: Path, run: subprocess.Popen[bytes]) -> dict[str, str]:
     path = work_dir / "endpoints.json"
-    deadline = time.monotonic() + ENDPOINTS_WAIT_SECONDS
-    while time.monotonic() < deadline and run.poll() is None:
-        if path.exists():
-            endpoints: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
-            return endpoints
-        time.sleep(0.1)
-    raise AssertionError(f"no {path} after {ENDPOINTS_WAIT_SECONDS:.0f} s (exit {run.poll()})")
+    wait_until(
+        lambda: path.exists() or run.poll() is not None,
+        f"{path}",
+        seconds=ENDPOINTS_WAIT_SECONDS,
+        interval=0.1,
+    )
+    assert path.exists(), f"no {path}: the run exited {run.poll()}"
+    endpoints: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return endpoints
 
 
 def _problems(prometheus: PrometheusServer, query: Query, start: float, end: float) -> list[str]:

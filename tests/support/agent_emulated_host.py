@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.support.polling import wait_until
 
 EMULATOR = str(Path(sys.executable).with_name("brupop-host-emulator"))
 
@@ -54,15 +55,17 @@ class EmulatedHost:
 
     def update_status(self) -> dict[str, Any] | None:
         """`GET /updates/status`, None before the first command; waits while the lock is held."""
-        for _ in range(200):
-            answer = self.call("/updates/status")
-            if answer.returncode == 0:
-                status: dict[str, Any] = json.loads(answer.stdout)
-                return status
-            if "Status 404" in answer.stderr:
-                return None
-            time.sleep(0.02)
-        raise AssertionError(f"the emulated host kept its update lock: {answer.stderr}")
+        answers: list[subprocess.CompletedProcess[str]] = []
+
+        def answered() -> bool:
+            answers.append(self.call("/updates/status"))
+            return answers[-1].returncode == 0 or "Status 404" in answers[-1].stderr
+
+        wait_until(answered, "the emulated host's update lock released", interval=0.02)
+        if answers[-1].returncode != 0:
+            return None
+        status: dict[str, Any] = json.loads(answers[-1].stdout)
+        return status
 
     def run(self, command: str) -> dict[str, Any]:
         """POST /actions/<command>-update(s) and wait until the host recorded its success."""
@@ -71,14 +74,22 @@ class EmulatedHost:
         )
         answer = self.call(uri, "POST")
         assert answer.returncode == 0, answer.stderr
-        for _ in range(200):
-            status = self.update_status()
-            record = (status or {}).get("most_recent_command") or {}
-            if record.get("cmd_type") == command and status is not None:
-                assert record["cmd_status"] == "Success", record
-                return status
-            time.sleep(0.02)
-        raise AssertionError(f"the emulated host never finished {command}")
+        statuses: list[dict[str, Any] | None] = []
+
+        def recorded() -> bool:
+            statuses.append(self.update_status())
+            return self._last_command(statuses[-1]).get("cmd_type") == command
+
+        wait_until(recorded, f"the emulated host's finishing {command}", interval=0.02)
+        status = statuses[-1]
+        assert status is not None
+        assert self._last_command(status)["cmd_status"] == "Success", status
+        return status
+
+    @staticmethod
+    def _last_command(status: dict[str, Any] | None) -> dict[str, Any]:
+        record: dict[str, Any] = (status or {}).get("most_recent_command") or {}
+        return record
 
     def make_ready(self) -> None:
         """Refresh, prepare and activate the offered version: the host is Ready to reboot."""
