@@ -11,11 +11,13 @@ import os
 import select
 import sys
 
-from brupop.cli.extras import SIMULATE, Extra
-from brupop.cli.near_miss import did_you_mean
 from brupop.cli.program_name import called_as
 from brupop.entrypoints import early_stop
 from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS, EXIT_OK
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from brupop.cli.extras import Extra
 
 _SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("brupop.entrypoints.agent.main", "run the node agent (DaemonSet)"),
@@ -34,8 +36,10 @@ _SUBCOMMANDS: dict[str, tuple[str, str]] = {
 EXIT_STDOUT_CLOSED = 141
 """The reader of stdout went away (`| head`): what a shell reports for a death by SIGPIPE."""
 
-# Subcommands whose packages the image leaves out (see `extras`).
-_NEEDS: dict[str, Extra] = {"simulate": SIMULATE}
+# Subcommands whose packages the image leaves out (see `extras`), by the name of their extra
+# there: `extras` (typing, a NamedTuple) and `near_miss` are imported only when they are needed,
+# which the agent's start never is.
+_NEEDS: dict[str, str] = {"simulate": "SIMULATE"}
 
 
 def command_names() -> tuple[str, ...]:
@@ -91,11 +95,12 @@ def main(argv: list[str] | None = None, prog: str = "brupop") -> int:
         return EXIT_OK
     name, rest = args[0], args[1:]
     if name not in _SUBCOMMANDS:
+        from brupop.cli.near_miss import did_you_mean
+
         hint = did_you_mean(name, _SUBCOMMANDS)
         print(f"{prog}: unknown command {name!r}{hint}\nsee `{prog} --help`", file=sys.stderr)
         return EXIT_BAD_SETTINGS
-    extra = _NEEDS.get(name)
-    if extra is not None and (missing := extra.missing()):
+    if name in _NEEDS and (missing := (extra := _extra(name)).missing()):
         print(
             f"brupop {name}: needs {', '.join(missing)}, from the '{extra.name}' extra: "
             f"{extra.install_hint()}",
@@ -127,6 +132,14 @@ def main(argv: list[str] | None = None, prog: str = "brupop") -> int:
     if name == "agent":
         early_stop.ignore_from_now()  # whatever ended it, a late SIGTERM must not change its code
     return code
+
+
+def _extra(name: str) -> Extra:
+    """The extra that subcommand `name` needs (one of `_NEEDS`)."""
+    from brupop.cli import extras
+
+    needed: Extra = getattr(extras, _NEEDS[name])
+    return needed
 
 
 def kubectl_plugin() -> int:

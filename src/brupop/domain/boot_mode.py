@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
 
 FIPS_ENABLED_CHECK = "fips01000000"
 """The report's check that `/proc/sys/crypto/fips_enabled` is 1 (the kernel booted in FIPS)."""

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
 
 from brupop.domain.value_objects import value_object
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
 
 HOST_NOTE_MAX_LENGTH = 120
 VARIANT_MAX_LENGTH = 64

@@ -9,9 +9,20 @@ report of a pydantic ValidationError (passed in; pydantic is not imported here),
 from __future__ import annotations
 
 import sys
-from typing import Any, Protocol, TextIO
 
 from brupop.entrypoints.invocation import EXIT_BAD_SETTINGS
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:  # the protocol is for the type checker: nothing checks it at run time
+    from typing import Any, Protocol, TextIO
+
+    class ValidationReport(Protocol):
+        """What a pydantic ValidationError tells: its problems, first to last."""
+
+        def errors(self, *, include_url: bool = ...) -> Any:
+            """The problems as dictionaries (type, loc, msg, input, ctx)."""
+            ...
+
 
 RULE_ERROR_TYPE = "brupop_setting_rule"
 _SHOWN_INPUT_CHARS = 80
@@ -22,14 +33,6 @@ ONE_MINUTE = 60.0
 ONE_HOUR = 3600.0
 ONE_DAY = 86_400.0
 ONE_WEEK = 7 * ONE_DAY
-
-
-class ValidationReport(Protocol):
-    """What a pydantic ValidationError tells: its problems, first to last."""
-
-    def errors(self, *, include_url: bool = ...) -> Any:
-        """The problems as dictionaries (type, loc, msg, input, ctx)."""
-        ...
 
 
 class SettingsError(ValueError):

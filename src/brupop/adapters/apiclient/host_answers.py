@@ -9,9 +9,9 @@ own deadline, if shorter).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple
 
 from brupop.domain.host.host import CommandType, HostUpdateState
+from brupop.domain.value_objects import value_object
 
 
 class Refusal(StrEnum):
@@ -43,7 +43,8 @@ def refusal(status: int) -> Refusal:
 _ANY = frozenset(HostUpdateState) - {HostUpdateState.UNKNOWN}
 
 
-class CommandRule(NamedTuple):
+@value_object
+class CommandRule:
     """The states a command is allowed in, the state it leaves (None: as the offer says) and
     the seconds `apiclient` waits for it."""
 

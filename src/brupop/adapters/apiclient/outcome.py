@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 from brupop.adapters.apiclient import host_answers
 from brupop.adapters.apiclient.host_answers import Refusal
@@ -25,9 +24,14 @@ from brupop.ports.errors import (
     HostUnavailableError,
 )
 
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _Model = TypeVar("_Model")
+
 HTTP_NOT_FOUND = 404
 REPORT_MAX_CHARACTERS = 100_000  # a FIPS report is a few hundred bytes
-_Model = TypeVar("_Model")
 
 
 class TransientHostError(HostUnavailableError):

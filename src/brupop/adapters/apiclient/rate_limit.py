@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from brupop.adapters.system import event_lines
 from brupop.domain.token_bucket import TokenBucket
-from brupop.ports.clock import Clock
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from brupop.ports.clock import Clock
 
 log = event_lines.get_logger(__name__)
 

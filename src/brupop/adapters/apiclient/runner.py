@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Sequence
-from typing import Protocol
 
 from brupop.domain.host.command_result import CommandResult
-from brupop.ports.clock import Clock
 from brupop.ports.errors import HostUnavailableError
 
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:  # the protocol is for the type checker: nothing checks it at run time
+    from typing import Protocol
 
-class CommandRunner(Protocol):
-    """Run argv to completion within `timeout_seconds`; HostUnavailableError if it cannot."""
+    from brupop.ports.clock import Clock
 
-    def __call__(self, argv: Sequence[str], timeout_seconds: float) -> CommandResult: ...
+    class CommandRunner(Protocol):
+        """Run argv to completion within `timeout_seconds`; HostUnavailableError if not."""
+
+        def __call__(self, argv: Sequence[str], timeout_seconds: float) -> CommandResult: ...
 
 
 class SubprocessRunner:

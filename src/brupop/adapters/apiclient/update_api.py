@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TypeVar
 
 from brupop.adapters.apiclient import host_answers, outcome
 from brupop.adapters.apiclient.outcome import TransientHostError
 from brupop.adapters.apiclient.rate_limit import RateLimiter
-from brupop.adapters.apiclient.runner import CommandRunner, SubprocessRunner
+from brupop.adapters.apiclient.runner import SubprocessRunner
 from brupop.adapters.system import event_lines, jitter
 from brupop.domain.boot_mode import BootMode
 from brupop.domain.host.command_result import CommandResult
@@ -27,11 +26,18 @@ from brupop.domain.host.host import (
 )
 from brupop.domain.host_kind import HostClass
 from brupop.domain.retry_backoff import Backoff
-from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandFailedError
 
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from brupop.adapters.apiclient.runner import CommandRunner
+    from brupop.ports.clock import Clock
+
+    _T = TypeVar("_T")
+
 log = event_lines.get_logger(__name__)
-_T = TypeVar("_T")
 
 OS_URI = "/os"
 SETTINGS_URI = "/settings?prefix=settings.updates"

@@ -8,9 +8,12 @@ and retries, never an exception of the parser's own.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from brupop.ports.errors import UnavailableError
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_MESSAGE_LENGTH = 300
 

@@ -10,7 +10,8 @@ to `urllib.parse` on every URL this module accepts.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from brupop.domain.value_objects import value_object
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _HOST_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-._")
@@ -22,7 +23,8 @@ _PATH_CHARACTERS = frozenset(
 _QUERY_SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-~")
 
 
-class BaseUrl(NamedTuple):
+@value_object
+class BaseUrl:
     """Where the apiserver is: scheme, host (lower case, IPv6 without brackets), port, path."""
 
     secure: bool

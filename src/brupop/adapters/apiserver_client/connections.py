@@ -15,7 +15,6 @@ import select
 import socket
 import ssl
 import threading
-from typing import BinaryIO
 
 from brupop.adapters.apiserver_client.base_url import DEFAULT_PORTS, split_base_url
 from brupop.adapters.apiserver_client.http_exchange import (
@@ -23,6 +22,10 @@ from brupop.adapters.apiserver_client.http_exchange import (
     read_answer,
     request_bytes,
 )
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 MAX_IDLE_CONNECTIONS = 2  # the agent's loop and its long-poll, each with a connection kept open
 
@@ -72,7 +75,8 @@ class ApiserverConnections:
         max_idle: int = MAX_IDLE_CONNECTIONS,
     ) -> None:
         parts = split_base_url(base_url)
-        self._secure, self._host, self._port, self.path_prefix = parts
+        self._secure, self._host, self._port = parts.secure, parts.host, parts.port
+        self.path_prefix = parts.path_prefix
         host = f"[{self._host}]" if ":" in self._host else self._host  # an IPv6 address
         default_port = DEFAULT_PORTS["https" if self._secure else "http"]
         self._authority = host if self._port == default_port else f"{host}:{self._port}"

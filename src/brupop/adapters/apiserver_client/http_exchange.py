@@ -9,7 +9,10 @@ Every line, header and body is bounded.
 
 from __future__ import annotations
 
-from typing import BinaryIO
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
 
 MAX_LINE_BYTES = 8 * 1024
 MAX_HEADERS = 100

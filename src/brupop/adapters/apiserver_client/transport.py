@@ -5,8 +5,8 @@ Retries (exponential backoff with full jitter) happen only where retrying can he
 errors and timeouts, 429 and 5xx. Any other 4xx is answered to the caller at once, and so is an
 answer too long to be one of the apiserver's.
 
-Its values are frozen NamedTuples rather than dataclasses, which compile their methods at
-import (about 1.2 ms of CPU each at every agent start).
+Its values are value objects rather than dataclasses, which compile their methods at import
+(about 1.2 ms of CPU each at every agent start), or NamedTuples, which load `typing`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import os
 import ssl
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
 
 from brupop.adapters.apiserver_client.answers import error_text, json_object
 from brupop.adapters.apiserver_client.base_url import query_string
@@ -27,12 +26,17 @@ from brupop.adapters.apiserver_client.connections import (
 from brupop.adapters.apiserver_client.http_exchange import BadAnswerError
 from brupop.adapters.system import event_lines, jitter
 from brupop.domain.retry_backoff import Backoff
+from brupop.domain.value_objects import value_object
 from brupop.ports.errors import (
     PortError,
     TooManyRequestsError,
     UnauthorizedError,
     UnavailableError,
 )
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
 
 NODE_NAME_HEADER = "BrupopNodeName"
 NODE_UID_HEADER = "BrupopNodeUid"
@@ -45,7 +49,8 @@ USER_AGENT = "brupop-agent"
 log = event_lines.get_logger(__name__)
 
 
-class RetryPolicy(NamedTuple):
+@value_object
+class RetryPolicy:
     """How often and how long to retry a call that may succeed later."""
 
     retries: int = 5
@@ -57,7 +62,8 @@ class RetryPolicy(NamedTuple):
         return Backoff(self.base_seconds, self.cap_seconds).delay(attempt + 1, draw)
 
 
-class Reply(NamedTuple):
+@value_object
+class Reply:
     """An answer the caller has to interpret: 2xx or a 4xx that retrying would not change."""
 
     status: int

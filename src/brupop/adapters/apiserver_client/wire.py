@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from brupop.domain.host import wire_values as wire
 from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowSpec, AgentShadowStatus
 from brupop.ports.errors import UnavailableError
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def shadow_from_document(document: Any) -> AgentShadow:

@@ -14,7 +14,10 @@ import json
 import sys
 import threading
 from datetime import UTC, datetime
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 DEBUG, INFO, WARNING, ERROR = 10, 20, 30, 40
 _LEVEL_NAMES = {DEBUG: "debug", INFO: "info", WARNING: "warning", ERROR: "error"}

@@ -15,13 +15,14 @@ import os
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from brupop.adapters.system.clock import SystemClock
-from brupop.ports.clock import Clock
 
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from brupop.ports.clock import Clock
 
 CLOCK_FILE_ENV = "BRUPOP_SIM_CLOCK_FILE"
 """The simulate-only setting naming the file that holds the offset (seconds, as text)."""

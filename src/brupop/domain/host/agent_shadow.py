@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 from brupop.domain.boot_mode import BootMode
 from brupop.domain.host import wire_values as wire
@@ -25,6 +24,10 @@ from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import format_rfc3339
 from brupop.domain.value_objects import field, value_object
 from brupop.domain.versions import SEMVER_PATTERN
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
 
 # Matched whole, as the CRD's (Rust) regex engine reads the pattern: its `$` is the very end of
 # the text, where Python's `match` would also take a text ending in a newline.

@@ -7,7 +7,6 @@ time; these rules give the status to write.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from brupop.domain.boot_mode import BootMode
 from brupop.domain.host.agent_shadow import AgentShadowStatus
@@ -16,6 +15,10 @@ from brupop.domain.shadow_names import CRASH_COUNT_MAX
 from brupop.domain.states import UpdateState
 from brupop.domain.value_objects import value_object
 from brupop.domain.versions import is_version
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @value_object

@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from brupop.domain.host import wire_values as wire
 from brupop.domain.timestamps import TimestampError, parse_rfc3339
 from brupop.domain.value_objects import field, value_object
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _LenientEnum(StrEnum):

@@ -6,16 +6,16 @@ Exit codes: 0 stopped (SIGTERM) or rebooting into an update, 1 fatal, 2 bad sett
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from brupop.adapters.apiclient.update_api import ApiclientUpdateApi
 from brupop.adapters.system.shared_clock import clock_from_environment
 from brupop.entrypoints.agent.composition import AgentPorts, launch
 from brupop.entrypoints.agent.settings import AgentSettings
-from brupop.ports.clock import Clock
 
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
 if TYPE_CHECKING:
     from brupop.adapters.apiserver_client import ApiserverClient
+    from brupop.ports.clock import Clock
 
 
 def main(argv: list[str]) -> int:

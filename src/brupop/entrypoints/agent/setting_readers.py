@@ -11,14 +11,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any
 
 from brupop.adapters.apiserver_client.base_url import split_base_url
 from brupop.domain.value_objects import value_object
 from brupop.entrypoints.logging.log_filter import check_directive
 from brupop.entrypoints.logging.log_settings import check_formatter
 
-Reader = Callable[[str], Any]
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
+
+    Reader = Callable[[str], Any]
 # An integer as pydantic reads one from text: `30`, `+30`, `1_000`, `30.0` (not `3e1`).
 _INTEGER = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, NamedTuple
 
 from brupop.domain.value_objects import value_object
 from brupop.entrypoints.agent import setting_readers as read
@@ -27,13 +26,18 @@ from brupop.entrypoints.setting_refusal import (
     SettingsError,
 )
 
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any
+
 APISERVER_SERVICE = "brupop-apiserver"
 TOKEN_PATH = "/var/run/secrets/tokens/bottlerocket-agent-service-account-token"
 CA_PATH = "/etc/brupop-tls-keys/ca.crt"
 TERMINATION_LOG = "/dev/termination-log"
 
 
-class Source(NamedTuple):
+@value_object
+class Source:
     """Where one setting comes from: its field, its environment variable, and its reader."""
 
     field: str
@@ -161,14 +165,15 @@ def load_settings(
         if pod_namespace:
             values["BRUPOP_NAMESPACE"] = pod_namespace
     read_values: dict[str, Any] = {}
-    for field, variable, reader in SOURCES:
-        if variable in values:
+    for source in SOURCES:
+        if source.variable in values:
+            text = values[source.variable]
             try:
-                read_values[field] = reader(values[variable])
+                read_values[source.field] = source.read(text)
             except ValueError as error:
-                raise SettingsError.of_value(variable, str(error), values[variable]) from None
-        elif field in REQUIRED:
-            raise SettingsError(variable, "required but not set")
+                raise SettingsError.of_value(source.variable, str(error), text) from None
+        elif source.field in REQUIRED:
+            raise SettingsError(source.variable, "required but not set")
     settings = AgentSettings(**read_values)
     _check_rules_across(settings)
     return settings
