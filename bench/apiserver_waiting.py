@@ -35,9 +35,11 @@ MEMORY_LIMIT_MIB = 256
 ANSWER_SECONDS = 10.0  # how long a change may take to reach every agent before it counts as lost
 
 
-def start_server(work: Path, nodes: int) -> subprocess.Popen[str]:
+def start_server(work: Path, nodes: int, profile: Path | None) -> subprocess.Popen[str]:
     command = [sys.executable, str(HERE / "waiting_server.py"), "--work", str(work)]
     command += ["--nodes", str(nodes), "--max-connections", str(nodes + 64)]
+    if profile is not None:
+        command += ["--profile", str(profile.with_name(f"{profile.stem}-{nodes}.json"))]
     server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + START_SECONDS * 2
     while not (work / READY_FILE).exists():
@@ -105,7 +107,7 @@ def write_span(written: dict[str, list[Any]]) -> float:
 
 def measure(work: Path, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
     progress(f"{nodes} waiting agents")
-    server = start_server(work, nodes)
+    server = start_server(work, nodes, args.profile)
     agents: list[subprocess.Popen[str]] = []
     try:
         time.sleep(2.0)
@@ -192,6 +194,9 @@ def main() -> int:
     parser.add_argument("--singles", type=int, default=20)
     parser.add_argument("--waves", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    parser.add_argument(
+        "--profile", type=Path, help="sample the server in each burst (PROFILE-N.json per N)"
+    )
     args = parser.parse_args()
     result: dict[str, Any] = {
         "benchmark": "apiserver_waiting",

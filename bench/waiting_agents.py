@@ -3,10 +3,11 @@
 Each agent opens one keep-alive HTTPS connection and sends the real agent's long-poll
 (`GET /bottlerocket-node-resource?timeoutSeconds=30&resourceVersion=V` with its node's name, UID
 and token, as adapters/apiserver_client sends it), asking again as soon as it is answered, with
-the resourceVersion it was answered, from a loopback address of its own. The agents connect at
-`--connect-rate` a second, so that the handshakes do not all land at once. Once every agent has
-sent its first wait the process prints `waiting`; when stdin closes it prints one JSON object:
-every answer each agent got (resourceVersion, time.monotonic()), and the errors.
+the resourceVersion it was answered, from a loopback address of its own. A failed poll is retried
+as the real agent retries it (`Retrying`), on a new connection after a connection error. The
+agents connect at `--connect-rate` a second, so that the handshakes do not all land at once. Once
+every agent has sent its first wait the process prints `waiting`; when stdin closes it prints one
+JSON object: every answer each agent got (resourceVersion, time.monotonic()), and the errors.
 
 This process's own TLS reads use 16 KiB buffers instead of asyncio's 256 KiB (memory of the bench,
 not of the server).
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import ssl
 import sys
 import time
@@ -27,8 +29,12 @@ from urllib.parse import urlsplit
 
 from http_answers import read_answer
 
+from brupop.adapters.apiserver_client import RetryPolicy
+
 RESOURCE = "/bottlerocket-node-resource"
 WAIT_SECONDS = 30  # the agent's SHADOW_WAIT_SECONDS
+LOOP_INTERVAL_SECONDS = 5.0  # the agent's AGENT_LOOP_INTERVAL_SECONDS: its wait after trouble
+RETRY = RetryPolicy()  # what the agent's ApiserverClient retries with
 
 
 class Agents:
@@ -53,12 +59,13 @@ class Agents:
             self.all_waiting.set()
 
 
-def long_poll(host: str, node: dict[str, str], version: str | None) -> bytes:
-    query = f"timeoutSeconds={WAIT_SECONDS}"
-    if version is not None:
+def request(host: str, node: dict[str, str], version: str | None, wait: bool) -> bytes:
+    """The agent's long-poll for a change from `version` (`wait`), or its tick's plain read."""
+    query = f"?timeoutSeconds={WAIT_SECONDS}" if wait else ""
+    if wait and version is not None:
         query += f"&resourceVersion={version}"
     return (
-        f"GET {RESOURCE}?{query} HTTP/1.1\r\n"
+        f"GET {RESOURCE}{query} HTTP/1.1\r\n"
         f"Host: {host}\r\n"
         "User-Agent: brupop-agent\r\n"
         "Accept: application/json\r\n"
@@ -74,31 +81,99 @@ def source_address(index: int) -> str:
     return f"127.{1 + index // 62500}.{index // 250 % 250}.{1 + index % 250}"
 
 
+class Retrying:
+    """The real agent's answer to a failed long-poll: the transport's RetryPolicy (full jitter
+    below 0.1 s doubled per failure, 5 retries) for connection errors, 429 and 5xx; once those
+    are spent, or on any other status, the agent's loop waits LOOP_INTERVAL_SECONDS and its next
+    tick reads the shadow (a plain GET) before it long-polls again."""
+
+    def __init__(self) -> None:
+        self.failures = 0  # in a row, within the current call
+        self.read_first = False  # the next request is the tick's read, not a long-poll
+
+    def succeeded(self) -> None:
+        self.failures = 0
+        self.read_first = False
+
+    def after_failure(self, retryable: bool) -> float:
+        """How long to wait before the next request."""
+        if retryable and self.failures < RETRY.retries:
+            delay = RETRY.delay(self.failures, random.random)
+            self.failures += 1
+            return delay
+        self.failures = 0
+        self.read_first = True
+        return LOOP_INTERVAL_SECONDS
+
+
+class Link:
+    """One agent's keep-alive TLS connection from its own address, opened again after an error."""
+
+    def __init__(self, index: int, url: str, context: ssl.SSLContext) -> None:
+        parts = urlsplit(url)
+        assert parts.hostname is not None and parts.port is not None
+        self.authority = parts.netloc
+        self._address = (parts.hostname, parts.port)
+        self._source = (source_address(index), 0)
+        self._context = context
+        self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def ask(self, request: bytes) -> tuple[int, bytes]:
+        """Send `request`, connecting first if needed; its answer's status and body."""
+        try:
+            if self._streams is None:
+                host, port = self._address
+                self._streams = await asyncio.open_connection(
+                    host, port, ssl=self._context, local_addr=self._source
+                )
+            reader, writer = self._streams
+            writer.write(request)
+            return await read_answer(reader)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._streams is not None:
+            self._streams[1].close()
+            self._streams = None
+
+
 async def one_agent(
     index: int, node: dict[str, str], url: str, context: ssl.SSLContext, agents: Agents
 ) -> None:
-    parts = urlsplit(url)
-    assert parts.hostname is not None and parts.port is not None
-    reader, writer = await asyncio.open_connection(
-        parts.hostname, parts.port, ssl=context, local_addr=(source_address(index), 0)
-    )
+    """Long-poll until cancelled, reconnecting and retrying as the real agent does."""
+    link = Link(index, url, context)
     answers = agents.answers.setdefault(node["name"], [])
     version: str | None = None
+    retrying = Retrying()
+    waiting = False  # counted in agents.first_waits
     try:
         while True:
-            writer.write(long_poll(parts.netloc, node, version))
-            if version is not None and len(answers) == 1:
+            wait = not retrying.read_first
+            if wait and version is not None and not waiting:
+                waiting = True
                 agents.note_first_wait()
-            status, body = await read_answer(reader)
+            try:
+                status, body = await link.ask(request(link.authority, node, version, wait))
+            except (OSError, asyncio.IncompleteReadError, ValueError) as error:
+                agents.note_error(type(error).__name__)
+                status, body = 0, b""
             at = time.monotonic()
-            if status != 200:
-                agents.note_error(f"http_{status}: {body[:80].decode(errors='replace')}")
-                await asyncio.sleep(1.0)
+            if status == 200:
+                retrying.succeeded()
+                version = json.loads(body)["metadata"]["resourceVersion"]
+                answers.append((version, at))
                 continue
-            version = json.loads(body)["metadata"]["resourceVersion"]
-            answers.append((version, at))
+            if status:
+                agents.note_error(f"http_{status}: {body[:80].decode(errors='replace')}")
+            delay = retrying.after_failure(status in (0, 429) or status >= 500)
+            if retrying.read_first and not waiting:
+                waiting = True
+                agents.note_first_wait()  # it may not wait for a while: do not hold the others up
+            await asyncio.sleep(delay)
     finally:
-        writer.close()
+        link.close()
 
 
 async def run_agent(
@@ -106,7 +181,7 @@ async def run_agent(
 ) -> None:
     try:
         await one_agent(index, node, url, context, agents)
-    except (OSError, asyncio.IncompleteReadError, ValueError, KeyError) as error:
+    except (KeyError, json.JSONDecodeError) as error:  # an answer that is not a shadow
         agents.note_error(type(error).__name__)
         if not agents.all_waiting.is_set():
             agents.note_first_wait()  # it will never wait; do not hold the others up

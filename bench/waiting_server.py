@@ -6,7 +6,8 @@ costs nothing), so settings, limits and server are what a pod runs. Once about t
 `ready.json` into `--work`. Each line on stdin is a command: `one I` writes a new spec to node I's
 shadow, `all` to every shadow, one after another (a rollout wave); for each command one JSON line
 on stdout says which resourceVersion each written shadow got and when (time.monotonic(), which
-every process on the machine shares). On SIGTERM it stops as in a pod.
+every process on the machine shares). With `--profile` each `all` is sampled for PROFILE_SECONDS
+(waiting_profile.py). On SIGTERM it stops as in a pod.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from apiserver_main_process import prepare_loopback_apiserver
 from dependency_injector import providers
 from ready_file import publish_ready
 from rig import NAMESPACE, add_agent_nodes
+from waiting_profile import Sampler
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import ShadowSpec, shadow_name
@@ -30,15 +32,20 @@ from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.main import main as apiserver_main
 
 STATES = (UpdateState.STAGED_AND_PERFORMED_UPDATE, UpdateState.IDLE)
+PROFILE_SECONDS = 4.0  # how long after the first write of a burst its answers are sampled
 
 
 class ShadowWriter:
     """Writes new specs to the cluster's shadows, as the controller would, and says when."""
 
-    def __init__(self, cluster: InMemoryCluster, names: list[str]) -> None:
+    def __init__(
+        self, cluster: InMemoryCluster, names: list[str], profile: Path | None = None
+    ) -> None:
         self._cluster = cluster
         self._names = names
         self._writes = 0
+        self._profile = profile
+        self._sampler = Sampler() if profile else None
 
     def write(self, indexes: list[int]) -> dict[str, list[object]]:
         """For each written shadow: [resourceVersion, monotonic time of the write]."""
@@ -58,9 +65,19 @@ class ShadowWriter:
             words = line.split()
             if not words:
                 continue
-            indexes = list(range(len(self._names))) if words[0] == "all" else [int(words[1])]
+            every = words[0] == "all"
+            if every and self._sampler is not None:
+                self._sampler.start()
+                threading.Timer(PROFILE_SECONDS, self._profiled).start()
+            indexes = list(range(len(self._names))) if every else [int(words[1])]
             sys.stdout.write(json.dumps(self.write(indexes)) + "\n")
             sys.stdout.flush()
+
+    def _profiled(self) -> None:
+        """The burst is answered: stop sampling, and write where its time went so far."""
+        assert self._sampler is not None and self._profile is not None
+        self._sampler.stop()
+        self._profile.write_text(json.dumps(self._sampler.report(), indent=1) + "\n")
 
 
 def main() -> int:
@@ -68,6 +85,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--nodes", type=int, required=True)
     parser.add_argument("--max-connections", type=int, required=True)
+    parser.add_argument("--profile", type=Path, help="sample each burst; write the profile here")
     args = parser.parse_args()
     cluster = InMemoryCluster(NAMESPACE)
     names = [f"node-{index:05d}" for index in range(args.nodes)]
@@ -84,7 +102,7 @@ def main() -> int:
             "TOKEN_REVIEW_CACHE_SECONDS": "3600",
         },
     )
-    writer = ShadowWriter(cluster, names)
+    writer = ShadowWriter(cluster, names, args.profile)
     threading.Thread(target=writer.serve_commands, name="bench-commands", daemon=True).start()
     publish_ready(args.work, nodes, url=f"https://127.0.0.1:{port}", port=port, ca=str(tls.ca_cert))
     return apiserver_main([])
