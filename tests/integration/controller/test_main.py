@@ -14,12 +14,11 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
-import structlog
 
 from brupop.entrypoints.controller.main import main
+from tests.support.controller_start import CONTROLLER_ENV, controller_environment, refusal_at_start
 from tests.support.polling import wait_until
 
-CONTROLLER_ENV = {"MY_NODE_NAME": "node-a", "BRUPOP_CLUSTER": "memory"}
 ALL_VARIABLES = (
     "MY_NODE_NAME",
     "MAX_CONCURRENT_UPDATE",
@@ -32,15 +31,8 @@ ALL_VARIABLES = (
 
 
 @pytest.fixture(autouse=True)
-def controller_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A clean controller environment; main() configures structlog, so restore it after."""
-    for variable in ALL_VARIABLES:
-        monkeypatch.delenv(variable, raising=False)
-    for variable, value in CONTROLLER_ENV.items():
-        monkeypatch.setenv(variable, value)
-    saved = structlog.get_config()
-    yield
-    structlog.configure(**saved)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from controller_environment(monkeypatch, ALL_VARIABLES)
 
 
 @pytest.mark.parametrize(
@@ -70,13 +62,7 @@ def test_a_bad_setting_stops_the_controller_at_start_with_one_line(
     value: str,
     accepted: str,
 ) -> None:
-    monkeypatch.setenv(variable, value)
-    assert main([]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1
-    assert err.startswith(f"brupop controller: {variable}")
-    assert accepted in err
-    assert "Traceback" not in err
+    assert accepted in refusal_at_start(monkeypatch, capsys, variable, value)
 
 
 def test_the_node_name_is_required(

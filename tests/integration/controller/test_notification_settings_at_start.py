@@ -6,18 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import structlog
 
-from brupop.entrypoints.controller.main import main
+from tests.support.controller_start import controller_environment, refusal_at_start
 
 
 @pytest.fixture(autouse=True)
-def controller_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("MY_NODE_NAME", "node-a")
-    monkeypatch.setenv("BRUPOP_CLUSTER", "memory")
-    saved = structlog.get_config()
-    yield
-    structlog.configure(**saved)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from controller_environment(monkeypatch)
 
 
 @pytest.mark.parametrize(
@@ -40,11 +35,7 @@ def test_a_bad_notification_setting_stops_the_controller_naming_the_variable(
     value: str,
     accepted: str,
 ) -> None:
-    monkeypatch.setenv(variable, value)
-    assert main([]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1
-    assert err.startswith(f"brupop controller: {variable}")
+    err = refusal_at_start(monkeypatch, capsys, variable, value)
     assert accepted in err
     assert "T0KEN" not in err
 
@@ -64,8 +55,4 @@ def test_a_bad_webhook_format_or_event_list_stops_the_controller(
     accepted: str,
 ) -> None:
     monkeypatch.setenv("NOTIFICATION_WEBHOOK_1_URL", "https://hooks.example/T0KEN")
-    monkeypatch.setenv(variable, value)
-    assert main([]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"brupop controller: {variable}")
-    assert accepted in err
+    assert accepted in refusal_at_start(monkeypatch, capsys, variable, value)

@@ -7,23 +7,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import structlog
 
-from brupop.entrypoints.controller.main import main
+from tests.support.controller_start import controller_environment, refusal_at_start
 
 SCHEDULE_VARIABLES = ("SCHEDULER_CRON_EXPRESSION", "SCHEDULER_TIME_ZONE", "UPDATE_WINDOW_START")
 
 
 @pytest.fixture(autouse=True)
-def controller_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A controller on the in-memory cluster; main() configures structlog, so restore it."""
-    for variable in SCHEDULE_VARIABLES:
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("MY_NODE_NAME", "node-a")
-    monkeypatch.setenv("BRUPOP_CLUSTER", "memory")
-    saved = structlog.get_config()
-    yield
-    structlog.configure(**saved)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from controller_environment(monkeypatch, SCHEDULE_VARIABLES)
 
 
 @pytest.mark.parametrize(
@@ -46,12 +38,8 @@ def test_a_hostile_schedule_setting_stops_the_controller_with_one_line_naming_it
     value: str,
     reason: str,
 ) -> None:
-    monkeypatch.setenv(variable, value)
+    err = refusal_at_start(monkeypatch, capsys, variable, value)
 
-    assert main([]) == 2
-
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith(f"brupop controller: {variable}: ")
     assert reason in err
     assert len(err) < 600
