@@ -25,25 +25,10 @@ from brupop.ports.errors import (
     HostRejectedError,
     HostResponseError,
 )
+from tests.support.updates_status import updates_status_body
 
 ARGV = ("apiclient", "raw", "-u", "/updates/status")
-STATUS_JSON = {
-    "update_state": "Available",
-    "available_updates": ["1.1.0", "1.0.0"],
-    "chosen_update": {"arch": "x86_64", "version": "1.1.0", "variant": "aws-k8s-1.30"},
-    "active_partition": {
-        "image": {"arch": "x86_64", "version": "1.0.0", "variant": "aws-k8s-1.30"},
-        "next_to_boot": True,
-    },
-    "staging_partition": None,
-    "most_recent_command": {
-        "cmd_type": "refresh",
-        "cmd_status": "Success",
-        "timestamp": "2026-01-05T10:00:00.123456789Z",
-        "exit_status": 0,
-        "stderr": "",
-    },
-}
+STATUS_JSON = updates_status_body(running="1.0.0", chosen="1.1.0", variant="aws-k8s-1.30")
 PARSERS: list[Callable[[CommandResult], Any]] = [
     outcome.parse_os_info,
     outcome.parse_update_status,

@@ -10,23 +10,10 @@ from brupop.domain.host.host import (
     OsInfo,
 )
 from brupop.domain.timestamps import parse_rfc3339
+from tests.support.updates_status import updates_status_body
 
 FULL_STATUS = {
-    "update_state": "Available",
-    "available_updates": ["1.20.0", "1.19.2"],
-    "chosen_update": {"arch": "x86_64", "version": "1.20.0", "variant": "aws-k8s-1.29"},
-    "active_partition": {
-        "image": {"arch": "x86_64", "version": "1.19.2", "variant": "aws-k8s-1.29"},
-        "next_to_boot": True,
-    },
-    "staging_partition": None,
-    "most_recent_command": {
-        "cmd_type": "refresh",
-        "cmd_status": "Success",
-        "timestamp": "2026-01-05T10:00:00.123456789Z",
-        "exit_status": 0,
-        "stderr": "",
-    },
+    **updates_status_body(running="1.19.2", chosen="1.20.0", variant="aws-k8s-1.29"),
     "some_future_field": {"ignored": True},
 }
 
