@@ -35,14 +35,7 @@ def test_an_event_about_a_shadow_that_is_gone_is_still_recorded(
 def test_an_event_about_the_policy_is_recorded_as_about_the_policy_even_once_deleted(
     backend: Backend, cluster: Ports
 ) -> None:
-    deleted = ClusterEvent(
-        "default",
-        NAMESPACE,
-        "PolicyDeleted",
-        "back to the defaults",
-        EventType.NORMAL,
-        EventSubject.UPDATE_POLICY,
-    )
+    deleted = _about_policy("default", "PolicyDeleted", "back to the defaults", EventType.NORMAL)
 
     cluster.events.record(deleted)
 
@@ -53,13 +46,8 @@ def test_an_event_about_an_update_policy_is_recorded_against_the_policy(
     backend: Backend, cluster: Ports
 ) -> None:
     backend.apply_policy({"metadata": {"name": "staging"}, "spec": {"paused": True}})
-    ignored = ClusterEvent(
-        "staging",
-        NAMESPACE,
-        "PolicyIgnored",
-        "only the policy named default counts",
-        EventType.WARNING,
-        EventSubject.UPDATE_POLICY,
+    ignored = _about_policy(
+        "staging", "PolicyIgnored", "only the policy named default counts", EventType.WARNING
     )
 
     cluster.events.record(ignored)
@@ -83,3 +71,8 @@ def test_an_event_about_a_node_is_recorded_against_the_node_in_the_default_names
     cluster.events.record(forced)
 
     assert backend.recorded_events() == [forced]
+
+
+def _about_policy(name: str, reason: str, message: str, kind: EventType) -> ClusterEvent:
+    """An event about the UpdatePolicy `name`, in brupop's namespace."""
+    return ClusterEvent(name, NAMESPACE, reason, message, kind, EventSubject.UPDATE_POLICY)

@@ -128,17 +128,7 @@ def test_a_cached_census_list_answered_in_one_piece_despite_its_limit_is_complet
 def test_a_cached_census_list_that_is_paged_anyway_is_followed_without_its_version(
     kube: KubernetesCluster, emulator: KubeEmulator
 ) -> None:
-    # A token in the emulator's own form: a real server refuses a token it never issued.
-    first_page: dict[str, Any] = {
-        "kind": "PodList",
-        "apiVersion": "v1",
-        "metadata": {"resourceVersion": "120", "continue": "120:0"},
-        "items": [
-            {"metadata": {"name": "web-1", "namespace": "default"}, "spec": {"nodeName": "node-a"}}
-        ],
-    }
-    emulator["get /api/v1/pods"][:1] << 200 << first_page
-    emulator.add_pod("default", "web-2", "node-a")
+    _two_pages_of_pods(emulator)
 
     pods = kube.pods.list_all()
 
@@ -180,17 +170,7 @@ def test_an_eviction_with_a_grace_period_sends_it_as_delete_options(
 def test_pods_on_a_node_are_read_page_by_page(
     kube: KubernetesCluster, emulator: KubeEmulator
 ) -> None:
-    # The token is of the emulator's form: like a real server, it refuses one it did not issue.
-    first_page: dict[str, Any] = {
-        "kind": "PodList",
-        "apiVersion": "v1",
-        "metadata": {"resourceVersion": "120", "continue": "120:0"},
-        "items": [
-            {"metadata": {"name": "web-1", "namespace": "default"}, "spec": {"nodeName": "node-a"}}
-        ],
-    }
-    emulator["get /api/v1/pods"][:1] << 200 << first_page
-    emulator.add_pod("default", "web-2", "node-a")
+    _two_pages_of_pods(emulator)
 
     pods = kube.pods.list_on_node("node-a")
 
@@ -393,3 +373,19 @@ def test_an_event_about_a_node_goes_to_the_default_namespace_naming_the_node_and
         "name": "node-a",
         "uid": node["metadata"]["uid"],
     }
+
+
+def _two_pages_of_pods(emulator: KubeEmulator) -> None:
+    """Pods on node-a read in two pages: web-1 in a first page answered once, whose continue
+    token is in the emulator's own form (a real server refuses a token it never issued), then
+    web-2 from the emulator."""
+    first_page: dict[str, Any] = {
+        "kind": "PodList",
+        "apiVersion": "v1",
+        "metadata": {"resourceVersion": "120", "continue": "120:0"},
+        "items": [
+            {"metadata": {"name": "web-1", "namespace": "default"}, "spec": {"nodeName": "node-a"}}
+        ],
+    }
+    emulator["get /api/v1/pods"][:1] << 200 << first_page
+    emulator.add_pod("default", "web-2", "node-a")
