@@ -16,59 +16,29 @@ class Refusal(NamedTuple):
     named: str = ""  # what else Helm's message must name (a misspelt key)
 
 
+def _setting(key: str, value: Any, variable: str = "") -> Refusal:
+    """A bad top-level `key`, refused at `/key` and, by the process, as `variable` (by default
+    the key in capitals)."""
+    return Refusal({key: value}, f"/{key}", variable or key.upper())
+
+
 def _hook(**fields: Any) -> dict[str, Any]:
     return {"notifications": {"webhooks": [{"url": "https://hooks.example/x", **fields}]}}
 
 
 REFUSALS: dict[str, Refusal] = {
-    "cron of 5 fields": Refusal(
-        {"scheduler_cron_expression": "0 2 * * *"},
-        "/scheduler_cron_expression",
-        "SCHEDULER_CRON_EXPRESSION",
-    ),
-    "cron of 8 fields": Refusal(
-        {"scheduler_cron_expression": "0 0 2 * * * * *"},
-        "/scheduler_cron_expression",
-        "SCHEDULER_CRON_EXPRESSION",
-    ),
-    "cron in words": Refusal(
-        {"scheduler_cron_expression": "every night at two"},
-        "/scheduler_cron_expression",
-        "SCHEDULER_CRON_EXPRESSION",
-    ),
-    "time zone with a space": Refusal(
-        {"scheduler_time_zone": "Europe Paris"}, "/scheduler_time_zone", "SCHEDULER_TIME_ZONE"
-    ),
-    "limit of zero": Refusal(
-        {"max_concurrent_updates": "0"}, "/max_concurrent_updates", "MAX_CONCURRENT_UPDATE"
-    ),
-    "limit of zero as a number": Refusal(
-        {"max_concurrent_updates": 0}, "/max_concurrent_updates", "MAX_CONCURRENT_UPDATE"
-    ),
-    "limit in words": Refusal(
-        {"max_concurrent_updates": "all"}, "/max_concurrent_updates", "MAX_CONCURRENT_UPDATE"
-    ),
-    "quorum of zero": Refusal(
-        {"release_age_quorum": "0"}, "/release_age_quorum", "RELEASE_AGE_QUORUM"
-    ),
-    "quorum past its bound": Refusal(
-        {"release_age_quorum": "1000001"}, "/release_age_quorum", "RELEASE_AGE_QUORUM"
-    ),
-    "grace below zero": Refusal(
-        {"variant_offer_grace_seconds": -1},
-        "/variant_offer_grace_seconds",
-        "VARIANT_OFFER_GRACE_SECONDS",
-    ),
-    "grace past thirty days": Refusal(
-        {"variant_offer_grace_seconds": "2592001"},
-        "/variant_offer_grace_seconds",
-        "VARIANT_OFFER_GRACE_SECONDS",
-    ),
-    "grace in words": Refusal(
-        {"variant_offer_grace_seconds": "six hours"},
-        "/variant_offer_grace_seconds",
-        "VARIANT_OFFER_GRACE_SECONDS",
-    ),
+    "cron of 5 fields": _setting("scheduler_cron_expression", "0 2 * * *"),
+    "cron of 8 fields": _setting("scheduler_cron_expression", "0 0 2 * * * * *"),
+    "cron in words": _setting("scheduler_cron_expression", "every night at two"),
+    "time zone with a space": _setting("scheduler_time_zone", "Europe Paris"),
+    "limit of zero": _setting("max_concurrent_updates", "0", "MAX_CONCURRENT_UPDATE"),
+    "limit of zero as a number": _setting("max_concurrent_updates", 0, "MAX_CONCURRENT_UPDATE"),
+    "limit in words": _setting("max_concurrent_updates", "all", "MAX_CONCURRENT_UPDATE"),
+    "quorum of zero": _setting("release_age_quorum", "0"),
+    "quorum past its bound": _setting("release_age_quorum", "1000001"),
+    "grace below zero": _setting("variant_offer_grace_seconds", -1),
+    "grace past thirty days": _setting("variant_offer_grace_seconds", "2592001"),
+    "grace in words": _setting("variant_offer_grace_seconds", "six hours"),
     "window start not a time": Refusal(
         {"update_window_start": "25:00:00", "update_window_stop": "3:0:0"},
         "/update_window_start",
@@ -79,48 +49,18 @@ REFUSALS: dict[str, Refusal] = {
         "/update_window_stop",
         "UPDATE_WINDOW_STOP",
     ),
-    "internal port zero": Refusal(
-        {"apiserver_internal_port": "0"}, "/apiserver_internal_port", "APISERVER_INTERNAL_PORT"
-    ),
-    "internal port past 65535": Refusal(
-        {"apiserver_internal_port": 65536}, "/apiserver_internal_port", "APISERVER_INTERNAL_PORT"
-    ),
-    "webhook port past 65535": Refusal(
-        {"apiserver_webhook_port": "70000"}, "/apiserver_webhook_port", "APISERVER_WEBHOOK_PORT"
-    ),
-    "service port zero": Refusal(
-        {"apiserver_service_port": "0"}, "/apiserver_service_port", "APISERVER_SERVICE_PORT"
-    ),
-    "no connections": Refusal(
-        {"apiserver_max_connections": "0"},
-        "/apiserver_max_connections",
-        "APISERVER_MAX_CONNECTIONS",
-    ),
-    "webhook connections past their bound": Refusal(
-        {"apiserver_webhook_max_connections": "65537"},
-        "/apiserver_webhook_max_connections",
-        "APISERVER_WEBHOOK_MAX_CONNECTIONS",
-    ),
-    "no connections per address": Refusal(
-        {"apiserver_max_connections_per_address": "0"},
-        "/apiserver_max_connections_per_address",
-        "APISERVER_MAX_CONNECTIONS_PER_ADDRESS",
-    ),
-    "load balancer wait past an hour": Refusal(
-        {"exclude_from_lb_wait_time_in_sec": "3601"},
-        "/exclude_from_lb_wait_time_in_sec",
-        "EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC",
-    ),
-    "drain timeout zero": Refusal(
-        {"drain_timeout_seconds": "0"}, "/drain_timeout_seconds", "DRAIN_TIMEOUT_SECONDS"
-    ),
-    "drain timeout past a week": Refusal(
-        {"drain_timeout_seconds": "604801"}, "/drain_timeout_seconds", "DRAIN_TIMEOUT_SECONDS"
-    ),
-    "drain timeout within the eviction retry": Refusal(
-        {"drain_timeout_seconds": "5"},
-        "/drain_timeout_seconds",
-        "EVICTION_RETRY_INTERVAL_SECONDS",
+    "internal port zero": _setting("apiserver_internal_port", "0"),
+    "internal port past 65535": _setting("apiserver_internal_port", 65536),
+    "webhook port past 65535": _setting("apiserver_webhook_port", "70000"),
+    "service port zero": _setting("apiserver_service_port", "0"),
+    "no connections": _setting("apiserver_max_connections", "0"),
+    "webhook connections past their bound": _setting("apiserver_webhook_max_connections", "65537"),
+    "no connections per address": _setting("apiserver_max_connections_per_address", "0"),
+    "load balancer wait past an hour": _setting("exclude_from_lb_wait_time_in_sec", "3601"),
+    "drain timeout zero": _setting("drain_timeout_seconds", "0"),
+    "drain timeout past a week": _setting("drain_timeout_seconds", "604801"),
+    "drain timeout within the eviction retry": _setting(
+        "drain_timeout_seconds", "5", "EVICTION_RETRY_INTERVAL_SECONDS"
     ),
     "idle timeout zero": Refusal(
         {"state_timeouts": {"idle_seconds": "0"}},
@@ -132,10 +72,8 @@ REFUSALS: dict[str, Refusal] = {
         "/state_timeouts/monitoring_update_seconds",
         "TIMEOUT_MONITORING_UPDATE_SECONDS",
     ),
-    "force allowance not namespaces": Refusal(
-        {"apiserver_force_namespaces_allowed": "kube-system,Team_A"},
-        "/apiserver_force_namespaces_allowed",
-        "APISERVER_FORCE_NAMESPACES_ALLOWED",
+    "force allowance not namespaces": _setting(
+        "apiserver_force_namespaces_allowed", "kube-system,Team_A"
     ),
     "log formatter unknown": Refusal(
         {"logging": {"formatter": "xml"}}, "/logging/formatter", "LOGGING_FORMATTER"
@@ -145,7 +83,7 @@ REFUSALS: dict[str, Refusal] = {
         "/logging/controller/tracing_filter",
         "TRACING_FILTER_DIRECTIVE",
     ),
-    "namespace empty": Refusal({"namespace": ""}, "/namespace", "BRUPOP_NAMESPACE"),
+    "namespace empty": _setting("namespace", "", "BRUPOP_NAMESPACE"),
     "webhook url not http": Refusal(
         _hook(url="ftp://hooks.example/x"),
         "/notifications/webhooks/0/url",
