@@ -13,33 +13,16 @@ import pytest
 from brupop.domain.policy.update_policy_status import HaltReason
 from brupop.simulation.fleet.supervisor import AgentProcessExit, ExitCause
 from brupop.simulation.outcome.report import VERDICT_CHARS, NodeOutcome, RunFacts, judge
+from tests.support.simulation_outcome import node_outcome, run_facts
 
 
 def _node(**changes: object) -> NodeOutcome:
-    node = NodeOutcome(
-        name="node-01",
-        initial_version="1.19.0",
-        final_version="1.20.0",
-        final_state="Idle",
-        unschedulable=False,
-        reboots=1,
-        agent_exit_codes=[0, 0],
-        agent_peak_rss_kib=41000,
-    )
-    return replace(node, **changes)  # type: ignore[arg-type]
+    """node-01 updated, its agent started twice (before and after its reboot)."""
+    return node_outcome(**{"agent_exit_codes": [0, 0], **changes})
 
 
 def _facts(*nodes: NodeOutcome, **changes: object) -> RunFacts:
-    facts = RunFacts(
-        duration_seconds=9.5,
-        max_concurrent_allowed=2,
-        max_concurrent_observed=2,
-        tracebacks=0,
-        nodes=list(nodes) or [_node()],
-        from_version="1.19.0",
-        to_version="1.20.0",
-    )
-    return replace(facts, **changes)  # type: ignore[arg-type]
+    return run_facts(*(nodes or [_node()]), **changes)
 
 
 def test_a_clean_rollout_is_ok_and_says_so_on_its_last_line() -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import time
-from dataclasses import replace
 
 from rich.console import Console
 
@@ -15,7 +14,8 @@ from brupop.domain.states import UpdateState
 from brupop.simulation.fleet.observer import NodeView
 from brupop.simulation.fleet.supervisor import AgentView
 from brupop.simulation.outcome.display import LiveView, PlainProgress, print_summary
-from brupop.simulation.outcome.report import NodeOutcome, RunFacts, judge
+from brupop.simulation.outcome.report import NodeOutcome, judge
+from tests.support.simulation_outcome import node_outcome, run_facts
 
 TITLE = "\x1b]0;pwned\x07"  # retitles the terminal window
 CLIPBOARD = "\x1b]52;c;ZXZpbA==\x07"  # OSC 52: writes the clipboard
@@ -34,29 +34,14 @@ def _clean(text: str) -> bool:
 
 
 def _node(name: str, **changes: object) -> NodeOutcome:
-    node = NodeOutcome(
-        name=name,
-        initial_version="1.19.0",
-        final_version="1.19.0",
-        final_state="Idle",
-        unschedulable=False,
-        reboots=0,
-        agent_exit_codes=[0],
-        agent_peak_rss_kib=41000,
-    )
-    return replace(node, **changes)  # type: ignore[arg-type]
+    """Node `name`, not updated yet."""
+    return node_outcome(name, **{"final_version": "1.19.0", "reboots": 0, **changes})
 
 
 def test_the_summary_shows_a_hostile_node_reason_and_failure_without_their_escapes() -> None:
     node = _node(f"n-{HOSTILE}", reason=f"waiting: {HOSTILE}", last_failure=HOSTILE)
-    facts = RunFacts(
-        duration_seconds=1.0,
-        max_concurrent_allowed=1,
-        max_concurrent_observed=1,
-        tracebacks=0,
-        nodes=[node],
-        from_version="1.19.0",
-        to_version="1.20.0",
+    facts = run_facts(
+        node, duration_seconds=1.0, max_concurrent_allowed=1, max_concurrent_observed=1
     )
     console, out = _console()
 
