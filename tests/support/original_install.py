@@ -176,51 +176,44 @@ def _version(name: str, spec: JSON, status: JSON, *, storage: bool) -> JSON:
 
 
 def _v2() -> JSON:
-    spec = {
-        "type": "object",
-        "required": ["state"],
-        "properties": {
-            "state": {"type": "string", "enum": V2_STATES},
-            "state_transition_timestamp": _timestamp(),
-            "version": _semver(nullable=True),
-        },
+    status = _status(V2_STATES)
+    status["required"] = ["crash_count", *status["required"]]
+    status["properties"] |= {
+        "crash_count": {"type": "integer", "format": "uint32", "minimum": 0},
+        "state_transition_failure_timestamp": _timestamp(),
     }
-    status = {
-        "type": "object",
-        "nullable": True,
-        "required": ["crash_count", "current_state", "current_version", "target_version"],
-        "properties": {
-            "current_version": _semver(),
-            "target_version": _semver(),
-            "current_state": {"type": "string", "enum": V2_STATES},
-            "crash_count": {"type": "integer", "format": "uint32", "minimum": 0},
-            "state_transition_failure_timestamp": _timestamp(),
-        },
-    }
-    return _version("v2", spec, status, storage=True)
+    return _version("v2", _spec(V2_STATES), status, storage=True)
 
 
 def _v1() -> JSON:
-    spec = {
+    return _version("v1", _spec(V1_STATES), _status(V1_STATES), storage=False)
+
+
+def _spec(states: list[str]) -> JSON:
+    """A version's spec schema: the state asked for, among `states`."""
+    return {
         "type": "object",
         "required": ["state"],
         "properties": {
-            "state": {"type": "string", "enum": V1_STATES},
+            "state": {"type": "string", "enum": states},
             "state_transition_timestamp": _timestamp(),
             "version": _semver(nullable=True),
         },
     }
-    status = {
+
+
+def _status(states: list[str]) -> JSON:
+    """A version's status schema as v1 has it (v2 adds the crash count and failure time)."""
+    return {
         "type": "object",
         "nullable": True,
         "required": ["current_state", "current_version", "target_version"],
         "properties": {
             "current_version": _semver(),
             "target_version": _semver(),
-            "current_state": {"type": "string", "enum": V1_STATES},
+            "current_state": {"type": "string", "enum": states},
         },
     }
-    return _version("v1", spec, status, storage=False)
 
 
 def rust_timestamp(moment: datetime) -> str:
