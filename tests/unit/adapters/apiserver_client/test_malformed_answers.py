@@ -21,7 +21,9 @@ from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import DrainFailedError, PortError, UnavailableError
 
-SECONDS_PER_ANSWER = 2.0
+# CPU seconds the calling thread may spend on one answer: its own time, which load does not
+# stretch (a wall-clock bound failed on a busy machine though the reading was as fast).
+CPU_SECONDS_PER_ANSWER = 2.0
 STATUSES = (200, 201, 400, 401, 403, 404, 409, 413, 422)
 UID = b'{"node_uid": "uid-1"}'
 
@@ -142,10 +144,10 @@ OPERATIONS: dict[str, Callable[[ApiserverClient], object]] = {
 
 
 def _only_port_errors(call: Callable[[], object]) -> None:
-    started = time.perf_counter()
+    started = time.thread_time()
     with contextlib.suppress(PortError):
         call()
-    assert time.perf_counter() - started < SECONDS_PER_ANSWER
+    assert time.thread_time() - started < CPU_SECONDS_PER_ANSWER
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -176,9 +178,9 @@ def test_any_answer_to_the_node_uid_question_is_a_uid_or_a_port_error(body: byte
 def test_an_error_answer_is_always_said_in_a_few_hundred_characters(
     status: int, body: bytes
 ) -> None:
-    started = time.perf_counter()
+    started = time.thread_time()
     text = error_text(status, body)
-    assert time.perf_counter() - started < SECONDS_PER_ANSWER
+    assert time.thread_time() - started < CPU_SECONDS_PER_ANSWER
     assert 0 < len(text) <= 300
 
 
