@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -128,6 +129,9 @@ def dripping_receiver(drip: Drip | None = None) -> Iterator[Drip]:
             try:
                 while not done.wait(seen.byte_every_seconds):
                     conn.sendall(b"X")
+                # The block ends with the answer unfinished: hang up with a reset, so that the
+                # client never takes the bytes so far for a whole answer.
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             except OSError:
                 with seen.lock:
                     seen.closed += 1

@@ -9,7 +9,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 
 from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookNotifier, WebhookTarget
@@ -207,21 +207,24 @@ def test_a_receiver_that_drips_its_headers_is_cut_at_the_deadline_of_the_whole_e
 
 
 def test_a_slow_webhook_delays_only_itself_and_what_it_drops_is_counted_as_its_own() -> None:
-    policy = DeliveryPolicy(queue_size=3, timeout_seconds=2.0, attempts=1)
-    with (
-        dripping_receiver() as drip,
-        running_receiver() as healthy,
-        _delivering_to(
-            [WebhookTarget("webhook-1", drip.url), WebhookTarget("webhook-2", healthy.url)], policy
-        ) as (notifier, counts),
-    ):
-        began = time.monotonic()
-        for _ in range(3):
-            notifier.notify(NOTE)
-        assert healthy.wait_for(lambda r: len(r.bodies) == 3, seconds=10)
-        healthy_took = time.monotonic() - began
-        assert notifier.wait_delivered(15)
-    assert healthy_took < policy.timeout_seconds, "the healthy webhook did not wait on the slow"
+    # The slow webhook's first exchange lasts 30 s unless its receiver hangs up first.
+    policy = DeliveryPolicy(queue_size=3, timeout_seconds=30.0, attempts=1)
+    with ExitStack() as slow:
+        drip = slow.enter_context(dripping_receiver())
+        with (
+            running_receiver() as healthy,
+            _delivering_to(
+                [WebhookTarget("webhook-1", drip.url), WebhookTarget("webhook-2", healthy.url)],
+                policy,
+            ) as (notifier, counts),
+        ):
+            for _ in range(3):
+                notifier.notify(NOTE)
+            assert healthy.wait_for(lambda r: len(r.bodies) == 3, seconds=20)
+            # All three reached the healthy webhook while the slow one still held its first.
+            assert (drip.connections, counts.dropped_by("webhook-1")) == (1, 0)
+            slow.close()  # the slow receiver hangs up: its exchanges end now
+            assert notifier.wait_delivered(15)
     assert counts.by_webhook["webhook-2", "sent"] == 3
     assert counts.dropped_by("webhook-2") == 0
     assert counts.by_webhook["webhook-1", "sent"] == 0
