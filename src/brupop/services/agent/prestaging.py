@@ -12,8 +12,11 @@ from __future__ import annotations
 from brupop.domain.host.agent_shadow import AgentShadowSpec, AgentShadowStatus
 from brupop.domain.host.host import HostUpdateState
 from brupop.domain.host.prestage_steps import HeldUpdate, held_update
-from brupop.services.agent.event_log import EventLog
 from brupop.services.agent.update_steps import UpdateSteps
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from brupop.services.agent.event_log import EventLog
 
 
 class Prestaging:

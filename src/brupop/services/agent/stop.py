@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from brupop.ports.clock import Clock
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from brupop.ports.clock import Clock
+
 
 # A stop is seen within a second: well inside the kubelet's 30 s grace. Each look wakes the
 # idle agent, and at four a second the looks were two thirds of its idle CPU (docs/bench.md).

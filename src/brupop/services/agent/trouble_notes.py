@@ -8,7 +8,10 @@ one INFO once a tick succeeds again. No line repeats every loop while nothing ch
 
 from __future__ import annotations
 
-from brupop.services.agent.event_log import EventLog
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from brupop.services.agent.event_log import EventLog
+
 
 BUG_REASON_MAX_LENGTH = 300
 
