@@ -35,18 +35,18 @@ from brupop.adapters.memory.cluster import AGENT_AUDIENCE, InMemoryCluster
 from brupop.domain.cluster.objects import TokenIdentity
 from brupop.entrypoints.apiserver.container import ApiserverContainer
 from brupop.entrypoints.apiserver.main import main as apiserver_main
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.shadow_repository import ShadowRepository
-from brupop.ports.token_reviewer import TokenReviewer
-from brupop.ports.token_verifier import AgentPodSource, TokenVerifier
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
-from brupop.ports.workload_replicas import WorkloadReplicas
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
+from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
+from brupop.ports.cluster.workload_replicas import WorkloadReplicas
+from brupop.ports.tokens.token_reviewer import TokenReviewer
+from brupop.ports.tokens.token_verifier import AgentPodSource, TokenVerifier
 from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
 
 if TYPE_CHECKING:  # not in the code before issue 29, which the bench also runs
-    from brupop.ports.token_verifier import ServiceAccountSource
+    from brupop.ports.tokens.token_verifier import ServiceAccountSource
 
 
 class SlowTokenReviewer:

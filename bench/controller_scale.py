@@ -237,9 +237,9 @@ def replay(size: int, page_size: int | None = None) -> dict[str, Any]:
     (`page_size`: objects per list request, the adapters' own when None)."""
     import kube_replay  # the kubernetes client only here: it would weigh on the other cases
 
-    from brupop.adapters.kubernetes import watching
-    from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
-    from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
+    from brupop.adapters.kubernetes.api import watching
+    from brupop.adapters.kubernetes.resources.nodes import KubernetesNodeRepository
+    from brupop.adapters.kubernetes.resources.shadows import KubernetesShadowRepository
 
     if page_size is not None:
         watching.LIST_PAGE_SIZE = page_size

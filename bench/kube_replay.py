@@ -15,7 +15,7 @@ from typing import Any
 
 from kubernetes.client import ApiClient
 
-from brupop.adapters.kubernetes.api_calls import JSON
+from brupop.adapters.kubernetes.api.calls import JSON
 
 NAMESPACE = "brupop-bottlerocket-aws"
 STAMP = "2026-01-05T10:00:00Z"
@@ -222,7 +222,7 @@ class ReplayedCalls:
         self.pages = 0
 
     def json(self, action: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> JSON:
-        from brupop.adapters.kubernetes.api_calls import _parse  # the adapter's own parsing
+        from brupop.adapters.kubernetes.api.calls import _parse  # the adapter's own parsing
 
         self.pages += 1
         return _parse(action, self.lists[action].page(kwargs.get("limit"), kwargs.get("_continue")))

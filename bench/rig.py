@@ -28,7 +28,7 @@ from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.apiserver.container import build_apiserver_app
 from brupop.entrypoints.controller.container import build_controller
 from brupop.entrypoints.logging.logs import configure_logging
-from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
+from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerPorts
 from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls

@@ -22,7 +22,7 @@ def one_changes(session: Session, samples: int, quiet: dict[str, Any]) -> dict[s
         return {}
     from kubernetes.client import CustomObjectsApi
 
-    from brupop.adapters.kubernetes.shadow_objects import GROUP, PLURAL, VERSION
+    from brupop.adapters.kubernetes.resources.shadow_objects import GROUP, PLURAL, VERSION
     from brupop.domain.shadow import shadow_name
 
     api = CustomObjectsApi(session.access.admin)

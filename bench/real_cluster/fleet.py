@@ -15,7 +15,12 @@ from typing import Any, TypeVar
 from kubernetes.client import AppsV1Api, CoreV1Api, CustomObjectsApi
 from kubernetes.client.exceptions import ApiException
 
-from brupop.adapters.kubernetes.shadow_objects import GROUP, PLURAL, VERSION, new_shadow_object
+from brupop.adapters.kubernetes.resources.shadow_objects import (
+    GROUP,
+    PLURAL,
+    VERSION,
+    new_shadow_object,
+)
 from brupop.domain.cluster.objects import COMPONENT_LABEL
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess

@@ -94,7 +94,7 @@ class Session:
         only policy brupop follows; its other fields keep the defaults of a policy object."""
         from kubernetes.client import CustomObjectsApi
 
-        from brupop.adapters.kubernetes.update_policies import PLURAL, VERSION
+        from brupop.adapters.kubernetes.resources.update_policies import PLURAL, VERSION
         from brupop.domain.shadow import API_GROUP
 
         body = {

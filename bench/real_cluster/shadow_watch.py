@@ -10,7 +10,7 @@ from typing import Any
 from kubernetes import watch
 from kubernetes.client import CustomObjectsApi
 
-from brupop.adapters.kubernetes.shadow_objects import GROUP, PLURAL, VERSION
+from brupop.adapters.kubernetes.resources.shadow_objects import GROUP, PLURAL, VERSION
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 from real_cluster.fleet import NAMESPACE
 

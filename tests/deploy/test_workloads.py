@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from brupop.domain.cluster.objects import COMPONENT_LABEL, NODE_EVENT_NAMESPACE
-from brupop.services.apiserver.authorization import (
+from brupop.services.apiserver.authorization.authorizer import (
     AGENT_AUDIENCE,
     AGENT_COMPONENT,
     AGENT_SERVICE_ACCOUNT,

@@ -24,7 +24,7 @@ from pathlib import Path
 from brupop.cli.fleet_description.nodes import SimulatedNode
 from brupop.domain.cluster.objects import COMPONENT_LABEL
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
-from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
+from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
 from tests.support.kube_emulator import KubeEmulator
 
 NAMESPACE = "brupop-bottlerocket-aws"

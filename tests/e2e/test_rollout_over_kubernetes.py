@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from brupop.adapters.kubernetes.api_calls import ApiCalls
-from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
+from brupop.adapters.kubernetes.api.calls import ApiCalls
+from brupop.adapters.kubernetes.resources.shadows import KubernetesShadowRepository
 from brupop.cli.fleet_description.nodes import SimulatedNode
 from brupop.domain.cluster.objects import LB_EXCLUSION_LABEL, WatchBookmark, WatchEvent
 from brupop.domain.shadow import Shadow

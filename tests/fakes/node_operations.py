@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from brupop.ports.agent.node_operations import NodeOperations
 from brupop.ports.errors import DrainFailedError, PortError
-from brupop.ports.node_operations import NodeOperations
 
 # Names accepted in `fail_next` / `fail_always` (the NodeOperations method names).
 COMMANDS = (

@@ -12,9 +12,9 @@ from dataclasses import replace
 from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowSpec, AgentShadowStatus
 from brupop.domain.shadow_names import shadow_name
 from brupop.domain.states import UpdateState
+from brupop.ports.agent.shadow_store import ShadowStore
 from brupop.ports.clock import Clock
 from brupop.ports.errors import NotFoundError
-from brupop.ports.shadow_store import ShadowStore
 from tests.fakes.clock import FakeClock
 
 # Names accepted in `fail_next` / `fail_always` (the ShadowStore method names).

@@ -27,6 +27,7 @@ from brupop.domain.host.host import (
 from brupop.domain.host_kind import HostClass, classify_settings_answer
 from brupop.domain.versions import compare_versions
 from brupop.hostsim.host_kinds import fips_report
+from brupop.ports.agent.update_api import UpdateApi
 from brupop.ports.clock import Clock
 from brupop.ports.errors import (
     HostApiError,
@@ -35,7 +36,6 @@ from brupop.ports.errors import (
     HostRejectedError,
     HostStateConflictError,
 )
-from brupop.ports.update_api import UpdateApi
 
 # Names accepted in `fail_next`, `fail_always` and (for the four commands) `failing_commands`.
 COMMANDS = (

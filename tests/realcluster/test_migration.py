@@ -24,7 +24,7 @@ from kubernetes.client.exceptions import ApiException
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.hostsim.control import read_host
-from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.simulation.fleet.certificates import write_loopback_tls
 from brupop.simulation.fleet.observer import FleetObserver, NodeView, NodeViewChange
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess, connect

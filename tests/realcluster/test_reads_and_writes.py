@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from kubernetes import client
 
-from brupop.adapters.kubernetes import pods as pod_adapter
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
+from brupop.adapters.kubernetes.resources import pods as pod_adapter
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import ConflictError

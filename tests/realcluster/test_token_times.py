@@ -19,8 +19,8 @@ import jwt
 import pytest
 from kubernetes import client
 
-from brupop.adapters.kubernetes.token_verifier import LATEST_TIME
-from brupop.services.apiserver.authorization import AGENT_AUDIENCE
+from brupop.adapters.kubernetes.tokens.token_verifier import LATEST_TIME
+from brupop.services.apiserver.authorization.authorizer import AGENT_AUDIENCE
 from tests.realcluster.conftest import ControlPlane
 from tests.realcluster.test_token_verification import (
     Apiserver,

@@ -27,14 +27,14 @@ from kubernetes import client
 
 from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.apiserver_http.serving.server import serve_in_thread
-from brupop.adapters.kubernetes.api_calls import ApiCalls
+from brupop.adapters.kubernetes.api.calls import ApiCalls
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.issuer_keys import KubernetesIssuerKeys
-from brupop.adapters.kubernetes.token_verifier import LEEWAY_SECONDS, KubernetesTokenVerifier
+from brupop.adapters.kubernetes.tokens.issuer_keys import KubernetesIssuerKeys
+from brupop.adapters.kubernetes.tokens.token_verifier import LEEWAY_SECONDS, KubernetesTokenVerifier
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.cluster.objects import COMPONENT_LABEL
 from brupop.entrypoints.apiserver.container import ApiserverContainer
-from brupop.services.apiserver.authorization import AGENT_AUDIENCE, AGENT_SERVICE_ACCOUNT
+from brupop.services.apiserver.authorization.authorizer import AGENT_AUDIENCE, AGENT_SERVICE_ACCOUNT
 from tests.realcluster.conftest import KWOK_ANNOTATION, SCRIPT, ControlPlane, node_ready
 from tests.support.polling import wait_until
 from tests.support.tls import make_certificates

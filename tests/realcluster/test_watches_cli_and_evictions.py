@@ -18,12 +18,12 @@ import pytest
 from kubernetes import client
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
+from brupop.adapters.kubernetes.resources.nodes import KubernetesNodeRepository
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.cluster.objects import Node, WatchBookmark
 from brupop.ports.errors import DrainFailedError
-from brupop.services.apiserver.drain import Drainer, DrainTimings
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.drain.drainer import Drainer, DrainTimings
+from brupop.services.apiserver.drain.node_actions import NodeActions
 from brupop.services.runtime.informer import Informer
 from brupop.services.runtime.mirror import Mirror
 from tests.realcluster.conftest import KWOK_ANNOTATION, ControlPlane, node_ready

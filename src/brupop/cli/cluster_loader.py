@@ -68,8 +68,8 @@ def target_of(args: argparse.Namespace) -> ClusterTarget:
 def load_cluster(target: ClusterTarget) -> Configuration:
     """The client configuration of `target` (in a pod, with nothing named: its service
     account); ClusterUnusable (exit 2) when it cannot be used, NoConfiguration when none is."""
+    from brupop.adapters.kubernetes.api.kubeconfig import DEFAULT_KUBECONFIG, KubeconfigUnusable
     from brupop.adapters.kubernetes.cluster import load_configuration
-    from brupop.adapters.kubernetes.kubeconfig import DEFAULT_KUBECONFIG, KubeconfigUnusable
     from brupop.ports.errors import UnavailableError
 
     named = str(target.kubeconfig) if target.kubeconfig is not None else None
@@ -96,7 +96,7 @@ def reach_cluster(target: ClusterTarget, timeout: float) -> Configuration:
     from kubernetes.client import ApiClient
     from kubernetes.client.exceptions import ApiException
 
-    from brupop.adapters.kubernetes.errors import no_answer
+    from brupop.adapters.kubernetes.api.errors import no_answer
 
     configuration = load_cluster(target)
     with ApiClient(configuration) as client:

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Protocol
 from dependency_injector import containers, providers
 
 from brupop.ports.clock import Clock
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.lease_store import LeaseStore
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.shadow_repository import ShadowRepository
-from brupop.ports.token_reviewer import TokenReviewer
-from brupop.ports.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
-from brupop.ports.workload_replicas import WorkloadReplicas
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.lease_store import LeaseStore
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
+from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
+from brupop.ports.cluster.workload_replicas import WorkloadReplicas
+from brupop.ports.tokens.token_reviewer import TokenReviewer
+from brupop.ports.tokens.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
 
 if TYPE_CHECKING:
     from brupop.adapters.kubernetes.cluster import KubernetesCluster

@@ -25,9 +25,9 @@ from brupop.domain.policy.update_policy import (
     NODE_PAUSED_VALUE,
 )
 from brupop.domain.policy.update_policy_status import HaltReason
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.errors import AlreadyExistsError, ConflictError, NotFoundError
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
 
 ATTEMPTS = 5
 

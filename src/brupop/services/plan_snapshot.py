@@ -16,11 +16,11 @@ from typing import Protocol
 from brupop.domain.planning.plan_inputs import FleetSnapshot
 from brupop.domain.policy.effective_policy import resolve_policy
 from brupop.domain.policy.policy_object import UpdatePolicy
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
+from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.errors import NotFoundError
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.shadow_repository import ShadowRepository
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
 
 
 class PlannedCluster(Protocol):

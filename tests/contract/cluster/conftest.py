@@ -15,9 +15,9 @@ from typing import Any, Protocol, TypeVar
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.nodes import node_from_object
-from brupop.adapters.kubernetes.pods import budget_from_object, pod_from_object
-from brupop.adapters.kubernetes.service_accounts import service_account_from_object
+from brupop.adapters.kubernetes.resources.nodes import node_from_object
+from brupop.adapters.kubernetes.resources.pods import budget_from_object, pod_from_object
+from brupop.adapters.kubernetes.tokens.service_accounts import service_account_from_object
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import (
     ClusterEvent,
@@ -37,15 +37,15 @@ from brupop.domain.cluster.objects import (
 from brupop.domain.cluster.resources import NO_RESOURCES
 from brupop.domain.safety.evicted_workloads import WorkloadRef
 from brupop.domain.shadow import ShadowSpec
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.lease_store import LeaseStore
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.shadow_repository import ShadowRepository
-from brupop.ports.token_reviewer import TokenReviewer
-from brupop.ports.token_verifier import ServiceAccountSource
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
-from brupop.ports.workload_replicas import WorkloadReplicas
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.lease_store import LeaseStore
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
+from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
+from brupop.ports.cluster.workload_replicas import WorkloadReplicas
+from brupop.ports.tokens.token_reviewer import TokenReviewer
+from brupop.ports.tokens.token_verifier import ServiceAccountSource
 from tests.support.kube_api_rules import BUDGETS, EVENTS, PODS, POLICIES, SERVICE_ACCOUNTS
 from tests.support.kube_emulator_server import EmulatorServer
 

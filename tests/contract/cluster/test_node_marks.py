@@ -19,9 +19,9 @@ from brupop.domain.cluster.objects import (
     WatchBookmark,
     WatchEvent,
 )
+from brupop.ports.cluster.node_repository import NodeRepository
 from brupop.ports.errors import UnavailableError
-from brupop.ports.node_repository import NodeRepository
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.drain.node_actions import NodeActions
 from tests.contract.cluster.conftest import Backend, Ports
 
 NODE = "node-a"

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brupop.adapters.kubernetes.pods import PAGE_SIZE
+from brupop.adapters.kubernetes.resources.pods import PAGE_SIZE
 from brupop.domain.cluster.objects import OwnerReference, PodPhase, Resources, Toleration
 from brupop.ports.errors import NotFoundError, TooManyRequestsError
 from tests.contract.cluster.conftest import Backend, Ports

@@ -12,14 +12,14 @@ import pytest
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, Pod
-from brupop.ports.pod_repository import PodRepository
-from brupop.services.apiserver.authorization import (
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.services.apiserver.authorization.authorizer import (
     AGENT_SERVICE_ACCOUNT,
     AccessRequest,
     Authorizer,
 )
-from brupop.services.apiserver.authorization_pods import AgentPodMirror
-from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
+from brupop.services.apiserver.authorization.errors import NotAllowedError, UnauthenticatedError
+from brupop.services.apiserver.authorization.pods import AgentPodMirror
 from tests.contract.cluster.token_issuers import MemoryIssuer, SigningIssuer, TokenIssuer
 from tests.fakes.clock import FakeClock
 from tests.support.polling import wait_until

@@ -11,12 +11,12 @@ from typing import Any, Protocol
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from brupop.adapters.kubernetes.issuer_keys import keys_of
-from brupop.adapters.kubernetes.token_verifier import KubernetesTokenVerifier
+from brupop.adapters.kubernetes.tokens.issuer_keys import keys_of
+from brupop.adapters.kubernetes.tokens.token_verifier import KubernetesTokenVerifier
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Pod
-from brupop.ports.token_verifier import TokenVerifier
-from brupop.services.apiserver.authorization import AGENT_AUDIENCE
+from brupop.ports.tokens.token_verifier import TokenVerifier
+from brupop.services.apiserver.authorization.authorizer import AGENT_AUDIENCE
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
 

@@ -18,8 +18,8 @@ from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber, Reach
 from brupop.domain.policy.address_policy import AddressPolicy
 from brupop.domain.policy.update_policy import AlertGate
-from brupop.ports.alert_source import AlertSource, AlertSourceError
-from brupop.ports.http_prober import HttpProber
+from brupop.ports.monitoring.alert_source import AlertSource, AlertSourceError
+from brupop.ports.monitoring.http_prober import HttpProber
 from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
 
 NAMES = {

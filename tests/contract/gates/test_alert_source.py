@@ -17,7 +17,7 @@ from brupop.adapters.memory.gates import InMemoryAlertSource, Reach
 from brupop.domain.policy.address_policy import AddressPolicy
 from brupop.domain.policy.update_policy import AlertGate
 from brupop.domain.safety.alert_gate import FiringAlert
-from brupop.ports.alert_source import AlertSource
+from brupop.ports.monitoring.alert_source import AlertSource
 from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
 from tests.support.alerting_prometheus import AlertingPrometheus
 from tests.support.loopback_reach import LOOPBACK_ALLOWANCE, loopback_http

@@ -12,7 +12,7 @@ from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.memory.gates import InMemoryHttpProber, Reach
 from brupop.domain.policy.address_policy import AddressPolicy
 from brupop.domain.policy.probe_url import fill_probe_template
-from brupop.ports.http_prober import HttpProber
+from brupop.ports.monitoring.http_prober import HttpProber
 from tests.support.loopback_reach import LOOPBACK_ALLOWANCE, loopback_http
 from tests.support.probe_server import BIG_PATH, SLOW_PATH, ProbeServer
 

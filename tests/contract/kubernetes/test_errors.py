@@ -7,8 +7,8 @@ import re
 import kmock
 import pytest
 
+from brupop.adapters.kubernetes.api.errors import retry_after_seconds
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.errors import retry_after_seconds
 from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.states import UpdateState

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from brupop.adapters.kubernetes import watching
+from brupop.adapters.kubernetes.api import watching
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.domain.shadow import ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState

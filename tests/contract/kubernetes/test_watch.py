@@ -9,10 +9,10 @@ from collections.abc import Generator
 import pytest
 from kubernetes.client import CoreV1Api
 
-from brupop.adapters.kubernetes import watching
-from brupop.adapters.kubernetes.api_calls import ApiCalls
+from brupop.adapters.kubernetes.api import watching
+from brupop.adapters.kubernetes.api.calls import ApiCalls
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.nodes import node_from_object
+from brupop.adapters.kubernetes.resources.nodes import node_from_object
 from brupop.domain.cluster.objects import WatchBookmark, WatchEvent, WatchEventType
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import UnavailableError, WatchExpiredError

@@ -9,7 +9,7 @@ from typing import Protocol
 import pytest
 
 from brupop.hostsim.host_kinds import VARIANTS
-from brupop.ports.update_api import UpdateApi
+from brupop.ports.agent.update_api import UpdateApi
 from tests.contract.update_api.emulated_host import EmulatedHost
 from tests.fakes.update_api import FakeUpdateApi
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from brupop.domain.host.host import CommandStatus, CommandType, HostUpdateState, HostUpdateStatus
+from brupop.ports.agent.update_api import UpdateApi
 from brupop.ports.errors import HostCommandFailedError, HostRejectedError
-from brupop.ports.update_api import UpdateApi
 from tests.contract.update_api.conftest import MakeHost
 
 

@@ -22,8 +22,8 @@ from brupop.adapters.apiserver_http.serving.server import (
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
 from brupop.entrypoints.apiserver.container import build_apiserver_app
-from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
-from brupop.services.apiserver.drain import DrainTimings
+from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
+from brupop.services.apiserver.drain.drainer import DrainTimings
 from tests.support.tls import TestCertificates, make_certificates
 
 NS = "brupop-bottlerocket-aws"

@@ -16,7 +16,7 @@ from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
 from brupop.ports.errors import NotFoundError
-from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
+from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
 from tests.integration.apiserver.conftest import (
     FAST_DRAINS,
     NS,

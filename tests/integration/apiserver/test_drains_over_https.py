@@ -13,8 +13,8 @@ import pytest
 from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.domain.cluster.objects import EventSubject, OwnerReference
 from brupop.ports.errors import DrainFailedError
-from brupop.services.apiserver.drain import DrainTimings
-from brupop.services.apiserver.forced_removal import FORCED_REASON
+from brupop.services.apiserver.drain.drainer import DrainTimings
+from brupop.services.apiserver.drain.forced_removal import FORCED_REASON
 from tests.integration.apiserver.conftest import (
     FAST_DRAINS,
     NS,

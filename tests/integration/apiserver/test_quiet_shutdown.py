@@ -20,7 +20,7 @@ import structlog
 from brupop.domain.cluster.objects import OwnerReference
 from brupop.domain.host.agent_shadow import AgentShadow
 from brupop.ports.errors import UnavailableError
-from brupop.services.apiserver.drain import DrainTimings
+from brupop.services.apiserver.drain.drainer import DrainTimings
 from tests.integration.apiserver.conftest import (
     NS,
     Rig,

@@ -9,7 +9,7 @@ from brupop.domain import shadow as cluster
 from brupop.domain.cluster.objects import OwnerReference
 from brupop.domain.host.agent_shadow import AgentShadow
 from brupop.ports.errors import UnavailableError
-from brupop.services.apiserver.drain import DrainTimings
+from brupop.services.apiserver.drain.drainer import DrainTimings
 from tests.integration.apiserver.conftest import Rig, RigFactory
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.nodes import node_from_object
+from brupop.adapters.kubernetes.resources.nodes import node_from_object
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from kubernetes.client import ApiClient, Configuration
 
-from brupop.adapters.kubernetes.api_calls import ApiCalls
-from brupop.adapters.kubernetes.events import KubernetesEventRecorder
-from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
-from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRepository
+from brupop.adapters.kubernetes.api.calls import ApiCalls
+from brupop.adapters.kubernetes.resources.events import KubernetesEventRecorder
+from brupop.adapters.kubernetes.resources.shadows import KubernetesShadowRepository
+from brupop.adapters.kubernetes.resources.update_policies import KubernetesUpdatePolicyRepository
 from brupop.cli.status.main import main
 from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.policy.update_policy import UpdatePolicySpec

@@ -14,6 +14,8 @@ from typing import Any, Protocol
 from brupop.adapters.apiserver_client.transport import HttpsTransport, Reply, RetryPolicy
 from brupop.adapters.apiserver_client.wire import shadow_from_document
 from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowStatus
+from brupop.ports.agent.node_operations import NodeOperations
+from brupop.ports.agent.shadow_store import ShadowStore
 from brupop.ports.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -25,8 +27,6 @@ from brupop.ports.errors import (
     UnauthorizedError,
     UnavailableError,
 )
-from brupop.ports.node_operations import NodeOperations
-from brupop.ports.shadow_store import ShadowStore
 
 RESOURCE = "/bottlerocket-node-resource"
 SERVICE_NAME = "brupop-apiserver"

@@ -35,11 +35,11 @@ from brupop.adapters.apiserver_http.routes.requests import MAX_BODY_BYTES
 from brupop.adapters.apiserver_http.serving.body_limits import BodyLimitMiddleware
 from brupop.adapters.apiserver_http.serving.listeners import WebhookPortMiddleware
 from brupop.domain.shadow import DEFAULT_NAMESPACE
-from brupop.services.apiserver.authorization import Authorizer
-from brupop.services.apiserver.authorization_pods import AgentPodMirror
-from brupop.services.apiserver.drain import DrainTimings
-from brupop.services.apiserver.drain_policy_source import DEFAULT_CACHE_SECONDS
-from brupop.services.apiserver.drain_registry import DrainRegistry
+from brupop.services.apiserver.authorization.authorizer import Authorizer
+from brupop.services.apiserver.authorization.pods import AgentPodMirror
+from brupop.services.apiserver.drain.drainer import DrainTimings
+from brupop.services.apiserver.drain.policy_source import DEFAULT_CACHE_SECONDS
+from brupop.services.apiserver.drain.registry import DrainRegistry
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import StatusPacing
 from brupop.services.runtime.informer import WATCH_SECONDS

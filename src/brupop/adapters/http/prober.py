@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from brupop.adapters.http.bounded_get import BoundedGet, BoundedGetError
 from brupop.domain.safety.gate_checks import ProbeAnswer
-from brupop.ports.http_prober import HttpProber
+from brupop.ports.monitoring.http_prober import HttpProber
 
 PROBE_BODY_MAX_BYTES = 64 * 1024
 

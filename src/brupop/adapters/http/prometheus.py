@@ -24,7 +24,7 @@ from brupop.domain.policy.alert_matcher import AlertMatcher
 from brupop.domain.policy.probe_url import masked_url
 from brupop.domain.printable import printable
 from brupop.domain.safety.alert_gate import FiringAlert
-from brupop.ports.alert_source import AlertSource, AlertSourceError
+from brupop.ports.monitoring.alert_source import AlertSource, AlertSourceError
 
 QUERY_PATH = "/api/v1/query"
 ANSWER_MAX_BYTES = 1024 * 1024

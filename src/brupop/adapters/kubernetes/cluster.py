@@ -14,23 +14,23 @@ from kubernetes import config as kube_config
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config.config_exception import ConfigException
 
-from brupop.adapters.kubernetes.agent_pods import KubernetesAgentPods
-from brupop.adapters.kubernetes.api_calls import ApiCalls
-from brupop.adapters.kubernetes.events import KubernetesEventRecorder
-from brupop.adapters.kubernetes.kubeconfig import KubeconfigUnusable, load_kubeconfig
-from brupop.adapters.kubernetes.leases import KubernetesLeaseStore
-from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
-from brupop.adapters.kubernetes.pods import KubernetesPodRepository
-from brupop.adapters.kubernetes.service_accounts import KubernetesServiceAccounts
-from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
-from brupop.adapters.kubernetes.tokens import KubernetesTokenReviewer
-from brupop.adapters.kubernetes.update_policies import KubernetesUpdatePolicyRepository
-from brupop.adapters.kubernetes.workloads import KubernetesWorkloadReplicas
+from brupop.adapters.kubernetes.api.calls import ApiCalls
+from brupop.adapters.kubernetes.api.kubeconfig import KubeconfigUnusable, load_kubeconfig
+from brupop.adapters.kubernetes.resources.events import KubernetesEventRecorder
+from brupop.adapters.kubernetes.resources.leases import KubernetesLeaseStore
+from brupop.adapters.kubernetes.resources.nodes import KubernetesNodeRepository
+from brupop.adapters.kubernetes.resources.pods import KubernetesPodRepository
+from brupop.adapters.kubernetes.resources.shadows import KubernetesShadowRepository
+from brupop.adapters.kubernetes.resources.update_policies import KubernetesUpdatePolicyRepository
+from brupop.adapters.kubernetes.resources.workloads import KubernetesWorkloadReplicas
+from brupop.adapters.kubernetes.tokens.agent_pods import KubernetesAgentPods
+from brupop.adapters.kubernetes.tokens.service_accounts import KubernetesServiceAccounts
+from brupop.adapters.kubernetes.tokens.token_reviewer import KubernetesTokenReviewer
 from brupop.adapters.system.clock import SystemClock
 from brupop.ports.errors import UnavailableError
 
 if TYPE_CHECKING:
-    from brupop.adapters.kubernetes.token_verifier import KubernetesTokenVerifier
+    from brupop.adapters.kubernetes.tokens.token_verifier import KubernetesTokenVerifier
 
 CONNECTIONS = 16
 """Connections kept to the Kubernetes API: the watches (shadows, Nodes, policies), the token
@@ -124,8 +124,8 @@ class KubernetesCluster:
     def token_verifier(self) -> KubernetesTokenVerifier:
         """Local verification of agents' tokens, built when first asked for: PyJWT and
         cryptography (about 8 MiB) are loaded only by the process that verifies (the apiserver)."""
-        from brupop.adapters.kubernetes.issuer_keys import KubernetesIssuerKeys
-        from brupop.adapters.kubernetes.token_verifier import KubernetesTokenVerifier
+        from brupop.adapters.kubernetes.tokens.issuer_keys import KubernetesIssuerKeys
+        from brupop.adapters.kubernetes.tokens.token_verifier import KubernetesTokenVerifier
 
         keys = KubernetesIssuerKeys(self._calls, SystemClock(), issuer=self._token_issuer)
         return KubernetesTokenVerifier(keys, SystemClock())

@@ -20,8 +20,8 @@ from brupop.domain.policy.alert_matcher import AlertMatcher
 from brupop.domain.policy.probe_url import masked_url
 from brupop.domain.safety.alert_gate import FiringAlert, matching_alerts
 from brupop.domain.safety.gate_checks import ProbeAnswer
-from brupop.ports.alert_source import AlertSource, AlertSourceError
-from brupop.ports.http_prober import HttpProber
+from brupop.ports.monitoring.alert_source import AlertSource, AlertSourceError
+from brupop.ports.monitoring.http_prober import HttpProber
 
 Names = Mapping[str, Sequence[str]]  # a host name and the addresses it resolves to
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from brupop.adapters.memory.store import VersionedStore
 from brupop.domain.cluster.objects import Pod, PodPhase
 from brupop.domain.safety.evicted_workloads import WorkloadRef
+from brupop.ports.cluster.workload_replicas import WorkloadReplicas
 from brupop.ports.errors import UnavailableError
-from brupop.ports.workload_replicas import WorkloadReplicas
 
 
 def _owned_by(pod: Pod, workload: WorkloadRef) -> bool:

@@ -33,7 +33,7 @@ from tenacity import (
 from brupop.adapters.notifications.exchange import ExchangeError, post_within
 from brupop.domain.reporting.notification_formats import NotificationFormat, render
 from brupop.domain.reporting.notifications import Notification, NotificationKind
-from brupop.ports.notifier import NotificationCounts
+from brupop.ports.monitoring.notifier import NotificationCounts
 
 _IDLE_WAIT_SECONDS = 0.5
 _HEADERS = {"Content-Type": "application/json", "User-Agent": "brupop-controller"}

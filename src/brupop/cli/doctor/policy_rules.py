@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from brupop.adapters.kubernetes.nodes import node_from_object
-from brupop.adapters.kubernetes.update_policies import PLURAL, VERSION
+from brupop.adapters.kubernetes.resources.nodes import node_from_object
+from brupop.adapters.kubernetes.resources.update_policies import PLURAL, VERSION
 from brupop.cli.doctor.reading import ClusterReader, ReadRefused
 from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.domain.policy.effective_policy import resolve_policy

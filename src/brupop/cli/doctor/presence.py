@@ -3,7 +3,7 @@ read and parsed as the controller parses it."""
 
 from __future__ import annotations
 
-from brupop.adapters.kubernetes.update_policies import PLURAL, VERSION
+from brupop.adapters.kubernetes.resources.update_policies import PLURAL, VERSION
 from brupop.cli.doctor.reading import ClusterReader, ReadRefused
 from brupop.cli.doctor.result import DoctorFinding, failed, passed
 from brupop.domain.policy.policy_object import PolicyObjectError, policy_from_object

@@ -15,8 +15,8 @@ from brupop.domain.cluster.disruption_budget import IntOrPercent
 from brupop.domain.cluster.objects import ClusterEvent, OwnerReference, Resources
 from brupop.domain.policy.policy_object import PolicySnapshot, UpdatePolicy
 from brupop.ports.clock import Clock
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 
 
 class ClusterRefused(Exception):

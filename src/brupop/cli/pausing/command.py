@@ -11,9 +11,12 @@ from dataclasses import dataclass
 
 from kubernetes.client import ApiClient
 
-from brupop.adapters.kubernetes.api_calls import ApiCalls
-from brupop.adapters.kubernetes.nodes import KubernetesNodeRepository
-from brupop.adapters.kubernetes.update_policies import PLURAL, KubernetesUpdatePolicyRepository
+from brupop.adapters.kubernetes.api.calls import ApiCalls
+from brupop.adapters.kubernetes.resources.nodes import KubernetesNodeRepository
+from brupop.adapters.kubernetes.resources.update_policies import (
+    PLURAL,
+    KubernetesUpdatePolicyRepository,
+)
 from brupop.cli.argument_types import dns_label, node_name, seconds_up_to
 from brupop.cli.cluster_loader import (
     ClusterUnusable,

@@ -27,8 +27,8 @@ from brupop.domain.policy.policy_object import UpdatePolicy, policy_from_object
 from brupop.domain.printable import printable
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.entrypoints.pod_namespace import pod_namespace
+from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.errors import NotFoundError, PortError
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
 
 EXIT_OK, EXIT_RULE_DOES_NOTHING, EXIT_USAGE = 0, 1, 2
 ERROR_MAX_LENGTH = 200

@@ -13,8 +13,8 @@ from typing import Any
 
 from kubernetes.client import ApiClient, Configuration, CoreV1Api
 
-from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
-from brupop.adapters.kubernetes.shadows import KubernetesShadowRepository
+from brupop.adapters.kubernetes.api.calls import JSON, ApiCalls
+from brupop.adapters.kubernetes.resources.shadows import KubernetesShadowRepository
 from brupop.domain.shadow import KIND, SHADOW_NAME_PREFIX, Shadow
 from brupop.domain.timestamps import TimestampError, parse_rfc3339
 

@@ -13,8 +13,11 @@ from typing import Any
 
 from kubernetes.client import ApiClient, Configuration
 
-from brupop.adapters.kubernetes.api_calls import ApiCalls
-from brupop.adapters.kubernetes.update_policies import PLURAL, KubernetesUpdatePolicyRepository
+from brupop.adapters.kubernetes.api.calls import ApiCalls
+from brupop.adapters.kubernetes.resources.update_policies import (
+    PLURAL,
+    KubernetesUpdatePolicyRepository,
+)
 from brupop.domain.policy.policy_object import UpdatePolicy
 from brupop.ports.errors import ForbiddenError, NotFoundError, PortError, UnauthorizedError
 

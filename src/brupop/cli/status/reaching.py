@@ -14,7 +14,7 @@ from typing import Any
 from kubernetes.client import ApiClient, Configuration, CoreV1Api
 from kubernetes.client.exceptions import ApiException
 
-from brupop.adapters.kubernetes.api_calls import ApiCalls
+from brupop.adapters.kubernetes.api.calls import ApiCalls
 from brupop.ports.errors import (
     ForbiddenError,
     NotFoundError,

@@ -27,10 +27,10 @@ from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK, answer_arguments
 from brupop.entrypoints.logging.log_filter import LogFilter
 from brupop.entrypoints.logging.log_settings import writes_json
 from brupop.entrypoints.setting_refusal import SettingsError, refuse_start
+from brupop.ports.agent.node_operations import NodeOperations
+from brupop.ports.agent.shadow_store import ShadowStore
+from brupop.ports.agent.update_api import UpdateApi
 from brupop.ports.clock import Clock
-from brupop.ports.node_operations import NodeOperations
-from brupop.ports.shadow_store import ShadowStore
-from brupop.ports.update_api import UpdateApi
 from brupop.services.agent.agent import NodeAgent
 from brupop.services.agent.config import AgentConfig
 from brupop.services.agent.event_log import EventLog

@@ -31,15 +31,15 @@ from brupop.domain.policy.drain_rules import protected_namespaces
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
 from brupop.entrypoints.clusters import ApiserverCluster, ClusterChoice
 from brupop.ports.clock import Clock
-from brupop.ports.token_reviewer import TokenReviewer
-from brupop.services.apiserver.authorization import Authorizer
-from brupop.services.apiserver.authorization_pods import AgentPodMirror
-from brupop.services.apiserver.drain import Drainer
-from brupop.services.apiserver.drain_policy_source import DrainPolicySource
-from brupop.services.apiserver.drain_registry import DrainRegistry
-from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
-from brupop.services.apiserver.forced_removal import ForcedRemoval
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.ports.tokens.token_reviewer import TokenReviewer
+from brupop.services.apiserver.authorization.authorizer import Authorizer
+from brupop.services.apiserver.authorization.pods import AgentPodMirror
+from brupop.services.apiserver.drain.drainer import Drainer
+from brupop.services.apiserver.drain.evicted_workloads import EvictedWorkloadRecorder
+from brupop.services.apiserver.drain.forced_removal import ForcedRemoval
+from brupop.services.apiserver.drain.node_actions import NodeActions
+from brupop.services.apiserver.drain.policy_source import DrainPolicySource
+from brupop.services.apiserver.drain.registry import DrainRegistry
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import StatusReports
 

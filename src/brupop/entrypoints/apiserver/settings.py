@@ -33,7 +33,7 @@ from brupop.entrypoints.settings_error import (
     seconds,
     whole_number,
 )
-from brupop.services.apiserver.drain import DrainTimings
+from brupop.services.apiserver.drain.drainer import DrainTimings
 
 TLS_DIR = Path("/etc/brupop-tls-keys")
 

@@ -21,8 +21,8 @@ from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.safety.health_gate import GateCheck
 from brupop.domain.starting.update_durations import DEFAULT_EXPECTED_SECONDS
 from brupop.entrypoints.controller.limit_metric import concurrency_limit_gauge, limit_value
-from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
-from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics, UpdatePhase
+from brupop.ports.monitoring.safety_metrics import SafetyMetrics
 
 PHASE_BUCKETS = (5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200)
 PASS_CPU_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10)

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter
 
-from brupop.ports.notifier import NotificationCounts
+from brupop.ports.monitoring.notifier import NotificationCounts
 
 DROP_REASONS = ("queue_full", "refused", "undeliverable")
 

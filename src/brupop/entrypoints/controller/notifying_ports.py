@@ -22,10 +22,10 @@ from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_metrics import PrometheusNotificationCounts
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.ports.clock import Clock
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
-from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics, UpdatePhase
+from brupop.ports.monitoring.safety_metrics import SafetyMetrics
 from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.runtime.rollout_notices import RolloutNotices
 from brupop.services.controller.service import ControllerService

@@ -20,6 +20,9 @@ from brupop.domain.host.agent_status import (
 from brupop.domain.host.agent_steps import same_version
 from brupop.domain.host.prestage_steps import HeldUpdate, held_update, with_held_update
 from brupop.domain.states import UpdateState
+from brupop.ports.agent.node_operations import NodeOperations
+from brupop.ports.agent.shadow_store import ShadowStore
+from brupop.ports.agent.update_api import UpdateApi
 from brupop.ports.clock import Clock
 from brupop.ports.errors import (
     DrainFailedError,
@@ -28,9 +31,6 @@ from brupop.ports.errors import (
     InvalidObjectError,
     PortError,
 )
-from brupop.ports.node_operations import NodeOperations
-from brupop.ports.shadow_store import ShadowStore
-from brupop.ports.update_api import UpdateApi
 from brupop.services.agent.config import AgentConfig
 from brupop.services.agent.event_log import EventLog
 from brupop.services.agent.long_poll import await_change

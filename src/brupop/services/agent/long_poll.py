@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 
 from brupop.domain.host.agent_shadow import AgentShadow
-from brupop.ports.shadow_store import ShadowStore
+from brupop.ports.agent.shadow_store import ShadowStore
 from brupop.services.agent.stop import POLL_SECONDS, StopFlag
 
 

@@ -19,10 +19,10 @@ from brupop.domain.host.agent_steps import (
 from brupop.domain.host.command_result import signal_name
 from brupop.domain.host.host import HostUpdateStatus
 from brupop.domain.host.prestage_steps import is_activated, next_prestage_step
+from brupop.ports.agent.node_operations import NodeOperations
+from brupop.ports.agent.update_api import UpdateApi
 from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandKilledError, HostStateConflictError
-from brupop.ports.node_operations import NodeOperations
-from brupop.ports.update_api import UpdateApi
 from brupop.services.agent.config import AgentConfig
 from brupop.services.agent.event_log import EventLog
 from brupop.services.agent.outcomes import RebootIssued, SpecWithdrawn, StopRequested

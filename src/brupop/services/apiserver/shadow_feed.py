@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from brupop.domain.shadow import Shadow
-from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
 from brupop.services.runtime.mirror import Mirror
 from brupop.services.supervisor import RestartPolicy

@@ -26,8 +26,8 @@ from brupop.domain.rollout.report_bounds import status_problem
 from brupop.domain.shadow import Shadow, ShadowStatus
 from brupop.domain.token_bucket import TokenBucket
 from brupop.ports.clock import Clock
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 
 _KEPT = 10_000  # nodes remembered (refusals logged once, write allowances); past it, forgotten

@@ -20,7 +20,7 @@ from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.starting.scheduling_facts import SchedulingFacts
 from brupop.domain.starting.start_holds import StartHold
 from brupop.domain.starting.update_durations import UpdateDurations
-from brupop.ports.rollout_metrics import RolloutMetrics
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.node_reasons import NodeReasons

@@ -20,7 +20,7 @@ from brupop.domain.cluster.drain_progress import DrainProgress
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.versions import versions_differ
-from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics, UpdatePhase
 
 _STAGED = UpdateState.STAGED_AND_PERFORMED_UPDATE
 _REBOOTED = UpdateState.REBOOTED_INTO_UPDATE

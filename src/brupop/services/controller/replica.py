@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from brupop.ports.clock import Clock
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.lease_store import LeaseStore
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.rollout_metrics import RolloutMetrics
-from brupop.ports.safety_metrics import SafetyMetrics
-from brupop.ports.shadow_repository import ShadowRepository
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.lease_store import LeaseStore
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
+from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics
+from brupop.ports.monitoring.safety_metrics import SafetyMetrics
 from brupop.services.controller.runtime.quiet_metrics import QuietMetrics
 from brupop.services.controller.safety.rollout_safety import GatePorts
 from brupop.services.controller.starts.start_rules import StartPorts

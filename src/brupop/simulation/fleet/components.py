@@ -29,7 +29,7 @@ from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.entrypoints.logging.logs import configure_logging
 from brupop.ports.clock import Clock
-from brupop.services.apiserver.drain import DrainTimings
+from brupop.services.apiserver.drain.drainer import DrainTimings
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.safety.health_checks import HealthChecks
 from brupop.services.controller.safety.rollout_safety import GatePorts

@@ -18,10 +18,10 @@ from brupop.cli.fleet_description.nodes import AGENT_COMPONENT, AGENT_DAEMONSET
 from brupop.domain.cluster.objects import COMPONENT_LABEL, Node, Pod, PodPhase
 from brupop.domain.policy.address_policy import host_key
 from brupop.domain.safety.gate_checks import ProbeAnswer
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.errors import PortError
-from brupop.ports.http_prober import HttpProber
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
+from brupop.ports.monitoring.http_prober import HttpProber
 
 HEALTHY_STATUS = 200
 REFUSED = "connection refused"

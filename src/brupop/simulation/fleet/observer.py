@@ -18,8 +18,8 @@ from brupop.domain.cluster.objects import WatchEvent, WatchEventType
 from brupop.domain.planning.virtual_rollout import staged_ahead
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import PortError, WatchExpiredError
-from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.supervisor import Supervisor
 
 log = structlog.get_logger(__name__)

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from brupop.domain.safety.reboot_hooks import HOOK_DONE, HOOK_LABEL_VALUE, HookPhase
-from brupop.ports.node_repository import NodeRepository
+from brupop.ports.cluster.node_repository import NodeRepository
 
 MAX_HOOKS = 20
 

@@ -17,7 +17,7 @@ from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.domain.cluster.objects import TokenIdentity
-from brupop.services.apiserver.authorization import Authorizer
+from brupop.services.apiserver.authorization.authorizer import Authorizer
 from tests.unit.adapters.apiserver_http.asgi_messages import sender, status_of
 
 NS = "brupop-bottlerocket-aws"

@@ -10,7 +10,7 @@ import pytest
 
 from brupop.adapters.http.prometheus import ALERTS_MAX, PrometheusAlertSource, alerts_query
 from brupop.domain.policy.alert_matcher import parse_alert_matcher
-from brupop.ports.alert_source import AlertSourceError
+from brupop.ports.monitoring.alert_source import AlertSourceError
 from tests.support.loopback_reach import loopback_http
 from tests.support.probe_server import ProbeServer
 

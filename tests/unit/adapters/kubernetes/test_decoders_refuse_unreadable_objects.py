@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brupop.adapters.kubernetes.api_calls import _parse
-from brupop.adapters.kubernetes.leases import lease_from_object
-from brupop.adapters.kubernetes.nodes import node_from_object
-from brupop.adapters.kubernetes.pods import budget_from_object, pod_from_object
-from brupop.adapters.kubernetes.service_accounts import service_account_from_object
-from brupop.adapters.kubernetes.shadow_objects import shadow_from_object
-from brupop.adapters.kubernetes.tokens import identity_from_review
+from brupop.adapters.kubernetes.api.calls import _parse
+from brupop.adapters.kubernetes.resources.leases import lease_from_object
+from brupop.adapters.kubernetes.resources.nodes import node_from_object
+from brupop.adapters.kubernetes.resources.pods import budget_from_object, pod_from_object
+from brupop.adapters.kubernetes.resources.shadow_objects import shadow_from_object
+from brupop.adapters.kubernetes.tokens.service_accounts import service_account_from_object
+from brupop.adapters.kubernetes.tokens.token_reviewer import identity_from_review
 from brupop.domain.cluster.objects import (
     Lease,
     Node,

@@ -7,8 +7,8 @@ from typing import Any
 
 from kubernetes.client import ApiClient
 
-from brupop.adapters.kubernetes.api_calls import JSON, ApiCalls
-from brupop.adapters.kubernetes.events import KubernetesEventRecorder
+from brupop.adapters.kubernetes.api.calls import JSON, ApiCalls
+from brupop.adapters.kubernetes.resources.events import KubernetesEventRecorder
 from brupop.domain.cluster.objects import ClusterEvent
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from brupop.adapters.kubernetes import scheduling_fields
-from brupop.adapters.kubernetes.nodes import node_from_object
-from brupop.adapters.kubernetes.pods import pod_from_object
+from brupop.adapters.kubernetes.resources import scheduling_fields
+from brupop.adapters.kubernetes.resources.nodes import node_from_object
+from brupop.adapters.kubernetes.resources.pods import pod_from_object
 from brupop.domain.cluster.objects import Resources, Taint, Toleration
 
 MI = 1024**2

@@ -17,18 +17,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kubernetes.client import ApiClient
 
-from brupop.adapters.kubernetes.api_calls import ApiCalls
-from brupop.adapters.kubernetes.issuer_keys import (
+from brupop.adapters.kubernetes.api.calls import ApiCalls
+from brupop.adapters.kubernetes.tokens.issuer_keys import (
     JWKS_PATH,
     SIGNING_ALGORITHMS,
     KubernetesIssuerKeys,
     key_set_of,
 )
-from brupop.adapters.kubernetes.token_verifier import LATEST_TIME, KubernetesTokenVerifier
+from brupop.adapters.kubernetes.tokens.token_verifier import LATEST_TIME, KubernetesTokenVerifier
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Pod
 from brupop.ports.errors import UnavailableError
-from brupop.services.apiserver.authorization import AGENT_AUDIENCE, AGENT_SERVICE_ACCOUNT
+from brupop.services.apiserver.authorization.authorizer import AGENT_AUDIENCE, AGENT_SERVICE_ACCOUNT
 from tests.contract.cluster.token_issuers import ISSUER, SigningIssuer
 from tests.fakes.clock import FakeClock
 from tests.support.outside_input import outside_json

@@ -11,8 +11,8 @@ from brupop.adapters.apiserver_http.app import ApiserverOptions
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference, TokenIdentity
 from brupop.entrypoints.apiserver.container import ApiserverContainer
-from brupop.ports.token_reviewer import TokenReviewer
-from brupop.services.apiserver.authorization import AGENT_SERVICE_ACCOUNT
+from brupop.ports.tokens.token_reviewer import TokenReviewer
+from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
 
 NS = "brupop-bottlerocket-aws"
 NODE_UID = "/bottlerocket-node-resource/node-uid"

@@ -13,7 +13,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.entrypoints.apiserver.container import ApiserverContainer, options_from
 from brupop.entrypoints.apiserver.settings import load_settings
 from brupop.entrypoints.settings_error import SettingsError
-from brupop.services.apiserver.authorization_pods import AgentPodMirror
+from brupop.services.apiserver.authorization.pods import AgentPodMirror
 from tests.support.polling import wait_until
 
 NS = "brupop-bottlerocket-aws"

@@ -11,7 +11,7 @@ from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shado
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import ControllerContainer
-from brupop.ports.event_recorder import EventRecorder
+from brupop.ports.cluster.event_recorder import EventRecorder
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerPorts
 from tests.fakes.clock import FakeClock

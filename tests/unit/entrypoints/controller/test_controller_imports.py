@@ -11,7 +11,7 @@ import sys
 from kubernetes.client import ApiClient, Configuration
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.token_verifier import KubernetesTokenVerifier
+from brupop.adapters.kubernetes.tokens.token_verifier import KubernetesTokenVerifier
 
 # A fresh interpreter loads the controller's module and builds the cluster adapter it runs on.
 PROBE = """\

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Pod, PodDisruptionBudget
-from brupop.ports.pod_repository import PodRepository
-from brupop.services.apiserver.drain import DrainTimings
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.services.apiserver.drain.drainer import DrainTimings
 from tests.fakes.clock import FakeClock
 
 TIMINGS = DrainTimings(timeout_seconds=60, retry_interval_seconds=5, deletion_timeout_seconds=30)

@@ -11,13 +11,13 @@ import pytest
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, TokenIdentity
 from brupop.ports.errors import UnavailableError
-from brupop.services.apiserver.authorization import (
+from brupop.services.apiserver.authorization.authorizer import (
     AGENT_SERVICE_ACCOUNT,
     AccessRequest,
     Authorizer,
 )
-from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
-from brupop.services.apiserver.token_expiry import token_expiry
+from brupop.services.apiserver.authorization.errors import NotAllowedError, UnauthenticatedError
+from brupop.services.apiserver.authorization.token_expiry import token_expiry
 from tests.fakes.clock import FakeClock
 
 NS = "brupop-bottlerocket-aws"

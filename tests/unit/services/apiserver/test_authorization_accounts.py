@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Listing, ServiceAccount, WatchBookmark, WatchEvent
 from brupop.ports.errors import ForbiddenError
-from brupop.services.apiserver.authorization_pods import AgentPodMirror
+from brupop.services.apiserver.authorization.pods import AgentPodMirror
 from brupop.services.supervisor import RestartPolicy
 from tests.support.polling import wait_until
 

@@ -13,10 +13,10 @@ from brupop.domain.cluster.objects import (
     OwnerReference,
     PodPhase,
 )
+from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.errors import DrainFailedError
-from brupop.ports.pod_repository import PodRepository
-from brupop.services.apiserver.drain import Drainer, DrainTimings
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.drain.drainer import Drainer, DrainTimings
+from brupop.services.apiserver.drain.node_actions import NodeActions
 from tests.fakes.clock import FakeClock
 from tests.unit.services.apiserver.drain_fakes import (
     TIMINGS,

@@ -18,16 +18,16 @@ from brupop.domain.cluster.objects import (
     EventType,
 )
 from brupop.domain.policy.policy_object import UpdatePolicy
+from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.errors import DrainFailedError, UnavailableError
-from brupop.ports.pod_repository import PodRepository
-from brupop.services.apiserver.drain import Drainer, DrainReport
-from brupop.services.apiserver.drain_policy_source import DrainPolicySource
-from brupop.services.apiserver.forced_removal import (
+from brupop.services.apiserver.drain.drainer import Drainer, DrainReport
+from brupop.services.apiserver.drain.forced_removal import (
     FORCED_REASON,
     NOT_FORCED_REASON,
     ForcedRemoval,
 )
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.drain.node_actions import NodeActions
+from brupop.services.apiserver.drain.policy_source import DrainPolicySource
 from tests.unit.services.apiserver.drain_fakes import (
     TIMINGS,
     RecordingPods,

@@ -21,10 +21,10 @@ from brupop.domain.policy.drain_rules import (
 )
 from brupop.domain.policy.scheduling_policy import DrainPolicy, OnDrainTimeout
 from brupop.ports.errors import DrainFailedError
-from brupop.services.apiserver.drain import Drainer
-from brupop.services.apiserver.drain_policy_source import DrainPolicySource
-from brupop.services.apiserver.forced_removal import NOT_FORCED_REASON, ForcedRemoval
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.drain.drainer import Drainer
+from brupop.services.apiserver.drain.forced_removal import NOT_FORCED_REASON, ForcedRemoval
+from brupop.services.apiserver.drain.node_actions import NodeActions
+from brupop.services.apiserver.drain.policy_source import DrainPolicySource
 from tests.unit.services.apiserver.drain_fakes import TIMINGS, RecordingPods, SteppingClock
 
 OWN = "brupop-bottlerocket-aws"

@@ -7,8 +7,8 @@ import threading
 import pytest
 
 from brupop.ports.errors import DrainFailedError, UnavailableError
-from brupop.services.apiserver.drain import DrainReport
-from brupop.services.apiserver.drain_registry import DrainRegistry
+from brupop.services.apiserver.drain.drainer import DrainReport
+from brupop.services.apiserver.drain.registry import DrainRegistry
 from tests.fakes.clock import FakeClock
 
 

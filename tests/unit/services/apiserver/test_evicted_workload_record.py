@@ -12,9 +12,9 @@ from brupop.domain.safety.evicted_workloads import (
     encode_record,
     record_on,
 )
-from brupop.services.apiserver.drain import Drainer, DrainTimings
-from brupop.services.apiserver.evicted_workloads import EvictedWorkloadRecorder
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.drain.drainer import Drainer, DrainTimings
+from brupop.services.apiserver.drain.evicted_workloads import EvictedWorkloadRecorder
+from brupop.services.apiserver.drain.node_actions import NodeActions
 from tests.fakes.clock import FakeClock
 
 WEB = OwnerReference(kind="ReplicaSet", name="web-5d9", controller=True)

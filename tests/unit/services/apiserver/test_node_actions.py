@@ -8,7 +8,7 @@ from brupop.domain.cluster.objects import (
     LB_EXCLUDED_BY_BRUPOP_ANNOTATION,
     LB_EXCLUSION_LABEL,
 )
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.drain.node_actions import NodeActions
 
 
 def test_cordon_then_uncordon_leaves_the_node_schedulable_and_unmarked() -> None:

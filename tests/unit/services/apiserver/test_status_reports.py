@@ -14,7 +14,7 @@ import structlog.testing
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
-from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import (
     ReportOutOfBoundsError,

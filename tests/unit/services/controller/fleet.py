@@ -23,8 +23,8 @@ from brupop.domain.shadow import (
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
 from brupop.services.controller.runtime.quiet_metrics import QuietMetrics

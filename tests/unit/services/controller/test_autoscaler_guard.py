@@ -18,8 +18,8 @@ from brupop.domain.starting.autoscaler_annotations import (
     SCALE_DOWN_DISABLED_ANNOTATION as SCALE_DOWN,
 )
 from brupop.domain.states import StateTimeouts
+from brupop.ports.cluster.node_repository import NodeRepository
 from brupop.ports.errors import UnavailableError
-from brupop.ports.node_repository import NodeRepository
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.starts.autoscaler_guard import AutoscalerGuard
 from tests.fakes.clock import FakeClock

@@ -21,8 +21,8 @@ from brupop.domain.reason import Reason
 from brupop.domain.shadow import OPT_IN_LABEL, Shadow, ShadowSpec, shadow_name
 from brupop.domain.states import StateTimeouts
 from brupop.domain.states import UpdateState as S
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.rollout_metrics import UpdatePhase
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.monitoring.rollout_metrics import UpdatePhase
 from brupop.services.controller.service import ControllerService
 from tests.support.polling import wait_until
 from tests.unit.services.controller.fleet import NEW, OLD, Fleet, RecordingMetrics

@@ -6,7 +6,7 @@ import dataclasses
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Lease
-from brupop.ports.lease_store import LeaseStore
+from brupop.ports.cluster.lease_store import LeaseStore
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME, LeaderElector
 from tests.fakes.clock import FakeClock
 

@@ -7,8 +7,8 @@ from structlog.testing import capture_logs
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Pod
+from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.errors import UnavailableError
-from brupop.ports.pod_repository import PodRepository
 from brupop.services.controller.mirrors.node_pods import NodePods
 from tests.fakes.clock import FakeClock
 

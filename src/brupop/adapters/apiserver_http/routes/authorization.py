@@ -23,8 +23,12 @@ from brupop.adapters.apiserver_http.routes.headers import HeaderError, access_re
 from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
 from brupop.adapters.apiserver_http.routes.wire import error_response
 from brupop.ports.errors import PortError, TooManyRequestsError, UnavailableError
-from brupop.services.apiserver.authorization import AccessRequest, AgentCaller, Authorizer
-from brupop.services.apiserver.errors import NotAllowedError, UnauthenticatedError
+from brupop.services.apiserver.authorization.authorizer import (
+    AccessRequest,
+    AgentCaller,
+    Authorizer,
+)
+from brupop.services.apiserver.authorization.errors import NotAllowedError, UnauthenticatedError
 
 CALLER = "caller"
 # Reviews that may wait for a thread before more are refused (each holds only a coroutine).

@@ -23,11 +23,11 @@ from brupop.adapters.apiserver_http.routes.requests import (
 from brupop.adapters.apiserver_http.routes.waits import CallerWaits
 from brupop.adapters.apiserver_http.routes.wire import error_response, shadow_document
 from brupop.domain.shadow import Shadow, shadow_name
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import DrainFailedError, NotFoundError
-from brupop.ports.shadow_repository import ShadowRepository
-from brupop.services.apiserver.authorization import AgentCaller
-from brupop.services.apiserver.drain_registry import DrainRegistry
-from brupop.services.apiserver.node_actions import NodeActions
+from brupop.services.apiserver.authorization.authorizer import AgentCaller
+from brupop.services.apiserver.drain.node_actions import NodeActions
+from brupop.services.apiserver.drain.registry import DrainRegistry
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import (
     ReportOutOfBoundsError,

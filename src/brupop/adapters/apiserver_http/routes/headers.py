@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from brupop.services.apiserver.authorization import AccessRequest
+from brupop.services.apiserver.authorization.authorizer import AccessRequest
 
 NODE_NAME = "BrupopNodeName"
 NODE_UID = "BrupopNodeUid"

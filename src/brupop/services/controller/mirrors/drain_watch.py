@@ -11,8 +11,8 @@ from brupop.domain.cluster.drain_progress import DrainProgress, drain_progress
 from brupop.domain.cluster.objects import Node, PodDisruptionBudget
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
+from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.errors import PortError
-from brupop.ports.pod_repository import PodRepository
 
 
 def observe_drains(

@@ -25,9 +25,9 @@ from brupop.domain.starting.autoscaler_annotations import (
     AUTOSCALER_RECORD_ANNOTATION,
     GUARD_ANNOTATIONS,
 )
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import NotFoundError, PortError
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.controller.mirrors.node_changes import node_change_matters, node_is_paused
 from brupop.services.runtime.informer import Informer, VersionCheck
 from brupop.services.runtime.mirror import Mirror

@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 
 from brupop.domain.cluster.objects import Pod
 from brupop.ports.clock import Clock
+from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.errors import PortError
-from brupop.ports.pod_repository import PodRepository
 
 TTL_SECONDS = 5.0
 MAX_NODES = 10_000

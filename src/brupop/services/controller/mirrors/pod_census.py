@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 import structlog
 
 from brupop.domain.capacity.fleet_census import FleetCensus
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.errors import PortError
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
 
 log = structlog.get_logger(__name__)
 

@@ -27,9 +27,9 @@ from brupop.domain.policy.policy_object import UpdatePolicy
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.reporting.policy_status import FleetProgress, policy_status
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.errors import ConflictError, PortError
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.update_policy_repository import UpdatePolicyRepository
 from brupop.services.runtime.informer import Informer
 from brupop.services.runtime.mirror import Mirror
 

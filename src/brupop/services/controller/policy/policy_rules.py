@@ -20,8 +20,8 @@ from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.starting.budget_rule import BudgetUse
 from brupop.domain.starting.version_gate import VersionStanding
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.ports.rollout_metrics import RolloutMetrics
-from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics
+from brupop.ports.monitoring.safety_metrics import SafetyMetrics
 from brupop.services.controller.policy.policy_follower import PolicyFollower
 from brupop.services.controller.safety.rollout_safety import QUIET, RolloutSafety, SafetyPass
 from brupop.services.controller.starts.offered_versions import OfferedVersions

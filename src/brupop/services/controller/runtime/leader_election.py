@@ -24,8 +24,8 @@ import structlog
 
 from brupop.domain.cluster.objects import Lease
 from brupop.ports.clock import Clock
+from brupop.ports.cluster.lease_store import LeaseStore
 from brupop.ports.errors import AlreadyExistsError, ConflictError, NotFoundError, PortError
-from brupop.ports.lease_store import LeaseStore
 
 DEFAULT_LEASE_NAME = "brupop-controller-leader"
 

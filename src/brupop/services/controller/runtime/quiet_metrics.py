@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from brupop.ports.rollout_metrics import RolloutMetrics, UpdatePhase
-from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics, UpdatePhase
+from brupop.ports.monitoring.safety_metrics import SafetyMetrics
 
 
 class QuietMetrics:

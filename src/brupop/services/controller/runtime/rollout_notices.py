@@ -40,9 +40,9 @@ from brupop.domain.reporting.notifications import (
 from brupop.domain.reporting.rollout_tracking import FleetTracker, RolloutTracker
 from brupop.domain.reporting.waiting_reason import NodeReport
 from brupop.ports.clock import Clock
+from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.errors import PortError
-from brupop.ports.notifier import Notifier
-from brupop.ports.pod_repository import PodRepository
+from brupop.ports.monitoring.notifier import Notifier
 
 _BLOCKED = Reason.DRAIN_BLOCKED.value
 _RECHECK_SECONDS = 30.0  # how often an unchanged drain_blocked count is looked at again

@@ -7,7 +7,7 @@ import structlog
 from brupop.domain.policy.update_policy import AlertGate
 from brupop.domain.printable import printable
 from brupop.domain.safety.alert_gate import AlertGateState
-from brupop.ports.alert_source import AlertSource, AlertSourceError
+from brupop.ports.monitoring.alert_source import AlertSource, AlertSourceError
 
 log = structlog.get_logger(__name__)
 

@@ -34,8 +34,8 @@ from brupop.domain.safety.canary import (
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.versions import versions_differ
+from brupop.ports.cluster.node_repository import NodeRepository
 from brupop.ports.errors import PortError
-from brupop.ports.node_repository import NodeRepository
 
 
 class CanaryKeeper:

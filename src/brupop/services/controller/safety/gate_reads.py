@@ -35,8 +35,8 @@ from brupop.domain.safety.health_gate import (
 )
 from brupop.domain.shadow import Shadow
 from brupop.domain.timestamps import later
-from brupop.ports.alert_source import AlertSource
 from brupop.ports.clock import Clock
+from brupop.ports.monitoring.alert_source import AlertSource
 from brupop.services.controller.safety.alert_gate_reader import (
     ALERT_TIMEOUT_SECONDS,
     read_alert_gate,

@@ -17,7 +17,7 @@ from datetime import datetime
 from brupop.domain.reporting.waiting_reason import GateFailureRecord
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import ConflictError, NotFoundError
-from brupop.ports.safety_metrics import SafetyMetrics
+from brupop.ports.monitoring.safety_metrics import SafetyMetrics
 from brupop.services.controller.safety.rollout_safety import SafetyPass
 from brupop.services.controller.writing.rollout_writer import RolloutWriter, WriteOutcome
 

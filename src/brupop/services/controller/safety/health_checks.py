@@ -28,11 +28,11 @@ from brupop.domain.safety.gate_checks import (
     node_ready,
 )
 from brupop.domain.safety.health_gate import CheckOutcome, CheckResult, GateCheck, enabled_checks
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.ports.cluster.workload_replicas import WorkloadReplicas
 from brupop.ports.errors import PortError
-from brupop.ports.http_prober import HttpProber
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.pod_repository import PodRepository
-from brupop.ports.workload_replicas import WorkloadReplicas
+from brupop.ports.monitoring.http_prober import HttpProber
 
 PROBE_SECONDS_MIN = 0.1  # a probe with less time than this left waits for the next pass
 PROBE_ERROR_MAX_LENGTH = 200

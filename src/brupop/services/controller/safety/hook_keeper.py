@@ -30,8 +30,8 @@ from brupop.domain.safety.reboot_hooks import (
     hooks_of,
 )
 from brupop.domain.shadow import Shadow
+from brupop.ports.cluster.node_repository import NodeRepository
 from brupop.ports.errors import NotFoundError, PortError
-from brupop.ports.node_repository import NodeRepository
 
 
 class HookJudgement(NamedTuple):

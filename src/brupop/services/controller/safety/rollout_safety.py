@@ -31,7 +31,7 @@ from brupop.domain.safety.safety_reasons import gate_hold, hook_hold
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
-from brupop.ports.node_repository import NodeRepository
+from brupop.ports.cluster.node_repository import NodeRepository
 from brupop.services.controller.safety.canary_keeper import CanaryKeeper
 from brupop.services.controller.safety.gate_reads import (
     GATE_CHECKS_BUDGET_SECONDS,

@@ -23,8 +23,8 @@ from brupop.domain.starting.autoscaler_annotations import (
     restore_changes,
 )
 from brupop.ports.clock import Clock
+from brupop.ports.cluster.node_repository import NodeRepository
 from brupop.ports.errors import ConflictError, NotFoundError, PortError
-from brupop.ports.node_repository import NodeRepository
 from brupop.services.runtime.mirror import Mirror
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.shadow import Shadow
 from brupop.domain.starting.prestage_choice import PrestageCandidate
-from brupop.ports.event_recorder import EventRecorder
+from brupop.ports.cluster.event_recorder import EventRecorder
 
 PRESTAGING = "UpdatePrestaging"
 STAGED_AHEAD = "UpdateStagedAhead"

@@ -26,9 +26,9 @@ from brupop.domain.starting.prestage_choice import (
 )
 from brupop.domain.starting.start_holds import StartCandidate, StartRule
 from brupop.domain.states import UpdateState
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import ConflictError, NotFoundError
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.shadow_repository import ShadowRepository
 from brupop.services.controller.starts.prestage_events import PrestageEvents
 from brupop.services.controller.writing.write_journal import WriteJournal
 

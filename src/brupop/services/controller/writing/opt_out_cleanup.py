@@ -20,10 +20,10 @@ from brupop.domain.cluster.objects import (
     Node,
 )
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, Shadow
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import NotFoundError, PortError
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.shadow_repository import ShadowRepository
 
 BRUPOP_MARK = "true"  # the value of brupop's own "I changed this" annotations
 

@@ -24,10 +24,10 @@ from brupop.domain.safety.health_gate import in_gate
 from brupop.domain.safety.reboot_hooks import HookDecision
 from brupop.domain.shadow import CRASH_COUNT_MAX, Shadow, ShadowStatus
 from brupop.domain.states import StateTimeouts, UpdateState
+from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import ConflictError, NotFoundError
-from brupop.ports.event_recorder import EventRecorder
-from brupop.ports.rollout_metrics import RolloutMetrics
-from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics
 from brupop.services.controller.writing.write_journal import WriteJournal
 
 

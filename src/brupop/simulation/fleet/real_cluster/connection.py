@@ -13,8 +13,8 @@ from kubernetes.client import ApiClient, Configuration, CoreV1Api
 from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import HTTPError
 
+from brupop.adapters.kubernetes.api.errors import no_answer
 from brupop.adapters.kubernetes.cluster import bounded
-from brupop.adapters.kubernetes.errors import no_answer
 from brupop.cli.cluster_loader import ClusterSilent, ClusterTarget, reach_cluster
 from brupop.cli.fleet_description.simulated_cluster import ClusterRefused
 

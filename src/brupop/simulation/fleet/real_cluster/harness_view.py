@@ -12,13 +12,13 @@ from kubernetes.client import CoreV1Api, CustomObjectsApi
 from kubernetes.client.exceptions import ApiException
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.update_policies import PLURAL, VERSION
+from brupop.adapters.kubernetes.resources.update_policies import PLURAL, VERSION
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.policy.policy_object import PolicySnapshot, UpdatePolicy
 from brupop.domain.shadow import API_GROUP, KIND
-from brupop.ports.node_repository import NodeRepository
-from brupop.ports.shadow_repository import ShadowRepository
+from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 from brupop.simulation.fleet.real_cluster.fleet_objects import KWOK_ANNOTATION
 

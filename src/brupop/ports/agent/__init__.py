@@ -1,0 +1,2 @@
+"""The agent's ports: its host's update API, and its own shadow and node through the
+brupop apiserver."""

@@ -1,0 +1,1 @@
+"""Cluster ports: Nodes, pods, shadows, update policies, Leases, Events and workloads."""
