@@ -10,8 +10,8 @@ from tests.unit.bench.test_real_cluster_readings import bench_module
 ANSWER = b'HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{"ok": true}'
 
 
-async def _closing_server(served: list[int]) -> asyncio.Server:
-    """Answers one request per connection, then closes it."""
+async def _closing_server(served: list[int], closed: asyncio.Event | None = None) -> asyncio.Server:
+    """Answers one request per connection, then closes it (and sets `closed` once it is)."""
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readuntil(b"\r\n\r\n")
@@ -19,6 +19,9 @@ async def _closing_server(served: list[int]) -> asyncio.Server:
         writer.write(ANSWER)
         await writer.drain()
         writer.close()
+        await writer.wait_closed()
+        if closed is not None:
+            closed.set()
 
     return await asyncio.start_server(serve, "127.0.0.1", 0)
 
@@ -28,11 +31,12 @@ def test_a_call_after_the_server_closed_the_kept_alive_connection_opens_a_fresh_
 
     async def two_calls() -> list[int]:
         served: list[int] = []
-        server = await _closing_server(served)
+        closed = asyncio.Event()
+        server = await _closing_server(served, closed)
         port = server.sockets[0].getsockname()[1]
         conn = protocol.AgentConnection("127.0.0.1", port, None, "node-a", "token")
         first = await conn.call("GET", "/ping")
-        await asyncio.sleep(0.1)  # the server's close reaches the client
+        await asyncio.wait_for(closed.wait(), 20)  # the server has closed the connection
         second = await conn.call("GET", "/ping")
         conn.close()
         server.close()
