@@ -7,11 +7,11 @@ number is finite and bounded (docs/apiserver.md), so none can overflow a timer l
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from brupop.adapters.apiserver_http.serving.admission import ConnectionLimits
 from brupop.adapters.apiserver_http.serving.http_protocol import HeadLimits
@@ -21,6 +21,7 @@ from brupop.domain.policy.drain_rules import (
     ForceAllowanceError,
     read_force_allowance,
 )
+from brupop.entrypoints.environment_values import environment_values
 from brupop.entrypoints.logging.log_fields import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
@@ -44,10 +45,12 @@ def default_bind_address() -> str:
     return "::" if ":" in os.environ.get("KUBERNETES_SERVICE_HOST", "") else "0.0.0.0"
 
 
-class ApiserverSettings(BaseSettings):
-    """Environment variables of `brupop apiserver`."""
+class ApiserverSettings(BaseModel):
+    """Environment variables of `brupop apiserver` (each field's alias), defaults checked too."""
 
-    model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="ignore", frozen=True, populate_by_name=True, validate_default=True
+    )
 
     internal_port: int = whole_number("APISERVER_INTERNAL_PORT", 8443, least=1, most=65535)
     webhook_port: int | None = Field(None, ge=1, le=65535, alias="APISERVER_WEBHOOK_PORT")
@@ -152,9 +155,11 @@ class ApiserverSettings(BaseSettings):
         )
 
 
-def load_settings() -> ApiserverSettings:
-    """Read the environment; SettingsError with one line naming the variable on a bad value."""
+def load_settings(environ: Mapping[str, str] | None = None) -> ApiserverSettings:
+    """Read the environment (`os.environ` unless given); SettingsError with one line naming
+    the variable on a bad value."""
+    values = environment_values(ApiserverSettings, os.environ if environ is None else environ)
     try:
-        return ApiserverSettings()
+        return ApiserverSettings.model_validate(values)
     except ValidationError as error:
         raise SettingsError.first_of(error) from None
