@@ -114,6 +114,12 @@ def start_rig(
 RigFactory = Callable[..., Rig]
 
 
+def open_connections(rig: Rig, listener: str) -> int:
+    """The connections `listener` ("agents" or "webhook") holds a slot for."""
+    server = rig.server.server
+    return sum(a.slots.open for a in server.admissions if a.name == listener)  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def make_rig(certs: TestCertificates, tmp_path: Path) -> Iterator[RigFactory]:
     """Start rigs with chosen options; all are stopped after the test."""

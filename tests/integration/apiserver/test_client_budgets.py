@@ -18,19 +18,20 @@ import pytest
 
 from brupop.adapters.apiserver_http.serving.admission import ConnectionLimits
 from brupop.adapters.apiserver_http.serving.server import ServerLimits
-from tests.integration.apiserver.conftest import NS, Rig, RigFactory, agent_pod, free_port
+from tests.integration.apiserver.conftest import (
+    NS,
+    Rig,
+    RigFactory,
+    agent_pod,
+    free_port,
+    open_connections,
+)
 from tests.integration.apiserver.raw_client import read_until_closed, tcp_connection, tls_connection
 from tests.support.polling import wait_until
 
 LIMITS = ConnectionLimits(
     max_connections=6, webhook_max_connections=6, per_address=3, probe_reserve=2
 )
-
-
-def open_connections(rig: Rig, listener: str) -> int:
-    """The connections `listener` ("agents" or "webhook") holds a slot for."""
-    server = rig.server.server
-    return sum(a.slots.open for a in server.admissions if a.name == listener)  # type: ignore[attr-defined]
 
 
 def silent(stack: contextlib.ExitStack, port: int, source: str, count: int) -> list[socket.socket]:

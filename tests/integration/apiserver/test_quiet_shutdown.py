@@ -9,7 +9,6 @@ import signal
 import socket
 import ssl
 import threading
-import time
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,9 +26,10 @@ from tests.integration.apiserver.conftest import (
     RigFactory,
     add_agent_nodes,
     agent_pod,
+    open_connections,
     start_brupop_apiserver,
 )
-from tests.support.polling import wait_until
+from tests.support.polling import first_answer, wait_until
 from tests.support.tls import TestCertificates
 
 RESOURCE = "/bottlerocket-node-resource"
@@ -182,7 +182,8 @@ def test_a_connection_whose_tls_handshake_ends_during_the_stop_is_hung_up_quietl
     rig: Rig, output: Output
 ) -> None:
     raw = socket.create_connection(("127.0.0.1", rig.server.port))
-    time.sleep(0.3)  # the server accepts it; no TLS yet, so it is no HTTP connection yet
+    # The server accepts it; no TLS yet, so it is no HTTP connection yet.
+    wait_until(lambda: open_connections(rig, "agents") == 1, "the connection accepted")
     stopping = threading.Thread(target=rig.server.stop)
     stopping.start()
     wait_until(
@@ -207,13 +208,8 @@ def test_sigterm_with_idle_agent_connections_stops_brupop_apiserver_without_an_e
     context = ssl.create_default_context(cafile=str(certs.ca_path))
     idle: list[ssl.SSLSocket] = []
     try:
-        deadline = time.monotonic() + 20
-        while len(idle) < 3 and time.monotonic() < deadline:
-            try:
-                idle.append(keep_alive_after_ping(context, port))
-            except OSError:
-                time.sleep(0.05)
-        assert len(idle) == 3
+        for _ in range(3):
+            idle.append(first_answer(lambda: keep_alive_after_ping(context, port), "GET /ping"))
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=30)

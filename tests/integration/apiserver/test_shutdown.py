@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 from brupop.domain import shadow as cluster
 from brupop.domain.cluster.objects import OwnerReference
@@ -11,6 +10,7 @@ from brupop.domain.host.agent_shadow import AgentShadow
 from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.drain.drainer import DrainTimings
 from tests.integration.apiserver.conftest import Rig, RigFactory
+from tests.support.polling import wait_until
 
 
 def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None:
@@ -21,9 +21,7 @@ def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None
         target=lambda: answers.append(agent.wait_for_change(created.resource_version, 30))
     )
     poll.start()
-    deadline = time.monotonic() + 30
-    while rig.parts.feed.waiting() == 0 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: rig.parts.feed.waiting() > 0, "the long poll held", seconds=30)
     assert poll.is_alive() and rig.parts.feed.waiting() == 1
 
     rig.server.stop()
@@ -35,9 +33,7 @@ def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None
 def cluster_reads_once_fed(rig: Rig, shadow: AgentShadow) -> list[str]:
     """The names of the shadows read from the cluster from now on, once the feed holds
     `shadow`."""
-    deadline = time.monotonic() + 30
-    while rig.parts.feed.latest(shadow.name) is None and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: rig.parts.feed.latest(shadow.name) is not None, "the feed", seconds=30)
     reads: list[str] = []
     read = rig.cluster.shadows.get
 
@@ -95,9 +91,7 @@ def test_a_pending_drain_wait_is_told_to_ask_again_when_the_server_stops(
     waiting.start()
     # Stop only once the drain is under way on the server (its first eviction was refused),
     # however slow the machine is to get the request there.
-    deadline = time.monotonic() + 30
-    while rig.cluster.pods.evictions_refused == 0 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: rig.cluster.pods.evictions_refused > 0, "a refused eviction", seconds=30)
     assert waiting.is_alive() and rig.cluster.pods.evictions_refused > 0
 
     rig.server.stop()
