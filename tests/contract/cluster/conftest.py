@@ -15,26 +15,18 @@ from typing import Any, Protocol, TypeVar
 import pytest
 
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
-from brupop.adapters.kubernetes.resources.nodes import node_from_object
-from brupop.adapters.kubernetes.resources.pods import budget_from_object, pod_from_object
+from brupop.adapters.kubernetes.resources.pods import budget_from_object
 from brupop.adapters.kubernetes.tokens.service_accounts import service_account_from_object
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import (
     ClusterEvent,
     EventSubject,
     EventType,
-    Node,
     OwnerReference,
-    Pod,
-    PodPhase,
-    Resources,
     ServiceAccount,
-    Taint,
-    Toleration,
     WatchBookmark,
     WatchEvent,
 )
-from brupop.domain.cluster.resources import NO_RESOURCES
 from brupop.domain.safety.evicted_workloads import WorkloadRef
 from brupop.domain.shadow import ShadowSpec
 from brupop.ports.cluster.event_recorder import EventRecorder
@@ -46,6 +38,7 @@ from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.cluster.workload_replicas import WorkloadReplicas
 from brupop.ports.tokens.token_reviewer import TokenReviewer
 from brupop.ports.tokens.token_verifier import ServiceAccountSource
+from tests.support.cluster_seeder import ClusterSeeder, EmulatorSeeder, MemorySeeder
 from tests.support.kube_api_rules import BUDGETS, EVENTS, PODS, POLICIES, SERVICE_ACCOUNTS
 from tests.support.kube_emulator_server import EmulatorServer
 
@@ -76,24 +69,11 @@ class Ports(Protocol):
     def service_accounts(self) -> ServiceAccountSource: ...
 
 
-class Backend(Protocol):
+class Backend(ClusterSeeder, Protocol):
     """A cluster under test and the means to set it up."""
 
     name: str
     cluster: Ports
-
-    def add_node(
-        self,
-        name: str,
-        *,
-        labels: Mapping[str, str] | None = None,
-        unschedulable: bool = False,
-        ready: bool = True,
-        internal_ip: str | None = None,
-        taints: Sequence[Taint] = (),
-        allocatable: Resources | None = None,
-        deleting: bool = False,
-    ) -> Node: ...
 
     def set_node_ready(self, name: str, ready: bool) -> None:
         """The node's kubelet reports its Ready condition."""
@@ -104,23 +84,6 @@ class Backend(Protocol):
     def put_workload(self, workload: WorkloadRef, ready_replicas: int, node_name: str) -> None:
         """The workload exists with `ready_replicas` ready (pods on `node_name` if it needs
         pods to say so)."""
-
-    def add_pod(
-        self,
-        namespace: str,
-        name: str,
-        node_name: str,
-        *,
-        labels: Mapping[str, str] | None = None,
-        owners: Sequence[OwnerReference] = (),
-        phase: PodPhase = PodPhase.RUNNING,
-        annotations: Mapping[str, str] | None = None,
-        service_account: str | None = None,
-        ready: bool = True,
-        requests: Resources = NO_RESOURCES,
-        node_selector: Mapping[str, str] | None = None,
-        tolerations: Sequence[Toleration] = (),
-    ) -> Pod: ...
 
     def add_disruption_budget(
         self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
@@ -156,35 +119,12 @@ class Backend(Protocol):
         """`namespace/name` -> the grace period each eviction asked for (None: the pod's own)."""
 
 
-class MemoryBackend:
+class MemoryBackend(MemorySeeder):
     name = "memory"
 
     def __init__(self) -> None:
-        self.memory = InMemoryCluster(NAMESPACE)
+        super().__init__(InMemoryCluster(NAMESPACE))
         self.cluster: Ports = self.memory
-
-    def add_node(
-        self,
-        name: str,
-        *,
-        labels: Mapping[str, str] | None = None,
-        unschedulable: bool = False,
-        ready: bool = True,
-        internal_ip: str | None = None,
-        taints: Sequence[Taint] = (),
-        allocatable: Resources | None = None,
-        deleting: bool = False,
-    ) -> Node:
-        return self.memory.add_node(
-            name,
-            labels=labels,
-            unschedulable=unschedulable,
-            ready=ready,
-            internal_ip=internal_ip,
-            taints=taints,
-            allocatable=allocatable,
-            deleting=deleting,
-        )
 
     def set_node_ready(self, name: str, ready: bool) -> None:
         self.memory.set_node_ready(name, ready)
@@ -203,37 +143,6 @@ class MemoryBackend:
             owned.append(name)
         for index, name in enumerate(owned):
             self.memory.set_pod_ready(workload.namespace, name, index < ready_replicas)
-
-    def add_pod(
-        self,
-        namespace: str,
-        name: str,
-        node_name: str,
-        *,
-        labels: Mapping[str, str] | None = None,
-        owners: Sequence[OwnerReference] = (),
-        phase: PodPhase = PodPhase.RUNNING,
-        annotations: Mapping[str, str] | None = None,
-        service_account: str | None = None,
-        ready: bool = True,
-        requests: Resources = NO_RESOURCES,
-        node_selector: Mapping[str, str] | None = None,
-        tolerations: Sequence[Toleration] = (),
-    ) -> Pod:
-        return self.memory.add_pod(
-            namespace,
-            name,
-            node_name,
-            labels=labels,
-            owners=owners,
-            phase=phase,
-            annotations=annotations,
-            service_account=service_account,
-            ready=ready,
-            requests=requests,
-            node_selector=node_selector,
-            tolerations=tolerations,
-        )
 
     def add_disruption_budget(
         self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
@@ -288,38 +197,14 @@ class MemoryBackend:
         return dict(self.memory.pods.eviction_grace_periods)
 
 
-class KubernetesBackend:
+class KubernetesBackend(EmulatorSeeder):
     name = "kubernetes"
 
     def __init__(self, server: EmulatorServer) -> None:
+        super().__init__(server.emulator)
         self.server = server
-        self.emulator = server.emulator
         self.kubernetes = KubernetesCluster(server.api_client(), NAMESPACE)
         self.cluster: Ports = self.kubernetes
-
-    def add_node(
-        self,
-        name: str,
-        *,
-        labels: Mapping[str, str] | None = None,
-        unschedulable: bool = False,
-        ready: bool = True,
-        internal_ip: str | None = None,
-        taints: Sequence[Taint] = (),
-        allocatable: Resources | None = None,
-        deleting: bool = False,
-    ) -> Node:
-        node = self.emulator.add_node(
-            name,
-            labels=labels,
-            unschedulable=unschedulable,
-            ready=ready,
-            internal_ip=internal_ip,
-            taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in taints],
-            allocatable=_quantities(allocatable) if allocatable else None,
-            deleting=deleting,
-        )
-        return node_from_object(node)
 
     def set_node_ready(self, name: str, ready: bool) -> None:
         self.emulator.set_node_ready(name, ready)
@@ -329,46 +214,6 @@ class KubernetesBackend:
 
     def put_workload(self, workload: WorkloadRef, ready_replicas: int, node_name: str) -> None:
         self.emulator.put_workload(workload.kind, workload.namespace, workload.name, ready_replicas)
-
-    def add_pod(
-        self,
-        namespace: str,
-        name: str,
-        node_name: str,
-        *,
-        labels: Mapping[str, str] | None = None,
-        owners: Sequence[OwnerReference] = (),
-        phase: PodPhase = PodPhase.RUNNING,
-        annotations: Mapping[str, str] | None = None,
-        service_account: str | None = None,
-        ready: bool = True,
-        requests: Resources = NO_RESOURCES,
-        node_selector: Mapping[str, str] | None = None,
-        tolerations: Sequence[Toleration] = (),
-    ) -> Pod:
-        refs: list[dict[str, Any]] = [
-            {
-                "apiVersion": "apps/v1",
-                "kind": owner.kind,
-                "name": owner.name,
-                "uid": f"uid-{owner.name}",
-                "controller": owner.controller,
-            }
-            for owner in owners
-        ]
-        pod = self.emulator.add_pod(
-            namespace,
-            name,
-            node_name,
-            labels=labels,
-            owners=refs,
-            phase=str(phase),
-            annotations=annotations,
-            service_account=service_account,
-            ready=ready,
-            spec_fields=_scheduling_spec(requests, node_selector, tolerations),
-        )
-        return pod_from_object(pod)
 
     def add_disruption_budget(
         self, namespace: str, name: str, selector: Mapping[str, str], *, min_available: int
@@ -430,28 +275,6 @@ class KubernetesBackend:
 
     def eviction_grace_periods(self) -> dict[str, int | None]:
         return _grace_periods(self.emulator.requests)
-
-
-def _quantities(amount: Resources) -> dict[str, str]:
-    return {"cpu": f"{amount.cpu_millis}m", "memory": str(amount.memory_bytes)}
-
-
-def _scheduling_spec(
-    requests: Resources, node_selector: Mapping[str, str] | None, tolerations: Sequence[Toleration]
-) -> dict[str, Any]:
-    """The spec fields a Pod with these requests, selector and tolerations has."""
-    container: dict[str, Any] = {"name": "main", "image": "registry.local/app:1"}
-    if not requests.is_zero:
-        container["resources"] = {"requests": _quantities(requests)}
-    spec: dict[str, Any] = {"containers": [container]}
-    if node_selector:
-        spec["nodeSelector"] = dict(node_selector)
-    if tolerations:
-        spec["tolerations"] = [
-            {"key": t.key, "operator": t.operator, "value": t.value, "effect": t.effect}
-            for t in tolerations
-        ]
-    return spec
 
 
 @pytest.fixture(params=["memory", "kubernetes"])
