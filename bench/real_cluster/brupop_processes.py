@@ -90,6 +90,8 @@ def _environment(kubeconfig: Path, extra: dict[str, str]) -> dict[str, str]:
             "BRUPOP_CLUSTER": "kubernetes",
             "LOGGING_FORMATTER": "json",
             "PYTHONUNBUFFERED": "1",
+            # As the chart runs them: without docstrings (and asserts), 15 MiB less each.
+            "PYTHONOPTIMIZE": "2",
         }
     )
     env.update(extra)

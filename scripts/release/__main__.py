@@ -48,7 +48,7 @@ def build_root(options: argparse.Namespace, image: str, arch: str, wheel: Path) 
     )
     launcher = ["qemu-aarch64-static", "-L", str(root)] if arch == "arm64" else []
     modules = rootfs.loaded_modules(root, image, launcher)
-    rootfs.compile_modules(root, modules)
+    rootfs.compile_modules(root, modules, rootfs.OPTIMIZATION[image])
     python = sbom.python_components(options.generator, root, REPO / "pyproject.toml")
     document = sbom.merge(python, root, image, version())
     text = json.dumps(document, indent=2) + "\n"

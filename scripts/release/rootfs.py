@@ -26,8 +26,15 @@ ENTRYPOINTS = {
               "brupop.adapters.apiserver_client", "brupop.hostsim.__main__", *RUN_TIME),
     "control": ("brupop.cli.main", "brupop.entrypoints.controller.main",
                 "brupop.entrypoints.apiserver.main", "uvicorn.loops.asyncio",
-                "uvicorn.protocols.http.httptools_impl", "uvicorn.lifespan.on", *RUN_TIME),
+                "uvicorn.protocols.http.httptools_impl", "uvicorn.lifespan.on",
+                # The cluster each process builds at start, with the Kubernetes client, and the
+                # token libraries the apiserver loads for its first agent.
+                "brupop.adapters.kubernetes.cluster", "jwt", "jwt.algorithms", *RUN_TIME),
 }  # fmt: skip
+# The optimization level each image's bytecode is compiled for: the chart runs the controller
+# and the apiserver with PYTHONOPTIMIZE=2 (docstrings and asserts left out: the Kubernetes
+# client's docstrings alone are 15 MiB resident), so only `.opt-2.pyc` files serve them.
+OPTIMIZATION = {"agent": 0, "control": 2}
 
 # Run by the root's own Python: every module file loaded by importing the entrypoints.
 _PROBE = """\
@@ -79,13 +86,15 @@ def loaded_modules(root: Path, image: str, launcher: list[str]) -> list[Path]:
     return [f for f in files if f.is_relative_to(root)]
 
 
-def compile_modules(root: Path, files: list[Path]) -> None:
-    """Bytecode beside each file, naming its path in the image, used without checking the
-    source (the image never changes): no compiling on a node at 10m of CPU."""
+def compile_modules(root: Path, files: list[Path], optimization: int = 0) -> None:
+    """Bytecode beside each file for `optimization` (0, or 2 for `.opt-2.pyc`), naming its
+    path in the image, used without checking the source (the image never changes): no
+    compiling on a node at 10m of CPU."""
     for source in files:
         py_compile.compile(
             str(source),
             dfile="/" + str(source.relative_to(root)),
             doraise=True,
+            optimize=optimization,
             invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
         )

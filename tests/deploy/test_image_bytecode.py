@@ -22,6 +22,7 @@ from pathlib import Path
 
 from scripts.release import rootfs
 
+from tests.deploy.rendering import Rendered
 from tests.support.polling import wait_until
 from tests.support.raw_https import RawHttpsServer
 from tests.support.tls import make_certificates
@@ -131,3 +132,31 @@ def test_bytecode_is_written_beside_each_source_naming_its_path_in_the_image(
     flags = int.from_bytes(data[4:8], "little")
     assert flags == 0b01  # hash-based and unchecked: the source's time is never looked at
     assert marshal.loads(data[16:]).co_filename == "/opt/brupop/lib/module.py"
+
+
+def test_optimized_bytecode_is_written_without_the_docstrings(tmp_path: Path) -> None:
+    source = tmp_path / "opt" / "brupop" / "lib" / "module.py"
+    source.parent.mkdir(parents=True)
+    source.write_text('"""A docstring."""\nANSWER = 42\n')
+
+    rootfs.compile_modules(tmp_path, [source], 2)
+
+    data = Path(importlib.util.cache_from_source(str(source), optimization=2)).read_bytes()
+    assert "A docstring." not in marshal.loads(data[16:]).co_consts
+    assert not Path(importlib.util.cache_from_source(str(source))).exists()
+
+
+def test_the_control_image_is_compiled_for_the_level_the_chart_runs_it_at(
+    manifest: Rendered,
+) -> None:
+    level = str(rootfs.OPTIMIZATION["control"])
+    for name in ("brupop-apiserver", "brupop-controller-deployment"):
+        assert manifest.env("Deployment", name)["PYTHONOPTIMIZE"] == level
+    assert "PYTHONOPTIMIZE" not in manifest.env("DaemonSet", "brupop-agent")
+    assert rootfs.OPTIMIZATION["agent"] == 0
+
+
+def test_the_control_images_bytecode_covers_the_kubernetes_client_and_the_token_libraries() -> None:
+    compiled = set(_python(LOADED, *rootfs.ENTRYPOINTS["control"]))
+
+    assert {"kubernetes.client", "brupop.adapters.kubernetes.cluster", "jwt"} <= compiled

@@ -108,10 +108,12 @@ def test_no_kubernetes_configuration_stops_the_apiserver_with_one_line(
     assert err.count("\n") == 1 and "no Kubernetes configuration" in err
 
 
+# "2": as the chart runs it, without docstrings and asserts.
+@pytest.mark.parametrize("optimization", ["0", "2"])
 def test_brupop_apiserver_serves_https_on_the_memory_cluster_and_exits_zero_on_sigterm(
-    certs: TestCertificates,
+    certs: TestCertificates, optimization: str
 ) -> None:
-    process, port = start_brupop_apiserver(certs)
+    process, port = start_brupop_apiserver(certs, PYTHONOPTIMIZE=optimization)
     try:
         assert ping_soon(port, certs.ca_path) == b"pong"
     finally:

@@ -84,7 +84,11 @@ def test_the_legacy_window_alone_is_accepted_as_the_original_reads_it(
     assert config.window.schedule.expression == "* * 22-23,0-2 * * * *"
 
 
-def test_the_process_serves_probes_metrics_and_status_and_ends_cleanly_on_sigterm() -> None:
+# "2": as the chart runs it, without docstrings and asserts.
+@pytest.mark.parametrize("optimization", ["0", "2"])
+def test_the_process_serves_probes_metrics_and_status_and_ends_cleanly_on_sigterm(
+    optimization: str,
+) -> None:
     env = {
         **os.environ,
         **CONTROLLER_ENV,
@@ -92,6 +96,7 @@ def test_the_process_serves_probes_metrics_and_status_and_ends_cleanly_on_sigter
         "CONTROLLER_BIND_ADDRESS": "127.0.0.1",
         "LOGGING_FORMATTER": "json",
         "CONTROLLER_TICK_SECONDS": "0.2",
+        "PYTHONOPTIMIZE": optimization,
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "brupop", "controller"],
