@@ -9,13 +9,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from typing import Any, Protocol
 
 from brupop.adapters.apiserver_client.transport import HttpsTransport, Reply, RetryPolicy
 from brupop.adapters.apiserver_client.wire import shadow_from_document
 from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowStatus
-from brupop.ports.agent.node_operations import NodeOperations
-from brupop.ports.agent.shadow_store import ShadowStore
 from brupop.ports.errors import (
     AlreadyExistsError,
     ConflictError,
@@ -28,6 +25,34 @@ from brupop.ports.errors import (
     UnavailableError,
 )
 
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    from brupop.ports.agent.node_operations import NodeOperations
+    from brupop.ports.agent.shadow_store import ShadowStore
+
+    class ApiserverTransport(Protocol):
+        """How the client's calls reach the apiserver (HttpsTransport; tests script answers)."""
+
+        def call(
+            self,
+            method: str,
+            path: str,
+            *,
+            read_seconds: float,
+            node_uid: str | None = None,
+            body: Any = None,
+            query: Mapping[str, str] | None = None,
+        ) -> Reply:
+            """One logical call: its answer, or the PortError it ended in."""
+            ...
+
+        def close(self) -> None:
+            """Close the connections."""
+            ...
+
+
 RESOURCE = "/bottlerocket-node-resource"
 SERVICE_NAME = "brupop-apiserver"
 
@@ -35,27 +60,6 @@ SERVICE_NAME = "brupop-apiserver"
 def apiserver_base_url(namespace: str, port: int, cluster_domain: str = "cluster.local") -> str:
     """`https://brupop-apiserver.<namespace>.svc.<cluster_domain>:<port>`."""
     return f"https://{SERVICE_NAME}.{namespace}.svc.{cluster_domain}:{port}"
-
-
-class ApiserverTransport(Protocol):
-    """How the client's calls reach the apiserver (HttpsTransport; tests script the answers)."""
-
-    def call(
-        self,
-        method: str,
-        path: str,
-        *,
-        read_seconds: float,
-        node_uid: str | None = None,
-        body: Any = None,
-        query: Mapping[str, str] | None = None,
-    ) -> Reply:
-        """One logical call: its answer, or the PortError it ended in."""
-        ...
-
-    def close(self) -> None:
-        """Close the connections."""
-        ...
 
 
 class ApiserverClient:

@@ -20,10 +20,6 @@ from brupop.domain.host.agent_status import (
 from brupop.domain.host.agent_steps import same_version
 from brupop.domain.host.prestage_steps import HeldUpdate, held_update, with_held_update
 from brupop.domain.states import UpdateState
-from brupop.ports.agent.node_operations import NodeOperations
-from brupop.ports.agent.shadow_store import ShadowStore
-from brupop.ports.agent.update_api import UpdateApi
-from brupop.ports.clock import Clock
 from brupop.ports.errors import (
     DrainFailedError,
     HostApiError,
@@ -32,7 +28,6 @@ from brupop.ports.errors import (
     PortError,
 )
 from brupop.services.agent.config import AgentConfig
-from brupop.services.agent.event_log import EventLog
 from brupop.services.agent.long_poll import await_change
 from brupop.services.agent.observer import HostObserver
 from brupop.services.agent.outcomes import (
@@ -47,6 +42,14 @@ from brupop.services.agent.prestaging import Prestaging
 from brupop.services.agent.stop import StopFlag
 from brupop.services.agent.trouble_notes import TroubleNotes
 from brupop.services.agent.update_steps import UpdateSteps
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from brupop.ports.agent.node_operations import NodeOperations
+    from brupop.ports.agent.shadow_store import ShadowStore
+    from brupop.ports.agent.update_api import UpdateApi
+    from brupop.ports.clock import Clock
+    from brupop.services.agent.event_log import EventLog
 
 # What makes an update step fail (ErrorReset, one more crash). Other port errors are the
 # cluster being unreachable for a moment: no state change, try again next loop.

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:  # a protocol for the type checker: nothing checks it at run time, so the
+    # agent's modules import it under TYPE_CHECKING and this module is not loaded at its start
+    from typing import Any, Protocol
 
+    class EventLog(Protocol):
+        """Structured log lines by level; a structlog bound logger fits, and so does a fake."""
 
-class EventLog(Protocol):
-    """Structured log lines by level; a structlog bound logger fits, and so does a test fake."""
+        def debug(self, event: str, **fields: Any) -> Any: ...
 
-    def debug(self, event: str, **fields: Any) -> Any: ...
+        def info(self, event: str, **fields: Any) -> Any: ...
 
-    def info(self, event: str, **fields: Any) -> Any: ...
+        def warning(self, event: str, **fields: Any) -> Any: ...
 
-    def warning(self, event: str, **fields: Any) -> Any: ...
-
-    def error(self, event: str, **fields: Any) -> Any: ...
+        def error(self, event: str, **fields: Any) -> Any: ...

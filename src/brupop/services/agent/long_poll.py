@@ -9,8 +9,11 @@ from __future__ import annotations
 import threading
 
 from brupop.domain.host.agent_shadow import AgentShadow
-from brupop.ports.agent.shadow_store import ShadowStore
 from brupop.services.agent.stop import POLL_SECONDS, StopFlag
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from brupop.ports.agent.shadow_store import ShadowStore
 
 
 def await_change(

@@ -13,12 +13,15 @@ from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.host.agent_status import Observation, target_version
 from brupop.domain.host_kind import VARIANT_MAX_LENGTH, HostClass, HostKind
 from brupop.domain.versions import is_version
-from brupop.ports.agent.update_api import UpdateApi
-from brupop.ports.clock import Clock
 from brupop.ports.errors import HostApiError, HostCommandKilledError, HostResponseError
-from brupop.services.agent.event_log import EventLog
 from brupop.services.agent.outcomes import StopRequested
 from brupop.services.agent.stop import StopFlag
+
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from brupop.ports.agent.update_api import UpdateApi
+    from brupop.ports.clock import Clock
+    from brupop.services.agent.event_log import EventLog
 
 
 class HostObserver:

@@ -7,7 +7,6 @@ StopRequested at a safe point once a stop was asked for, RebootIssued once the h
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 from brupop.domain.errors import UnexpectedHostStateError
 from brupop.domain.host.agent_steps import (
@@ -19,25 +18,30 @@ from brupop.domain.host.agent_steps import (
 from brupop.domain.host.command_result import signal_name
 from brupop.domain.host.host import HostUpdateStatus
 from brupop.domain.host.prestage_steps import is_activated, next_prestage_step
-from brupop.ports.agent.node_operations import NodeOperations
-from brupop.ports.agent.update_api import UpdateApi
-from brupop.ports.clock import Clock
 from brupop.ports.errors import HostCommandKilledError, HostStateConflictError
 from brupop.services.agent.config import AgentConfig
-from brupop.services.agent.event_log import EventLog
 from brupop.services.agent.outcomes import RebootIssued, SpecWithdrawn, StopRequested
 from brupop.services.agent.stop import StopFlag
 
+TYPE_CHECKING = False  # keep `typing` out of the agent's start
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from brupop.ports.agent.node_operations import NodeOperations
+    from brupop.ports.agent.update_api import UpdateApi
+    from brupop.ports.clock import Clock
+    from brupop.services.agent.event_log import EventLog
+
+    class _NextStep(Protocol):
+        """A rule choosing the next host command towards `version`: agent_steps, prestage_steps."""
+
+        def __call__(
+            self, host: HostUpdateStatus | None, version: str, *, refreshed: bool
+        ) -> StagingStep | None: ...
+
+
 # refresh, deactivate, prepare, activate: no sequence needs more commands than these.
 _MAX_STAGING_STEPS = 4
-
-
-class _NextStep(Protocol):
-    """A rule choosing the next host command towards `version` (agent_steps, prestage_steps)."""
-
-    def __call__(
-        self, host: HostUpdateStatus | None, version: str, *, refreshed: bool
-    ) -> StagingStep | None: ...
 
 
 class UpdateSteps:

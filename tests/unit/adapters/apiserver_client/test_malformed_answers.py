@@ -8,18 +8,21 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brupop.adapters.apiserver_client.answers import error_text, json_object
-from brupop.adapters.apiserver_client.client import ApiserverClient, ApiserverTransport
+from brupop.adapters.apiserver_client.client import ApiserverClient
 from brupop.adapters.apiserver_client.transport import MAX_RESPONSE_BYTES, Reply
 from brupop.domain.host.agent_shadow import AgentShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import DrainFailedError, PortError, UnavailableError
+
+if TYPE_CHECKING:  # a protocol for the type checker only
+    from brupop.adapters.apiserver_client.client import ApiserverTransport
 
 # CPU seconds the calling thread may spend on one answer: its own time, which load does not
 # stretch (a wall-clock bound failed on a busy machine though the reading was as fast).
