@@ -32,27 +32,10 @@ from brupop.services.apiserver.authorization.authorizer import AGENT_AUDIENCE, A
 from tests.contract.cluster.token_issuers import ISSUER, SigningIssuer
 from tests.fakes.clock import FakeClock
 from tests.support.outside_input import outside_json
+from tests.unit.adapters.kubernetes.conftest import NS
 
-NS = "brupop-bottlerocket-aws"
 AUDIENCES = (AGENT_AUDIENCE,)
 RSA_MODULUS = "AQAB"  # too small a key: PyJWK refuses it, which is beside the point here
-
-
-@pytest.fixture
-def cluster() -> InMemoryCluster:
-    cluster = InMemoryCluster(NS, clock=FakeClock())
-    cluster.add_node("n1", uid="uid-n1")
-    return cluster
-
-
-@pytest.fixture
-def signer(cluster: InMemoryCluster) -> SigningIssuer:
-    return SigningIssuer(cluster)
-
-
-@pytest.fixture
-def pod(cluster: InMemoryCluster) -> Pod:
-    return cluster.add_pod(NS, "agent-n1", "n1", service_account=AGENT_SERVICE_ACCOUNT)
 
 
 @functools.cache

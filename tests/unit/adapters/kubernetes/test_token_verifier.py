@@ -18,26 +18,9 @@ from brupop.ports.errors import UnavailableError
 from brupop.services.apiserver.authorization.authorizer import AGENT_AUDIENCE, AGENT_SERVICE_ACCOUNT
 from tests.contract.cluster.token_issuers import ISSUER, SigningIssuer
 from tests.fakes.clock import FakeClock
+from tests.unit.adapters.kubernetes.conftest import NS
 
-NS = "brupop-bottlerocket-aws"
 AUDIENCES = (AGENT_AUDIENCE,)
-
-
-@pytest.fixture
-def cluster() -> InMemoryCluster:
-    cluster = InMemoryCluster(NS, clock=FakeClock())
-    cluster.add_node("n1", uid="uid-n1")
-    return cluster
-
-
-@pytest.fixture
-def signer(cluster: InMemoryCluster) -> SigningIssuer:
-    return SigningIssuer(cluster)
-
-
-@pytest.fixture
-def pod(cluster: InMemoryCluster) -> Pod:
-    return cluster.add_pod(NS, "agent-n1", "n1", service_account=AGENT_SERVICE_ACCOUNT)
 
 
 def test_a_token_names_its_account_pod_and_node(signer: SigningIssuer, pod: Pod) -> None:
