@@ -93,15 +93,7 @@ def test_drain_blocked_by_a_budget_fails_within_the_timeout_naming_pod_and_budge
 def test_drain_succeeds_once_the_budget_allows_the_eviction(
     cluster: InMemoryCluster, clock: SteppingClock
 ) -> None:
-    cluster.add_pod("apps", "web-5d9-a", "n1", labels={"app": "web"}, owners=REPLICA_SET)
-    cluster.add_disruption_budget("apps", "web-pdb", {"app": "web"}, min_available=1)
-    sleeps = iter(range(1000))
-
-    def second_replica_becomes_ready_after_three_retries() -> None:
-        if next(sleeps) == 2:
-            cluster.add_pod("apps", "web-5d9-b", "n2", labels={"app": "web"}, owners=REPLICA_SET)
-
-    clock.on_sleep = second_replica_becomes_ready_after_three_retries
+    _budget_allows_after_three_retries(cluster, clock)
 
     report = make_drainer(cluster, clock).drain("n1")
 
@@ -187,6 +179,19 @@ def test_a_pod_held_for_the_whole_drain_logs_its_first_refusal_then_a_summary_pe
 def test_a_pod_evicted_after_refusals_says_how_many_it_took(
     cluster: InMemoryCluster, clock: SteppingClock
 ) -> None:
+    _budget_allows_after_three_retries(cluster, clock)
+
+    with structlog.testing.capture_logs() as lines:
+        make_drainer(cluster, clock).drain("n1")
+
+    (evicted,) = [line for line in lines if line["event"] == "drain.pod_evicted"]
+    assert evicted["after_refusals"] == 3
+    assert [line["event"] for line in lines].count("drain.eviction_refused") == 1
+
+
+def _budget_allows_after_three_retries(cluster: InMemoryCluster, clock: SteppingClock) -> None:
+    """web-5d9-a on n1 under a budget of one web pod available: its second replica, on n2,
+    becomes ready during the drain's third wait, so the fourth eviction is allowed."""
     cluster.add_pod("apps", "web-5d9-a", "n1", labels={"app": "web"}, owners=REPLICA_SET)
     cluster.add_disruption_budget("apps", "web-pdb", {"app": "web"}, min_available=1)
     sleeps = iter(range(1000))
@@ -196,10 +201,3 @@ def test_a_pod_evicted_after_refusals_says_how_many_it_took(
             cluster.add_pod("apps", "web-5d9-b", "n2", labels={"app": "web"}, owners=REPLICA_SET)
 
     clock.on_sleep = second_replica_becomes_ready_after_three_retries
-
-    with structlog.testing.capture_logs() as lines:
-        make_drainer(cluster, clock).drain("n1")
-
-    (evicted,) = [line for line in lines if line["event"] == "drain.pod_evicted"]
-    assert evicted["after_refusals"] == 3
-    assert [line["event"] for line in lines].count("drain.eviction_refused") == 1
