@@ -26,7 +26,7 @@ from brupop.adapters.apiserver_http.conversion.worker_process import (
     ConversionWorker,
 )
 from brupop.domain.conversion import convert_review
-from brupop.services.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartPolicy
 from tests.integration.apiserver.conftest import RigFactory, start_brupop_apiserver
 from tests.integration.apiserver.raw_client import ping_soon
 from tests.support.polling import wait_until

@@ -15,7 +15,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import ShadowSpec
 from brupop.domain.states import UpdateState
 from brupop.services.apiserver.shadow_feed import ShadowFeed
-from brupop.services.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartPolicy
 from tests.fakes.breakable_watch import with_breakable_shadows
 from tests.integration.apiserver.conftest import FAST_DRAINS, NS, add_agent_nodes, start_rig
 from tests.support.polling import wait_until

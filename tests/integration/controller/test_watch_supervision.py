@@ -17,7 +17,7 @@ from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
-from brupop.services.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartPolicy
 from tests.fakes.breakable_watch import with_breakable_shadows
 from tests.support.polling import wait_until
 

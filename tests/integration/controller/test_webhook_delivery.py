@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookNotifier, WebhookTarget
 from brupop.domain.reporting.notification_formats import NotificationFormat
 from brupop.domain.reporting.notifications import Notification, NotificationKind
-from brupop.services.supervisor import Supervisor
+from brupop.services.runtime.supervisor import Supervisor
 from tests.support.webhook_receiver import (
     Receiver,
     dripping_receiver,

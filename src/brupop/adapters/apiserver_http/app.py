@@ -43,7 +43,7 @@ from brupop.services.apiserver.drain.registry import DrainRegistry
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import StatusPacing
 from brupop.services.runtime.informer import WATCH_SECONDS
-from brupop.services.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartPolicy
 
 RESOURCE = "/bottlerocket-node-resource"
 # Protected paths, and whether each needs the BrupopNodeUid header.

@@ -29,7 +29,7 @@ from brupop.ports.monitoring.safety_metrics import SafetyMetrics
 from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.runtime.rollout_notices import RolloutNotices
 from brupop.services.controller.service import ControllerService
-from brupop.services.supervisor import Supervisor
+from brupop.services.runtime.supervisor import Supervisor
 
 
 class NotifyingEvents:

@@ -22,7 +22,7 @@ from brupop.domain.shadow import Shadow
 from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
 from brupop.services.runtime.mirror import Mirror
-from brupop.services.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartPolicy
 
 PAST_VERSIONS = 16
 """The versions remembered per shadow before its current one (an agent asks about the last)."""

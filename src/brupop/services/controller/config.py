@@ -8,7 +8,7 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.runtime.informer import WATCH_SECONDS
-from brupop.services.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartPolicy
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import structlog
 from brupop.domain.cluster.objects import Listing, VersionListing, WatchBookmark, WatchEvent
 from brupop.ports.errors import InvalidObjectError, NotFoundError, PortError, WatchExpiredError
 from brupop.services.runtime.mirror import Mirror
-from brupop.services.supervisor import RestartPolicy, Supervisor
+from brupop.services.runtime.supervisor import RestartPolicy, Supervisor
 
 T = TypeVar("T")
 

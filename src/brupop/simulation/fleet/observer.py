@@ -20,7 +20,7 @@ from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import PortError, WatchExpiredError
-from brupop.services.supervisor import Supervisor
+from brupop.services.runtime.supervisor import Supervisor
 
 log = structlog.get_logger(__name__)
 

@@ -35,7 +35,7 @@ from brupop.adapters.apiserver_http.conversion.pipe_exchange import (
     WorkerGoneError,
     exchange,
 )
-from brupop.services.supervisor import RestartPolicy, Supervisor
+from brupop.services.runtime.supervisor import RestartPolicy, Supervisor
 
 log = structlog.get_logger(__name__)
 

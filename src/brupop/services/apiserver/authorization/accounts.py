@@ -15,7 +15,7 @@ from brupop.ports.errors import NotFoundError
 from brupop.ports.tokens.token_verifier import ServiceAccountSource
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
 from brupop.services.runtime.mirror import Mirror
-from brupop.services.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartPolicy
 
 
 def _unversioned(_account: ServiceAccount) -> None:

@@ -24,7 +24,7 @@ from brupop.ports.tokens.token_verifier import AgentPodSource, ServiceAccountSou
 from brupop.services.apiserver.authorization.accounts import ServiceAccountMirror
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
 from brupop.services.runtime.mirror import Mirror
-from brupop.services.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartPolicy
 
 log = structlog.get_logger(__name__)
 

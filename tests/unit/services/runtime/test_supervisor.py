@@ -7,7 +7,7 @@ import threading
 
 from structlog.testing import capture_logs
 
-from brupop.services.supervisor import RestartPolicy, Supervisor
+from brupop.services.runtime.supervisor import RestartPolicy, Supervisor
 
 QUICK = RestartPolicy(first_seconds=0.0, cap_seconds=0.0, failing_after=3, healthy_after=60.0)
 
