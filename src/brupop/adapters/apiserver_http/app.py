@@ -30,6 +30,7 @@ from brupop.adapters.apiserver_http.routes.errors import (
     UnexpectedErrorMiddleware,
 )
 from brupop.adapters.apiserver_http.routes.handlers import Handlers
+from brupop.adapters.apiserver_http.routes.long_polls import LongPolls
 from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics, MetricsMiddleware
 from brupop.adapters.apiserver_http.routes.requests import MAX_BODY_BYTES
 from brupop.adapters.apiserver_http.serving.body_limits import BodyLimitMiddleware
@@ -124,7 +125,8 @@ def starlette_app(
     """The Starlette app over the services in `parts`: routes, middleware, lifecycle.
 
     `app.state.begin_shutdown()` ends pending long-polls and drain waits early (the servers in
-    `server.py` call it when they start to stop); `app.state.parts` exposes the services.
+    `server.py` call it when they start to stop); `app.state.parts` exposes the services;
+    `app.state.long_polls` is the agents' long-poll lane that the server's protocol answers.
     """
     feed, conversion, agent_pods = parts.feed, parts.conversion, parts.agent_pods
 
@@ -150,6 +152,14 @@ def starlette_app(
     )
     app.state.parts = parts
     app.state.begin_shutdown = closing.close
+    # The agents' long-poll, answered below the app by the server's protocol (long_polls.py).
+    app.state.long_polls = LongPolls(
+        authorizer=parts.authorizer,
+        metrics=parts.metrics,
+        handlers=handlers,
+        closing=closing,
+        longest_wait_seconds=options.longest_wait_seconds,
+    )
     return app
 
 

@@ -57,11 +57,17 @@ class Closing:
                 continue
 
     async def race(
-        self, awaitable: Awaitable[T], timeout: float, *, receive: Receive | None = None
+        self,
+        awaitable: Awaitable[T],
+        timeout: float,
+        *,
+        receive: Receive | None = None,
+        connection: LostSignal | None = None,
     ) -> tuple[bool, T | None]:
         """(True, result) if `awaitable` finished within `timeout` and before the shutdown;
         (False, None) otherwise. ClientGoneError once the client has hung up, when `receive`
-        (the request's ASGI receive) is given. `awaitable` is cancelled when it loses."""
+        (the request's ASGI receive) or its `connection` is given. `awaitable` is cancelled when
+        it loses."""
         wait = _Wait(asyncio.get_running_loop())
         with self._lock:
             closed = self._closed
@@ -70,7 +76,7 @@ class Closing:
         try:
             if closed:
                 return False, None
-            with wait.watching(receive):
+            with wait.watching(receive, connection):
                 async with asyncio.timeout(timeout) as deadline:
                     wait.deadline = deadline
                     try:
@@ -111,9 +117,9 @@ class _Wait:
         self.end()
 
     @contextlib.contextmanager
-    def watching(self, receive: Receive | None) -> Iterator[None]:
+    def watching(self, receive: Receive | None, connection: LostSignal | None) -> Iterator[None]:
         """While inside: the client's hang-up ends the wait."""
-        connection = _connection(receive)
+        connection = connection or _connection(receive)
         if connection is not None:
             undo = connection.when_lost(self.hung_up)
             try:

@@ -58,14 +58,17 @@ async def _http_error(_request: Request, error: Exception) -> Response:
 
 
 async def _port_error(request: Request, error: Exception) -> Response:
+    return error_response(*port_error_answer(error, request.url.path))
+
+
+def port_error_answer(error: Exception, path: str) -> tuple[int, str]:
+    """The status and message a cluster error on `path` is answered with (logged once)."""
     for kind, status, message in _PORT_STATUS:
         if isinstance(error, kind):
-            log.info(
-                "request.cluster_answer", path=request.url.path, status=status, error=str(error)
-            )
-            return error_response(status, message)
-    log.warning("request.cluster_failed", path=request.url.path, error=str(error))
-    return error_response(502, "the cluster refused the operation")
+            log.info("request.cluster_answer", path=path, status=status, error=str(error))
+            return status, message
+    log.warning("request.cluster_failed", path=path, error=str(error))
+    return 502, "the cluster refused the operation"
 
 
 class UnexpectedErrorMiddleware:

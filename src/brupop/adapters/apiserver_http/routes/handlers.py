@@ -10,10 +10,11 @@ import anyio.to_thread
 import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.types import Receive
 
 from brupop.adapters.apiserver_http.conversion.by_size import ConversionBySize
 from brupop.adapters.apiserver_http.routes.authorization import CALLER
-from brupop.adapters.apiserver_http.routes.closing import Closing
+from brupop.adapters.apiserver_http.routes.closing import Closing, LostSignal
 from brupop.adapters.apiserver_http.routes.requests import (
     BadRequestError,
     parse_status,
@@ -105,9 +106,24 @@ class Handlers:
 
     async def read_shadow(self, request: Request) -> Response:
         caller = _caller(request)
-        name = shadow_name(caller.node_name)
         version, timeout = wait_parameters(request, self._longest_wait)
-        shadow: Shadow | None
+        shadow = await self.shadow_for(caller, version, timeout, receive=request.receive)
+        if shadow is None:
+            return error_response(404, f"node {caller.node_name} has no shadow")
+        return JSONResponse(shadow_document(shadow))
+
+    async def shadow_for(
+        self,
+        caller: AgentCaller,
+        version: str | None,
+        timeout: float,
+        *,
+        receive: Receive | None = None,
+        connection: LostSignal | None = None,
+    ) -> Shadow | None:
+        """The caller's shadow once it is past `version`, or `timeout` passed (0: at once). A
+        hang-up, told by `receive` or `connection`, raises ClientGoneError."""
+        name = shadow_name(caller.node_name)
         answer = None
         if timeout > 0:
             # At most two waits per node: a third ends the oldest (see `waits.py`).
@@ -116,7 +132,8 @@ class Handlers:
                     caller.node_name, lambda: self._feed.wait_for_change(name, version, timeout)
                 ),
                 timeout + 1,
-                receive=request.receive,
+                receive=receive,
+                connection=connection,
             )
             if answer is None:
                 # The wait was cut short (the server stopping, a newer wait of the same node,
@@ -125,12 +142,8 @@ class Handlers:
                 # stays a read from the cluster.
                 answer = self._feed.answer_now(name, version)
         if answer is not None:
-            shadow = answer.shadow
-        else:
-            shadow = await self._call(self._get_shadow, name)
-        if shadow is None:
-            return error_response(404, f"node {caller.node_name} has no shadow")
-        return JSONResponse(shadow_document(shadow))
+            return answer.shadow
+        return await self._call(self._get_shadow, name)
 
     def _get_shadow(self, name: str) -> Shadow | None:
         try:

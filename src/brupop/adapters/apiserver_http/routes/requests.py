@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -69,10 +70,15 @@ def parse_status(body: bytes) -> ShadowStatus:
 
 def wait_parameters(request: Request, longest: float) -> tuple[str | None, float]:
     """`resourceVersion` (optional) and `timeoutSeconds` (0 to `longest`, default 0)."""
-    version = request.query_params.get("resourceVersion") or None
+    return wait_query(request.query_params, longest)
+
+
+def wait_query(query: Mapping[str, str], longest: float) -> tuple[str | None, float]:
+    """`wait_parameters` from the query's parameters (the last of each name)."""
+    version = query.get("resourceVersion") or None
     if version is not None and _RESOURCE_VERSION.fullmatch(version) is None:
         raise BadRequestError("malformed resourceVersion")
-    text = request.query_params.get("timeoutSeconds") or "0"
+    text = query.get("timeoutSeconds") or "0"
     try:
         timeout = float(text) if len(text) <= 20 else math.nan
     except ValueError:

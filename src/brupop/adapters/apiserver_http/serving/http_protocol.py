@@ -9,7 +9,9 @@ part of a request came). Parser errors and upgrade attempts log at DEBUG only, s
 traffic cannot flood the log.
 
 It also tells a waiting request when its connection is lost (`closing.CONNECTION_LOST` in the
-request's scope), so that a long-poll needs no task of its own reading for the hang-up.
+request's scope), so that a long-poll needs no task of its own reading for the hang-up; and it
+hands each request to the agents' long-poll lane first (`routes/long_polls.py`), which answers
+an authorized long-poll below the ASGI app (see `ParkedPoll`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import structlog
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from brupop.adapters.apiserver_http.routes.closing import CONNECTION_LOST
+from brupop.adapters.apiserver_http.routes.long_polls import Admitted, LongPolls
+from brupop.adapters.apiserver_http.serving.parked_polls import ParkedPoll, answer_bytes
 
 log = structlog.get_logger(__name__)
 
@@ -44,9 +48,12 @@ class HeadLimits:
 class BoundedHttpProtocol(HttpToolsProtocol):
     """HttpToolsProtocol refusing request heads that are too large (431) or too slow (408)."""
 
-    def __init__(self, *args: Any, limits: HeadLimits, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, limits: HeadLimits, long_polls: LongPolls | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._limits = limits
+        self._long_polls = long_polls
         self._head_bytes = 0
         self._head_deadline: asyncio.TimerHandle | None = None
         self._refused = False
@@ -105,10 +112,44 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._stop_waiting_for_head()
+        if self._park_long_poll():
+            return
         scope = self.scope
         super().on_headers_complete()
         # The request's task has not run yet: it sees this in its scope.
         scope[CONNECTION_LOST] = self  # type: ignore[literal-required]
+
+    def _park_long_poll(self) -> bool:
+        """Hand the request to the long-poll lane, if it is a long-poll the lane answers and no
+        answer is in progress on this connection; True when the lane took it."""
+        polls, parser = self._long_polls, self.parser
+        if polls is None or (self.cycle is not None and not self.cycle.response_complete):
+            return False
+        if parser.get_method() != b"GET" or parser.get_http_version() != "1.1":
+            return False
+        if not parser.should_keep_alive() or parser.should_upgrade():
+            return False
+        poll = polls.admit(self.url, self.headers)
+        if poll is None:
+            return False
+        parked = ParkedPoll()
+        self.cycle = parked  # type: ignore[assignment]
+        task = self.loop.create_task(self._answer_parked(polls, poll, parked))
+        task.add_done_callback(self.tasks.discard)
+        self.tasks.add(task)
+        return True
+
+    async def _answer_parked(self, polls: LongPolls, poll: Admitted, parked: ParkedPoll) -> None:
+        """Wait in the lane, write its answer, then go on as uvicorn does after a response."""
+        answer = await polls.answer(poll, self)
+        keep_alive = parked.keep_alive and not polls.closing
+        if answer.body and not parked.disconnected and not self.transport.is_closing():
+            defaults = self.server_state.default_headers
+            self.transport.write(answer_bytes(answer, defaults, keep_alive=keep_alive))
+        parked.response_complete = True
+        if not keep_alive:
+            self.transport.close()
+        self.on_response_complete()
 
     def _await_head(self) -> None:
         self._head_bytes = 0

@@ -19,6 +19,7 @@ from typing import Any
 import uvicorn
 from uvicorn.server import ServerState
 
+from brupop.adapters.apiserver_http.routes.long_polls import LongPolls
 from brupop.adapters.apiserver_http.serving.admission import (
     RESERVE_SECONDS,
     Admission,
@@ -121,8 +122,10 @@ class _Server(uvicorn.Server):
         limits: ServerLimits,
         begin_shutdown: Callable[[], None],
         webhook_port: int | None,
+        long_polls: LongPolls | None = None,
     ) -> None:
         super().__init__(config)
+        self._long_polls = long_polls
         self.server_state = _DatedState(config)
         self._certificates = certificates
         self._limits = limits
@@ -176,12 +179,19 @@ class _Server(uvicorn.Server):
         )
 
         def http_protocol(reserved: bool) -> asyncio.Protocol:
-            kind = ReserveHttpProtocol if reserved else BoundedHttpProtocol
-            return kind(
+            if reserved:
+                return ReserveHttpProtocol(
+                    config=self.config,
+                    server_state=self.server_state,
+                    app_state=self.lifespan.state,
+                    limits=reserve_head,
+                )
+            return BoundedHttpProtocol(
                 config=self.config,
                 server_state=self.server_state,
                 app_state=self.lifespan.state,
-                limits=reserve_head if reserved else head,
+                limits=head,
+                long_polls=None if webhook else self._long_polls,
             )
 
         connections = self._limits.connections
@@ -242,6 +252,7 @@ def uvicorn_server(
         limits=limits or ServerLimits(),
         begin_shutdown=begin_shutdown,
         webhook_port=webhook_port,
+        long_polls=getattr(state, "long_polls", None),
     )
 
 
