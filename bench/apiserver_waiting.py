@@ -174,14 +174,18 @@ def authorization_outcomes(work: Path) -> dict[str, int]:
     return outcomes
 
 
-def stop_agents(agents: list[subprocess.Popen[str]]) -> tuple[dict[str, list[Any]], dict[str, int]]:
+def stop_agents(
+    agents: list[subprocess.Popen[str]],
+) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     answers: dict[str, list[Any]] = {}
-    errors: dict[str, int] = {"once_all_waited": 0}
+    errors: dict[str, Any] = {"once_all_waited": 0, "not_waiting": 0, "connect_seconds": 0.0}
     for process in agents:
         out, _ = process.communicate(input="", timeout=60)
         result = json.loads(out.strip().splitlines()[-1])
         answers.update(result["answers"])
         errors["once_all_waited"] += result["errors_once_waiting"]
+        errors["not_waiting"] += result["not_waiting"]
+        errors["connect_seconds"] = max(errors["connect_seconds"], result["connect_seconds"])
         for kind, count in result["errors"].items():
             errors[kind] = errors.get(kind, 0) + count
     return answers, errors

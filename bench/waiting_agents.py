@@ -6,8 +6,9 @@ and token, as adapters/apiserver_client sends it), asking again as soon as it is
 the resourceVersion it was answered, from a loopback address of its own. A failed poll is retried
 as the real agent retries it (`Retrying`), on a new connection after a connection error. The
 agents connect at `--connect-rate` a second, so that the handshakes do not all land at once. Once
-every agent has sent its first wait the process prints `waiting`; when stdin closes it prints one
-JSON object: every answer each agent got (resourceVersion, time.monotonic()), and the errors.
+every agent has sent its first wait (or CONNECT_SECONDS passed) the process prints `waiting`;
+when stdin closes it prints one JSON object: every answer each agent got (resourceVersion,
+time.monotonic()), the errors, and how many agents never waited.
 
 This process's own TLS reads use 16 KiB buffers instead of asyncio's 256 KiB (memory of the bench,
 not of the server).
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import ssl
@@ -35,6 +37,7 @@ RESOURCE = "/bottlerocket-node-resource"
 WAIT_SECONDS = 30  # the agent's SHADOW_WAIT_SECONDS
 LOOP_INTERVAL_SECONDS = 5.0  # the agent's AGENT_LOOP_INTERVAL_SECONDS: its wait after trouble
 RETRY = RetryPolicy()  # what the agent's ApiserverClient retries with
+CONNECT_SECONDS = 300.0  # how long every agent may take to wait, refusals retried, at most
 
 
 class Agents:
@@ -47,6 +50,8 @@ class Agents:
         self.first_waits = 0
         self._count = count
         self.all_waiting = asyncio.Event()
+        self.not_waiting = 0  # agents still without a first wait when the process went on
+        self.connect_seconds = 0.0  # from the last connection opened to every agent waiting
 
     def note_error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -168,9 +173,6 @@ async def one_agent(
             if status:
                 agents.note_error(f"http_{status}: {body[:80].decode(errors='replace')}")
             delay = retrying.after_failure(status in (0, 429) or status >= 500)
-            if retrying.read_first and not waiting:
-                waiting = True
-                agents.note_first_wait()  # it may not wait for a while: do not hold the others up
             await asyncio.sleep(delay)
     finally:
         link.close()
@@ -197,7 +199,11 @@ async def drive(args: argparse.Namespace) -> Agents:
         agent = run_agent(index, node, ready["url"], context, agents)
         tasks.append(asyncio.create_task(agent))
         await asyncio.sleep(1.0 / args.connect_rate)
-    await agents.all_waiting.wait()
+    connecting = time.monotonic()
+    with contextlib.suppress(TimeoutError):  # refused over and over: go on, and say how many
+        await asyncio.wait_for(agents.all_waiting.wait(), CONNECT_SECONDS)
+    agents.not_waiting = len(nodes) - agents.first_waits
+    agents.connect_seconds = time.monotonic() - connecting
     print("waiting", flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     for task in tasks:
@@ -219,6 +225,8 @@ def main() -> int:
         "answers": agents.answers,
         "errors": agents.errors,
         "errors_once_waiting": agents.errors_once_waiting,
+        "not_waiting": agents.not_waiting,
+        "connect_seconds": round(agents.connect_seconds, 1),
     }
     print(json.dumps(result))
     return 0
