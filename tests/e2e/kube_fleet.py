@@ -15,7 +15,6 @@ import socket
 import ssl
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from brupop.domain.cluster.objects import COMPONENT_LABEL
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
 from tests.support.kube_emulator import KubeEmulator
+from tests.support.polling import wait_until
 
 NAMESPACE = "brupop-bottlerocket-aws"
 WORKLOADS = "default"
@@ -160,16 +160,17 @@ class BrupopProcess:
 def wait_for_ping(base_url: str, ca_path: Path, process: BrupopProcess, seconds: float) -> None:
     """Until the apiserver answers /ping (it lists the shadows first); fails if it exits."""
     context = ssl.create_default_context(cafile=str(ca_path))
-    deadline = time.monotonic() + seconds
-    while True:
+
+    def answered() -> bool:
         if process.process.poll() is not None:
-            raise AssertionError(f"the apiserver exited\n{process.tail()}")
+            raise AssertionError("the apiserver exited")
         try:
             with urllib.request.urlopen(f"{base_url}/ping", context=context, timeout=2) as reply:
-                if reply.status == 200:
-                    return
+                return reply.status == 200
         except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the apiserver did not answer /ping\n{process.tail()}")
-        time.sleep(0.1)
+            return False
+
+    try:
+        wait_until(answered, "the apiserver's answer to /ping", seconds=seconds, interval=0.1)
+    except AssertionError as late:
+        raise AssertionError(f"{late}\n{process.tail()}") from None

@@ -10,7 +10,6 @@ over the wire) checks that the concurrency limit holds at every step.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from tests.e2e.kube_fleet import (
 from tests.support.kube_api_rules import KINDS, NODES, PODS, SHADOWS, status_body
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_process import EmulatorProcess, Recorded
+from tests.support.polling import wait_until
 
 OPTIONS = SimulationOptions(nodes=3, max_concurrent=2)
 NAMES = OPTIONS.node_names()
@@ -104,13 +104,16 @@ class Rollout:
         return all(view.phase(TARGET) == "updated" for view in self.observer.views().values())
 
     def wait_until_updated(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while not self.all_updated():
+        def updated() -> bool:
             for process in (self.apiserver, self.controller):
                 exited = process.process.poll()
-                assert exited is None, f"{process.command} exited {exited}\n{self.explain()}"
-            assert time.monotonic() < deadline, f"not every node updated\n{self.explain()}"
-            time.sleep(0.1)
+                assert exited is None, f"{process.command} exited {exited}"
+            return self.all_updated()
+
+        try:
+            wait_until(updated, "every node updated", seconds=seconds, interval=0.1)
+        except AssertionError as late:
+            raise AssertionError(f"{late}\n{self.explain()}") from None
 
 
 def refuse_first_eviction(emulator: KubeEmulator, pod: str) -> None:
