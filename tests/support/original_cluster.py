@@ -9,7 +9,6 @@ Nothing runs the original's processes: the snapshot is the cluster as they left 
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -145,12 +144,13 @@ def remove_original(access: ClusterAccess, nodes: Sequence[OriginalNode]) -> Non
         except ApiException as error:
             if error.status != 404:
                 raise
-    deadline = time.monotonic() + 30
     names = {node.name for node in nodes}
-    while names & {n.metadata.name for n in core.list_node().items}:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"Nodes {sorted(names)} not deleted after 30 s")
-        time.sleep(0.2)
+    wait_until(
+        lambda: not names & {n.metadata.name for n in core.list_node().items},
+        f"Nodes {sorted(names)} deleted",
+        seconds=30,
+        interval=0.2,
+    )
 
 
 def _create(create: object, body: dict[str, object]) -> None:

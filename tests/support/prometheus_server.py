@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -19,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from tests.support.polling import wait_until
 from tests.support.prometheus_tools import tool
 
 READY_SECONDS = 60.0
@@ -93,18 +93,19 @@ class PrometheusServer:
         return self._log.read_text(encoding="utf-8", errors="replace")[-4000:]
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_SECONDS
-        while time.monotonic() < deadline:
-            if self._process is not None and self._process.poll() is not None:
-                raise PrometheusError(f"prometheus exited at start:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as answer:
-                    if answer.status == 200:
-                        return
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.2)
-        raise PrometheusError(f"prometheus not ready after {READY_SECONDS:.0f} s:\n{self.log()}")
+        try:
+            wait_until(self._ready, "prometheus ready", seconds=READY_SECONDS, interval=0.2)
+        except AssertionError as late:
+            raise PrometheusError(f"{late}:\n{self.log()}") from None
+
+    def _ready(self) -> bool:
+        if self._process is not None and self._process.poll() is not None:
+            raise PrometheusError(f"prometheus exited at start:\n{self.log()}")
+        try:
+            with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as answer:
+                return answer.status == 200
+        except OSError:  # URLError is one
+            return False
 
     def reload(self, config: dict[str, Any]) -> None:
         """Rewrite the configuration and have Prometheus load it now."""
