@@ -6,9 +6,10 @@ queue drops the message and counts it (`queue_full`, for that webhook). Each web
 has its own worker (`WebhookLane.deliver`, the body of a supervised daemon thread), so a slow
 or dead receiver delays only its own messages. Each attempt is one exchange under a wall-clock
 deadline (`timeout_seconds`: connect, send, headers and body together, see `exchange`). A
-connection error, the deadline, a 429 or a 5xx is retried with exponential backoff (tenacity)
-up to `attempts` tries, then dropped (`undeliverable`); any other 4xx is dropped at once
-(`refused`): the same body would be refused again.
+connection error, the deadline, a 429 or a 5xx is retried after the waits of the one `Backoff`
+(doubling from `first_retry_seconds` up to `max_retry_seconds`) up to `attempts` tries, then
+dropped (`undeliverable`); any other 4xx is dropped at once (`refused`): the same body would be
+refused again.
 """
 
 from __future__ import annotations
@@ -22,17 +23,18 @@ from dataclasses import dataclass
 
 import structlog
 from tenacity import (
+    RetryCallState,
     RetryError,
     Retrying,
     retry_if_exception_type,
     stop_after_attempt,
     stop_when_event_set,
-    wait_exponential,
 )
 
 from brupop.adapters.notifications.exchange import ExchangeError, post_within
 from brupop.domain.reporting.notification_formats import NotificationFormat, render
 from brupop.domain.reporting.notifications import Notification, NotificationKind
+from brupop.domain.retry_backoff import Backoff
 from brupop.ports.monitoring.notifier import NotificationCounts
 
 _IDLE_WAIT_SECONDS = 0.5
@@ -61,6 +63,10 @@ class DeliveryPolicy:
     attempts: int = 4
     first_retry_seconds: float = 1.0
     max_retry_seconds: float = 30.0
+
+    def retry_wait(self, tries: int) -> float:
+        """The pause after `tries` failed tries (1: `first_retry_seconds`), doubling to the cap."""
+        return Backoff(self.first_retry_seconds, self.max_retry_seconds).delay(tries)
 
 
 class RetryableDelivery(Exception):
@@ -156,9 +162,7 @@ class WebhookLane:
         policy = self._policy
         retrying = Retrying(
             stop=stop_after_attempt(policy.attempts) | stop_when_event_set(self._stop),
-            wait=wait_exponential(
-                multiplier=policy.first_retry_seconds, max=policy.max_retry_seconds
-            ),
+            wait=self._retry_wait,
             retry=retry_if_exception_type(RetryableDelivery),
             sleep=self._pause,
         )
@@ -170,6 +174,9 @@ class WebhookLane:
             self._dropped(notification, "undeliverable", str(error.last_attempt.exception()))
         else:
             self._counts.count_sent(self.target.name)
+
+    def _retry_wait(self, state: RetryCallState) -> float:
+        return self._policy.retry_wait(state.attempt_number)
 
     def _pause(self, seconds: float) -> None:
         """Backoff between tries, cut short by a stop (which then also ends the tries)."""

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from brupop.domain.retry_backoff import Backoff
 from brupop.domain.shadow import ShadowStatus
 from brupop.domain.timestamps import later
 
 MAX_DELAY_MINUTES = 24 * 60
-_CAP_EXPONENT = MAX_DELAY_MINUTES.bit_length()  # 2**11 = 2048 > 1440: capped from here on
+_BACKOFF = Backoff(first_seconds=60.0, cap_seconds=MAX_DELAY_MINUTES * 60.0)
 
 
 def delay_minutes(crash_count: int) -> int:
-    """min(2^crash_count, 1440); computed without ever building a huge power."""
+    """min(2^crash_count, 1440): the one Backoff's wait after crash_count + 1 failures, from a
+    minute; it never builds a huge power."""
     if crash_count < 0:
         raise ValueError("crash_count cannot be negative")
-    if crash_count >= _CAP_EXPONENT:
-        return MAX_DELAY_MINUTES
-    return min(1 << crash_count, MAX_DELAY_MINUTES)
+    return int(_BACKOFF.ceiling(crash_count + 1)) // 60
 
 
 def retry_allowed_at(status: ShadowStatus) -> datetime | None:
