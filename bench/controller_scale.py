@@ -56,7 +56,6 @@ from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 
 HERE = Path(__file__).resolve()
@@ -120,15 +119,7 @@ def _controller(cluster: InMemoryCluster, limit: int) -> ControllerService:
         namespace=NAMESPACE,
         identity="brupop-controller-bench",
     )
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=cluster.events,
-        clock=cluster.clock,
-    )
-    return build_controller(ports, config)
+    return build_controller(cluster, config, cluster.clock)
 
 
 def _cpu_ms(action: Callable[[], object]) -> float:

@@ -30,7 +30,6 @@ from brupop.entrypoints.controller.container import build_controller
 from brupop.entrypoints.logging.logs import configure_logging
 from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerPorts
 from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -234,15 +233,7 @@ class ControllerThread:
             lease_seconds=lease_seconds,
             renew_seconds=renew_seconds,
         )
-        ports = ControllerPorts(
-            shadows=cluster.shadows,
-            nodes=cluster.nodes,
-            pods=cluster.pods,
-            leases=cluster.leases,
-            events=cluster.events,
-            clock=cluster.clock,
-        )
-        self.service = build_controller(ports, config)
+        self.service = build_controller(cluster, config, cluster.clock)
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self.service.run, args=(self._stop,), name="controller", daemon=True

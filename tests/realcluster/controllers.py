@@ -15,7 +15,6 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from tests.support.control_plane.chart_install import NAMESPACE
 
@@ -51,16 +50,7 @@ def controller_over(
         lease_name=lease_name,
         watch_seconds=timing.watch_seconds,
     )
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=cluster.events,
-        clock=clock,
-        policies=cluster.policies,
-    )
-    return build_controller(ports, config)
+    return build_controller(cluster, config, clock)
 
 
 @dataclass

@@ -29,7 +29,6 @@ from brupop.entrypoints.controller.container import EVENT_COMPONENT as CONTROLLE
 from brupop.entrypoints.controller.container import build_controller
 from brupop.entrypoints.controller.settings import ControllerSettings
 from brupop.hostsim.control import seed_host
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from brupop.simulation.flags.options import SimulationOptions
 from brupop.simulation.fleet import components
@@ -95,16 +94,7 @@ def controller_from_env(access: ClusterAccess, env: Mapping[str, str]) -> Contro
     config = settings.controller_config(datetime.now(UTC), identity="brupop-controller-migrated")
     api = access.as_service_account(NAMESPACE, "brupop-controller-service-account", TOKEN_SECONDS)
     cluster = KubernetesCluster(api, NAMESPACE, component=CONTROLLER_COMPONENT)
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=cluster.events,
-        clock=SystemClock(),
-        policies=cluster.policies,
-    )
-    return build_controller(ports, config)
+    return build_controller(cluster, config, SystemClock())
 
 
 @dataclass

@@ -19,7 +19,6 @@ from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from tests.integration.controller.running import running
 from tests.support.polling import wait_until
@@ -64,15 +63,7 @@ def _controller(
         renew_seconds=renew or lease / 3,
         watch_seconds=1.0,
     )
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=cluster.events,
-        clock=clock,
-    )
-    return build_controller(ports, config)
+    return build_controller(cluster, config, clock)
 
 
 def _wait_for(condition: Callable[[], bool], seconds: float) -> None:

@@ -19,7 +19,6 @@ from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from tests.fakes.clock import FakeClock
 from tests.support.kube_emulator_server import EmulatorServer
@@ -62,15 +61,7 @@ def _controller(kube: KubernetesCluster, clock: Clock, *, tick: float = 2.0) -> 
         watch_seconds=1.0,
         catch_up_by_list=True,  # ticked by hand: no watch thread feeds the mirror
     )
-    ports = ControllerPorts(
-        shadows=kube.shadows,
-        nodes=kube.nodes,
-        pods=kube.pods,
-        leases=kube.leases,
-        events=kube.events,
-        clock=clock,
-    )
-    return build_controller(ports, config)
+    return build_controller(kube, config, clock)
 
 
 def _agents_step(kube: KubernetesCluster) -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import time
 
-from brupop.adapters.http.prober import UrlProber
-from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
@@ -26,12 +24,9 @@ from brupop.domain.shadow import (
 )
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.controller.container import build_controller
+from brupop.entrypoints.controller.container import controller_container
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
-from brupop.services.controller.safety.health_checks import HealthChecks
-from brupop.services.controller.safety.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
 from tests.support.loopback_reach import loopback_http
 from tests.support.silent_server import SilentServer
@@ -94,13 +89,6 @@ def _racing_agent(cluster: InMemoryCluster, node: str) -> list[str]:
 
 def _controller(cluster: InMemoryCluster, limit: int = 1) -> ControllerService:
     clock = SystemClock()
-    http = loopback_http()
-    checks = HealthChecks(
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        workloads=cluster.workloads,
-        prober=UrlProber(http),
-    )
     config = ControllerConfig(
         policy=RolloutPolicy(ConcurrencyLimit(limit), StateTimeouts(), None),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
@@ -109,17 +97,9 @@ def _controller(cluster: InMemoryCluster, limit: int = 1) -> ControllerService:
         lease_seconds=LEASE,
         renew_seconds=RENEW,
     )
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=cluster.events,
-        clock=clock,
-        policies=cluster.policies,
-        gates=GatePorts(checks, PrometheusAlertSource(http)),
-    )
-    return build_controller(ports, config)
+    container = controller_container(cluster, config, clock)
+    container.http.override(loopback_http())  # probes and Prometheus may reach the silent server
+    return container.service()
 
 
 def test_a_black_holed_prometheus_and_probes_do_not_cost_the_leader_its_lease() -> None:

@@ -20,7 +20,7 @@ from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
+from brupop.services.controller.replica import ControllerMetrics
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.controller.service import ControllerService
 from tests.integration.controller.running import running
@@ -69,15 +69,9 @@ def _controller(cluster: InMemoryCluster, metrics: BuggyMetrics) -> ControllerSe
         renew_seconds=LEASE_SECONDS / 3,
         watch_seconds=1.0,
     )
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=cluster.events,
-        clock=clock,
+    return build_controller(
+        cluster, config, clock, ControllerMetrics(rollout=metrics, safety=metrics)
     )
-    return build_controller(ports, config, ControllerMetrics(rollout=metrics, safety=metrics))
 
 
 def _started(cluster: InMemoryCluster) -> int:

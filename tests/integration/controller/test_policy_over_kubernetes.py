@@ -21,7 +21,6 @@ from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from brupop.services.pausing import FleetPause
 from tests.contract.kubernetes.conftest import sent
@@ -85,16 +84,7 @@ def _controller(kube: KubernetesCluster, clock: Clock, *, by_hand: bool) -> Cont
         watch_seconds=1.0,
         catch_up_by_list=by_hand,
     )
-    ports = ControllerPorts(
-        shadows=kube.shadows,
-        nodes=kube.nodes,
-        pods=kube.pods,
-        leases=kube.leases,
-        events=kube.events,
-        clock=clock,
-        policies=kube.policies,
-    )
-    return build_controller(ports, config)
+    return build_controller(kube, config, clock)
 
 
 def _outside_idle(kube: KubernetesCluster) -> int:

@@ -20,12 +20,10 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.controller.container import build_controller
-from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
+from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
-from brupop.entrypoints.controller.notifying_ports import NotificationWiring, wire_notifications
+from brupop.entrypoints.controller.notifying_ports import NotificationWiring
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
 from brupop.services.controller.service import ControllerService
 from tests.fakes.clock import FakeClock
 from tests.support.webhook_receiver import Receiver, running_receiver, validate_v1
@@ -77,30 +75,15 @@ def _replica(
         namespace=cluster.namespace,
         identity=identity,
     )
-    metrics = PrometheusRolloutMetrics()
     settings = NotificationSettings("test-cluster", (WebhookTarget("webhook-1", url),), delivery)
-    wiring = wire_notifications(
-        settings,
-        events=cluster.events,
-        metrics=metrics,
-        registry=metrics.registry,
-        pods=cluster.pods,
-        clock=clock,
-    )
+    container = ControllerContainer(config=config, notification_settings=settings)
+    container.cluster.override(cluster)
+    container.clock.override(clock)
+    service = container.service()
+    wiring = container.notifications()
     assert wiring is not None
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=wiring.events,
-        clock=clock,
-        policies=cluster.policies,
-    )
-    service = build_controller(ports, config, ControllerMetrics(rollout=wiring.metrics))
-    wiring.notices.read_reports_from(service.reports)
     try:
-        yield Replica(service, wiring, metrics.registry)
+        yield Replica(service, wiring, container.prometheus().registry)
     finally:
         wiring.close()
 

@@ -15,7 +15,6 @@ from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.service import ControllerService
 from brupop.services.runtime.supervisor import RestartPolicy
 from tests.fakes.breakable_watch import with_breakable_shadows
@@ -35,15 +34,7 @@ def _controller(cluster: InMemoryCluster) -> ControllerService:
         watch_seconds=1.0,
         watch_restart=QUICK,
     )
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=cluster.events,
-        clock=clock,
-    )
-    return build_controller(ports, config)
+    return build_controller(cluster, config, clock)
 
 
 def test_a_watch_that_keeps_raising_is_restarted_and_makes_the_controller_unready() -> None:

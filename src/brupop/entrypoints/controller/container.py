@@ -1,18 +1,17 @@
 """The controller's composition root: the whole graph of one `brupop controller` replica.
 
 Settings in (`settings`, a Configuration loaded from ControllerSettings; `config`, the service's
-ControllerConfig; `notification_settings`), then the cluster BRUPOP_CLUSTER chooses, the
-notifications hung on its Events and the metrics, the ports, every part of the replica, the
-service and its HTTP surface. Tests and `brupop simulate` swap a fake in by overriding a
-provider (`container.cluster.override(...)`, `container.ports.override(...)`); `build_controller`
-is the short way to do that for a service over given ports.
+ControllerConfig; `notification_settings`), then one provider per collaborator: the cluster
+BRUPOP_CLUSTER chooses, the clock, the prober and the alert source the gates ask, the
+notifications hung on the Events and the metrics, every part of the replica, the service and
+its HTTP surface. Tests and `brupop simulate` put a fake in place by overriding the provider
+of that one collaborator (`container.cluster.override(...)`, `container.clock`,
+`container.prober`, ...); `build_controller` is the short way to a service over a given
+cluster and clock.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-import structlog
 from dependency_injector import containers, providers
 
 from brupop.adapters.http.bounded_get import BoundedGet
@@ -20,17 +19,19 @@ from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.policy.address_policy import AddressPolicy
-from brupop.entrypoints.clusters import ClusterChoice
+from brupop.entrypoints.clusters import ClusterChoice, ControllerCluster
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
 from brupop.entrypoints.controller.notification_settings import NotificationSettings
 from brupop.entrypoints.controller.notifying_ports import (
     notices_read,
+    notifying_events,
     notifying_metrics,
-    notifying_ports,
     wire_notifications,
 )
+from brupop.ports.clock import Clock
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.leader_writes import LeaderWrites
 from brupop.services.controller.mirror_catch_up import MirrorCatchUp
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
 from brupop.services.controller.mirrors.node_pods import NodePods
@@ -39,39 +40,23 @@ from brupop.services.controller.node_reasons import NodeReasons
 from brupop.services.controller.pass_publishing import PassPublisher
 from brupop.services.controller.policy.policy_follower import PolicyFollower
 from brupop.services.controller.policy.policy_rules import PolicyRules
-from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
-from brupop.services.controller.rollout_pass import PassParts, RolloutPass
+from brupop.services.controller.replica import ControllerMetrics
+from brupop.services.controller.rollout_pass import RolloutPass
 from brupop.services.controller.runtime.leader_election import LeaderElector
 from brupop.services.controller.safety.health_checks import HealthChecks
-from brupop.services.controller.safety.rollout_safety import GatePorts, RolloutSafety
-from brupop.services.controller.service import ControllerService, ReplicaParts, replica_log
+from brupop.services.controller.safety.rollout_safety import RolloutSafety
+from brupop.services.controller.service import ControllerService, replica_log
+from brupop.services.controller.starts.autoscaler_guard import AutoscalerGuard
 from brupop.services.controller.starts.offered_versions import OfferedVersions
-from brupop.services.controller.starts.start_rules import StartPorts, StartRules
+from brupop.services.controller.starts.prestage_keeper import PrestageKeeper
+from brupop.services.controller.starts.start_rules import StartRules
 from brupop.services.controller.status_readout import StatusReadout
+from brupop.services.controller.writing.opt_out_cleanup import OptOutCleanup
 from brupop.services.controller.writing.recalled_failures import RecalledFailures
+from brupop.services.controller.writing.rollout_writer import RolloutWriter
 from brupop.services.controller.writing.write_journal import WriteJournal
 
 EVENT_COMPONENT = "brupop-controller"
-
-
-def policy_follower(ports: ControllerPorts, namespace: str) -> PolicyFollower | None:
-    """The update policies followed; None without a policy repository (the behaviour before)."""
-    if ports.policies is None:
-        return None
-    return PolicyFollower(ports.policies, ports.events, namespace)
-
-
-def start_ports(
-    ports: ControllerPorts, versions: OfferedVersions, log: structlog.typing.FilteringBoundLogger
-) -> StartPorts:
-    """What the start rules read, with the defaults for what the ports leave out."""
-    # The version gate reads the first-seen times that the policy rules keep.
-    starts = replace(ports.starts or StartPorts(), versions=versions)
-    if starts.census is None:  # listed only by a pass that can start a node
-        starts = replace(starts, census=PodCensus(ports.pods, ports.nodes))
-    if starts.pods is None:  # the blocking-pod rule reads the pods through a short cache
-        starts = replace(starts, pods=NodePods(ports.pods, ports.clock, log))
-    return starts
 
 
 class ControllerContainer(containers.DeclarativeContainer):
@@ -102,78 +87,102 @@ class ControllerContainer(containers.DeclarativeContainer):
         instance_of=AddressPolicy, default=providers.Singleton(AddressPolicy.parse, "")
     )
     http = providers.Singleton(BoundedGet, address_policy)
-    health_checks = providers.Singleton(
-        HealthChecks,
-        nodes=cluster.provided.nodes,
-        pods=cluster.provided.pods,
-        workloads=cluster.provided.workloads,
-        prober=providers.Singleton(UrlProber, http),
-    )
-    gates = providers.Singleton(
-        GatePorts, health_checks, providers.Singleton(PrometheusAlertSource, http)
-    )
-    ports = providers.Singleton(
-        ControllerPorts,
-        shadows=cluster.provided.shadows,
-        nodes=cluster.provided.nodes,
-        pods=cluster.provided.pods,
-        leases=cluster.provided.leases,
-        events=cluster.provided.events,
-        clock=clock,
-        policies=cluster.provided.policies,
-        gates=gates,
-    )
+    prober = providers.Singleton(UrlProber, http)
+    alert_source = providers.Singleton(PrometheusAlertSource, http)
 
-    # --- the notifications, hung on the ports' Events and on the metrics ------------------
+    # --- the notifications, hung on the cluster's Events and on the metrics ---------------
     notifications = providers.Singleton(
         wire_notifications,
         notification_settings,
-        events=ports.provided.events,
+        events=cluster.provided.events,
         metrics=prometheus,
         registry=prometheus.provided.registry,
-        pods=ports.provided.pods,
-        clock=ports.provided.clock,
+        pods=cluster.provided.pods,
+        clock=clock,
     )
-    notified = providers.Singleton(notifying_ports, ports, notifications)
+    events = providers.Singleton(notifying_events, cluster.provided.events, notifications)
     reported = providers.Singleton(notifying_metrics, notifications, prometheus)
     metrics = providers.Singleton(ControllerMetrics, rollout=reported, safety=reported)
 
-    # --- the replica's parts, over the ports ----------------------------------------------
+    # --- what the replica reads: the mirrors, the policy, the gates, the census -----------
     log = providers.Singleton(replica_log, config.provided.identity)
     elector = providers.Singleton(
         LeaderElector,
-        notified.provided.leases,
-        notified.provided.clock,
+        cluster.provided.leases,
+        clock,
         namespace=config.provided.namespace,
         identity=config.provided.identity,
         name=config.provided.lease_name,
         lease_seconds=config.provided.lease_seconds,
         renew_seconds=config.provided.renew_seconds,
     )
-    journal = providers.Singleton(WriteJournal)
     fleet = providers.Singleton(
-        FleetMirror, notified.provided.shadows, notified.provided.nodes, config.provided.policy
+        FleetMirror, cluster.provided.shadows, cluster.provided.nodes, config.provided.policy
     )
-    reasons = providers.Singleton(NodeReasons, log)
+    follower = providers.Singleton(
+        PolicyFollower, cluster.provided.policies, events, config.provided.namespace
+    )
+    health_checks = providers.Singleton(
+        HealthChecks,
+        nodes=cluster.provided.nodes,
+        pods=cluster.provided.pods,
+        workloads=cluster.provided.workloads,
+        prober=prober,
+    )
     safety = providers.Singleton(
         RolloutSafety,
-        notified.provided.gates,
-        notified.provided.nodes,
-        notified.provided.clock,
+        health_checks,
+        alert_source,
+        cluster.provided.nodes,
+        clock,
         check_budget_seconds=config.provided.gate_check_budget_seconds,
     )
+    offered_versions = providers.Singleton(OfferedVersions, config.provided.release_age_quorum)
     rules = providers.Singleton(
         PolicyRules,
-        providers.Singleton(policy_follower, notified, config.provided.namespace),
+        follower,
         safety,
+        offered_versions,
         metrics.provided.rollout,
         metrics.provided.safety,
-        release_age_quorum=config.provided.release_age_quorum,
     )
-    starts = providers.Singleton(
-        StartRules, fleet, providers.Singleton(start_ports, notified, rules.provided.versions, log)
-    )
+    pod_census = providers.Singleton(PodCensus, cluster.provided.pods, cluster.provided.nodes)
+    node_pods = providers.Singleton(NodePods, cluster.provided.pods, clock, log)
+    starts = providers.Singleton(StartRules, fleet, pod_census, offered_versions, node_pods)
+    mirrors = providers.Singleton(MirrorCatchUp, fleet, follower, config, clock, log)
+
+    # --- what the replica writes, decides and publishes -----------------------------------
+    journal = providers.Singleton(WriteJournal)
     failures = providers.Singleton(RecalledFailures)
+    writer = providers.Singleton(
+        RolloutWriter,
+        cluster.provided.shadows,
+        events,
+        metrics.provided.rollout,
+        config.provided.policy.timeouts,
+        journal,
+    )
+    writes = providers.Singleton(
+        LeaderWrites,
+        elector=elector,
+        fleet=fleet,
+        writer=writer,
+        cleanup=providers.Singleton(
+            OptOutCleanup, cluster.provided.shadows, cluster.provided.nodes, events
+        ),
+        prestage=providers.Singleton(PrestageKeeper, cluster.provided.shadows, journal, events),
+        autoscaler=providers.Singleton(
+            AutoscalerGuard,
+            cluster.provided.nodes,
+            fleet.provided.nodes,
+            clock,
+            log,
+            rescan_seconds=config.provided.resync_seconds,
+        ),
+        failures=failures,
+        metrics=metrics.provided.safety,
+    )
+    reasons = providers.Singleton(NodeReasons, log)
     publisher = providers.Singleton(
         PassPublisher,
         fleet=fleet,
@@ -186,20 +195,17 @@ class ControllerContainer(containers.DeclarativeContainer):
     )
     rollout_pass = providers.Singleton(
         RolloutPass,
-        notified,
-        config,
-        metrics,
-        providers.Singleton(
-            PassParts,
-            elector=elector,
-            fleet=fleet,
-            rules=rules,
-            starts=starts,
-            journal=journal,
-            failures=failures,
-            publisher=publisher,
-        ),
-        log,
+        fleet=fleet,
+        rules=rules,
+        starts=starts,
+        writes=writes,
+        publisher=publisher,
+        journal=journal,
+        pods=cluster.provided.pods,
+        clock=clock,
+        config=config,
+        metrics=metrics.provided.rollout,
+        log=log,
     )
     readout = providers.Singleton(
         StatusReadout,
@@ -208,32 +214,24 @@ class ControllerContainer(containers.DeclarativeContainer):
         reasons=reasons,
         published=publisher,
         config=config,
-        clock=notified.provided.clock,
+        clock=clock,
     )
-    mirrors = providers.Singleton(MirrorCatchUp, fleet, rules, config, notified.provided.clock, log)
 
     # --- the service and its HTTP surface -------------------------------------------------
-    service = providers.Singleton(
-        notices_read,
-        providers.Singleton(
-            ControllerService,
-            providers.Singleton(
-                ReplicaParts,
-                elector=elector,
-                journal=journal,
-                fleet=fleet,
-                rules=rules,
-                mirrors=mirrors,
-                rollout_pass=rollout_pass,
-                readout=readout,
-                clock=notified.provided.clock,
-                log=log,
-            ),
-            config,
-            metrics,
-        ),
-        notifications,
+    replica = providers.Singleton(
+        ControllerService,
+        elector=elector,
+        mirrors=mirrors,
+        rollout_pass=rollout_pass,
+        safety=safety,
+        readout=readout,
+        journal=journal,
+        clock=clock,
+        config=config,
+        metrics=metrics.provided.rollout,
+        log=log,
     )
+    service = providers.Singleton(notices_read, replica, notifications)
     surface = providers.Singleton(
         Surface, metrics=prometheus.provided.exposition, controller=service
     )
@@ -245,12 +243,27 @@ class ControllerContainer(containers.DeclarativeContainer):
     )
 
 
-def build_controller(
-    ports: ControllerPorts, config: ControllerConfig, metrics: ControllerMetrics | None = None
-) -> ControllerService:
-    """A replica over given ports (tests, benchmarks): the container with `ports` and `metrics`
-    overridden (and no notifications: no webhook is set)."""
+def controller_container(
+    cluster: ControllerCluster,
+    config: ControllerConfig,
+    clock: Clock,
+    metrics: ControllerMetrics | None = None,
+) -> ControllerContainer:
+    """The container of a replica over a given cluster and clock (tests, benchmarks, tools):
+    `cluster` and `clock` overridden, and `metrics` (by default, quiet ones); no
+    notifications (no webhook is set). Override more providers before asking for a part."""
     container = ControllerContainer(config=config)
-    container.ports.override(ports)
+    container.cluster.override(cluster)
+    container.clock.override(clock)
     container.metrics.override(metrics or ControllerMetrics())
-    return container.service()
+    return container
+
+
+def build_controller(
+    cluster: ControllerCluster,
+    config: ControllerConfig,
+    clock: Clock,
+    metrics: ControllerMetrics | None = None,
+) -> ControllerService:
+    """A replica over a given cluster and clock: `controller_container`'s service."""
+    return controller_container(cluster, config, clock, metrics).service()

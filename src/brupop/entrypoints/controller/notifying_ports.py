@@ -4,7 +4,7 @@ They change nothing of what the wrapped port does (the call goes through first);
 the notifications hang on the calls the controller already makes. `wire_notifications` builds
 the whole chain for one controller: the webhook notifier, one supervised delivery thread per
 webhook (a slow receiver holds up only its own), their counters in the controller's registry,
-and the two decorators; the controller's container puts them in place with `notifying_ports`,
+and the two decorators; the controller's container puts them in place with `notifying_events`,
 `notifying_metrics` and `notices_read`.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry
 
@@ -26,7 +26,6 @@ from brupop.ports.cluster.event_recorder import EventRecorder
 from brupop.ports.cluster.pod_repository import PodRepository
 from brupop.ports.monitoring.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.ports.monitoring.safety_metrics import SafetyMetrics
-from brupop.services.controller.replica import ControllerPorts
 from brupop.services.controller.runtime.rollout_notices import RolloutNotices
 from brupop.services.controller.service import ControllerService
 from brupop.services.runtime.supervisor import Supervisor
@@ -156,10 +155,10 @@ def wire_notifications(
     )
 
 
-def notifying_ports(ports: ControllerPorts, wiring: NotificationWiring | None) -> ControllerPorts:
-    """The ports the controller works with: `ports`, their Events also feeding the notices
-    when a webhook is set."""
-    return replace(ports, events=wiring.events) if wiring is not None else ports
+def notifying_events(events: EventRecorder, wiring: NotificationWiring | None) -> EventRecorder:
+    """The Events the controller records: the cluster's, also feeding the notices when a
+    webhook is set."""
+    return wiring.events if wiring is not None else events
 
 
 def notifying_metrics(

@@ -15,7 +15,7 @@ from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
-from brupop.services.controller.policy.policy_rules import PolicyRules
+from brupop.services.controller.policy.policy_follower import PolicyFollower
 from brupop.services.runtime.informer import Informer
 
 
@@ -25,13 +25,13 @@ class MirrorCatchUp:
     def __init__(
         self,
         fleet: FleetMirror,
-        rules: PolicyRules,
+        follower: PolicyFollower,
         config: ControllerConfig,
         clock: Clock,
         log: structlog.typing.FilteringBoundLogger,
     ) -> None:
-        self._fleet = fleet
-        self._rules = rules
+        self.fleet = fleet
+        self._follower = follower
         self._config = config
         self._clock = clock
         self._log = log
@@ -42,14 +42,11 @@ class MirrorCatchUp:
 
     def informers(self) -> dict[str, Informer[Any]]:
         """What the change watch follows."""
-        informers: dict[str, Informer[Any]] = {
-            "shadows": self._fleet.shadow_informer,
-            "nodes": self._fleet.node_informer,
+        return {
+            "shadows": self.fleet.shadow_informer,
+            "nodes": self.fleet.node_informer,
+            "policies": self._follower.informer,
         }
-        follower = self._rules.follower
-        if follower is not None:
-            informers["policies"] = follower.informer
-        return informers
 
     def start_following(self) -> dict[str, Informer[Any]]:
         """From now on watch threads apply the events: a first list, so that they start from
@@ -81,12 +78,10 @@ class MirrorCatchUp:
         resync = last is None or now - last >= self._config.resync_seconds
         resync = self._resync_asked or (resync and not followed)  # else the informers resync
         by_list = self._config.catch_up_by_list and not followed
-        self._fleet.catch_up(
+        self.fleet.catch_up(
             followed=followed, resync=resync, gained_leadership=gained_leadership, by_list=by_list
         )
-        follower = self._rules.follower
-        if follower is not None:
-            follower.catch_up(followed=followed, resync=resync or by_list)
+        self._follower.catch_up(followed=followed, resync=resync or by_list)
         if resync:
             self._last_resync = now
             self._resync_asked = False

@@ -9,18 +9,16 @@ repeats it whenever a shadow, Node or policy changes (watch threads feed the mir
 least every `tick_seconds`. Constructible in-process, so
 `brupop simulate` can run, stop and restart it in a thread.
 
-This module holds the loop; the parts live apart and come in one ReplicaParts, which the
-controller's container (`brupop.entrypoints.controller.container`) assembles: MirrorCatchUp
-(keeping the mirrors up to date), RolloutPass (deciding and writing, with the PassPublisher of
-the view, reasons, metrics and status a pass publishes) and StatusReadout (what the HTTP
-surface reads).
+This module holds the loop; the parts live apart and the controller's container
+(`brupop.entrypoints.controller.container`) builds each once: MirrorCatchUp (keeping the
+mirrors up to date), RolloutPass (deciding and writing, with the PassPublisher of the view,
+reasons, metrics and status a pass publishes) and StatusReadout (what the HTTP surface reads).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -31,33 +29,16 @@ from brupop.domain.starting.scheduling_facts import SchedulingFacts
 from brupop.domain.starting.version_gate import VersionStanding
 from brupop.ports.clock import Clock
 from brupop.ports.errors import PortError
+from brupop.ports.monitoring.rollout_metrics import RolloutMetrics
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.mirror_catch_up import MirrorCatchUp
-from brupop.services.controller.mirrors.fleet_mirror import FleetMirror
-from brupop.services.controller.policy.policy_follower import PolicyFollower
-from brupop.services.controller.policy.policy_rules import PolicyRules
-from brupop.services.controller.replica import ControllerMetrics
 from brupop.services.controller.rollout_pass import RolloutPass
 from brupop.services.controller.runtime.leader_election import LeaderElector
 from brupop.services.controller.runtime.pass_guard import PassGuard
+from brupop.services.controller.safety.rollout_safety import RolloutSafety
 from brupop.services.controller.status_readout import StatusReadout
 from brupop.services.controller.writing.write_journal import WriteJournal
 from brupop.services.runtime.informer import Following, Informer
-
-
-@dataclass(frozen=True)
-class ReplicaParts:
-    """The pieces of one replica that its loop drives; its container assembles them."""
-
-    elector: LeaderElector
-    journal: WriteJournal
-    fleet: FleetMirror
-    rules: PolicyRules
-    mirrors: MirrorCatchUp
-    rollout_pass: RolloutPass
-    readout: StatusReadout
-    clock: Clock
-    log: structlog.typing.FilteringBoundLogger
 
 
 def replica_log(identity: str) -> structlog.typing.FilteringBoundLogger:
@@ -70,30 +51,32 @@ class ControllerService:
     """One controller replica: decides and (as leader) writes the rollout."""
 
     def __init__(
-        self, parts: ReplicaParts, config: ControllerConfig, metrics: ControllerMetrics
+        self,
+        *,
+        elector: LeaderElector,
+        mirrors: MirrorCatchUp,
+        rollout_pass: RolloutPass,
+        safety: RolloutSafety,
+        readout: StatusReadout,
+        journal: WriteJournal,
+        clock: Clock,
+        config: ControllerConfig,
+        metrics: RolloutMetrics,
+        log: structlog.typing.FilteringBoundLogger,
     ) -> None:
         self.config = config
-        self.elector = parts.elector
-        self.fleet = parts.fleet
-        self._journal = parts.journal
-        self._rules = parts.rules
-        self._mirrors = parts.mirrors
-        self._rollout_pass = parts.rollout_pass
-        self._readout = parts.readout
-        self._clock = parts.clock
-        self._log = parts.log
-        self._metrics = metrics.rollout
+        self.elector = elector
+        self.fleet = mirrors.fleet
+        self._mirrors = mirrors
+        self._rollout_pass = rollout_pass
+        self._safety = safety
+        self._readout = readout
+        self._journal = journal
+        self._clock = clock
+        self._metrics = metrics
+        self._log = log
         self._followed: list[Informer[Any]] = []
         self._wake = threading.Event()
-
-    @property
-    def policy(self) -> PolicyFollower | None:
-        """The update policy followed (None: no policy repository, the behaviour before)."""
-        return self._rules.follower
-
-    @policy.setter
-    def policy(self, follower: PolicyFollower | None) -> None:
-        self._rules.follower = follower
 
     # --- the loop ------------------------------------------------------------------------
 
@@ -107,7 +90,7 @@ class ControllerService:
         if not leading:
             self._journal.forget()
         self._mirrors.catch_up(self.elector.term if leading else None)
-        with self._rules.safety.tick():  # one budget for the outside reads of every pass
+        with self._safety.tick():  # one budget for the outside reads of every pass
             for _ in range(self.config.passes_per_tick):
                 run = self._rollout_pass.run
                 if not run(leading and self.elector.is_leader(), hold_starts=hold_starts):

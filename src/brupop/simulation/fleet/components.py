@@ -31,8 +31,6 @@ from brupop.entrypoints.logging.logs import configure_logging
 from brupop.ports.clock import Clock
 from brupop.services.apiserver.drain.drainer import DrainTimings
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.safety.health_checks import HealthChecks
-from brupop.services.controller.safety.rollout_safety import GatePorts
 from brupop.simulation.flags.options import SimulationOptions
 from brupop.simulation.fleet.certificates import LOOPBACK_HOST, TlsFiles
 from brupop.simulation.fleet.node_probes import SimulatedNodeProber
@@ -159,7 +157,6 @@ class _Controller:
         identity: str,
         *,
         namespace: str,
-        gates: GatePorts,
         clock: Clock,
     ):
         container = ControllerContainer(
@@ -176,7 +173,9 @@ class _Controller:
         )
         container.cluster.override(cluster)
         container.clock.override(clock)
-        container.gates.override(gates)
+        # The gates' stand-ins: the simulated nodes answer probes while healthy.
+        container.prober.override(SimulatedNodeProber(cluster.nodes, cluster.pods))
+        container.alert_source.override(simulated_alerts(options))
         self.service = container.service()
         self._publisher = container.publisher()
         self._notifications = container.notifications()
@@ -240,21 +239,13 @@ def _controller_config(
     )
 
 
-def simulated_gates(cluster: ControllerCluster, options: SimulationOptions) -> GatePorts:
-    """The health gate's checks over the in-memory cluster; HTTP probes and Prometheus are
-    stand-ins (the simulated nodes answer probes while healthy; the policy's Prometheus
-    answers with no alert). Both keep the controller's default address policy."""
-    checks = HealthChecks(
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        workloads=cluster.workloads,
-        prober=SimulatedNodeProber(cluster.nodes, cluster.pods),
-    )
+def simulated_alerts(options: SimulationOptions) -> InMemoryAlertSource:
+    """Prometheus's stand-in: the policy's Prometheus answers with no alert."""
     alerts = InMemoryAlertSource()
     gate = (options.policy or {}).get("spec", {}).get("alertGate") or {}
     if isinstance(gate.get("prometheusUrl"), str):
         alerts.serve(gate["prometheusUrl"])
-    return GatePorts(checks, alerts)
+    return alerts
 
 
 def _notification_settings(options: SimulationOptions) -> NotificationSettings:
@@ -267,10 +258,7 @@ def _notification_settings(options: SimulationOptions) -> NotificationSettings:
 
 def new_controller(cluster: InMemoryCluster, options: SimulationOptions) -> ControllerHandle:
     """The real controller over the in-memory cluster, not yet started (a fresh replica)."""
-    gates = simulated_gates(cluster, options)
-    return controller_over(
-        cluster, options, namespace=cluster.namespace, gates=gates, clock=cluster.clock
-    )
+    return controller_over(cluster, options, namespace=cluster.namespace, clock=cluster.clock)
 
 
 def controller_over(
@@ -278,14 +266,13 @@ def controller_over(
     options: SimulationOptions,
     *,
     namespace: str,
-    gates: GatePorts,
     clock: Clock,
 ) -> ControllerHandle:
     """The real controller over any cluster's ports, not yet started (a fresh replica)."""
     global _replicas
     _replicas += 1
     identity = f"brupop-controller-sim-{_replicas}"
-    return _Controller(cluster, options, identity, namespace=namespace, gates=gates, clock=clock)
+    return _Controller(cluster, options, identity, namespace=namespace, clock=clock)
 
 
 def status_reasons(controller: ControllerHandle | None) -> dict[str, str]:

@@ -1,21 +1,24 @@
 """The controller's container builds the whole replica, and a provider overridden with a fake
-is the one the replica uses: the cluster, or the ports as a whole."""
+is the one the replica uses: the cluster, the clock, the Events, the prober."""
 
 from __future__ import annotations
 
 from brupop.adapters.memory.cluster import InMemoryCluster
+from brupop.adapters.memory.gates import InMemoryHttpProber
 from brupop.domain.cluster.objects import ClusterEvent
+from brupop.domain.policy.update_policy import HealthGate, HttpProbe
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.safety.health_gate import CheckOutcome
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.ports.cluster.event_recorder import EventRecorder
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerPorts
 from tests.fakes.clock import FakeClock
 
+PROBE_URL = "http://10.0.0.1:8080/healthz"
 SETTINGS = {
     "cluster": "kubernetes",  # never reached: every test overrides the cluster or the ports
     "namespace": "brupop-bottlerocket-aws",
@@ -74,20 +77,14 @@ def test_the_controller_container_runs_its_pass_over_the_cluster_put_in_its_plac
     assert cluster.leases.get(cluster.namespace, "brupop-controller-leader") is not None
 
 
-def test_the_controller_container_records_events_through_the_ports_put_in_its_place() -> None:
+def test_the_controller_container_records_events_through_the_recorder_put_in_its_place() -> None:
     clock = FakeClock()
     cluster = _cluster_waiting_for_an_update(clock)
     events = RecordedEvents()
     container = _container(cluster)
-    ports = ControllerPorts(
-        shadows=cluster.shadows,
-        nodes=cluster.nodes,
-        pods=cluster.pods,
-        leases=cluster.leases,
-        events=events,
-        clock=clock,
-    )
-    container.ports.override(ports)
+    container.cluster.override(cluster)
+    container.clock.override(clock)
+    container.events.override(events)
 
     container.service().tick()
 
@@ -104,7 +101,22 @@ def test_the_controller_container_takes_the_memory_cluster_when_brupop_cluster_s
 
     assert isinstance(cluster, InMemoryCluster)
     assert cluster.namespace == SETTINGS["namespace"]
-    assert container.ports().shadows is cluster.shadows
+
+
+def test_the_controller_container_probes_through_the_prober_put_in_its_place() -> None:
+    clock = FakeClock()
+    cluster = _cluster_waiting_for_an_update(clock)
+    prober = InMemoryHttpProber()
+    prober.answer(PROBE_URL, status=200)
+    container = _container(cluster)
+    container.cluster.override(cluster)
+    container.prober.override(prober)
+    gate = HealthGate(require_node_ready=False, http_probes=(HttpProbe(url=PROBE_URL),))
+
+    result = container.health_checks().run("node-a", gate, None)[-1]
+
+    assert prober.probed == [PROBE_URL]
+    assert result.outcome is CheckOutcome.PASSED
 
 
 _events: type[EventRecorder] = RecordedEvents

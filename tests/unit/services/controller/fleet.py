@@ -22,16 +22,12 @@ from brupop.domain.shadow import (
 )
 from brupop.domain.states import StateTimeouts, UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.controller.container import build_controller
-from brupop.ports.cluster.pod_repository import PodRepository
+from brupop.entrypoints.controller.container import ControllerContainer, controller_container
 from brupop.ports.monitoring.rollout_metrics import RolloutMetrics, UpdatePhase
 from brupop.services.controller.config import ControllerConfig
-from brupop.services.controller.replica import ControllerMetrics, ControllerPorts
+from brupop.services.controller.replica import ControllerMetrics
 from brupop.services.controller.runtime.quiet_metrics import QuietMetrics
-from brupop.services.controller.safety.health_checks import HealthChecks
-from brupop.services.controller.safety.rollout_safety import GatePorts
 from brupop.services.controller.service import ControllerService
-from brupop.services.controller.starts.start_rules import StartPorts
 from tests.fakes.clock import FakeClock
 
 OLD, NEW = "1.19.0", "1.20.0"
@@ -138,7 +134,7 @@ class Fleet:
         )
         self.cluster.shadows.update_status(shadow_name(name), status)
 
-    def controller(
+    def container(
         self,
         limit: int | None = 3,
         *,
@@ -146,13 +142,10 @@ class Fleet:
         timeouts: StateTimeouts | None = None,
         controller_node: str | None = None,
         metrics: RecordingMetrics | RolloutMetrics | None = None,
-        policies: bool = True,
-        starts: StartPorts | None = None,
-        pods: PodRepository | None = None,
         release_age_quorum: int | None = None,
-    ) -> ControllerService:
-        """A controller replica; it follows the update policies unless `policies` is False
-        (with no policy object, following them changes nothing)."""
+    ) -> ControllerContainer:
+        """The container of a controller replica over this fleet's cluster, clock, prober and
+        alert source; a test overrides one more provider before asking for `service()`."""
         config = ControllerConfig(
             policy=RolloutPolicy(
                 ConcurrencyLimit(limit), timeouts or StateTimeouts(), controller_node
@@ -162,30 +155,34 @@ class Fleet:
             identity=f"controller-{next(_identities)}",
             release_age_quorum=release_age_quorum,
         )
-        ports = ControllerPorts(
-            shadows=self.cluster.shadows,
-            nodes=self.cluster.nodes,
-            pods=pods or self.cluster.pods,
-            leases=self.cluster.leases,
-            events=self.cluster.events,
-            clock=self.clock,
-            policies=self.cluster.policies if policies else None,
-            gates=GatePorts(
-                HealthChecks(
-                    nodes=self.cluster.nodes,
-                    pods=self.cluster.pods,
-                    workloads=self.cluster.workloads,
-                    prober=self.prober,
-                ),
-                self.alerts,
-            ),
-            starts=starts,
-        )
         reported = ControllerMetrics(
             rollout=metrics or QuietMetrics(),
             safety=metrics if isinstance(metrics, RecordingMetrics) else QuietMetrics(),
         )
-        return build_controller(ports, config, reported)
+        container = controller_container(self.cluster, config, self.clock, reported)
+        container.prober.override(self.prober)
+        container.alert_source.override(self.alerts)
+        return container
+
+    def controller(
+        self,
+        limit: int | None = 3,
+        *,
+        window: str = "* * * * * * *",
+        timeouts: StateTimeouts | None = None,
+        controller_node: str | None = None,
+        metrics: RecordingMetrics | RolloutMetrics | None = None,
+        release_age_quorum: int | None = None,
+    ) -> ControllerService:
+        """A controller replica over this fleet (see `container`)."""
+        return self.container(
+            limit,
+            window=window,
+            timeouts=timeouts,
+            controller_node=controller_node,
+            metrics=metrics,
+            release_age_quorum=release_age_quorum,
+        ).service()
 
     # --- looking -------------------------------------------------------------------------
 

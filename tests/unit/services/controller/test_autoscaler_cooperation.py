@@ -88,7 +88,7 @@ def test_a_node_running_a_do_not_disrupt_pod_is_not_started_and_names_the_pod() 
     fleet = Fleet(3)
     fleet.cluster.add_pod("default", "web-1", "node-01")
     fleet.cluster.add_pod("shop", "db-0", "node-01", annotations={KARPENTER: "true"})
-    controller = fleet.controller(3, policies=False)  # on without any policy object
+    controller = fleet.controller(3)  # on without any policy object
     controller.tick()
     assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-02")]
     reason, detail = explanation_of(controller, "node-01")

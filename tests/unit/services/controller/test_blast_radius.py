@@ -92,7 +92,7 @@ def _others_after_one_pass(hostile: dict[str, Any] | None) -> dict[str, UpdateSt
         fleet.cluster.shadows.update_status(
             shadow_name("node-00"), ShadowStatus.model_validate(hostile)
         )
-    fleet.controller(None, policies=False).tick()
+    fleet.controller(None).tick()
     return {node: spec for node, spec in fleet.specs().items() if node != "node-00"}
 
 

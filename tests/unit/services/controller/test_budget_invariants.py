@@ -11,6 +11,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
+import structlog
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
@@ -22,7 +23,10 @@ from brupop.domain.rollout.rollout import RolloutPlan, plan_rollout
 from brupop.domain.shadow import Shadow
 from brupop.domain.starting.budget_rule import group_of
 from brupop.domain.states import UpdateState
+from brupop.services.controller.mirrors.node_pods import NodePods
+from brupop.services.controller.mirrors.pod_census import PodCensus
 from brupop.services.controller.service import ControllerService
+from brupop.services.controller.starts.offered_versions import OfferedVersions
 from brupop.services.controller.starts.start_rules import StartRules
 from tests.unit.domain.rollout.books import plan_summary
 from tests.unit.services.controller.test_rollout_invariants import (
@@ -113,14 +117,23 @@ class BudgetMachine(RolloutMachine):
         super()._assert_it_kept_what_a_full_recomputation_gives(controller)
         now, book = self.fleet.clock.now(), controller.fleet.book
         policy = policy_from_spec(self.spec)
-        rules = StartRules(controller.fleet)
+        rules = self._fresh_rules(controller)
         limit = rules.limit(policy, controller.config.policy.limit)
         kept = book.plan(now, may_start=True, limit=limit, choose=rules.chooser(policy, now))
         assert plan_summary(kept) == plan_summary(self._full_plan_with_rules(controller, now))
 
+    def _fresh_rules(self, controller: ControllerService) -> StartRules:
+        """Start rules with nothing remembered, over the same mirror and cluster (and one
+        census and pod cache for the whole run: both only spare listings)."""
+        if not hasattr(self, "_census"):
+            pods = self.fleet.cluster.pods
+            self._census = PodCensus(pods, self.fleet.cluster.nodes)
+            self._on_node = NodePods(pods, self.fleet.clock, structlog.get_logger())
+        return StartRules(controller.fleet, self._census, OfferedVersions(None), self._on_node)
+
     def _full_plan_with_rules(self, controller: ControllerService, now: datetime) -> RolloutPlan:
         policy = policy_from_spec(self.spec)
-        rules = StartRules(controller.fleet)
+        rules = self._fresh_rules(controller)
         config = controller.config.policy
         limited = type(config)(rules.limit(policy, config.limit), config.timeouts)
         fresh = self.fleet.shadows()

@@ -16,7 +16,6 @@ from brupop.domain.shadow import shadow_name
 from brupop.domain.states import UpdateState
 from brupop.ports.errors import PortError
 from brupop.services.controller.mirrors.pod_census import PodCensus
-from brupop.services.controller.starts.start_rules import StartPorts
 from tests.unit.services.controller.fleet import Fleet
 from tests.unit.services.controller.passes import (
     explanations_by_node,
@@ -153,8 +152,9 @@ def test_the_census_is_listed_only_by_passes_that_can_start_a_node() -> None:
     fleet.cluster.policies.apply(policy_object())
     pods = _pods_of(fleet, CountingPods)
     assert isinstance(pods, CountingPods)
-    census = PodCensus(pods, fleet.cluster.nodes, census_seconds=30)
-    controller = fleet.controller(limit=1, starts=StartPorts(census=census))
+    container = fleet.container(limit=1)
+    container.pod_census.override(PodCensus(pods, fleet.cluster.nodes, census_seconds=30))
+    controller = container.service()
     controller.tick()
     assert (pods.listings, started_shadows(fleet)) == (1, [shadow_name("node-00")])
     fleet.clock.advance(60)  # the census is old by now, but no slot is free
@@ -166,8 +166,9 @@ def test_the_census_is_listed_only_by_passes_that_can_start_a_node() -> None:
 def test_a_census_that_cannot_be_listed_holds_every_start_naming_why() -> None:
     fleet = _full_nodes_and_a_spare({"node-00": 1000}, spare_millis=4000)
     fleet.cluster.policies.apply(policy_object())
-    census = PodCensus(_pods_of(fleet, FailingPods), fleet.cluster.nodes)
-    controller = fleet.controller(limit=1, starts=StartPorts(census=census))
+    container = fleet.container(limit=1)
+    container.pod_census.override(PodCensus(_pods_of(fleet, FailingPods), fleet.cluster.nodes))
+    controller = container.service()
     controller.tick()
     assert started_shadows(fleet) == []
     assert explanations_by_node(controller)["node-00"] == (

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from structlog.testing import capture_logs
 
+from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import (
     CORDONED_BY_BRUPOP_ANNOTATION,
     LB_EXCLUDED_BY_BRUPOP_ANNOTATION,
@@ -409,6 +410,17 @@ class CountingPods:
         return getattr(self._pods, name)
 
 
+class PodsCounted:
+    """The fleet's cluster, its pods seen through CountingPods."""
+
+    def __init__(self, cluster: InMemoryCluster, pods: CountingPods) -> None:
+        self._cluster = cluster
+        self.pods = cast(PodRepository, pods)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cluster, name)
+
+
 def pod_listings_in_a_rollout(*, leading: bool) -> list[str]:
     """The pod listings a replica asks for over a four-node rollout, as leader or follower."""
     fleet = Fleet(4)
@@ -416,7 +428,9 @@ def pod_listings_in_a_rollout(*, leading: bool) -> list[str]:
         fleet.cluster.add_pod("apps", f"web-{node}", node)
     counting = CountingPods(fleet.cluster.pods)
     other = fleet.controller(2)
-    watched = fleet.controller(2, pods=cast(PodRepository, counting))
+    container = fleet.container(2)
+    container.cluster.override(PodsCounted(fleet.cluster, counting))
+    watched = container.service()
     first, second = (watched, other) if leading else (other, watched)
     first.tick()
     for _ in range(40):  # staging, the drain before the reboot, the next starts

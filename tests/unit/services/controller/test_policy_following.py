@@ -18,7 +18,6 @@ from brupop.domain.policy.update_policy_status import NodeCounts, PolicyPhase, U
 from brupop.domain.reason import Reason
 from brupop.domain.states import UpdateState as S
 from brupop.ports.errors import ForbiddenError, NotFoundError
-from brupop.services.controller.policy.policy_follower import PolicyFollower
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 from tests.unit.services.controller.passes import reasons_by_node, run_passes
 
@@ -246,9 +245,8 @@ class _NoPolicyResource(InMemoryUpdatePolicyRepository):
 
 def test_a_policy_resource_that_cannot_be_read_does_not_hold_up_the_rollout() -> None:
     fleet = Fleet(2)
-    controller = fleet.controller(2, policies=False)
-    missing = _NoPolicyResource(fleet.cluster.revisions, NAMESPACE)
-    controller.policy = PolicyFollower(missing, fleet.cluster.events, NAMESPACE)
+    fleet.cluster.policies = _NoPolicyResource(fleet.cluster.revisions, NAMESPACE)
+    controller = fleet.controller(2)
 
     with capture_logs() as logs:
         controller.tick()
@@ -272,8 +270,8 @@ def test_a_refused_status_write_is_warned_about_once_and_retried() -> None:
     fleet.cluster.policies.apply(_policy(paused=True))
     refusing = _StatusRefused(fleet.cluster.revisions, NAMESPACE)
     refusing.store = fleet.cluster.policies.store
-    controller = fleet.controller(1, policies=False)
-    controller.policy = PolicyFollower(refusing, fleet.cluster.events, NAMESPACE)
+    fleet.cluster.policies = refusing
+    controller = fleet.controller(1)
 
     with capture_logs() as logs:
         for _ in range(3):

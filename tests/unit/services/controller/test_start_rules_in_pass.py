@@ -4,14 +4,19 @@ in REASON, and the budgets in use show in the metric and the policy's status."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
+from brupop.domain.capacity.fleet_census import FleetCensus
 from brupop.domain.policy.update_policy_status import BudgetUseStatus
 from brupop.domain.reason import Reason
 from brupop.domain.shadow import shadow_name
 from brupop.ports.errors import PortError
-from brupop.services.controller.starts.start_rules import CHOICE_REUSE, StartPorts
+from brupop.services.controller.mirrors.pod_census import PodCensus
+from brupop.services.controller.service import ControllerService
+from brupop.services.controller.starts.start_rules import CHOICE_REUSE
 from tests.unit.services.controller.fleet import Fleet, RecordingMetrics
 from tests.unit.services.controller.passes import (
     explanations_by_node,
@@ -22,16 +27,6 @@ from tests.unit.services.controller.passes import (
 
 ZONE = "topology.kubernetes.io/zone"
 ZONES = {"node-00": "a", "node-01": "a", "node-02": "b", "node-03": "b", "node-04": "c"}
-
-
-class FakeCosts:
-    """Eviction costs by node name."""
-
-    def __init__(self, costs: Mapping[str, int]) -> None:
-        self._costs = costs
-
-    def cost(self, node_name: str) -> int | None:
-        return self._costs.get(node_name)
 
 
 def _zoned_fleet() -> Fleet:
@@ -139,17 +134,17 @@ def test_without_max_concurrent_the_environments_limit_stays() -> None:
 
 def test_cheapest_first_is_the_order_without_a_policy_object() -> None:
     fleet = Fleet(4)
-    costs = FakeCosts({"node-00": 5, "node-01": 3, "node-02": 0, "node-03": 3})
-    controller = fleet.controller(limit=2, policies=False, starts=StartPorts(costs=costs))
+    _with_pods(fleet, {"node-00": 5, "node-01": 3, "node-03": 3})
+    controller = fleet.controller(limit=2)
     controller.tick()
     assert started_shadows(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
 
 
 def test_order_name_starts_by_name_whatever_the_costs() -> None:
     fleet = Fleet(4)
-    fleet.cluster.policies.apply(policy_object(order="name"))
-    costs = FakeCosts({"node-00": 5, "node-01": 3, "node-02": 0, "node-03": 3})
-    controller = fleet.controller(limit=2, starts=StartPorts(costs=costs))
+    fleet.cluster.policies.apply(policy_object(order="name", capacityCheck=False))
+    _with_pods(fleet, {"node-00": 5, "node-01": 3, "node-03": 3})
+    controller = fleet.controller(limit=2)
     controller.tick()
     assert started_shadows(fleet) == [shadow_name("node-00"), shadow_name("node-01")]
 
@@ -178,7 +173,7 @@ def _with_pods(fleet: Fleet, pods: Mapping[str, int]) -> None:
 def test_cheapest_first_reads_the_pods_a_drain_would_evict_from_the_cluster() -> None:
     fleet = Fleet(4)
     _with_pods(fleet, {"node-00": 2, "node-01": 1, "node-03": 1})
-    controller = fleet.controller(limit=2, policies=False)
+    controller = fleet.controller(limit=2)
     controller.tick()
     assert started_shadows(fleet) == [shadow_name("node-02"), shadow_name("node-01")]
 
@@ -188,7 +183,7 @@ def test_a_pod_behind_a_disruption_budget_weighs_double_in_the_order() -> None:
     fleet.cluster.add_pod("default", "db-0", "node-00", labels={"app": "db"})
     fleet.cluster.add_disruption_budget("default", "db", {"app": "db"}, min_available=1)
     _with_pods(fleet, {"node-01": 1, "node-02": 2})
-    controller = fleet.controller(limit=1, policies=False)
+    controller = fleet.controller(limit=1)
     controller.tick()
     assert started_shadows(fleet) == [shadow_name("node-01")]  # node-00 and node-02 cost 2
 
@@ -201,44 +196,66 @@ def test_while_the_pods_cannot_be_listed_the_order_is_by_name() -> None:
         raise PortError("the apiserver cannot be reached")
 
     fleet.cluster.pods.list_all = unreachable  # type: ignore[method-assign]
-    controller = fleet.controller(limit=1, policies=False)
+    controller = fleet.controller(limit=1)
     controller.tick()
     assert started_shadows(fleet) == [shadow_name("node-00")]
 
 
-class CountingCosts(FakeCosts):
-    """FakeCosts that count how often they are asked."""
+class CountedCensus(FleetCensus):
+    """A census that counts how often a node's cost is asked (in `asked`)."""
 
-    def __init__(self, costs: Mapping[str, int]) -> None:
-        super().__init__(costs)
-        self.asked = 0
+    asked: list[str]
 
-    def cost(self, node_name: str) -> int | None:
-        self.asked += 1
+    def cost(self, node_name: str) -> int:
+        self.asked.append(node_name)
         return super().cost(node_name)
+
+
+class CountingCensus(PodCensus):
+    """The cluster's census, each one taken counting the costs asked of it."""
+
+    def __init__(self, fleet: Fleet) -> None:
+        super().__init__(fleet.cluster.pods, fleet.cluster.nodes)
+        self.asked: list[str] = []
+        self._counted: dict[int, CountedCensus] = {}
+
+    def snapshot(self, now: datetime) -> FleetCensus:
+        taken = super().snapshot(now)
+        if id(taken) not in self._counted:  # the same census, the same object (see RoomKey)
+            fields = {f.name: getattr(taken, f.name) for f in dataclasses.fields(taken)}
+            counted = CountedCensus(**fields)
+            object.__setattr__(counted, "asked", self.asked)
+            self._counted = {id(taken): counted}
+        return self._counted[id(taken)]
+
+
+def _counting(fleet: Fleet, limit: int) -> tuple[ControllerService, CountingCensus]:
+    """A replica whose census counts the costs asked of it."""
+    census = CountingCensus(fleet)
+    container = fleet.container(limit=limit)
+    container.pod_census.override(census)
+    return container.service(), census
 
 
 def test_a_fleet_held_by_its_budgets_is_not_tried_again_when_nothing_changed() -> None:
     fleet = _zoned_fleet()
     fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
-    costs = CountingCosts({})
-    controller = fleet.controller(limit=5, starts=StartPorts(costs=costs))
+    controller, costs = _counting(fleet, limit=5)
     controller.tick()  # starts one node per zone
     controller.tick()  # the two left are tried: their zones are full
-    asked = costs.asked
+    asked = len(costs.asked)
     controller.tick()
-    assert (asked, costs.asked) == (len(ZONES) + 2, len(ZONES) + 2)
+    assert (asked, len(costs.asked)) == (len(ZONES) + 2, len(ZONES) + 2)
     assert explanations_by_node(controller)["node-01"].reason is Reason.BUDGET_FULL
 
 
 def test_a_reused_choice_is_tried_again_once_it_is_ten_seconds_old() -> None:
     fleet = _zoned_fleet()
     fleet.cluster.policies.apply(policy_object(budgets=[{"groupBy": ZONE, "maxConcurrent": 1}]))
-    costs = CountingCosts({})
-    controller = fleet.controller(limit=5, starts=StartPorts(costs=costs))
+    controller, costs = _counting(fleet, limit=5)
     controller.tick()
     controller.tick()
-    asked = costs.asked
+    asked = len(costs.asked)
     fleet.clock.advance(CHOICE_REUSE.total_seconds())
     controller.tick()
-    assert costs.asked > asked
+    assert len(costs.asked) > asked

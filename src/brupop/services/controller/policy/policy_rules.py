@@ -5,8 +5,8 @@ release a halt as the policy's status shows it, take the canaries it keeps, read
 learned update durations, and assess the safety rules and the clock's rules (windows,
 blackouts, finishBy: `schedule`).
 After: publish the fleet's pause and halt metrics and, as leader, the policy's status (with
-the update durations measured). Without a policy repository (or with no `default` object) the
-pass is as it was before policies."""
+the update durations measured). With no `default` object the pass is as it was before
+policies."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
 
-from brupop.domain.policy.effective_policy import ENVIRONMENT_POLICY
 from brupop.domain.reporting.policy_status import FleetProgress
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.starting.budget_rule import BudgetUse
@@ -23,7 +22,7 @@ from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.ports.monitoring.rollout_metrics import RolloutMetrics
 from brupop.ports.monitoring.safety_metrics import SafetyMetrics
 from brupop.services.controller.policy.policy_follower import PolicyFollower
-from brupop.services.controller.safety.rollout_safety import QUIET, RolloutSafety, SafetyPass
+from brupop.services.controller.safety.rollout_safety import RolloutSafety, SafetyPass
 from brupop.services.controller.starts.offered_versions import OfferedVersions
 from brupop.services.controller.starts.start_timing import ScheduleGate, StartTiming
 
@@ -33,27 +32,24 @@ class PolicyRules:
 
     def __init__(
         self,
-        follower: PolicyFollower | None,
+        follower: PolicyFollower,
         safety: RolloutSafety,
+        versions: OfferedVersions,
         metrics: RolloutMetrics,
         safety_metrics: SafetyMetrics,
-        *,
-        release_age_quorum: int | None = None,
     ) -> None:
         self.follower = follower
         self.safety = safety
+        self.versions = versions
         self._metrics = metrics
         self._safety_metrics = safety_metrics
         self.timing = StartTiming()
-        self.versions = OfferedVersions(release_age_quorum)
 
     def assess(
         self, now: datetime, book: RolloutBook, touched: set[str], *, leading: bool
     ) -> tuple[bool, SafetyPass]:
         """Whether the fleet is paused, and the safety rules' facts of this pass."""
         follower = self.follower
-        if follower is None:
-            return False, QUIET
         follower.absorb(leading=leading)
         paused = follower.policy.paused
         self._metrics.set_fleet_paused(paused)
@@ -69,8 +65,7 @@ class PolicyRules:
 
     def schedule(self, window: MaintenanceWindow, window_open: bool, now: datetime) -> ScheduleGate:
         """What the clock allows in this pass (`window_open`: the environment window's gate)."""
-        policy = self.follower.policy if self.follower is not None else ENVIRONMENT_POLICY
-        return self.timing.gate(policy, window, window_open=window_open, now=now)
+        return self.timing.gate(self.follower.policy, window, window_open=window_open, now=now)
 
     def measured(self, durations: Iterable[float], *, leading: bool) -> None:
         """Updates completed in this pass (their whole durations, seconds)."""
@@ -90,7 +85,7 @@ class PolicyRules:
         """The fleet's metrics, and (leader only) the policy's status (`budgets`: the
         budgets' groups in use)."""
         self._safety_metrics.set_fleet(paused=paused, halted=safety.halt.halted)
-        if not leading or self.follower is None:
+        if not leading:
             return
         progress = FleetProgress(
             book.states,
@@ -111,8 +106,7 @@ class PolicyRules:
 
     def version_standings(self, book: RolloutBook, now: datetime) -> list[VersionStanding]:
         """Each recorded version: first seen, eligible at, nodes offered it, what holds them."""
-        follower = self.follower
-        policy = follower.policy.scheduling.version if follower is not None else None
+        policy = self.follower.policy.scheduling.version
         offered: Counter[str] = Counter(
             facts.target_version
             for name in book.names()

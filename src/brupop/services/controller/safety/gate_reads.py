@@ -52,14 +52,6 @@ ALERT_SHARE = 0.5  # of the budget, the most a Prometheus read may take
 UNCHECKED = "not checked in this pass (the checks of other nodes took its time); next pass"
 
 
-@dataclass(frozen=True)
-class GatePorts:
-    """What the safety rules read outside the shadows: the gate's checks and the alerts."""
-
-    checks: HealthChecks
-    alerts: AlertSource
-
-
 class GateJudgement(NamedTuple):
     """A node in its health gate and what the gate decided in this pass."""
 
@@ -88,8 +80,11 @@ class GateReads:
     """The alert gate's last answer and the checks of the nodes in their gate, asked within
     one budget per tick."""
 
-    def __init__(self, ports: GatePorts | None, clock: Clock, budget_seconds: float) -> None:
-        self._ports = ports
+    def __init__(
+        self, checks: HealthChecks, alerts: AlertSource, clock: Clock, budget_seconds: float
+    ) -> None:
+        self._checks = checks
+        self._alerts_source = alerts
         self._clock = clock
         self._budget = budget_seconds
         self._alerts = AlertGateState()
@@ -97,11 +92,6 @@ class GateReads:
         self._tick: _TickReads | None = None  # None: outside a tick, each pass is its own
         self._pass = _TickReads()
         self._unchecked: set[str] = set()  # gated nodes the last tick had no time to check
-
-    @property
-    def reading(self) -> bool:
-        """Ports are there to ask."""
-        return self._ports is not None
 
     @contextmanager
     def tick(self) -> Iterator[None]:
@@ -127,7 +117,7 @@ class GateReads:
 
     def alerts(self, gate: AlertGate | None) -> AlertGateState:
         """The alert gate's state: asked at most once per tick and every ALERT_READ_SECONDS."""
-        if gate is None or self._ports is None:
+        if gate is None:
             self._alerts_read = None
             return AlertGateState()
         if self._pass.alerts is not None:
@@ -137,7 +127,7 @@ class GateReads:
         if last is None or last.gate != gate or moment - last.at >= ALERT_READ_SECONDS:
             self.seconds_left()  # the budget starts with this read
             timeout = min(ALERT_TIMEOUT_SECONDS, self._budget * ALERT_SHARE)
-            self._alerts = read_alert_gate(self._ports.alerts, gate, timeout)
+            self._alerts = read_alert_gate(self._alerts_source, gate, timeout)
             self._alerts_read = _AlertsRead(gate, moment)
         self._pass.alerts = self._alerts
         return self._alerts
@@ -149,7 +139,6 @@ class GateReads:
     ) -> dict[str, GateJudgement]:
         """The gate's decision for every node in it; the nodes checked earlier in this tick
         are judged again on the same results."""
-        assert self._ports is not None
         gated = [
             (name, shadow)
             for name in sorted(book.holders())
@@ -164,7 +153,7 @@ class GateReads:
             if earlier is not None and earlier[0] == gate:
                 results = earlier[1]
             elif self.seconds_left() > 0:
-                results = self._ports.checks.run(
+                results = self._checks.run(
                     shadow.node_name, gate, alerts, seconds_left=self.seconds_left
                 )
                 judged[name] = (gate, results)

@@ -32,17 +32,18 @@ from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.ports.clock import Clock
 from brupop.ports.cluster.node_repository import NodeRepository
+from brupop.ports.monitoring.alert_source import AlertSource
 from brupop.services.controller.safety.canary_keeper import CanaryKeeper
 from brupop.services.controller.safety.gate_reads import (
     GATE_CHECKS_BUDGET_SECONDS,
     GateJudgement,
-    GatePorts,
     GateReads,
 )
 from brupop.services.controller.safety.halt_keeper import HaltKeeper
+from brupop.services.controller.safety.health_checks import HealthChecks
 from brupop.services.controller.safety.hook_keeper import HookJudgement, HookKeeper
 
-__all__ = ["QUIET", "GateJudgement", "GatePorts", "RolloutSafety", "SafetyPass"]
+__all__ = ["QUIET", "GateJudgement", "RolloutSafety", "SafetyPass"]
 
 # An alert gate without a health gate still judges finishing nodes, on the alert alone.
 _ALERT_ONLY_GATE = HealthGate(
@@ -115,13 +116,14 @@ class RolloutSafety:
 
     def __init__(
         self,
-        ports: GatePorts | None,
+        checks: HealthChecks,
+        alerts: AlertSource,
         nodes: NodeRepository,
         clock: Clock,
         *,
         check_budget_seconds: float = GATE_CHECKS_BUDGET_SECONDS,
     ) -> None:
-        self._reads = GateReads(ports, clock, check_budget_seconds)
+        self._reads = GateReads(checks, alerts, clock, check_budget_seconds)
         self.halts = HaltKeeper()
         self.canaries = CanaryKeeper(nodes)
         self._hooks = HookKeeper(nodes)
@@ -156,7 +158,7 @@ class RolloutSafety:
         if target is not None and policy.halts and leading:
             self._count_error_resets(book, touched, target, now)
         gates: dict[str, GateJudgement] = {}
-        if gate is not None and leading and self._reads.reading:
+        if gate is not None and leading:
             with_alerts = alerts if policy.alert_gate is not None else None
             gates = self._reads.judge(book, gate, with_alerts, now)
             for shadow, decision in gates.values():

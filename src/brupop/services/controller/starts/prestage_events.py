@@ -23,7 +23,7 @@ PRESTAGE_STOPPED = "UpdatePrestageStopped"
 class PrestageEvents:
     """Records the three Events, each preparation's end once."""
 
-    def __init__(self, events: EventRecorder | None) -> None:
+    def __init__(self, events: EventRecorder) -> None:
         self._events = events
         self._preparing: dict[str, str] = {}  # shadow name -> version asked, not yet held
 
@@ -46,8 +46,6 @@ class PrestageEvents:
                 self._record(shadows[candidate.name], STAGED_AHEAD, f"{asked} staged ahead")
 
     def _record(self, shadow: Shadow, reason: str, message: str) -> None:
-        if self._events is None:
-            return
         self._events.record(
             ClusterEvent(
                 shadow_name=shadow.name,

@@ -104,7 +104,7 @@ class PrestageKeeper:
         self,
         shadows: ShadowRepository,
         journal: WriteJournal,
-        events: EventRecorder | None = None,
+        events: EventRecorder,
     ) -> None:
         self._shadows = shadows
         self._journal = journal

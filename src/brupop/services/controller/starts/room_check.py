@@ -48,7 +48,7 @@ class RoomKey(NamedTuple):
 class RoomCheck:
     """The census of the current pass (taken on demand) and the capacity rule it gives."""
 
-    def __init__(self, fleet: FleetMirror, census: PodCensus | None) -> None:
+    def __init__(self, fleet: FleetMirror, census: PodCensus) -> None:
         self._fleet = fleet
         self._source = census
         self._verdicts = RoomVerdicts()
@@ -61,7 +61,7 @@ class RoomCheck:
         """The census for this pass when the capacity check or the order (`for_order`) reads
         it; None when neither does, or it could not be listed."""
         self._taken = None
-        if self._source is None or not (policy.scheduling.capacity_check or for_order):
+        if not (policy.scheduling.capacity_check or for_order):
             return None
         try:
             self._taken = self._source.snapshot(now)
@@ -80,7 +80,7 @@ class RoomCheck:
         """The capacity rule of this pass (none when the policy's check is off); `holding`: the
         shadows holding a slot. Call `take` first."""
         taken = self._taken
-        if not policy.scheduling.capacity_check or self._source is None:
+        if not policy.scheduling.capacity_check:
             return []
         if taken is None or isinstance(taken, str):
             return [CensusMissing(taken or "no census taken")]

@@ -9,9 +9,9 @@ environment's. Budget use for the status and the metric is counted each pass fro
 holding a slot; the group sizes are counted again only when a Node changed.
 
 The cluster census (`room_check`) is taken only by a pass that can start a node: it feeds the
-capacity check (the last rule) and, unless `StartPorts.costs` is given, the cheapest-first
-order's eviction costs; while it cannot be read the order is the book's (controller's node
-last, fewest crashes, name), as with `order: name`.
+capacity check (the last rule) and the cheapest-first order's eviction costs; while it cannot
+be read the order is the book's (controller's node last, fewest crashes, name), as with
+`order: name`.
 """
 
 from __future__ import annotations
@@ -47,39 +47,25 @@ seen again at most this much later. A choice that started nodes is never reused:
 do not show a candidate's offered version, which may have changed if its start failed."""
 
 
-@dataclass(frozen=True)
-class StartPorts:
-    """What the start rules and the order read beyond the shadows and the Nodes."""
-
-    costs: EvictionCosts | None = None
-    """Eviction cost by node (cheapest-first); None: the census's, else all cost the same."""
-    census: PodCensus | None = None
-    """The cluster's Nodes, pods and budgets, listed at most once a period (the capacity
-    check, and the costs when `costs` is None); None: no capacity check, no costs."""
-    versions: OfferedVersions | None = None
-    """First-seen times of the offered versions (the version gate); None: no version gate."""
-    pods: PodsOnNode | None = None
-    """The pods of a candidate, for the blocking-pod rule; None: that rule is off."""
-
-
 def rules_in_force(
     policy: EffectivePolicy,
     groups: BudgetGroups,
     holding: Iterable[str],
-    ports: StartPorts,
-    room: RoomCheck | None = None,
+    versions: OfferedVersions,
+    pods: PodsOnNode,
+    room: RoomCheck,
 ) -> tuple[StartRule, ...]:
     """The start rules of `policy`, fresh for one pass (they count what starts in it);
-    `holding`: the shadows holding a slot; `room`: the capacity check (the last rule: the
-    costliest to ask)."""
+    `holding`: the shadows holding a slot; `versions`: the first-seen times of the offered
+    versions (the version gate); `pods`: a candidate's pods (the blocking-pod rule); `room`:
+    the capacity check (the last rule: the costliest to ask)."""
     holding = tuple(holding)
     rules: list[StartRule] = []
-    if ports.versions is not None and policy.scheduling.version is not None:
-        rules.append(ports.versions.gate(policy.scheduling.version))  # a pin outlasts budgets
+    if policy.scheduling.version is not None:
+        rules.append(versions.gate(policy.scheduling.version))  # a pin outlasts budgets
     rules += groups.rules(policy.scheduling.budgets, holding)
-    rules += autoscaler_rules(policy.scheduling, ports.pods)
-    if room is not None:
-        rules += room.rules(policy, holding)
+    rules += autoscaler_rules(policy.scheduling, pods)
+    rules += room.rules(policy, holding)
     return tuple(rules)
 
 
@@ -125,11 +111,18 @@ class BudgetGroups:
 class StartRules:
     """The global limit, the chooser of starts and the holds it met, for one controller."""
 
-    def __init__(self, fleet: FleetMirror, ports: StartPorts | None = None) -> None:
+    def __init__(
+        self,
+        fleet: FleetMirror,
+        census: PodCensus,
+        versions: OfferedVersions,
+        pods: PodsOnNode,
+    ) -> None:
         self._fleet = fleet
-        self._ports = ports or StartPorts()
+        self._versions = versions
+        self._pods = pods
         self.groups = BudgetGroups(fleet)
-        self.room = RoomCheck(fleet, self._ports.census)
+        self.room = RoomCheck(fleet, census)
         self.holds: dict[str, StartHold] = {}
         """The ready shadows a rule held in the last pass that could start one."""
         self._last: _Choice | None = None
@@ -147,11 +140,12 @@ class StartRules:
         by_cost = policy.scheduling.order is StartOrder.CHEAPEST_FIRST
 
         def choose(ready: list[str], free: int) -> list[str]:
-            census = self.room.take(policy, now, for_order=by_cost and self._ports.costs is None)
-            given = self._ports.costs
-            costs = (given if given is not None else census) if by_cost else None
+            census = self.room.take(policy, now, for_order=by_cost)
+            costs = census if by_cost else None
             holders = self._fleet.book.holders()
-            rules = rules_in_force(policy, self.groups, holders, self._ports, self.room)
+            rules = rules_in_force(
+                policy, self.groups, holders, self._versions, self._pods, self.room
+            )
             inputs = (policy, free, frozenset(holders), self._fleet.node_changes)
             room = self.room.key(holders)
             last = self._last

@@ -124,7 +124,6 @@ class KubernetesBackend:
             cluster,
             self._options,
             namespace=self._namespace,
-            gates=components.simulated_gates(cluster, self._options),
             clock=SystemClock(),
         )
 
