@@ -121,14 +121,21 @@ def cache_the_token(lane: Lane, connection: ssl.SSLSocket, pending: bytearray) -
     assert lane.answered == 0
 
 
+def park_a_long_poll(lane: Lane, connection: ssl.SSLSocket, pending: bytearray) -> Shadow:
+    """The token cached, a long-poll at the shadow's version, waiting: the shadow it waits on."""
+    cache_the_token(lane, connection, pending)
+    current = lane.shadow()
+    connection.sendall(lane.request(lane.wait_query(current.resource_version)))
+    wait_until(lambda: lane.app.state.parts.feed.waiting() == 1, "the poll waits")
+    return current
+
+
 def test_a_long_poll_whose_token_is_cached_waits_below_the_app_and_gets_the_change(
     lane: Lane,
 ) -> None:
     pending = bytearray()
     with lane.connect() as connection:
-        cache_the_token(lane, connection, pending)
-        connection.sendall(lane.request(lane.wait_query(lane.shadow().resource_version)))
-        wait_until(lambda: lane.app.state.parts.feed.waiting() == 1, "the poll waits")
+        park_a_long_poll(lane, connection, pending)
         written = lane.change_shadow()
         status, head, body = read_answer(connection, pending)
 
@@ -176,9 +183,7 @@ def test_a_bad_wait_parameter_from_a_cached_caller_is_refused_as_before(
 def test_a_request_sent_behind_a_parked_long_poll_is_answered_after_it(lane: Lane) -> None:
     pending = bytearray()
     with lane.connect() as connection:
-        cache_the_token(lane, connection, pending)
-        connection.sendall(lane.request(lane.wait_query(lane.shadow().resource_version)))
-        wait_until(lambda: lane.app.state.parts.feed.waiting() == 1, "the poll waits")
+        park_a_long_poll(lane, connection, pending)
         connection.sendall(b"GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         written = lane.change_shadow()
         first = read_answer(connection, pending)
@@ -194,10 +199,7 @@ def test_the_shutdown_answers_a_parked_long_poll_at_once_and_closes_its_connecti
 ) -> None:
     pending = bytearray()
     with lane.connect() as connection:
-        cache_the_token(lane, connection, pending)
-        current = lane.shadow()
-        connection.sendall(lane.request(lane.wait_query(current.resource_version)))
-        wait_until(lambda: lane.app.state.parts.feed.waiting() == 1, "the poll waits")
+        current = park_a_long_poll(lane, connection, pending)
         lane.app.state.begin_shutdown()
         status, head, body = read_answer(connection, pending)
         after = connection.recv(1)
@@ -212,9 +214,7 @@ def test_the_shutdown_answers_a_parked_long_poll_at_once_and_closes_its_connecti
 def test_a_client_hanging_up_ends_its_parked_long_poll(lane: Lane) -> None:
     pending = bytearray()
     with lane.connect() as connection:
-        cache_the_token(lane, connection, pending)
-        connection.sendall(lane.request(lane.wait_query(lane.shadow().resource_version)))
-        wait_until(lambda: lane.app.state.parts.feed.waiting() == 1, "the poll waits")
+        park_a_long_poll(lane, connection, pending)
 
     wait_until(lambda: lane.app.state.parts.feed.waiting() == 0, "the wait ended")
     wait_until(lambda: lane.requests("499") == 1, "the hang-up counted as 499")
