@@ -7,7 +7,8 @@ agent's CPU (user + sys, the kernel's exact runtime in /proc/PID/schedstat) when
 connection arrives and when the first request's headers have been read, then kills the agent.
 A bare interpreter (`python -c pass`, CPU from wait4) is measured beside it, and the agent's
 peak RSS when it asks. Medians of N runs. PYTHONPATH, when set, is passed to the agent (to
-measure another tree's source with the same interpreter).
+measure another tree's source with the same interpreter). `--before SRC` measures another tree's
+source interleaved with this one's, run for run, so that both see the same machine load.
 """
 
 from __future__ import annotations
@@ -209,7 +210,8 @@ def breakdown(python: str, runs: int) -> dict[str, Any]:
     imports = statistics.median(p["imports"] for p in probes) * 1000
     by_package: dict[str, float] = {}
     for name, cost in per_module.items():  # _ssl with ssl, json.decoder with json
-        package = name.lstrip("_").split(".")[0]
+        package = name.split(".")[0]
+        package = package if package.endswith("__") else package.lstrip("_")
         by_package[package] = by_package.get(package, 0.0) + cost
     top = sorted(by_package.items(), key=lambda item: -item[1])[:15]
     # What `site` costs (the venv's site-packages and .pth files): -S skips it, -I isolates.
@@ -238,6 +240,49 @@ def summary(values: list[float]) -> dict[str, float]:
         "median_ms": round(statistics.median(ordered), 1),
         "min_ms": round(ordered[0], 1),
         "max_ms": round(ordered[-1], 1),
+    }
+
+
+def interleaved(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """This tree's agent and the one in `args.before`, one run of each in turn, each with its
+    source on PYTHONPATH: the two series see the same load, which moves CPU time by tens of %."""
+    tls = write_loopback_tls(work / "tls")
+    stand_in = StandIn(tls)
+    base = agent_env(stand_in.url, tls, work)
+    trees = {"before": args.before, "after": args.after}
+    envs = {label: base | {"PYTHONPATH": src} for label, src in trees.items()}
+    command = [args.python, "-m", "brupop", "agent"]
+    seen: dict[str, list[float]] = {label: [] for label in trees}
+    load_at_start = os.getloadavg()[0]
+    try:
+        log = work / "agent.log"
+        for env in envs.values():  # warm the page cache and write each tree's bytecode
+            one_agent(command, env, stand_in, log)
+        for run in range(args.runs):
+            for label, env in envs.items():
+                cpu = one_agent(command, env, stand_in, log).request_cpu_ms
+                seen[label].append(cpu if cpu is not None else float("nan"))
+            progress(
+                f"run {run + 1}/{args.runs}: "
+                + ", ".join(f"{label} {values[-1]:.1f} ms" for label, values in seen.items())
+            )
+    finally:
+        stand_in.close()
+    return {
+        "benchmark": "agent_start_interleaved",
+        "machine": machine(),
+        "load_average_1min_at_end": round(os.getloadavg()[0], 2),
+        "load_average_1min_at_start": round(load_at_start, 2),
+        "python": args.python,
+        "runs_each": args.runs,
+        "before_tree": args.before_name,
+        "agent_cpu_to_first_request": {label: summary(v) for label, v in seen.items()},
+        "after_minus_before_median_ms": round(
+            statistics.median(seen["after"]) - statistics.median(seen["before"]), 1
+        ),
+        "after_minus_before_paired_median_ms": round(
+            statistics.median(a - b for a, b in zip(seen["after"], seen["before"], strict=True)), 1
+        ),
     }
 
 
@@ -285,10 +330,26 @@ def main() -> int:
     parser.add_argument(
         "--breakdown-runs", type=int, default=7, help="runs of the breakdown (default 7)"
     )
+    parser.add_argument(
+        "--before",
+        metavar="SRC",
+        help="another tree's src directory, measured interleaved with this one (no breakdown)",
+    )
+    parser.add_argument(
+        "--before-name",
+        default="another tree",
+        help="what the --before tree is, for the JSON (a commit, say): no machine path",
+    )
+    parser.add_argument(
+        "--after",
+        metavar="SRC",
+        default=str(Path(__file__).resolve().parents[1] / "src"),
+        help="the src directory measured against --before (default: this checkout's)",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="brupop-bench-agent-start-"))
     try:
-        result = measure(args, work)
+        result = interleaved(args, work) if args.before else measure(args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     emit(result)
