@@ -26,6 +26,7 @@ from tests.integration.apiserver.conftest import (
     Rig,
     RigFactory,
     add_agent_nodes,
+    open_connections,
     start_rig,
 )
 from tests.support.polling import wait_until
@@ -168,7 +169,9 @@ def test_an_authorized_agent_is_answered_while_bad_tokens_hold_every_review(
     # More callers with made-up tokens than the apiserver has worker threads (32).
     flood = from_many_addresses(rig, lambda: secrets.token_hex(16), statuses, callers=48)
     wait_until(lambda: reviewer.in_review >= 8, "every review thread held", interval=0.05)
-    time.sleep(0.5)  # the rest of the flood reaches the server
+    wait_until(  # the rest of the flood reaches the server: connected, or answered already
+        lambda: open_connections(rig, "agents") + len(statuses) >= 48, "the whole flood"
+    )
 
     answered: list[float] = []
     reading = in_threads([lambda: answered.append(timed(agent.get))])
