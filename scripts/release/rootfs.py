@@ -27,9 +27,11 @@ ENTRYPOINTS = {
     "control": ("brupop.cli.main", "brupop.entrypoints.controller.main",
                 "brupop.entrypoints.apiserver.main", "uvicorn.loops.asyncio",
                 "uvicorn.protocols.http.httptools_impl", "uvicorn.lifespan.on",
-                # The cluster each process builds at start, with the Kubernetes client, and the
-                # token libraries the apiserver loads for its first agent.
-                "brupop.adapters.kubernetes.cluster", "jwt", "jwt.algorithms", *RUN_TIME),
+                # The cluster each process builds at start, with the Kubernetes client, the
+                # token libraries the apiserver loads for its first agent, and the conversion
+                # worker it starts for the first large review.
+                "brupop.adapters.kubernetes.cluster", "jwt", "jwt.algorithms",
+                "brupop.adapters.apiserver_http.conversion.worker", *RUN_TIME),
 }  # fmt: skip
 # The optimization level each image's bytecode is compiled for: the chart runs the controller
 # and the apiserver with PYTHONOPTIMIZE=2 (docstrings and asserts left out: the Kubernetes

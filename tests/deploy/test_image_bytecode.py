@@ -22,6 +22,7 @@ from pathlib import Path
 
 from scripts.release import rootfs
 
+from brupop.adapters.apiserver_http.conversion.worker_process import WORKER_MODULE
 from tests.deploy.rendering import Rendered
 from tests.support.polling import wait_until
 from tests.support.raw_https import RawHttpsServer
@@ -160,3 +161,4 @@ def test_the_control_images_bytecode_covers_the_kubernetes_client_and_the_token_
     compiled = set(_python(LOADED, *rootfs.ENTRYPOINTS["control"]))
 
     assert {"kubernetes.client", "brupop.adapters.kubernetes.cluster", "jwt"} <= compiled
+    assert WORKER_MODULE in compiled  # started by the apiserver for its first large review
