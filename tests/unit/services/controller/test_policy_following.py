@@ -37,6 +37,12 @@ def _policy_events(fleet: Fleet) -> list[ClusterEvent]:
     return [e for e in recorded if e.subject is EventSubject.UPDATE_POLICY]
 
 
+def _only_policy_event(fleet: Fleet) -> tuple[str, str, EventType]:
+    """The one event recorded about a policy: its policy's name, its reason and its type."""
+    [event] = _policy_events(fleet)
+    return event.shadow_name, event.reason, event.type
+
+
 def test_a_paused_fleet_starts_nobody_and_the_node_in_flight_finishes() -> None:
     fleet = Fleet(3)
     metrics = RecordingMetrics()
@@ -117,12 +123,7 @@ def test_a_policy_with_another_name_is_warned_about_once_and_ignored() -> None:
     controller.tick()
 
     assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
-    [warning] = _policy_events(fleet)
-    assert (warning.shadow_name, warning.reason, warning.type) == (
-        "staging",
-        "PolicyIgnored",
-        EventType.WARNING,
-    )
+    assert _only_policy_event(fleet) == ("staging", "PolicyIgnored", EventType.WARNING)
 
 
 def test_a_bad_spec_keeps_the_last_good_policy_and_says_why_in_the_status() -> None:
@@ -155,12 +156,7 @@ def test_deleting_the_policy_returns_to_the_defaults_with_an_event() -> None:
     controller.tick()
 
     assert fleet.specs()["node-00"] is S.STAGED_AND_PERFORMED_UPDATE
-    [deleted] = _policy_events(fleet)
-    assert (deleted.shadow_name, deleted.reason, deleted.type) == (
-        "default",
-        "PolicyDeleted",
-        EventType.NORMAL,
-    )
+    assert _only_policy_event(fleet) == ("default", "PolicyDeleted", EventType.NORMAL)
 
 
 def test_the_status_tells_the_phase_the_generation_and_the_nodes_by_state() -> None:
