@@ -19,9 +19,11 @@ from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
+from brupop.services.controller.replica import ControllerMetrics
 from brupop.services.controller.service import ControllerService
 from tests.integration.controller.running import running
 from tests.support.polling import wait_until
+from tests.unit.services.controller.fleet import RecordingMetrics
 
 NEW = "1.20.0"
 
@@ -51,6 +53,7 @@ def _controller(
     identity: str = "c1",
     lease: float = 15,
     renew: float | None = None,
+    metrics: RecordingMetrics | None = None,
 ) -> ControllerService:
     clock = SystemClock()
     config = ControllerConfig(
@@ -63,7 +66,10 @@ def _controller(
         renew_seconds=renew or lease / 3,
         watch_seconds=1.0,
     )
-    return build_controller(cluster, config, clock)
+    recorded = metrics or RecordingMetrics()
+    return build_controller(
+        cluster, config, clock, ControllerMetrics(rollout=recorded, safety=recorded)
+    )
 
 
 def _wait_for(condition: Callable[[], bool], seconds: float) -> None:
@@ -74,13 +80,20 @@ def _started(cluster: InMemoryCluster) -> int:
     return sum(1 for s in cluster.shadows.list().items if s.spec.state is not UpdateState.IDLE)
 
 
+def _ticks_past(metrics: RecordingMetrics, ended: int, count: int) -> None:
+    """Until the loop has ended `count` more ticks than the `ended` it had."""
+    _wait_for(lambda: len(metrics.pass_cpu) >= ended + count, PATIENCE)
+
+
 def test_a_ten_node_rollout_with_limit_three_fills_three_slots_in_the_first_pass() -> None:
-    cluster = _cluster(10)
-    controller = _controller(cluster, 3, tick=30.0)
+    cluster, metrics = _cluster(10), RecordingMetrics()
+    controller = _controller(cluster, 3, tick=30.0, metrics=metrics)
     with running(controller):
         _wait_for(controller.is_ready, PATIENCE)
         assert _started(cluster) == 3, "all three slots filled by the first pass"
-        time.sleep(0.3)
+        ended = len(metrics.pass_cpu)
+        controller.wake()  # a later tick, as a watched change would ask for
+        _ticks_past(metrics, ended, 1)
         assert _started(cluster) == 3
 
 
@@ -125,7 +138,10 @@ def test_no_busy_loop_when_nothing_changes() -> None:
 def test_a_stopping_leader_hands_over_to_the_other_replica_before_its_lease_expires() -> None:
     cluster = _cluster(3)
     first = _controller(cluster, 1, tick=0.2, identity="first", lease=NEVER, renew=1.0)
-    second = _controller(cluster, 1, tick=0.2, identity="second", lease=NEVER, renew=1.0)
+    metrics = RecordingMetrics()
+    second = _controller(
+        cluster, 1, tick=0.2, identity="second", lease=NEVER, renew=1.0, metrics=metrics
+    )
     with ExitStack() as replicas:
         stop_first = replicas.enter_context(running(first)).stop
         _wait_for(first.elector.is_leader, PATIENCE)
@@ -134,5 +150,5 @@ def test_a_stopping_leader_hands_over_to_the_other_replica_before_its_lease_expi
         assert not second.elector.is_leader()
         stop_first.set()  # a SIGTERM: the loop ends its pass and releases the Lease
         _wait_for(second.elector.is_leader, PATIENCE)  # released: it would expire in an hour
-        time.sleep(0.3)
+        _ticks_past(metrics, len(metrics.pass_cpu), 2)  # two ticks as the leader
         assert _started(cluster) == 1
