@@ -40,22 +40,24 @@ def request_bytes(
     return head + (body or b"")
 
 
-def read_answer(reader: BinaryIO, max_bytes: int) -> tuple[int, bytes, bool]:
-    """The status, the body and whether the connection may carry another request."""
+def read_answer(reader: BinaryIO, max_bytes: int) -> tuple[int, bytes, bool, str | None]:
+    """The status, the body, whether the connection may carry another request, and the
+    answer's Retry-After as sent (None without one)."""
     status, version = _status_line(reader)
     while 100 <= status < 200:  # an interim answer: its headers, then the real one
         _headers(reader)
         status, version = _status_line(reader)
     headers = _headers(reader)
     keep = version == "HTTP/1.1" and "close" not in headers.get("connection", "").lower()
+    retry_after = headers.get("retry-after")
     if status in _NO_BODY_STATUSES:
-        return status, b"", keep
+        return status, b"", keep, retry_after
     if "chunked" in headers.get("transfer-encoding", "").lower():
-        return status, _chunked(reader, max_bytes), keep
+        return status, _chunked(reader, max_bytes), keep, retry_after
     length = headers.get("content-length")
     if length is None:
-        return status, _bounded(reader.read(max_bytes + 1), max_bytes), False
-    return status, _exactly(reader, _length(length), max_bytes), keep
+        return status, _bounded(reader.read(max_bytes + 1), max_bytes), False, retry_after
+    return status, _exactly(reader, _length(length), max_bytes), keep, retry_after
 
 
 def _line(reader: BinaryIO) -> bytes:
