@@ -166,7 +166,7 @@ def wait_for_ping(base_url: str, ca_path: Path, process: BrupopProcess, seconds:
             raise AssertionError("the apiserver exited")
         try:
             with urllib.request.urlopen(f"{base_url}/ping", context=context, timeout=2) as reply:
-                return reply.status == 200
+                return int(reply.status) == 200
         except OSError:
             return False
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import signal
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,8 @@ from tests.support.simulation_outcome import node_outcome, run_facts
 
 def _node(**changes: object) -> NodeOutcome:
     """node-01 updated, its agent started twice (before and after its reboot)."""
-    return node_outcome(**{"agent_exit_codes": [0, 0], **changes})
+    fields: dict[str, Any] = {"agent_exit_codes": [0, 0], **changes}
+    return node_outcome(**fields)
 
 
 def _facts(*nodes: NodeOutcome, **changes: object) -> RunFacts:

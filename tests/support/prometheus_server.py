@@ -103,7 +103,7 @@ class PrometheusServer:
             raise PrometheusError(f"prometheus exited at start:\n{self.log()}")
         try:
             with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as answer:
-                return answer.status == 200
+                return int(answer.status) == 200
         except OSError:  # URLError is one
             return False
 

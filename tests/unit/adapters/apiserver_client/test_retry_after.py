@@ -5,7 +5,7 @@ Scripted answers stand in for the connections and a list for the clock's sleep: 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +89,10 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
 
 def call_with(
-    answers: list[tuple[int, bytes, str | None]], sleeps: list[float], tmp_path: Path
+    answers: Sequence[tuple[int, bytes, str | None]], sleeps: list[float], tmp_path: Path
 ) -> Reply:
     """Run one GET through a transport whose connections answer `answers` in turn."""
-    ScriptedConnections.script = answers
+    ScriptedConnections.script = list(answers)
     token = tmp_path / "token"
     token.write_text("a-token")
     transport = HttpsTransport(
@@ -130,7 +130,8 @@ def test_429s_are_waited_out_as_asked_until_the_retries_are_spent(
 def test_another_5xx_or_an_unreadable_retry_after_gets_the_policys_backoff(
     sleeps: list[float], tmp_path: Path
 ) -> None:
-    answers = [(500, b"", "5"), (502, b"", "5"), (503, BUSY, "soon"), (503, BUSY, "999999")]
+    answers: list[tuple[int, bytes, str | None]] = [(500, b"", "5"), (502, b"", "5")]
+    answers += [(503, BUSY, "soon"), (503, BUSY, "999999")]
     answers += [(503, BUSY, None), (503, BUSY, "5")]
     with pytest.raises(UnavailableError):
         call_with(answers, sleeps, tmp_path)

@@ -45,7 +45,7 @@ def test_deactivate_and_unknown_command_types_parse() -> None:
         ("deactivate", CommandType.DEACTIVATE),
         ("frobnicate", CommandType.UNKNOWN),
     ]:
-        command = {**FULL_STATUS["most_recent_command"], "cmd_type": wire}  # type: ignore[dict-item]
+        command = {**FULL_STATUS["most_recent_command"], "cmd_type": wire}
         status = HostUpdateStatus.from_json({**FULL_STATUS, "most_recent_command": command})
         assert status.most_recent_command is not None
         assert status.most_recent_command.cmd_type is expected
