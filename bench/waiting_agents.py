@@ -127,7 +127,11 @@ class Link:
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def ask(self, request: bytes) -> tuple[int, dict[str, str], bytes]:
-        """Send `request`, connecting first if needed; its answer's status, headers and body."""
+        """Send `request`, connecting first if needed; its answer's status, headers and body.
+        A connection the server closed while idle (its keep-alive time-out, 5 s: a Retry-After
+        outlasts it) is opened again first, as the agent's client does, not counted an error."""
+        if self._streams is not None and self._streams[0].at_eof():
+            self.close()
         try:
             if self._streams is None:
                 host, port = self._address
