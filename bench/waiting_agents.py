@@ -4,8 +4,7 @@ Each agent opens one keep-alive HTTPS connection and sends the real agent's long
 (`GET /bottlerocket-node-resource?timeoutSeconds=30&resourceVersion=V` with its node's name, UID
 and token, as adapters/apiserver_client sends it), asking again as soon as it is answered, with
 the resourceVersion it was answered, from a loopback address of its own. A failed poll is retried
-as the real agent retries it (`Retrying`: its RetryPolicy, a 429's or 503's Retry-After
-included), on a new connection after a connection error. The
+as the real agent retries it (`Retrying`), on a new connection after a connection error. The
 agents connect at `--connect-rate` a second, so that the handshakes do not all land at once. Once
 every agent has sent its first wait (or CONNECT_SECONDS passed) the process prints `waiting`;
 when stdin closes it prints one JSON object: every answer each agent got (resourceVersion,
@@ -30,10 +29,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from http_answers import read_answer_and_headers
+from http_answers import read_answer
 
 from brupop.adapters.apiserver_client import RetryPolicy
-from brupop.adapters.apiserver_client.transport import RETRY_AFTER_STATUSES
 
 RESOURCE = "/bottlerocket-node-resource"
 WAIT_SECONDS = 30  # the agent's SHADOW_WAIT_SECONDS
@@ -90,8 +88,7 @@ def source_address(index: int) -> str:
 
 class Retrying:
     """The real agent's answer to a failed long-poll: the transport's RetryPolicy (full jitter
-    below 0.1 s doubled per failure, or a 429's or 503's Retry-After of N seconds and up to as
-    long again; 5 retries) for connection errors, 429 and 5xx; once those
+    below 0.1 s doubled per failure, 5 retries) for connection errors, 429 and 5xx; once those
     are spent, or on any other status, the agent's loop waits LOOP_INTERVAL_SECONDS and its next
     tick reads the shadow (a plain GET) before it long-polls again."""
 
@@ -103,10 +100,10 @@ class Retrying:
         self.failures = 0
         self.read_first = False
 
-    def after_failure(self, retryable: bool, retry_after: str | None = None) -> float:
+    def after_failure(self, retryable: bool) -> float:
         """How long to wait before the next request."""
         if retryable and self.failures < RETRY.retries:
-            delay = RETRY.delay(self.failures, random.random, retry_after)
+            delay = RETRY.delay(self.failures, random.random)
             self.failures += 1
             return delay
         self.failures = 0
@@ -126,10 +123,10 @@ class Link:
         self._context = context
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
-    async def ask(self, request: bytes) -> tuple[int, dict[str, str], bytes]:
-        """Send `request`, connecting first if needed; its answer's status, headers and body.
-        A connection the server closed while idle (its keep-alive time-out, 5 s: a Retry-After
-        outlasts it) is opened again first, as the agent's client does, not counted an error."""
+    async def ask(self, request: bytes) -> tuple[int, bytes]:
+        """Send `request`, connecting first if needed; its answer's status and body. A
+        connection the server closed while idle (its keep-alive time-out, 5 s) is opened again
+        first, as the agent's client does, not counted an error."""
         if self._streams is not None and self._streams[0].at_eof():
             self.close()
         try:
@@ -140,7 +137,7 @@ class Link:
                 )
             reader, writer = self._streams
             writer.write(request)
-            return await read_answer_and_headers(reader)
+            return await read_answer(reader)
         except BaseException:
             self.close()
             raise
@@ -167,10 +164,10 @@ async def one_agent(
                 waiting = True
                 agents.note_first_wait()
             try:
-                status, headers, body = await link.ask(request(link.authority, node, version, wait))
+                status, body = await link.ask(request(link.authority, node, version, wait))
             except (OSError, asyncio.IncompleteReadError, ValueError) as error:
                 agents.note_error(type(error).__name__)
-                status, headers, body = 0, {}, b""
+                status, body = 0, b""
             at = time.monotonic()
             if status == 200:
                 retrying.succeeded()
@@ -179,8 +176,7 @@ async def one_agent(
                 continue
             if status:
                 agents.note_error(f"http_{status}: {body[:80].decode(errors='replace')}")
-            asked = headers.get("retry-after") if status in RETRY_AFTER_STATUSES else None
-            delay = retrying.after_failure(status in (0, 429) or status >= 500, asked)
+            delay = retrying.after_failure(status in (0, 429) or status >= 500)
             await asyncio.sleep(delay)
     finally:
         link.close()

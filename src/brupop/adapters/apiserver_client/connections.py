@@ -97,8 +97,8 @@ class ApiserverConnections:
         connect_seconds: float,
         read_seconds: float,
         max_bytes: int,
-    ) -> tuple[int, bytes, str | None]:
-        """Send one request, return its status, its body and its Retry-After (None without).
+    ) -> tuple[int, bytes]:
+        """Send one request, return its status and body.
 
         Raises OSError (ssl.SSLError and timeouts included) or BadAnswerError when the
         exchange fails, and ResponseTooLargeError when the body is longer than `max_bytes`.
@@ -108,8 +108,8 @@ class ApiserverConnections:
         try:
             connection.sock.settimeout(read_seconds)  # connect and TLS used connect_seconds
             connection.sock.sendall(request_bytes(method, target, self._authority, headers, body))
-            status, data, reusable, retry_after = read_answer(connection.reader, max_bytes)
-            return status, data, retry_after
+            status, data, reusable = read_answer(connection.reader, max_bytes)
+            return status, data
         finally:
             if reusable:
                 self._give_back(connection, generation)

@@ -40,24 +40,22 @@ def request_bytes(
     return head + (body or b"")
 
 
-def read_answer(reader: BinaryIO, max_bytes: int) -> tuple[int, bytes, bool, str | None]:
-    """The status, the body, whether the connection may carry another request, and the
-    answer's Retry-After as sent (None without one)."""
+def read_answer(reader: BinaryIO, max_bytes: int) -> tuple[int, bytes, bool]:
+    """The status, the body and whether the connection may carry another request."""
     status, version = _status_line(reader)
     while 100 <= status < 200:  # an interim answer: its headers, then the real one
         _headers(reader)
         status, version = _status_line(reader)
     headers = _headers(reader)
     keep = version == "HTTP/1.1" and "close" not in headers.get("connection", "").lower()
-    retry_after = headers.get("retry-after")
     if status in _NO_BODY_STATUSES:
-        return status, b"", keep, retry_after
+        return status, b"", keep
     if "chunked" in headers.get("transfer-encoding", "").lower():
-        return status, _chunked(reader, max_bytes), keep, retry_after
+        return status, _chunked(reader, max_bytes), keep
     length = headers.get("content-length")
     if length is None:
-        return status, _bounded(reader.read(max_bytes + 1), max_bytes), False, retry_after
-    return status, _exactly(reader, _length(length), max_bytes), keep, retry_after
+        return status, _bounded(reader.read(max_bytes + 1), max_bytes), False
+    return status, _exactly(reader, _length(length), max_bytes), keep
 
 
 def _line(reader: BinaryIO) -> bytes:

@@ -2,10 +2,8 @@
 and size.
 
 Retries (exponential backoff with full jitter) happen only where retrying can help: connection
-errors and timeouts, 429 and 5xx. A 429 or 503 that says when to come back (`Retry-After` in
-seconds) is retried no sooner, so that a refused fleet does not ask again within the second. Any
-other 4xx is answered to the caller at once, and so is an answer too long to be one of the
-apiserver's.
+errors and timeouts, 429 and 5xx. Any other 4xx is answered to the caller at once, and so is an
+answer too long to be one of the apiserver's.
 
 Its values are value objects rather than dataclasses, which compile their methods at import
 (about 1.2 ms of CPU each at every agent start), or NamedTuples, which load `typing`.
@@ -47,7 +45,6 @@ MAX_CONNECT_SECONDS = 10.0
 # A shadow document is a few KiB, a drain's list of blockers a few more.
 MAX_RESPONSE_BYTES = 1024 * 1024
 USER_AGENT = "brupop-agent"
-RETRY_AFTER_STATUSES = (429, 503)  # the refusals whose Retry-After the agent waits out
 
 log = event_lines.get_logger(__name__)
 
@@ -59,31 +56,10 @@ class RetryPolicy:
     retries: int = 5
     base_seconds: float = 0.1
     cap_seconds: float = 10.0
-    longest_retry_after_seconds: float = 60.0
 
-    def delay(
-        self, attempt: int, draw: Callable[[], float], retry_after: str | None = None
-    ) -> float:
-        """The wait after retry `attempt` (0 first): full jitter, uniform below
-        min(cap, base*2**attempt). When the server said to come back in N seconds
-        (`retry_after`, believed up to `longest_retry_after_seconds`), uniform in
-        [N, N + max(N, that ceiling)): never sooner than asked, and the agents refused in the
-        same second come back spread over as long again."""
-        backoff = Backoff(self.base_seconds, self.cap_seconds)
-        asked = retry_after_seconds(retry_after, self.longest_retry_after_seconds)
-        if asked is None:
-            return backoff.delay(attempt + 1, draw)
-        return asked + draw() * max(asked, backoff.ceiling(attempt + 1))
-
-
-def retry_after_seconds(value: str | None, longest: float) -> int | None:
-    """A Retry-After's seconds when it is a whole number up to `longest`; None for anything else
-    (absent, an HTTP date, garbage, too long to believe), which leaves the policy's own wait."""
-    text = (value or "").strip()
-    if not (text.isascii() and text.isdigit()) or len(text) > 6:
-        return None
-    seconds = int(text)
-    return seconds if seconds <= longest else None
+    def delay(self, attempt: int, draw: Callable[[], float]) -> float:
+        """Full jitter after retry `attempt` (0 first): uniform below min(cap, base*2**attempt)."""
+        return Backoff(self.base_seconds, self.cap_seconds).delay(attempt + 1, draw)
 
 
 @value_object
@@ -141,19 +117,13 @@ class HttpsTransport:
         attempt = 0
         while True:
             headers = self._headers(node_uid, with_body=data is not None)
-            problem, retry_after = self._attempt(method, target, headers, data, read_seconds)
+            problem = self._attempt(method, target, headers, data, read_seconds)
             if isinstance(problem, Reply):
                 return problem
             if attempt >= self._retry.retries:
                 raise problem
-            delay = self._retry.delay(attempt, self._draw, retry_after)
-            log.info(
-                "apiserver.retry",
-                path=path,
-                attempt=attempt + 1,
-                error=str(problem),
-                wait_seconds=round(delay, 2),
-            )
+            delay = self._retry.delay(attempt, self._draw)
+            log.info("apiserver.retry", path=path, attempt=attempt + 1, error=str(problem))
             self._sleep(delay)
             attempt += 1
 
@@ -164,10 +134,9 @@ class HttpsTransport:
         headers: dict[str, str],
         data: bytes | None,
         read_seconds: float,
-    ) -> tuple[Reply | PortError, str | None]:
-        """The answer, or the error to retry with the Retry-After of a 429 or 503 (else None)."""
+    ) -> Reply | PortError:
         try:
-            status, body, retry_after = self._connections.exchange(
+            status, body = self._connections.exchange(
                 method,
                 target,
                 headers=headers,
@@ -180,18 +149,15 @@ class HttpsTransport:
             raise UnavailableError(f"the apiserver's answer is too long: {error}") from None
         except ssl.SSLError as error:
             self._connections.drop_all()  # the CA may have been renewed: read it again
-            return _unreachable(error), None
+            return UnavailableError(f"cannot reach the apiserver: {_describe(error)}"[:300])
         except (OSError, BadAnswerError) as error:
-            return _unreachable(error), None
+            return UnavailableError(f"cannot reach the apiserver: {_describe(error)}"[:300])
         reply = Reply(status, body)
-        if status not in RETRY_AFTER_STATUSES:
-            retry_after = None
         if reply.status == 429:
-            return TooManyRequestsError(f"apiserver busy: {reply.error_message()}"), retry_after
+            return TooManyRequestsError(f"apiserver busy: {reply.error_message()}")
         if reply.status >= 500:
-            message = f"apiserver answered {reply.status}: {reply.error_message()}"
-            return UnavailableError(message), retry_after
-        return reply, None
+            return UnavailableError(f"apiserver answered {reply.status}: {reply.error_message()}")
+        return reply
 
     def _headers(self, node_uid: str | None, *, with_body: bool) -> dict[str, str]:
         headers = {
@@ -219,11 +185,6 @@ class HttpsTransport:
     def close(self) -> None:
         """Close the pooled connections (the next call opens new ones)."""
         self._connections.drop_all()
-
-
-def _unreachable(error: BaseException) -> UnavailableError:
-    """The error of an exchange that got no answer: retried like a 5xx."""
-    return UnavailableError(f"cannot reach the apiserver: {_describe(error)}"[:300])
 
 
 def _describe(error: BaseException) -> str:

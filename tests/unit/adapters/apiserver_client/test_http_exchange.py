@@ -21,7 +21,7 @@ from brupop.adapters.apiserver_client.http_exchange import (
 LIMIT = 1024
 
 
-def _read(data: bytes, limit: int = LIMIT) -> tuple[int, bytes, bool, str | None]:
+def _read(data: bytes, limit: int = LIMIT) -> tuple[int, bytes, bool]:
     return read_answer(io.BytesIO(data), limit)
 
 
@@ -43,7 +43,7 @@ def test_a_post_without_a_body_says_its_length_is_zero_and_a_get_says_nothing() 
 def test_an_answer_with_a_length_is_read_and_the_connection_kept() -> None:
     answer = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-type: x\r\n\r\n{}"
 
-    assert _read(answer) == (200, b"{}", True, None)
+    assert _read(answer) == (200, b"{}", True)
 
 
 def test_a_connection_the_server_closes_is_not_kept() -> None:
@@ -55,17 +55,17 @@ def test_a_chunked_answer_is_joined_and_its_trailers_read() -> None:
     answer = b"HTTP/1.1 409 Conflict\r\nTransfer-Encoding: chunked\r\n\r\n"
     answer += b"3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: t\r\n\r\n"
 
-    assert _read(answer) == (409, b"abcde", True, None)
+    assert _read(answer) == (409, b"abcde", True)
 
 
 def test_an_answer_without_a_length_runs_to_the_end_and_ends_the_connection() -> None:
-    assert _read(b"HTTP/1.1 200 OK\r\n\r\nall of it") == (200, b"all of it", False, None)
+    assert _read(b"HTTP/1.1 200 OK\r\n\r\nall of it") == (200, b"all of it", False)
 
 
 def test_an_interim_answer_is_skipped_and_no_content_has_no_body() -> None:
     answer = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n"
 
-    assert _read(answer) == (204, b"", True, None)
+    assert _read(answer) == (204, b"", True)
 
 
 @pytest.mark.parametrize(
@@ -129,7 +129,7 @@ _LINES = st.lists(
 @given(_HEAD, _LINES)
 def test_any_bytes_are_an_answer_or_a_bad_or_too_large_one(head: bytes, lines: list[bytes]) -> None:
     try:
-        status, body, _, _ = _read(head + b"".join(lines), limit=64)
+        status, body, _ = _read(head + b"".join(lines), limit=64)
     except (BadAnswerError, AnswerTooLargeError):
         return
     assert 100 <= status <= 999 and len(body) <= 64
