@@ -98,3 +98,22 @@ def test_finishes_on_one_target_are_not_carried_to_a_newer_one() -> None:
     _, soak = keeper.facts(CANARY, done, [], "1.21.0", frozenset(), NOW + timedelta(seconds=1))
 
     assert soak is not None and soak.updated == 0, soak
+
+
+def test_a_canary_seen_idle_while_counted_failed_finishes_in_a_later_untouched_pass() -> None:
+    keeper = _keeper()
+    start = book_of(*(shadow(n) for n in NODES))
+    chosen, _ = keeper.facts(CANARY, start, [], NEW, frozenset(), NOW)
+    assert chosen is not None
+    nodes = sorted(n.removeprefix("brs-") for n in chosen)
+    done = book_of(
+        *(shadow(n, current=NEW) for n in nodes), *(shadow(n) for n in NODES if n not in nodes)
+    )
+    touched = [f"brs-{n}" for n in nodes]
+    _, soak = keeper.facts(CANARY, done, touched, NEW, frozenset({nodes[0]}), NOW)
+    assert soak is not None and soak.updated == 1
+
+    _, soak = keeper.facts(CANARY, done, [], NEW, frozenset(), NOW + timedelta(seconds=1))
+
+    assert soak is not None and (soak.canaries, soak.updated) == (2, 2), soak
+    assert soak.all_updated

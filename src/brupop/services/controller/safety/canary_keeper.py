@@ -83,7 +83,10 @@ class CanaryKeeper:
             touched |= self._canaries.keys()  # a canary chosen again may have finished already
         else:
             self._join_late(canary, book, touched, target)
-        self._note_finished(book, touched, target, failed, now)
+        # The canaries not finished yet are looked at in every pass, touched or not: a finish
+        # missed once (the node counted failed in the pass that saw it Idle) is never stuck.
+        waiting = {s for s, n in self._canaries.items() if n not in self._finished}
+        self._note_finished(book, touched | waiting, target, failed, now)
         chosen = [s for n in self._canaries if (s := book.shadow(n)) is not None]
         awaited = awaited_canaries(
             canary, len(self._canaries), self._unreported.values(), self._labels
