@@ -257,7 +257,15 @@ def rollout(tmp_path: Path) -> Iterator[Rollout]:
 @pytest.mark.e2e
 def test_three_nodes_roll_through_the_kubernetes_api_within_the_limit(rollout: Rollout) -> None:
     rollout.wait_until_updated(ROLLOUT_SECONDS)
-    while_leading = rollout.emulator.snapshot().stored(LEASES, NAMESPACE, DEFAULT_LEASE_NAME)
+
+    def renewed_lease() -> dict[str, Any] | None:
+        """The Lease once the leader has renewed it (a quick rollout may end before that)."""
+        lease = rollout.emulator.snapshot().stored(LEASES, NAMESPACE, DEFAULT_LEASE_NAME)
+        spec = lease["spec"] if lease is not None else {}
+        return lease if spec.get("renewTime", "") > spec.get("acquireTime", "~") else None
+
+    wait_until(renewed_lease, "the leader renewed its Lease", seconds=60, interval=0.2)
+    while_leading = renewed_lease()
     rollout.supervisor.stop(grace_seconds=5.0)
     exits = {"controller": rollout.controller.stop(), "apiserver": rollout.apiserver.stop()}
     cluster = rollout.emulator.snapshot()
