@@ -99,7 +99,7 @@ def stop(folder: RunFolder, record: Record) -> str:
         return f"{record.name}: not running (pid {record.pid} is gone or not ours)"
     os.kill(record.pid, signal.SIGTERM)
     outcome = "stopped"
-    if not wait_gone(record, STOP_GRACE_SECONDS):
+    if not wait_gone(record, STOP_GRACE_SECONDS) and is_ours(record):
         os.kill(record.pid, signal.SIGKILL)
         wait_gone(record, 5.0)
         outcome = "killed after the grace period"
@@ -117,13 +117,9 @@ def kill(folder: RunFolder, record: Record) -> str:
 
 
 def wait_gone(record: Record, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        reap(record.pid)
-        if not is_ours(record):
-            return True
-        time.sleep(0.1)
-    return not is_ours(record)
+    """Until the signalled process has exited (see `wait_exited`: its command line goes before
+    its files, and a lock or socket it holds lasts until then)."""
+    return wait_exited(record.pid, seconds)
 
 
 def wait_exited(pid: int, seconds: float) -> bool:
