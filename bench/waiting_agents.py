@@ -31,12 +31,12 @@ from urllib.parse import urlsplit
 
 from http_answers import read_answer
 
-from brupop.adapters.apiserver_client import RetryPolicy
+from brupop.adapters.apiserver_client import RetrySchedule
 
 RESOURCE = "/bottlerocket-node-resource"
 WAIT_SECONDS = 30  # the agent's SHADOW_WAIT_SECONDS
 LOOP_INTERVAL_SECONDS = 5.0  # the agent's AGENT_LOOP_INTERVAL_SECONDS: its wait after trouble
-RETRY = RetryPolicy()  # what the agent's ApiserverClient retries with
+RETRY = RetrySchedule()  # what the agent's ApiserverClient retries with
 CONNECT_SECONDS = 300.0  # how long every agent may take to wait, refusals retried, at most
 
 
@@ -87,7 +87,7 @@ def source_address(index: int) -> str:
 
 
 class Retrying:
-    """The real agent's answer to a failed long-poll: the transport's RetryPolicy (full jitter
+    """The real agent's answer to a failed long-poll: the transport's RetrySchedule (full jitter
     below 0.1 s doubled per failure, 5 retries) for connection errors, 429 and 5xx; once those
     are spent, or on any other status, the agent's loop waits LOOP_INTERVAL_SECONDS and its next
     tick reads the shadow (a plain GET) before it long-polls again."""

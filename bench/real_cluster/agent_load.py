@@ -80,7 +80,7 @@ async def call(conn: AgentConnection, tally: Tally, kind: str, method: str, path
 
 def retry_pause(attempt: int, draw: Callable[[], float] = random.random) -> float:
     """The agent client's pause before retry `attempt` (0 on): full jitter, uniform in
-    [0, min(10 s, 0.1 s * 2**attempt)), as adapters/apiserver_client's RetryPolicy draws it.
+    [0, min(10 s, 0.1 s * 2**attempt)), as adapters/apiserver_client's RetrySchedule draws it.
     A fixed pause would send every refused agent back in the same instant, a herd no real
     fleet makes."""
     return draw() * min(10.0, 0.1 * 2.0 ** min(attempt, 16))

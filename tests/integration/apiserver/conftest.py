@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brupop.adapters.apiserver_client import ApiserverClient, RetryPolicy
+from brupop.adapters.apiserver_client import ApiserverClient, RetrySchedule
 from brupop.adapters.apiserver_http.app import ApiserverOptions, ApiserverParts
 from brupop.adapters.apiserver_http.serving.server import (
     RunningServer,
@@ -82,7 +82,7 @@ class Rig:
             ca_path=self.certs.ca_path,
             timeout_seconds=5.0,
             drain_timeout_seconds=5.0,
-            retry=RetryPolicy(retries=retries, base_seconds=0.01, cap_seconds=0.05),
+            retry=RetrySchedule(retries=retries, base_seconds=0.01, cap_seconds=0.05),
         )
         self.clients.append(client)
         return client

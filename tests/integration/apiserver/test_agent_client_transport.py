@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from brupop.adapters.apiserver_client import ApiserverClient, RetryPolicy
+from brupop.adapters.apiserver_client import ApiserverClient, RetrySchedule
 from brupop.adapters.apiserver_client.transport import MAX_RESPONSE_BYTES, HttpsTransport
 from brupop.ports.errors import UnavailableError
 from tests.integration.apiserver.conftest import NS, Rig, agent_pod
@@ -24,7 +24,7 @@ from tests.support.raw_https import (
 )
 from tests.support.tls import TestCertificates, make_certificates
 
-NO_RETRY = RetryPolicy(retries=0)
+NO_RETRY = RetrySchedule(retries=0)
 
 
 def transport(url: str, ca_path: Path, tmp_path: Path, sleeps: list[float]) -> HttpsTransport:
@@ -35,7 +35,7 @@ def transport(url: str, ca_path: Path, tmp_path: Path, sleeps: list[float]) -> H
         node_name="n1",
         token_path=token,
         ca_path=ca_path,
-        retry=RetryPolicy(retries=2, base_seconds=0.01, cap_seconds=0.02),
+        retry=RetrySchedule(retries=2, base_seconds=0.01, cap_seconds=0.02),
         sleep=sleeps.append,
     )
 

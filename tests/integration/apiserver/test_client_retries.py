@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from brupop.adapters.apiserver_client import ApiserverClient, RetryPolicy
+from brupop.adapters.apiserver_client import ApiserverClient, RetrySchedule
 from brupop.adapters.apiserver_client.transport import HttpsTransport
 from brupop.ports.errors import ForbiddenError, UnauthorizedError, UnavailableError
 from tests.integration.apiserver.conftest import NS, Rig, agent_pod
 from tests.support.tls import make_certificates
 
-RETRIES = RetryPolicy(retries=3, base_seconds=0.01, cap_seconds=0.02)
+RETRIES = RetrySchedule(retries=3, base_seconds=0.01, cap_seconds=0.02)
 
 
 def client_with_sleeps(

@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import Mapping
 
-from brupop.adapters.apiserver_client.transport import HttpsTransport, Reply, RetryPolicy
+from brupop.adapters.apiserver_client.transport import HttpsTransport, Reply, RetrySchedule
 from brupop.adapters.apiserver_client.wire import shadow_from_document
 from brupop.domain.host.agent_shadow import AgentShadow, AgentShadowStatus
 from brupop.ports.errors import (
@@ -74,7 +74,7 @@ class ApiserverClient:
         ca_path: str | os.PathLike[str],
         timeout_seconds: float,
         drain_timeout_seconds: float,
-        retry: RetryPolicy | None = None,
+        retry: RetrySchedule | None = None,
         transport: ApiserverTransport | None = None,
     ) -> None:
         self._node_name = node_name
@@ -85,7 +85,7 @@ class ApiserverClient:
             node_name=node_name,
             token_path=token_path,
             ca_path=ca_path,
-            retry=retry or RetryPolicy(),
+            retry=retry or RetrySchedule(),
         )
         self._uid: str | None = None
         self._uid_lock = threading.Lock()

@@ -50,7 +50,7 @@ log = event_lines.get_logger(__name__)
 
 
 @value_object
-class RetryPolicy:
+class RetrySchedule:
     """How often and how long to retry a call that may succeed later."""
 
     retries: int = 5
@@ -88,7 +88,7 @@ class HttpsTransport:
         node_name: str,
         token_path: str | os.PathLike[str],
         ca_path: str | os.PathLike[str],
-        retry: RetryPolicy,
+        retry: RetrySchedule,
         sleep: Callable[[float], None] = time.sleep,
         draw: Callable[[], float] = jitter.uniform,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
