@@ -26,13 +26,13 @@ from brupop.adapters.apiserver_http.conversion.worker_process import (
     ConversionWorker,
 )
 from brupop.domain.conversion import convert_review
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 from tests.integration.apiserver.conftest import RigFactory, start_brupop_apiserver
 from tests.integration.apiserver.raw_client import ping_soon
 from tests.support.polling import wait_until
 from tests.support.tls import TestCertificates
 
-FAST_RESTARTS = RestartPolicy(first_seconds=0.05, cap_seconds=0.1, failing_after=3)
+FAST_RESTARTS = RestartSchedule(first_seconds=0.05, cap_seconds=0.1, failing_after=3)
 LIMIT = 1024 * 1024
 # A first worker that says it is ready, takes a review in, writes its pid to the marker file
 # and hangs; every later one (the marker exists) is the real worker.

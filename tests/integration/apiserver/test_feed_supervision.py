@@ -15,13 +15,13 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import ShadowSpec
 from brupop.domain.states import UpdateState
 from brupop.services.apiserver.shadow_feed import ShadowFeed
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 from tests.fakes.breakable_watch import with_breakable_shadows
 from tests.integration.apiserver.conftest import FAST_DRAINS, NS, add_agent_nodes, start_rig
 from tests.support.polling import wait_until
 from tests.support.tls import make_certificates
 
-QUICK = RestartPolicy(first_seconds=0.01, cap_seconds=0.05, failing_after=3, healthy_after=0.3)
+QUICK = RestartSchedule(first_seconds=0.01, cap_seconds=0.05, failing_after=3, healthy_after=0.3)
 
 
 async def test_a_feed_whose_watch_raises_is_restarted_and_wakes_waiters_once_it_works() -> None:

@@ -16,11 +16,11 @@ from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
 from brupop.services.controller.service import ControllerService
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 from tests.fakes.breakable_watch import with_breakable_shadows
 from tests.support.polling import wait_until
 
-QUICK = RestartPolicy(first_seconds=0.01, cap_seconds=0.05, failing_after=3, healthy_after=0.3)
+QUICK = RestartSchedule(first_seconds=0.01, cap_seconds=0.05, failing_after=3, healthy_after=0.3)
 
 
 def _controller(cluster: InMemoryCluster) -> ControllerService:

@@ -44,7 +44,7 @@ from brupop.services.apiserver.drain.registry import DrainRegistry
 from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import StatusPacing
 from brupop.services.runtime.informer import WATCH_SECONDS
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 
 RESOURCE = "/bottlerocket-node-resource"
 # Protected paths, and whether each needs the BrupopNodeUid header.
@@ -76,7 +76,7 @@ class ApiserverOptions:
     # Protected namespaces a forced drain may still delete pods in (see DrainRules).
     force_namespaces_allowed: frozenset[str] = frozenset()
     feed_watch_seconds: float = WATCH_SECONDS  # each watch of the shadow feed, at least
-    feed_restart: RestartPolicy = field(default_factory=RestartPolicy)
+    feed_restart: RestartSchedule = field(default_factory=RestartSchedule)
     threads: int = 32
     review_threads: int = 8
     webhook_port: int | None = None  # a port serving only /crdconvert, /ping and /readyz

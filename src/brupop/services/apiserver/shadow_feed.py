@@ -22,7 +22,7 @@ from brupop.domain.shadow import Shadow
 from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
 from brupop.services.runtime.mirror import Mirror
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 
 PAST_VERSIONS = 16
 """The versions remembered per shadow before its current one (an agent asks about the last)."""
@@ -63,7 +63,7 @@ class ShadowFeed:
         *,
         watch_seconds: float = WATCH_SECONDS,
         retry_seconds: float = 2.0,
-        restart: RestartPolicy | None = None,
+        restart: RestartSchedule | None = None,
     ) -> None:
         self._past: dict[str, deque[str]] = {}
         self._waiters: dict[str, set[_Waiter]] = {}

@@ -8,7 +8,7 @@ from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.runtime.informer import WATCH_SECONDS
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class ControllerConfig:
     """When `tick()` is called without `run()` (tests, benchmarks) the mirrors catch up by
     polling the watch without waiting, which the in-memory cluster can do; True catches up by
     a list instead (a Kubernetes watch cannot be polled without waiting)."""
-    watch_restart: RestartPolicy | None = None
+    watch_restart: RestartSchedule | None = None
     """How the change watch is restarted when it fails; None: the watch's own default."""
     variant_offer_grace_seconds: float = 6 * 3600.0
     """How long a variant may see no offer while others do before its nodes say so."""

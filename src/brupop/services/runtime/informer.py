@@ -25,7 +25,7 @@ import structlog
 from brupop.domain.cluster.objects import Listing, VersionListing, WatchBookmark, WatchEvent
 from brupop.ports.errors import InvalidObjectError, NotFoundError, PortError, WatchExpiredError
 from brupop.services.runtime.mirror import Mirror
-from brupop.services.runtime.supervisor import RestartPolicy, Supervisor
+from brupop.services.runtime.supervisor import RestartSchedule, Supervisor
 
 T = TypeVar("T")
 
@@ -61,13 +61,13 @@ class VersionCheck(Generic[T]):
 @dataclass(frozen=True)
 class Following:
     """How a following thread watches: each watch lasts `watch_seconds` to twice that; after a
-    failure to reach the cluster it waits `retry_seconds`; `restart`: its Supervisor's policy;
-    `resync_seconds`: how often it relists (by versions when it has a check) between two
-    watches, from its own thread (None: never, the watch is trusted)."""
+    failure to reach the cluster it waits `retry_seconds`; `restart`: its Supervisor's restart
+    schedule; `resync_seconds`: how often it relists (by versions when it has a check) between
+    two watches, from its own thread (None: never, the watch is trusted)."""
 
     watch_seconds: float = WATCH_SECONDS
     retry_seconds: float = 2.0
-    restart: RestartPolicy | None = None
+    restart: RestartSchedule | None = None
     resync_seconds: float | None = None
 
     def watch_period(self, since_list: float) -> float:
@@ -204,8 +204,8 @@ class Informer(Generic[T]):
             self._following = following
         if self._thread is None:
             body = self._follower(on_change, first, each_watch)
-            policy = self._following.restart
-            self._supervisor = Supervisor(f"watch-{self.kind}", body, self.stopping, policy=policy)
+            name, restart = f"watch-{self.kind}", self._following.restart
+            self._supervisor = Supervisor(name, body, self.stopping, schedule=restart)
             self._thread = self._supervisor.start()
         return self._thread
 

@@ -24,7 +24,7 @@ _MESSAGE_LIMIT = 300
 
 
 @dataclass(frozen=True)
-class RestartPolicy:
+class RestartSchedule:
     """How long to wait before restart n (1, 2, ...): `first` doubled each time, at most `cap`;
     when a streak counts as `failing`; how long a run must last to end it."""
 
@@ -50,13 +50,13 @@ class Supervisor:
         body: Callable[[], None],
         stop: threading.Event,
         *,
-        policy: RestartPolicy | None = None,
+        schedule: RestartSchedule | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
         self._body = body
         self._stop = stop
-        self._policy = policy or RestartPolicy()
+        self._schedule = schedule or RestartSchedule()
         self._monotonic = monotonic
         self._lock = threading.Lock()
         self._failures = 0
@@ -73,7 +73,7 @@ class Supervisor:
     def failing(self) -> bool:
         """The loop keeps failing: at least `failing_after` failures in a row, and no run since
         has lasted long enough to end the streak."""
-        return self.failures >= self._policy.failing_after
+        return self.failures >= self._schedule.failing_after
 
     def start(self) -> threading.Thread:
         """Run the supervised loop in a daemon thread named after it."""
@@ -101,7 +101,7 @@ class Supervisor:
             self._failures += 1
             self._running_since = None
             failures = self._failures
-        delay = self._policy.delay(failures)
+        delay = self._schedule.delay(failures)
         fields = {
             "error": type(error).__name__,
             "reason": str(error)[:_MESSAGE_LIMIT],
@@ -116,4 +116,4 @@ class Supervisor:
     def _healthy_run(self) -> bool:
         """The current run has lasted long enough to end a failure streak (lock held)."""
         started = self._running_since
-        return started is not None and self._monotonic() - started >= self._policy.healthy_after
+        return started is not None and self._monotonic() - started >= self._schedule.healthy_after

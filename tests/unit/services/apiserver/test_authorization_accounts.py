@@ -10,10 +10,10 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Listing, ServiceAccount, WatchBookmark, WatchEvent
 from brupop.ports.errors import ForbiddenError
 from brupop.services.apiserver.authorization.pods import AgentPodMirror
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 from tests.support.polling import wait_until
 
-QUICK_RESTARTS = RestartPolicy(first_seconds=0.01, cap_seconds=0.05, failing_after=3)
+QUICK_RESTARTS = RestartSchedule(first_seconds=0.01, cap_seconds=0.05, failing_after=3)
 
 
 class FailingAccounts:

@@ -7,9 +7,9 @@ import threading
 
 from structlog.testing import capture_logs
 
-from brupop.services.runtime.supervisor import RestartPolicy, Supervisor
+from brupop.services.runtime.supervisor import RestartSchedule, Supervisor
 
-QUICK = RestartPolicy(first_seconds=0.0, cap_seconds=0.0, failing_after=3, healthy_after=60.0)
+QUICK = RestartSchedule(first_seconds=0.0, cap_seconds=0.0, failing_after=3, healthy_after=60.0)
 
 
 class ScriptedLoop:
@@ -41,7 +41,7 @@ def test_a_loop_that_raises_is_restarted_and_logged_once_in_one_line_without_tra
     stop = threading.Event()
     loop = ScriptedLoop([KeyError("shadow"), ValueError("bad"), RuntimeError("boom")], stop)
     with capture_logs() as logs:
-        Supervisor("watch-test", loop, stop, policy=QUICK).run()
+        Supervisor("watch-test", loop, stop, schedule=QUICK).run()
     assert loop.runs == 4, "restarted after each failure until it ran to its end"
     errors = [e for e in logs if e["log_level"] == "error"]
     assert len(errors) == 1
@@ -64,7 +64,7 @@ def test_a_loop_failing_three_times_in_a_row_is_failing_until_a_run_lasts() -> N
         seen.append(supervisor.failing)
         stop.set()
 
-    supervisor = Supervisor("watch-test", loop, stop, policy=QUICK, monotonic=time)
+    supervisor = Supervisor("watch-test", loop, stop, schedule=QUICK, monotonic=time)
     supervisor.run()
     assert seen == [False, False, False, True, False]
     assert supervisor.failures == 0
@@ -83,14 +83,14 @@ def test_a_new_streak_after_a_healthy_run_is_logged_again() -> None:
         raise RuntimeError("boom")
 
     with capture_logs() as logs:
-        Supervisor("watch-test", loop, stop, policy=QUICK, monotonic=time).run()
+        Supervisor("watch-test", loop, stop, schedule=QUICK, monotonic=time).run()
     assert [e["event"] for e in logs if e["log_level"] == "error"] == ["loop.failed"] * 2
 
 
 def test_restart_pauses_double_up_to_the_cap_without_huge_numbers() -> None:
-    policy = RestartPolicy(first_seconds=1.0, cap_seconds=30.0)
-    assert [policy.delay(n) for n in range(1, 8)] == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
-    assert policy.delay(10**9) == 30.0
+    schedule = RestartSchedule(first_seconds=1.0, cap_seconds=30.0)
+    assert [schedule.delay(n) for n in range(1, 8)] == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
+    assert schedule.delay(10**9) == 30.0
 
 
 def test_a_stop_during_the_pause_ends_the_supervisor_at_once() -> None:
@@ -100,7 +100,7 @@ def test_a_stop_during_the_pause_ends_the_supervisor_at_once() -> None:
         stop.set()  # asked to stop while failing: the 1-hour pause must not be waited out
         raise RuntimeError("boom")
 
-    slow = RestartPolicy(first_seconds=3600.0, cap_seconds=3600.0)
-    thread = Supervisor("watch-test", loop, stop, policy=slow).start()
+    slow = RestartSchedule(first_seconds=3600.0, cap_seconds=3600.0)
+    thread = Supervisor("watch-test", loop, stop, schedule=slow).start()
     thread.join(30)
     assert not thread.is_alive()

@@ -35,7 +35,7 @@ from brupop.adapters.apiserver_http.conversion.pipe_exchange import (
     WorkerGoneError,
     exchange,
 )
-from brupop.services.runtime.supervisor import RestartPolicy, Supervisor
+from brupop.services.runtime.supervisor import RestartSchedule, Supervisor
 
 log = structlog.get_logger(__name__)
 
@@ -57,7 +57,7 @@ class ConversionOptions:
     seconds: float = 10.0
     start_seconds: float = 30.0
     stop_seconds: float = 2.0
-    restart: RestartPolicy = field(default_factory=RestartPolicy)
+    restart: RestartSchedule = field(default_factory=RestartSchedule)
     command: tuple[str, ...] | None = None
 
     @property
@@ -103,7 +103,7 @@ class ConversionWorker:
         self._exited: list[subprocess.Popen[bytes]] = []  # their pipes are still to be closed
         self._one_at_a_time = threading.Lock()
         self._supervisor = Supervisor(
-            "conversion-worker", self._keep_running, self._stopping, policy=self._options.restart
+            "conversion-worker", self._keep_running, self._stopping, schedule=self._options.restart
         )
         self._thread: threading.Thread | None = None
 

@@ -15,7 +15,7 @@ from brupop.ports.errors import NotFoundError
 from brupop.ports.tokens.token_verifier import ServiceAccountSource
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
 from brupop.services.runtime.mirror import Mirror
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 
 
 def _unversioned(_account: ServiceAccount) -> None:
@@ -31,7 +31,7 @@ class ServiceAccountMirror:
         *,
         watch_seconds: float = WATCH_SECONDS,
         retry_seconds: float = 2.0,
-        restart: RestartPolicy | None = None,
+        restart: RestartSchedule | None = None,
     ) -> None:
         self._source = source
         self._store: Mirror[ServiceAccount] = Mirror(operator.attrgetter("name"), _unversioned)

@@ -24,7 +24,7 @@ from brupop.ports.tokens.token_verifier import AgentPodSource, ServiceAccountSou
 from brupop.services.apiserver.authorization.accounts import ServiceAccountMirror
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
 from brupop.services.runtime.mirror import Mirror
-from brupop.services.runtime.supervisor import RestartPolicy
+from brupop.services.runtime.supervisor import RestartSchedule
 
 log = structlog.get_logger(__name__)
 
@@ -44,7 +44,7 @@ class AgentPodMirror:
         *,
         watch_seconds: float = WATCH_SECONDS,
         retry_seconds: float = 2.0,
-        restart: RestartPolicy | None = None,
+        restart: RestartSchedule | None = None,
     ) -> None:
         self._verifier = verifier
         self._keys_loaded = False
