@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry
 
 from brupop.adapters.memory.cluster import InMemoryCluster
-from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookTarget
+from brupop.adapters.notifications.webhook import DeliveryBounds, WebhookTarget
 from brupop.domain.cluster.resources import Resources
 from brupop.domain.policy.update_policy import UpdatePolicySpec
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
@@ -29,7 +29,7 @@ from tests.fakes.clock import FakeClock
 from tests.support.webhook_receiver import Receiver, running_receiver, validate_v1
 
 OLD, NEW = "1.19.0", "1.20.0"
-QUICK = DeliveryPolicy(queue_size=64, timeout_seconds=5, attempts=2, first_retry_seconds=0.01)
+QUICK = DeliveryBounds(queue_size=64, timeout_seconds=5, attempts=2, first_retry_seconds=0.01)
 
 
 @dataclass
@@ -67,7 +67,7 @@ def _replica(
     clock: FakeClock,
     url: str,
     identity: str = "c1",
-    delivery: DeliveryPolicy = QUICK,
+    delivery: DeliveryBounds = QUICK,
 ) -> Iterator[Replica]:
     config = ControllerConfig(
         policy=RolloutPolicy(ConcurrencyLimit(1)),
@@ -215,7 +215,7 @@ def test_passes_go_on_while_the_receiver_hangs_and_what_does_not_fit_is_dropped_
     clock = FakeClock()
     cluster = _cluster(clock, 3)
     hanging = Receiver(hold=threading.Event())
-    one = DeliveryPolicy(queue_size=1, timeout_seconds=5, attempts=2, first_retry_seconds=0.01)
+    one = DeliveryBounds(queue_size=1, timeout_seconds=5, attempts=2, first_retry_seconds=0.01)
     with (
         running_receiver(hanging) as receiver,
         _replica(cluster, clock, receiver.url, delivery=one) as replica,  # one in delivery,

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 
-from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookNotifier, WebhookTarget
+from brupop.adapters.notifications.webhook import DeliveryBounds, WebhookNotifier, WebhookTarget
 from brupop.domain.reporting.notification_formats import NotificationFormat
 from brupop.domain.reporting.notifications import Notification, NotificationKind
 from brupop.services.runtime.supervisor import Supervisor
@@ -24,7 +24,7 @@ from tests.support.webhook_receiver import (
 )
 
 NOTE = Notification(NotificationKind.FLEET_PAUSED, datetime(2026, 3, 1, tzinfo=UTC), "paused")
-FAST_RETRIES = DeliveryPolicy(
+FAST_RETRIES = DeliveryBounds(
     queue_size=8, timeout_seconds=5.0, attempts=3, first_retry_seconds=0.01, max_retry_seconds=0.05
 )
 
@@ -68,22 +68,22 @@ class Counts:
 @contextmanager
 def _delivering(
     url: str,
-    policy: DeliveryPolicy = FAST_RETRIES,
+    bounds: DeliveryBounds = FAST_RETRIES,
     form: NotificationFormat = NotificationFormat.JSON,
     kinds: frozenset[NotificationKind] = frozenset(NotificationKind),
     start: bool = True,
 ) -> Iterator[tuple[WebhookNotifier, Counts]]:
-    with _delivering_to([WebhookTarget("webhook-1", url, form, kinds)], policy, start) as both:
+    with _delivering_to([WebhookTarget("webhook-1", url, form, kinds)], bounds, start) as both:
         yield both
 
 
 @contextmanager
 def _delivering_to(
-    targets: list[WebhookTarget], policy: DeliveryPolicy = FAST_RETRIES, start: bool = True
+    targets: list[WebhookTarget], bounds: DeliveryBounds = FAST_RETRIES, start: bool = True
 ) -> Iterator[tuple[WebhookNotifier, Counts]]:
     stop = threading.Event()
     counts = Counts()
-    notifier = WebhookNotifier(targets, "test-cluster", counts, stop, policy)
+    notifier = WebhookNotifier(targets, "test-cluster", counts, stop, bounds)
     if start:
         for lane in notifier.lanes:
             Supervisor(lane.name, lane.deliver, stop).start()
@@ -175,17 +175,17 @@ def test_a_receiver_that_is_down_costs_the_attempts_then_a_counted_drop() -> Non
 
 def test_a_slow_receiver_times_out_each_attempt_and_the_message_is_dropped() -> None:
     slow = Receiver(hold=threading.Event())  # never answers until the test ends
-    policy = DeliveryPolicy(queue_size=8, timeout_seconds=0.2, attempts=2, first_retry_seconds=0.01)
-    with running_receiver(slow) as receiver, _delivering(receiver.url, policy) as (notifier, c):
+    bounds = DeliveryBounds(queue_size=8, timeout_seconds=0.2, attempts=2, first_retry_seconds=0.01)
+    with running_receiver(slow) as receiver, _delivering(receiver.url, bounds) as (notifier, c):
         notifier.notify(NOTE)
         assert c.wait_for(dropped=1)
     assert c.dropped == Counter({"undeliverable": 1})
 
 
 def test_notify_never_waits_a_full_queue_drops_and_counts() -> None:
-    policy = DeliveryPolicy(queue_size=2, attempts=1)
+    bounds = DeliveryBounds(queue_size=2, attempts=1)
     # No delivery thread at all: nothing leaves the queue, as with a receiver that hangs.
-    with _delivering(_closed_port_url(), policy, start=False) as (notifier, counts):
+    with _delivering(_closed_port_url(), bounds, start=False) as (notifier, counts):
         for _ in range(5):
             notifier.notify(NOTE)
         assert notifier.pending() == 2
@@ -195,27 +195,27 @@ def test_notify_never_waits_a_full_queue_drops_and_counts() -> None:
 def test_a_receiver_that_drips_its_headers_is_cut_at_the_deadline_of_the_whole_exchange() -> None:
     # The drip never ends its answer and each read gets a byte in time: only the deadline of
     # the whole exchange can end it, and not before that deadline.
-    policy = DeliveryPolicy(queue_size=8, timeout_seconds=1.0, attempts=1)
-    with dripping_receiver() as drip, _delivering(drip.url, policy) as (notifier, counts):
+    bounds = DeliveryBounds(queue_size=8, timeout_seconds=1.0, attempts=1)
+    with dripping_receiver() as drip, _delivering(drip.url, bounds) as (notifier, counts):
         began = time.monotonic()
         notifier.notify(NOTE)
         assert counts.wait_for(dropped=1, seconds=60)
         took = time.monotonic() - began
         assert drip.connections == 1
-    assert took >= policy.timeout_seconds, f"the exchange ended {took:.2f} s after it began"
+    assert took >= bounds.timeout_seconds, f"the exchange ended {took:.2f} s after it began"
     assert counts.dropped == Counter({"undeliverable": 1})
 
 
 def test_a_slow_webhook_delays_only_itself_and_what_it_drops_is_counted_as_its_own() -> None:
     # The slow webhook's first exchange lasts 30 s unless its receiver hangs up first.
-    policy = DeliveryPolicy(queue_size=3, timeout_seconds=30.0, attempts=1)
+    bounds = DeliveryBounds(queue_size=3, timeout_seconds=30.0, attempts=1)
     with ExitStack() as slow:
         drip = slow.enter_context(dripping_receiver())
         with (
             running_receiver() as healthy,
             _delivering_to(
                 [WebhookTarget("webhook-1", drip.url), WebhookTarget("webhook-2", healthy.url)],
-                policy,
+                bounds,
             ) as (notifier, counts),
         ):
             for _ in range(3):

@@ -54,7 +54,7 @@ class WebhookTarget:
 
 
 @dataclass(frozen=True)
-class DeliveryPolicy:
+class DeliveryBounds:
     """Bounds of delivery: queue size (per webhook), the deadline of one whole exchange, tries
     and their backoff."""
 
@@ -86,9 +86,9 @@ class WebhookNotifier:
         cluster: str,
         counts: NotificationCounts,
         stop: threading.Event,
-        policy: DeliveryPolicy | None = None,
+        bounds: DeliveryBounds | None = None,
     ) -> None:
-        chosen = policy or DeliveryPolicy()
+        chosen = bounds or DeliveryBounds()
         self.lanes = tuple(WebhookLane(target, cluster, counts, stop, chosen) for target in targets)
 
     def notify(self, notification: Notification) -> None:
@@ -114,12 +114,12 @@ class WebhookLane:
         cluster: str,
         counts: NotificationCounts,
         stop: threading.Event,
-        policy: DeliveryPolicy,
+        bounds: DeliveryBounds,
     ) -> None:
         self.target = target
         self.name = f"notify-{target.name}"
-        self._cluster, self._counts, self._stop, self._policy = cluster, counts, stop, policy
-        self._queue: queue.Queue[Notification] = queue.Queue(policy.queue_size)
+        self._cluster, self._counts, self._stop, self._bounds = cluster, counts, stop, bounds
+        self._queue: queue.Queue[Notification] = queue.Queue(bounds.queue_size)
 
     def offer(self, notification: Notification) -> None:
         """Queue `notification` if this webhook wants its kind; never waits."""
@@ -159,9 +159,9 @@ class WebhookLane:
 
     def _deliver_one(self, notification: Notification) -> None:
         body = json.dumps(render(self.target.format, notification, self._cluster)).encode()
-        policy = self._policy
+        bounds = self._bounds
         retrying = Retrying(
-            stop=stop_after_attempt(policy.attempts) | stop_when_event_set(self._stop),
+            stop=stop_after_attempt(bounds.attempts) | stop_when_event_set(self._stop),
             wait=self._retry_wait,
             retry=retry_if_exception_type(RetryableDelivery),
             sleep=self._pause,
@@ -176,7 +176,7 @@ class WebhookLane:
             self._counts.count_sent(self.target.name)
 
     def _retry_wait(self, state: RetryCallState) -> float:
-        return self._policy.retry_wait(state.attempt_number)
+        return self._bounds.retry_wait(state.attempt_number)
 
     def _pause(self, seconds: float) -> None:
         """Backoff between tries, cut short by a stop (which then also ends the tries)."""
@@ -194,7 +194,7 @@ class WebhookLane:
 
     def _post(self, body: bytes) -> None:
         try:
-            status = post_within(self.target.url, body, _HEADERS, self._policy.timeout_seconds)
+            status = post_within(self.target.url, body, _HEADERS, self._bounds.timeout_seconds)
         except ExchangeError as error:
             raise RetryableDelivery(str(error)) from error
         if 200 <= status < 300:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookTarget
+from brupop.adapters.notifications.webhook import DeliveryBounds, WebhookTarget
 from brupop.domain.reporting.notification_formats import NotificationFormat
 from brupop.domain.reporting.notifications import NotificationKind
 from brupop.entrypoints.settings_error import ONE_MINUTE, SettingsError, seconds, whole_number
@@ -45,7 +45,7 @@ class NotificationSettings:
 
     cluster_name: str = ""
     targets: tuple[WebhookTarget, ...] = ()
-    delivery: DeliveryPolicy = field(default_factory=DeliveryPolicy)
+    delivery: DeliveryBounds = field(default_factory=DeliveryBounds)
 
 
 def load_notification_settings(environ: Mapping[str, str]) -> NotificationSettings:
@@ -69,7 +69,7 @@ def load_notification_settings(environ: Mapping[str, str]) -> NotificationSettin
         for index in range(1, MAX_WEBHOOKS + 1)
         if environ.get(f"{_PREFIX}{index}_URL")
     )
-    delivery = DeliveryPolicy(
+    delivery = DeliveryBounds(
         queue_size=bounds.queue_size,
         timeout_seconds=bounds.timeout_seconds,
         attempts=bounds.attempts,

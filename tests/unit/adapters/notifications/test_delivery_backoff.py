@@ -11,7 +11,7 @@ from tenacity import RetryCallState, Retrying, wait_exponential
 
 from brupop.adapters.notifications import webhook
 from brupop.adapters.notifications.exchange import ExchangeError
-from brupop.adapters.notifications.webhook import DeliveryPolicy, WebhookLane, WebhookTarget
+from brupop.adapters.notifications.webhook import DeliveryBounds, WebhookLane, WebhookTarget
 from brupop.domain.reporting.notifications import Notification, NotificationKind
 from tests.support.polling import wait_until
 
@@ -32,15 +32,15 @@ class Drops:
 
 
 @pytest.mark.parametrize(
-    "policy",
-    [DeliveryPolicy(), DeliveryPolicy(first_retry_seconds=0.01, max_retry_seconds=0.05)],
+    "bounds",
+    [DeliveryBounds(), DeliveryBounds(first_retry_seconds=0.01, max_retry_seconds=0.05)],
 )
-def test_each_wait_is_the_one_tenacity_waited_before(policy: DeliveryPolicy) -> None:
-    before = wait_exponential(multiplier=policy.first_retry_seconds, max=policy.max_retry_seconds)
+def test_each_wait_is_the_one_tenacity_waited_before(bounds: DeliveryBounds) -> None:
+    before = wait_exponential(multiplier=bounds.first_retry_seconds, max=bounds.max_retry_seconds)
     for tries in range(1, 40):
         state = RetryCallState(Retrying(), fn=None, args=(), kwargs={})
         state.attempt_number = tries
-        assert policy.retry_wait(tries) == before(state)
+        assert bounds.retry_wait(tries) == before(state)
 
 
 def test_a_failing_webhook_pauses_the_doubling_waits_between_its_tries(
@@ -52,9 +52,9 @@ def test_a_failing_webhook_pauses_the_doubling_waits_between_its_tries(
     pauses: list[float] = []
     monkeypatch.setattr(webhook, "post_within", unreachable)
     monkeypatch.setattr(WebhookLane, "_pause", lambda _lane, seconds: pauses.append(seconds))
-    policy = DeliveryPolicy(attempts=6, first_retry_seconds=1.0, max_retry_seconds=5.0)
+    bounds = DeliveryBounds(attempts=6, first_retry_seconds=1.0, max_retry_seconds=5.0)
     drops, stop = Drops(), threading.Event()
-    lane = WebhookLane(WebhookTarget("hook", "http://unreachable"), "c", drops, stop, policy)
+    lane = WebhookLane(WebhookTarget("hook", "http://unreachable"), "c", drops, stop, bounds)
     lane.offer(NOTE)
     worker = threading.Thread(target=lane.deliver, daemon=True)
     worker.start()
