@@ -14,7 +14,7 @@ import pytest
 
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource, Reach
-from brupop.domain.policy.address_policy import AddressPolicy
+from brupop.domain.address_allowance import AddressPolicy
 from brupop.domain.policy.update_policy import AlertGate
 from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.monitoring.alert_source import AlertSource

@@ -18,7 +18,7 @@ from brupop.adapters.http.bounded_get import BoundedGet
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.policy.address_policy import AddressPolicy
+from brupop.domain.address_allowance import AddressPolicy
 from brupop.entrypoints.clusters import ClusterChoice, ControllerCluster
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from brupop.domain.policy.address_policy import (
+from brupop.domain.address_allowance import (
     SETTING_MAX_LENGTH,
     AddressPolicy,
     AddressPolicyError,

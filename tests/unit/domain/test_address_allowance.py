@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brupop.domain.policy.address_policy import (
+from brupop.domain.address_allowance import (
     ENTRIES_MAX,
     AddressPolicy,
     AddressPolicyError,
