@@ -1,4 +1,4 @@
-"""Where the health gate's probes and the alert gate's Prometheus may connect (the SSRF policy).
+"""Where the health gate's probes and the alert gate's Prometheus may connect (the SSRF rules).
 
 A policy's author, or a kubelet that writes its own Node's addresses, chooses the URLs the
 controller GETs, and what answers leaks back into the status. So by default the controller
@@ -57,17 +57,17 @@ _HOST_NAME = re.compile(rf"^{_LABEL}(\.{_LABEL})*$")
 _NUMERIC = re.compile(r"^(0x[0-9a-f]*|[0-9]+)([.](0x[0-9a-f]*|[0-9]+))*$")
 
 
-class AddressPolicyError(ValueError):
+class AddressAllowanceError(ValueError):
     """The allowance cannot be read; the message names the entry at fault."""
 
 
 def host_key(host: str) -> str:
-    """A host as the policy compares it: lower case, no brackets, no trailing dot."""
+    """A host as the allowance compares it: lower case, no brackets, no trailing dot."""
     return host.strip("[]").rstrip(".").lower()
 
 
 @dataclass(frozen=True)
-class AddressPolicy:
+class AddressAllowance:
     """The default refusals, the allowed networks and hosts, and the API server's addresses."""
 
     networks: tuple[Network, ...] = ()
@@ -75,14 +75,14 @@ class AddressPolicy:
     api_server: frozenset[str] = frozenset()  # its Service host (KUBERNETES_SERVICE_HOST)
 
     @classmethod
-    def parse(cls, text: str, api_server: Iterable[str] = ()) -> AddressPolicy:
-        """The policy allowing what `text` lists: comma- or space-separated CIDRs, addresses
-        and host names (at most ENTRIES_MAX); AddressPolicyError names a bad entry."""
+    def parse(cls, text: str, api_server: Iterable[str] = ()) -> AddressAllowance:
+        """An allowance for what `text` lists: comma- or space-separated CIDRs, addresses
+        and host names (at most ENTRIES_MAX); AddressAllowanceError names a bad entry."""
         if len(text) > SETTING_MAX_LENGTH:
-            raise AddressPolicyError(f"longer than {SETTING_MAX_LENGTH} characters")
+            raise AddressAllowanceError(f"longer than {SETTING_MAX_LENGTH} characters")
         entries = [entry for entry in re.split(r"[,\s]+", text) if entry]
         if len(entries) > ENTRIES_MAX:
-            raise AddressPolicyError(f"more than {ENTRIES_MAX} entries ({len(entries)})")
+            raise AddressAllowanceError(f"more than {ENTRIES_MAX} entries ({len(entries)})")
         networks: list[Network] = []
         hosts: set[str] = set()
         for entry in entries:
@@ -161,14 +161,14 @@ def _network(entry: str) -> Network | None:
         return ipaddress.ip_network(entry, strict=False)
     except ValueError:
         if "/" in entry or ":" in entry:
-            raise AddressPolicyError(_not_an_entry(entry)) from None
+            raise AddressAllowanceError(_not_an_entry(entry)) from None
         return None
 
 
 def _host(entry: str) -> str:
     key = host_key(entry)
     if len(key) > HOST_MAX_LENGTH or not _HOST_NAME.match(key) or _NUMERIC.match(key):
-        raise AddressPolicyError(_not_an_entry(entry))
+        raise AddressAllowanceError(_not_an_entry(entry))
     return key
 
 

@@ -1,4 +1,4 @@
-"""The SSRF policy, the same for the in-memory prober and alert source and for the real ones
+"""The address allowance, the same for the in-memory prober and alert source and for the real ones
 (the bounded GET): what the default refuses, by name and by the address a name resolves to,
 is refused before any connection, with the same reason; what PROBE_ALLOWED_NETWORKS lists is
 reached. Names resolve through one table that both sides share (the real side through a
@@ -16,7 +16,7 @@ from brupop.adapters.http.host_lookup import HostLookups
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber, Reach
-from brupop.domain.address_allowance import AddressPolicy
+from brupop.domain.address_allowance import AddressAllowance
 from brupop.domain.policy.update_policy import AlertGate
 from brupop.ports.monitoring.alert_source import AlertSource, AlertSourceError
 from brupop.ports.monitoring.http_prober import HttpProber
@@ -55,11 +55,11 @@ def _resolve(host: str, port: int) -> Sequence[str]:
 
 
 def _real_http(allowance: str) -> BoundedGet:
-    return BoundedGet(AddressPolicy.parse(allowance), HostLookups(_resolve))
+    return BoundedGet(AddressAllowance.parse(allowance), HostLookups(_resolve))
 
 
 def _reach(allowance: str) -> Reach:
-    return Reach(AddressPolicy.parse(allowance), NAMES)
+    return Reach(AddressAllowance.parse(allowance), NAMES)
 
 
 class Gates(Protocol):

@@ -14,7 +14,7 @@ import pytest
 
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource, Reach
-from brupop.domain.address_allowance import AddressPolicy
+from brupop.domain.address_allowance import AddressAllowance
 from brupop.domain.policy.update_policy import AlertGate
 from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.monitoring.alert_source import AlertSource
@@ -43,7 +43,7 @@ class AlertBackend(Protocol):
 
 class MemoryAlerts:
     def __init__(self) -> None:
-        self.memory = InMemoryAlertSource(Reach(AddressPolicy.parse(LOOPBACK_ALLOWANCE)))
+        self.memory = InMemoryAlertSource(Reach(AddressAllowance.parse(LOOPBACK_ALLOWANCE)))
         self.source: AlertSource = self.memory
         self.url = "http://prometheus.monitoring:9090"
         self.memory.serve(self.url)

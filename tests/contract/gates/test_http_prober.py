@@ -10,7 +10,7 @@ import pytest
 
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.memory.gates import InMemoryHttpProber, Reach
-from brupop.domain.address_allowance import AddressPolicy
+from brupop.domain.address_allowance import AddressAllowance
 from brupop.domain.policy.probe_url import fill_probe_template
 from brupop.ports.monitoring.http_prober import HttpProber
 from tests.support.loopback_reach import LOOPBACK_ALLOWANCE, loopback_http
@@ -33,7 +33,7 @@ class ProbeTargets(Protocol):
 
 class MemoryTargets:
     def __init__(self) -> None:
-        self.memory = InMemoryHttpProber(Reach(AddressPolicy.parse(LOOPBACK_ALLOWANCE)))
+        self.memory = InMemoryHttpProber(Reach(AddressAllowance.parse(LOOPBACK_ALLOWANCE)))
         self.prober: HttpProber = self.memory
         self.port = 8080
 

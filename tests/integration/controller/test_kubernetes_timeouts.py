@@ -39,7 +39,7 @@ def container(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Contr
         }.items():
             monkeypatch.setenv(name, value)
         settings, config = load_settings()
-        built = ControllerContainer(config=config, address_policy=settings.address_policy)
+        built = ControllerContainer(config=config, address_allowance=settings.address_allowance)
         built.settings.from_dict(settings.model_dump())
         yield built
         built.cluster().close()

@@ -53,7 +53,7 @@ def _probe(monkeypatch: pytest.MonkeyPatch, allowance: str | None) -> CheckResul
     if allowance is not None:
         monkeypatch.setenv("PROBE_ALLOWED_NETWORKS", allowance)
     settings, config = load_settings()
-    container = ControllerContainer(config=config, address_policy=settings.address_policy)
+    container = ControllerContainer(config=config, address_allowance=settings.address_allowance)
     container.settings.from_dict(settings.model_dump())
     container.cluster().add_node("n1", internal_ip="127.0.0.1")
     with ProbeServer() as server:
@@ -84,5 +84,5 @@ def test_the_api_servers_service_address_is_refused(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
     settings, _ = load_settings()
 
-    assert settings.address_policy.address_refusal("api", "10.96.0.1") is not None
-    assert settings.address_policy.name_refusal("10.96.0.1") is not None
+    assert settings.address_allowance.address_refusal("api", "10.96.0.1") is not None
+    assert settings.address_allowance.name_refusal("10.96.0.1") is not None

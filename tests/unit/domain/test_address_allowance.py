@@ -1,4 +1,4 @@
-"""AddressPolicy: by default no loopback, link-local, metadata or API server address; what
+"""AddressAllowance: by default no loopback, link-local, metadata or API server address; what
 PROBE_ALLOWED_NETWORKS lists is allowed; a bad allowance names its entry."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from brupop.domain.address_allowance import (
     ENTRIES_MAX,
-    AddressPolicy,
-    AddressPolicyError,
+    AddressAllowance,
+    AddressAllowanceError,
 )
 
-DEFAULT = AddressPolicy()
+DEFAULT = AddressAllowance()
 
 
 @pytest.mark.parametrize(
@@ -113,7 +113,7 @@ def test_the_default_refuses_metadata_and_api_server_names(host: str) -> None:
 
 
 def test_the_api_server_service_address_is_refused_by_name_and_by_address() -> None:
-    policy = AddressPolicy.parse("", api_server=["10.96.0.1"])
+    policy = AddressAllowance.parse("", api_server=["10.96.0.1"])
 
     assert policy.name_refusal("10.96.0.1") is not None
     assert policy.address_refusal("api.example", "10.96.0.1") == (
@@ -123,7 +123,7 @@ def test_the_api_server_service_address_is_refused_by_name_and_by_address() -> N
 
 
 def test_listed_networks_and_hosts_are_allowed() -> None:
-    policy = AddressPolicy.parse("127.0.0.1, 169.254.20.0/24 fd00:ec2::/32,local-prom.internal")
+    policy = AddressAllowance.parse("127.0.0.1, 169.254.20.0/24 fd00:ec2::/32,local-prom.internal")
 
     assert policy.address_refusal("x", "127.0.0.1") is None
     assert policy.address_refusal("x", "127.0.0.2") is not None
@@ -140,16 +140,16 @@ def test_listed_networks_and_hosts_are_allowed() -> None:
      "999.1.1.1", "a" * 254, ",".join(["10.0.0.1"] * (ENTRIES_MAX + 1)), "x" * 5000],
 )  # fmt: skip
 def test_a_bad_allowance_is_refused_with_its_entry(text: str) -> None:
-    with pytest.raises(AddressPolicyError):
-        AddressPolicy.parse(text)
+    with pytest.raises(AddressAllowanceError):
+        AddressAllowance.parse(text)
 
 
 @settings(max_examples=300, deadline=1000)
 @given(st.text(max_size=300))
 def test_any_allowance_text_parses_or_is_refused(text: str) -> None:
     try:
-        AddressPolicy.parse(text)
-    except AddressPolicyError as error:
+        AddressAllowance.parse(text)
+    except AddressAllowanceError as error:
         assert len(str(error)) < 200
 
 

@@ -1,5 +1,5 @@
 """In simulate, the health gate's HTTP probes are answered by the simulated nodes: 200 while a
-node is healthy, refused while it is not, and never past the address policy."""
+node is healthy, refused while it is not, and never past the address allowance."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from brupop.cli.fleet_description.nodes import (
     SimulatedNode,
     build_fleet,
 )
-from brupop.domain.address_allowance import AddressPolicy
+from brupop.domain.address_allowance import AddressAllowance
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
 from brupop.domain.policy.update_policy import HealthGate
 from brupop.domain.safety.health_gate import CheckOutcome, GateCheck
@@ -118,7 +118,7 @@ def test_a_host_that_is_no_simulated_node_is_refused(tmp_path: Path) -> None:
     assert [(a.status, a.error) for a in answers] == [(None, "connection refused")] * 3
 
 
-def test_the_default_address_policy_still_refuses_a_node_on_a_loopback_address() -> None:
+def test_the_default_address_allowance_still_refuses_a_node_on_a_loopback_address() -> None:
     cluster = InMemoryCluster()
     _node_with_agent(cluster, "node-01", "127.0.0.1")
 
@@ -130,7 +130,7 @@ def test_the_default_address_policy_still_refuses_a_node_on_a_loopback_address()
     )
 
 
-def test_the_address_policy_refuses_metadata_and_urls_it_cannot_read(tmp_path: Path) -> None:
+def test_the_address_allowance_refuses_metadata_and_urls_it_cannot_read(tmp_path: Path) -> None:
     cluster, _ = _fleet(tmp_path)
     prober = _prober(cluster)
 
@@ -147,7 +147,7 @@ def test_the_address_policy_refuses_metadata_and_urls_it_cannot_read(tmp_path: P
 def test_an_allowance_for_a_refused_address_lets_a_probe_reach_that_node() -> None:
     cluster = InMemoryCluster()
     _node_with_agent(cluster, "node-01", "127.0.0.1")
-    allowed = Reach(AddressPolicy.parse("127.0.0.1"))
+    allowed = Reach(AddressAllowance.parse("127.0.0.1"))
 
     answer = _prober(cluster, allowed).probe("http://127.0.0.1:10256/healthz", 3.0)
 

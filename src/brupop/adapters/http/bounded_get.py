@@ -1,4 +1,4 @@
-"""One GET with a hard deadline, a cap on how much of the answer is read, and the SSRF policy.
+"""One GET with a hard deadline, a cap on how much of the answer is read, and the SSRF rules.
 
 http.client's timeout bounds each socket operation, not the whole exchange: a server that
 dribbles its headers a byte at a time could hold a probe for far longer. So one wall-clock
@@ -6,7 +6,7 @@ deadline covers everything: the name's lookup (`HostLookups`, which a stuck reso
 hold past it), connect, send, headers and body. The exchange runs in a short-lived daemon
 thread; at the deadline the caller closes the connection under it and returns at once.
 
-Every connection goes to an address the AddressPolicy was asked about after the lookup: the
+Every connection goes to an address the AddressAllowance was asked about after the lookup: the
 connection is made to that very address (the Host header and TLS's SNI and certificate check
 keep the name), so a name that resolves elsewhere the second time (DNS rebinding) gains
 nothing. Redirects are not followed; no proxy is used; credentials in a URL are refused.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
 from brupop.adapters.http.host_lookup import HostLookupError, HostLookups
-from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressPolicy
+from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressAllowance
 from brupop.domain.printable import printable
 
 BODY_MAX_BYTES = 1024 * 1024
@@ -48,13 +48,13 @@ class Answer:
 
 
 class BoundedGet:
-    """GETs under `policy` (by default: no loopback, link-local, metadata or API server),
+    """GETs under `allowance` (by default: no loopback, link-local, metadata or API server),
     each within its deadline; names resolved through `lookups`."""
 
     def __init__(
-        self, policy: AddressPolicy | None = None, lookups: HostLookups | None = None
+        self, allowance: AddressAllowance | None = None, lookups: HostLookups | None = None
     ) -> None:
-        self._policy = policy if policy is not None else AddressPolicy()
+        self._allowance = allowance if allowance is not None else AddressAllowance()
         self._lookups = lookups if lookups is not None else HostLookups()
 
     def get(self, url: str, timeout_seconds: float, limit: int = BODY_MAX_BYTES) -> Answer:
@@ -62,7 +62,7 @@ class BoundedGet:
         deadline = time.monotonic() + timeout_seconds
         parts, port = _target(url)
         host = parts.hostname or ""
-        refusal = self._policy.name_refusal(host)
+        refusal = self._allowance.name_refusal(host)
         if refusal is not None:
             raise BoundedGetError(_refused(refusal))
         try:
@@ -70,7 +70,7 @@ class BoundedGet:
         except HostLookupError as error:
             raise BoundedGetError(str(error)) from None
         for address in addresses:  # one refused address refuses the name: no falling back
-            refusal = self._policy.address_refusal(host, address)
+            refusal = self._allowance.address_refusal(host, address)
             if refusal is not None:
                 raise BoundedGetError(_refused(refusal))
         left = deadline - time.monotonic()
@@ -105,7 +105,7 @@ def _refused(reason: str) -> str:
 def _connection(
     scheme: str, host: str, port: int, address: str, timeout: float
 ) -> http.client.HTTPConnection:
-    """A connection for `host` that connects to `address`, the one the policy checked."""
+    """A connection for `host` that connects to `address`, the one the allowance checked."""
     connection: http.client.HTTPConnection
     if scheme == "https":
         context = ssl.create_default_context()

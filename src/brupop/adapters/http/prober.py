@@ -12,7 +12,7 @@ PROBE_BODY_MAX_BYTES = 64 * 1024
 
 
 class UrlProber:
-    """Probes real URLs, where `http`'s address policy allows."""
+    """Probes real URLs, where `http`'s address allowance allows."""
 
     def __init__(self, http: BoundedGet | None = None) -> None:
         self._http = http if http is not None else BoundedGet()

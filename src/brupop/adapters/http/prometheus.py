@@ -3,7 +3,7 @@
 It asks for `ALERTS{alertstate="firing", <matchers>}` with an instant query, so Prometheus (with
 its RE2 engine) evaluates the policy's matchers, and drops ignored alert names itself. Every
 answer is bounded: the exchange by the caller's deadline, the body by a size cap, the alerts by
-a count. Anything but a readable success (refused by the address policy, unreachable, an HTTP
+a count. Anything but a readable success (refused by the address allowance, unreachable, an HTTP
 error, a PromQL error, a body too big or of any odd shape) is an AlertSourceError with a short
 reason free of terminal controls, and the alert gate holds.
 """
@@ -39,7 +39,7 @@ def alerts_query(matchers: Sequence[AlertMatcher]) -> str:
 
 
 class PrometheusAlertSource:
-    """Asks a Prometheus server which alerts fire, where `http`'s address policy allows."""
+    """Asks a Prometheus server which alerts fire, where `http`'s address allowance allows."""
 
     def __init__(self, http: BoundedGet | None = None, max_bytes: int = ANSWER_MAX_BYTES) -> None:
         self._http = http if http is not None else BoundedGet()

@@ -3,7 +3,7 @@ targets and an alert source, set up by tests and `brupop simulate`.
 
 Both refuse what the real adapters refuse, with the same reasons (the contract suite in
 tests/contract/gates holds them to it): a URL that is not http(s), credentials in a URL, and
-whatever the AddressPolicy refuses (loopback, link-local, metadata, the API server), by name
+whatever the AddressAllowance refuses (loopback, link-local, metadata, the API server), by name
 and by address. A name resolves only through the `names` a test gives (like a DNS it
 controls); a name it does not list is reached without a lookup.
 """
@@ -15,7 +15,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressPolicy, host_key
+from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressAllowance, host_key
 from brupop.domain.policy.alert_matcher import AlertMatcher
 from brupop.domain.policy.probe_url import masked_url
 from brupop.domain.safety.alert_gate import FiringAlert, matching_alerts
@@ -27,10 +27,12 @@ Names = Mapping[str, Sequence[str]]  # a host name and the addresses it resolves
 
 
 class Reach:
-    """Where `policy` lets a gate connect, names resolved through `names`."""
+    """Where `allowance` lets a gate connect, names resolved through `names`."""
 
-    def __init__(self, policy: AddressPolicy | None = None, names: Names | None = None) -> None:
-        self._policy = policy if policy is not None else AddressPolicy()
+    def __init__(
+        self, allowance: AddressAllowance | None = None, names: Names | None = None
+    ) -> None:
+        self._allowance = allowance if allowance is not None else AddressAllowance()
         self._names = {host_key(name): tuple(found) for name, found in (names or {}).items()}
 
     def refusal(self, url: str) -> str | None:
@@ -45,9 +47,9 @@ class Reach:
             return "not an http(s) URL"
         if "@" in parts.netloc:
             return "refused: credentials do not belong in the URL"
-        policy = self._policy
-        by_address = (policy.address_refusal(host, a) for a in self._addresses(host))
-        reason = policy.name_refusal(host) or next((r for r in by_address if r), None)
+        allowance = self._allowance
+        by_address = (allowance.address_refusal(host, a) for a in self._addresses(host))
+        reason = allowance.name_refusal(host) or next((r for r in by_address if r), None)
         return None if reason is None else f"refused: {reason} (not allowed by {ALLOWANCE_SETTING})"
 
     def _addresses(self, host: str) -> tuple[str, ...]:
@@ -60,7 +62,7 @@ class Reach:
 
 class InMemoryHttpProber:
     """Answers each URL with the status (or error) set for it; an unknown URL is refused, and
-    so is one the address policy refuses (`reach`; by default, the default refusals)."""
+    so is one the address allowance refuses (`reach`; by default, the default refusals)."""
 
     def __init__(self, reach: Reach | None = None) -> None:
         self._lock = threading.Lock()
@@ -84,7 +86,7 @@ class InMemoryHttpProber:
 
 class InMemoryAlertSource:
     """Alerts fire at a source URL when a test says so; a source URL never set up is
-    unreachable, like a Prometheus that is not there, and one the address policy refuses
+    unreachable, like a Prometheus that is not there, and one the address allowance refuses
     (`reach`) is refused, set up or not."""
 
     def __init__(self, reach: Reach | None = None) -> None:

@@ -34,7 +34,7 @@ _FIRST_ADDRESS = ipaddress.IPv4Address("10.0.0.11")  # node-01's
 
 def node_address(index: int) -> str:
     """The InternalIP of the fleet's `index`-th node (from 0): node-01 has 10.0.0.11, node-02
-    10.0.0.12, ...: a private network, which the default address policy lets probes reach."""
+    10.0.0.12, ...: a private network, which the default address allowance lets probes reach."""
     return str(_FIRST_ADDRESS + index)
 
 

@@ -2,9 +2,9 @@
 
 A canary selector that picks no opted-in node turns canaries off without a word; a budget
 grouped by a label no node has is one group over the whole fleet; a window that never opens
-holds every start; a probe or a Prometheus the address policy refuses never answers. Each
+holds every start; a probe or a Prometheus the address allowance refuses never answers. Each
 finding names the field, so `brupop plan` and `brupop simulate` can say it in one line.
-Pure: the caller gives the moment, the Nodes and the address policy in force.
+Pure: the caller gives the moment, the Nodes and the address allowance in force.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressPolicy
+from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressAllowance
 from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.effective_policy import EffectivePolicy
 from brupop.domain.policy.probe_url import fill_probe_template
@@ -42,12 +42,12 @@ def lint_policy(
     policy: EffectivePolicy,
     nodes: Sequence[Node],
     now: datetime,
-    addresses: AddressPolicy | None = None,
+    addresses: AddressAllowance | None = None,
 ) -> tuple[PolicyFinding, ...]:
     """Every rule of `policy` that does nothing over `nodes` (the opted-in ones are judged)
     from `now` on, or reaches an address `addresses` (default: the controller's) refuses."""
     opted_in = [n for n in nodes if n.labels.get(OPT_IN_LABEL) == OPT_IN_VALUE]
-    refusals = addresses if addresses is not None else AddressPolicy()
+    refusals = addresses if addresses is not None else AddressAllowance()
     return (
         *_canary(policy, opted_in),
         *_budgets(policy, opted_in),
@@ -113,7 +113,7 @@ def _windows(policy: EffectivePolicy, now: datetime) -> list[PolicyFinding]:
 
 
 def _probes(
-    policy: EffectivePolicy, opted_in: Sequence[Node], refusals: AddressPolicy
+    policy: EffectivePolicy, opted_in: Sequence[Node], refusals: AddressAllowance
 ) -> list[PolicyFinding]:
     gate = policy.health_gate
     if gate is None:
@@ -127,7 +127,9 @@ def _probes(
     return findings
 
 
-def _refused_probe(template: str, opted_in: Sequence[Node], refusals: AddressPolicy) -> str | None:
+def _refused_probe(
+    template: str, opted_in: Sequence[Node], refusals: AddressAllowance
+) -> str | None:
     """Why the probe is refused for some node (how many of them too); None if it is not."""
     if not opted_in:
         return _refusal(template, refusals)
@@ -147,7 +149,7 @@ def _refused_probe(template: str, opted_in: Sequence[Node], refusals: AddressPol
     return f"{reasons[0]}, for {share}"
 
 
-def _prometheus(policy: EffectivePolicy, refusals: AddressPolicy) -> list[PolicyFinding]:
+def _prometheus(policy: EffectivePolicy, refusals: AddressAllowance) -> list[PolicyFinding]:
     gate = policy.alert_gate
     if gate is None:
         return []
@@ -157,7 +159,7 @@ def _prometheus(policy: EffectivePolicy, refusals: AddressPolicy) -> list[Policy
     return [PolicyFinding("spec.alertGate.prometheusUrl", f"{refused}: the gate holds every start")]
 
 
-def _refusal(url: str, refusals: AddressPolicy) -> str | None:
+def _refusal(url: str, refusals: AddressAllowance) -> str | None:
     """Why the controller will not connect to `url` whatever its names resolve to; None when
     that depends on a lookup, or it is allowed."""
     host = urlsplit(url).hostname or ""

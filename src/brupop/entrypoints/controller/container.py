@@ -18,7 +18,7 @@ from brupop.adapters.http.bounded_get import BoundedGet
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.address_allowance import AddressPolicy
+from brupop.domain.address_allowance import AddressAllowance
 from brupop.entrypoints.clusters import ClusterChoice, ControllerCluster
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics
@@ -81,12 +81,12 @@ class ControllerContainer(containers.DeclarativeContainer):
     )
     cluster = clusters.cluster
     prometheus = providers.Singleton(PrometheusRolloutMetrics, limit=config.provided.policy.limit)
-    # Probes and Prometheus connect only where the address policy allows (docs/safety.md):
+    # Probes and Prometheus connect only where the address allowance allows (docs/safety.md):
     # main gives the one PROBE_ALLOWED_NETWORKS lifts; by default, the refusals alone.
-    address_policy = providers.Dependency(
-        instance_of=AddressPolicy, default=providers.Singleton(AddressPolicy.parse, "")
+    address_allowance = providers.Dependency(
+        instance_of=AddressAllowance, default=providers.Singleton(AddressAllowance.parse, "")
     )
-    http = providers.Singleton(BoundedGet, address_policy)
+    http = providers.Singleton(BoundedGet, address_allowance)
     prober = providers.Singleton(UrlProber, http)
     alert_source = providers.Singleton(PrometheusAlertSource, http)
 

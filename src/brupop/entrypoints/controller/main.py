@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
     container = ControllerContainer(
         config=config,
         notification_settings=notifications,
-        address_policy=settings.address_policy,
+        address_allowance=settings.address_allowance,
     )
     container.settings.from_dict(settings.model_dump())
     try:

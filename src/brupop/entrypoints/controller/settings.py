@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from brupop.domain.address_allowance import (
     SETTING_MAX_LENGTH,
-    AddressPolicy,
-    AddressPolicyError,
+    AddressAllowance,
+    AddressAllowanceError,
 )
 from brupop.domain.rollout.concurrency import (
     ACCEPTED_FORMS,
@@ -134,16 +134,16 @@ class ControllerSettings(BaseModel):
     @classmethod
     def _allowance_parses(cls, value: str) -> str:
         try:
-            AddressPolicy.parse(value)
-        except AddressPolicyError as error:
+            AddressAllowance.parse(value)
+        except AddressAllowanceError as error:
             raise ValueError(f"{error} (expected CIDRs, addresses or host names)") from None
         return value
 
     @property
-    def address_policy(self) -> AddressPolicy:
+    def address_allowance(self) -> AddressAllowance:
         """Where probes and the alert gate may connect: the default refusals, the cluster's
         API server among them, lifted for what PROBE_ALLOWED_NETWORKS lists."""
-        return AddressPolicy.parse(
+        return AddressAllowance.parse(
             self.probe_allowed_networks, api_server=(self.kubernetes_service_host,)
         )
 

@@ -4,7 +4,7 @@ A probe whose host is a simulated node's address (its InternalIP, what the gate 
 `{node_ip}`) or its name (`{node_name}`) answers 200 on any port and path while that Node is
 Ready and its agent pod runs and is Ready, as kube-proxy's `/healthz` on a healthy node would;
 while the Node is NotReady (the `--unhealthy` scenario) or its agent is down, it is refused.
-Every other host is refused, like an address nothing listens on. The address policy is applied
+Every other host is refused, like an address nothing listens on. The address allowance is applied
 first, exactly as the real prober applies it (`Reach`): a refused address is never reached.
 """
 

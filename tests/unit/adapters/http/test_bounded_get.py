@@ -1,5 +1,5 @@
 """BoundedGet: a GET that reads at most its cap of the body, ends by its deadline whatever the
-server (or the resolver) does, and connects only where the address policy allows."""
+server (or the resolver) does, and connects only where the address allowance allows."""
 
 from __future__ import annotations
 

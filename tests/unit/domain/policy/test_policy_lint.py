@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brupop.domain.address_allowance import AddressPolicy
+from brupop.domain.address_allowance import AddressAllowance
 from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.effective_policy import EffectivePolicy, policy_from_spec
 from brupop.domain.policy.policy_lint import lint_policy
@@ -90,7 +90,7 @@ def test_a_window_that_does_not_open_in_the_next_30_days_is_named() -> None:
     ]
 
 
-def test_a_probe_the_address_policy_refuses_for_every_node_is_named() -> None:
+def test_a_probe_the_address_allowance_refuses_for_every_node_is_named() -> None:
     probes = [
         {"url": "http://{node_ip}:8080/healthz"},
         {"url": "http://169.254.169.254/latest"},
@@ -119,12 +119,12 @@ def test_a_node_ip_probe_is_refused_only_for_the_nodes_whose_address_is_refused(
 def test_an_allowed_network_lifts_the_probe_finding() -> None:
     policy = _policy(healthGate={"httpProbes": [{"url": "http://127.0.0.1:9/"}]})
 
-    findings = lint_policy(policy, FLEET, NOW, AddressPolicy.parse("127.0.0.0/8"))
+    findings = lint_policy(policy, FLEET, NOW, AddressAllowance.parse("127.0.0.0/8"))
 
     assert findings == ()
 
 
-def test_a_prometheus_the_address_policy_refuses_holds_every_start() -> None:
+def test_a_prometheus_the_address_allowance_refuses_holds_every_start() -> None:
     policy = _policy(alertGate={"prometheusUrl": "http://kubernetes.default.svc:443"})
 
     lines = _lines(policy, FLEET)

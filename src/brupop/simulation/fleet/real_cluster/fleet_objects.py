@@ -215,7 +215,7 @@ class ApiFleet:
 
     def _address_ready_nodes(self) -> None:
         """Give each Node the InternalIP it was added with. kwok writes its own (--node-ip,
-        loopback, which the probes' address policy refuses) to a new Node, and writes none
+        loopback, which the probes' address allowance refuses) to a new Node, and writes none
         to one created with addresses; one written after that it keeps."""
         for name, address in self._addresses.items():
             body = {"status": {"addresses": [{"type": "InternalIP", "address": address}]}}
