@@ -23,6 +23,7 @@ ALLOWANCE_SETTING = "PROBE_ALLOWED_NETWORKS"
 ENTRIES_MAX = 64
 SETTING_MAX_LENGTH = 4096
 HOST_MAX_LENGTH = 253
+ENTRY_QUOTE_MAX = 100  # a bad entry quoted in a message; control characters escape long
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -173,7 +174,11 @@ def _host(entry: str) -> str:
 
 
 def _not_an_entry(entry: str) -> str:
-    return f"{entry[:80]!r} is not a CIDR, an address or a host name"
+    """The message naming a bad entry, quoted and cut to 100 characters (escapes included)."""
+    quoted = repr(entry[:80])
+    if len(quoted) > ENTRY_QUOTE_MAX:
+        quoted = quoted[: ENTRY_QUOTE_MAX - 3] + "..."
+    return f"{quoted} is not a CIDR, an address or a host name"
 
 
 def _server_key(host: str) -> str:

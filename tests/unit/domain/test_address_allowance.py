@@ -144,6 +144,14 @@ def test_a_bad_allowance_is_refused_with_its_entry(text: str) -> None:
         AddressAllowance.parse(text)
 
 
+def test_a_bad_entry_of_control_characters_is_named_in_a_short_message() -> None:
+    entry = "0/" + "\x1b" * 40 + "\U00012544" * 40
+    with pytest.raises(AddressAllowanceError) as refused:
+        AddressAllowance.parse(entry)
+    assert len(str(refused.value)) < 200
+    assert str(refused.value).startswith("'0/\\x1b")
+
+
 @settings(max_examples=300, deadline=1000)
 @given(st.text(max_size=300))
 def test_any_allowance_text_parses_or_is_refused(text: str) -> None:
