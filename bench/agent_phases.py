@@ -61,7 +61,7 @@ def _has_child(pid: int) -> bool:
 def _answered(apiserver: LoopbackApiserver) -> dict[str, int]:
     """Requests answered so far, by phase they belong to."""
     counts = dict.fromkeys(("reports", "node operations", "polls"), 0)
-    for family in apiserver.parts.metrics.requests.collect():
+    for family in apiserver.metrics.requests.collect():
         for sample in family.samples:
             if not sample.name.endswith("_total"):
                 continue

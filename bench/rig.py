@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brupop.adapters.apiserver_http.app import ApiserverOptions, ApiserverParts
+from brupop.adapters.apiserver_http.app import ApiserverOptions
+from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
 from brupop.adapters.apiserver_http.serving.server import RunningServer, serve_in_thread
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
@@ -25,7 +26,7 @@ from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutPolicy
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
-from brupop.entrypoints.apiserver.container import build_apiserver_app
+from brupop.entrypoints.apiserver.container import apiserver_container
 from brupop.entrypoints.controller.container import build_controller
 from brupop.entrypoints.logging.logs import configure_logging
 from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
@@ -180,7 +181,7 @@ class LoopbackApiserver:
 
     cluster: InMemoryCluster
     server: RunningServer
-    parts: ApiserverParts
+    metrics: ApiserverMetrics  # the app's own counters
     tls: TlsFiles
 
     @property
@@ -190,7 +191,7 @@ class LoopbackApiserver:
     def requests_answered(self, route: str | None = None) -> int:
         """HTTP requests answered so far (on `route`, or all), from the app's own metrics."""
         total = 0.0
-        for family in self.parts.metrics.requests.collect():
+        for family in self.metrics.requests.collect():
             for sample in family.samples:
                 if sample.name.endswith("_total") and route in (None, sample.labels["route"]):
                     total += sample.value
@@ -205,11 +206,13 @@ def start_apiserver(
 ) -> LoopbackApiserver:
     """Serve the apiserver app over `cluster` on a free loopback port."""
     tls = write_loopback_tls(work_dir / "tls")
-    app = build_apiserver_app(
+    container = apiserver_container(
         cluster=cluster, options=options or ApiserverOptions(namespace=cluster.namespace)
     )
-    server = serve_in_thread(app, certfile=tls.cert, keyfile=tls.key, host="127.0.0.1", port=0)
-    return LoopbackApiserver(cluster, server, app.state.parts, tls)
+    server = serve_in_thread(
+        container.app(), certfile=tls.cert, keyfile=tls.key, host="127.0.0.1", port=0
+    )
+    return LoopbackApiserver(cluster, server, container.metrics(), tls)
 
 
 class ControllerThread:

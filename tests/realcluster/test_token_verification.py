@@ -166,7 +166,7 @@ def start_apiserver(
     server = serve_in_thread(
         app, certfile=certs.cert_path, keyfile=certs.key_path, cert_check_seconds=0.0
     )
-    mirror = app.state.parts.agent_pods
+    mirror = container.agent_pods()
     try:
         with httpx.Client(base_url=server.base_url, verify=str(certs.ca_path)) as http:
             # Keys loaded and pods listed (readiness also waits for the shadow CRD, not here).

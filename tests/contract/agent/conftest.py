@@ -156,7 +156,7 @@ class ApiserverSide:
         self.cluster.shadows.create(NODE, f"uid-{NODE}")
 
     def during_next_wait(self, action: Callable[[], None]) -> None:
-        feed = self.rig.parts.feed
+        feed = self.rig.feed
 
         def when_waiting() -> None:
             wait_until(lambda: feed.waiting() > 0, "the agent's long poll", interval=0.005)

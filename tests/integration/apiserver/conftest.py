@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from brupop.adapters.apiserver_client import ApiserverClient, RetrySchedule
-from brupop.adapters.apiserver_http.app import ApiserverOptions, ApiserverParts
+from brupop.adapters.apiserver_http.app import ApiserverOptions
+from brupop.adapters.apiserver_http.conversion.by_size import ConversionBySize
+from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
 from brupop.adapters.apiserver_http.serving.server import (
     RunningServer,
     ServerLimits,
@@ -21,9 +23,11 @@ from brupop.adapters.apiserver_http.serving.server import (
 )
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
-from brupop.entrypoints.apiserver.container import build_apiserver_app
+from brupop.entrypoints.apiserver.container import apiserver_container
 from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
 from brupop.services.apiserver.drain.drainer import DrainTimings
+from brupop.services.apiserver.drain.registry import DrainRegistry
+from brupop.services.apiserver.shadow_feed import ShadowFeed
 from tests.support.tls import TestCertificates, make_certificates
 
 NS = "brupop-bottlerocket-aws"
@@ -54,11 +58,15 @@ def add_agent_nodes(cluster: InMemoryCluster, nodes: tuple[str, ...] = NODES) ->
 
 @dataclass
 class Rig:
-    """The server, its cluster, and a way to make each node's agent client."""
+    """The server, its cluster, the services a test watches (from the app's container), and a
+    way to make each node's agent client."""
 
     cluster: InMemoryCluster
     server: RunningServer
-    parts: ApiserverParts
+    feed: ShadowFeed
+    drains: DrainRegistry
+    metrics: ApiserverMetrics
+    conversion: ConversionBySize
     certs: TestCertificates
     tokens: dict[str, Path]
     clients: list[ApiserverClient] = field(default_factory=list)
@@ -99,7 +107,8 @@ def start_rig(
     options: ApiserverOptions,
     limits: ServerLimits | None = None,
 ) -> Rig:
-    app = build_apiserver_app(cluster=cluster, options=options)
+    container = apiserver_container(cluster=cluster, options=options)
+    app = container.app()
     server = serve_in_thread(
         app,
         certfile=certs.cert_path,
@@ -108,7 +117,17 @@ def start_rig(
         limits=limits,
         webhook_port=options.webhook_port,
     )
-    return Rig(cluster, server, app.state.parts, certs, {}, begin_shutdown=app.state.begin_shutdown)
+    return Rig(
+        cluster,
+        server,
+        feed=container.feed(),
+        drains=container.drains(),
+        metrics=container.metrics(),
+        conversion=container.conversion(),
+        certs=certs,
+        tokens={},
+        begin_shutdown=app.state.begin_shutdown,
+    )
 
 
 RigFactory = Callable[..., Rig]

@@ -149,7 +149,7 @@ def polls(rig: Rig) -> Iterator[list[LongPoll]]:
 def test_a_third_long_poll_of_one_node_ends_the_oldest(rig: Rig, polls: list[LongPoll]) -> None:
     version = rig.client("n1").create().resource_version
     assert version is not None
-    wait_until(lambda: rig.parts.feed.ready, "the feed has listed")
+    wait_until(lambda: rig.feed.ready, "the feed has listed")
     for count in (1, 2, 3):
         polls.append(LongPoll(rig, "n1", version))
         wait_until(functools.partial(_waits_reach, rig, polls, count), f"{count} waits")
@@ -159,9 +159,9 @@ def test_a_third_long_poll_of_one_node_ends_the_oldest(rig: Rig, polls: list[Lon
     assert answer.startswith(b"HTTP/1.1 200")
     assert version.encode() in answer  # answered as a wait cut short: unchanged
     assert not polls[1].answered and not polls[2].answered
-    assert rig.parts.feed.waiting() == 2
+    assert rig.feed.waiting() == 2
 
 
 def _waits_reach(rig: Rig, polls: list[LongPoll], count: int) -> bool:
     """The server holds `count` waits (or has answered the first, when a third ended it)."""
-    return rig.parts.feed.waiting() == count or polls[0].answered
+    return rig.feed.waiting() == count or polls[0].answered

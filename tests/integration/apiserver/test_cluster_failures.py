@@ -49,7 +49,7 @@ def test_a_drain_whose_pod_listing_fails_is_a_503(rig: Rig, http: urllib3.PoolMa
     rig.cluster.pods.unavailable = True
 
     assert_short_unavailable(call(rig, http, token, "POST", f"{RESOURCE}/cordon-and-drain"))
-    assert rig.parts.drains.in_progress() == 0
+    assert rig.drains.in_progress() == 0
 
 
 def test_a_bug_in_a_handler_is_a_500_with_a_short_body_logged_once_with_its_traceback(

@@ -284,9 +284,9 @@ def test_a_worker_that_cannot_start_makes_the_apiserver_not_ready(make_rig: RigF
     with structlog.testing.capture_logs() as logs:
         rig = make_rig(conversion=cannot_start)
         # Its first large review starts the worker, which fails to start.
-        threading.Thread(target=_refused, args=(rig.parts.conversion.convert,), daemon=True).start()
+        threading.Thread(target=_refused, args=(rig.conversion.convert,), daemon=True).start()
         wait_until(
-            lambda: rig.parts.conversion.failing,
+            lambda: rig.conversion.failing,
             "the worker's supervisor to give up",
             interval=0.02,
         )

@@ -88,7 +88,7 @@ def test_a_dropped_connection_mid_drain_then_a_new_request_makes_one_drain(
     rig = make_rig(drain=DrainTimings(timeout_seconds=10, retry_interval_seconds=0.05))
     rig.cluster.add_pod("default", "db-0", "n1", labels={"app": "db"}, owners=STATEFUL_SET)
     rig.cluster.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
-    drains = rig.parts.drains
+    drains = rig.drains
 
     send_drain_request_and_hang_up(rig)
     wait_until(lambda: drains.in_progress() == 1, seconds=5)
@@ -136,4 +136,4 @@ def send_drain_request_and_hang_up(rig: Rig) -> None:
         context.wrap_socket(raw, server_hostname="localhost") as tls,
     ):
         tls.sendall(request.encode())
-        wait_until(lambda: rig.parts.drains.in_progress() == 1, seconds=5)
+        wait_until(lambda: rig.drains.in_progress() == 1, seconds=5)

@@ -18,7 +18,7 @@ from brupop.adapters.apiserver_http.serving.server import RunningServer, serve_i
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import Shadow, ShadowSpec, shadow_name
 from brupop.domain.states import UpdateState
-from brupop.entrypoints.apiserver.container import build_apiserver_app
+from brupop.entrypoints.apiserver.container import ApiserverContainer, apiserver_container
 from tests.integration.apiserver.conftest import NS, add_agent_nodes, agent_pod
 from tests.support.polling import wait_until
 from tests.support.tls import TestCertificates
@@ -29,11 +29,13 @@ RESOURCE = "/bottlerocket-node-resource"
 
 @dataclass
 class Lane:
-    """A served app, its cluster, and the app's long-poll lane."""
+    """A served app, its cluster, its container (the services under it), and the app's
+    long-poll lane."""
 
     cluster: InMemoryCluster
     server: RunningServer
     app: Any
+    container: ApiserverContainer
     ca_path: str
     token: str
 
@@ -52,7 +54,7 @@ class Lane:
 
     def requests(self, status: str) -> float:
         """The GETs of the shadow's route counted with `status`."""
-        value = self.app.state.parts.metrics.registry.get_sample_value(
+        value = self.container.metrics().registry.get_sample_value(
             "brupop_apiserver_requests_total",
             {"route": RESOURCE, "method": "GET", "status": status},
         )
@@ -79,16 +81,17 @@ def lane(certs: TestCertificates) -> Iterator[Lane]:
     cluster = InMemoryCluster(NS)
     add_agent_nodes(cluster)
     cluster.shadows.create(NODE, f"uid-{NODE}")
-    app = build_apiserver_app(
+    container = apiserver_container(
         cluster=cluster, options=ApiserverOptions(namespace=NS, feed_watch_seconds=0.5)
     )
+    app = container.app()
     server = serve_in_thread(
         app, certfile=certs.cert_path, keyfile=certs.key_path, cert_check_seconds=0.0
     )
     token = cluster.issue_token(NS, agent_pod(NODE))
     try:
-        wait_until(lambda: app.state.parts.feed.ready, "the feed listed", seconds=10)
-        yield Lane(cluster, server, app, str(certs.ca_path), token)
+        wait_until(lambda: container.feed().ready, "the feed listed", seconds=10)
+        yield Lane(cluster, server, app, container, str(certs.ca_path), token)
     finally:
         server.stop()
 
@@ -126,7 +129,7 @@ def park_a_long_poll(lane: Lane, connection: ssl.SSLSocket, pending: bytearray) 
     cache_the_token(lane, connection, pending)
     current = lane.shadow()
     connection.sendall(lane.request(lane.wait_query(current.resource_version)))
-    wait_until(lambda: lane.app.state.parts.feed.waiting() == 1, "the poll waits")
+    wait_until(lambda: lane.container.feed().waiting() == 1, "the poll waits")
     return current
 
 
@@ -216,6 +219,6 @@ def test_a_client_hanging_up_ends_its_parked_long_poll(lane: Lane) -> None:
     with lane.connect() as connection:
         park_a_long_poll(lane, connection, pending)
 
-    wait_until(lambda: lane.app.state.parts.feed.waiting() == 0, "the wait ended")
+    wait_until(lambda: lane.container.feed().waiting() == 0, "the wait ended")
     wait_until(lambda: lane.requests("499") == 1, "the hang-up counted as 499")
     assert lane.answered == 1

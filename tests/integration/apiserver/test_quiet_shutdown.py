@@ -92,7 +92,7 @@ def long_poll_target(shadow: AgentShadow) -> str:
 def answered(rig: Rig, route: str, method: str, status: str) -> float:
     """How many requests to `route` ended with `status` (from the server's own metrics)."""
     labels = {"route": route, "method": method, "status": status}
-    value = rig.parts.metrics.registry.get_sample_value("brupop_apiserver_requests_total", labels)
+    value = rig.metrics.registry.get_sample_value("brupop_apiserver_requests_total", labels)
     return value or 0.0
 
 
@@ -105,7 +105,7 @@ def drains_blocked_on(rig: Rig, node: str) -> Iterator[None]:
         yield
     finally:
         rig.cluster.remove_disruption_budget("default", "db-budget")
-        wait_until(lambda: rig.parts.drains.in_progress() == 0, seconds=10)
+        wait_until(lambda: rig.drains.in_progress() == 0, seconds=10)
 
 
 def test_stopping_the_apiserver_during_long_polls_logs_no_traceback(
@@ -137,12 +137,12 @@ def test_stopping_the_apiserver_during_long_polls_logs_no_traceback(
     with drains_blocked_on(rig, draining):
         threads = [wait_on(node, poll(node)) for node in pollers]
         threads.append(wait_on(draining, clients[draining].cordon_and_drain))
-        wait_until(lambda: rig.parts.feed.waiting() == len(pollers), seconds=10)
+        wait_until(lambda: rig.feed.waiting() == len(pollers), seconds=10)
         dropped = send_raw(rig, hung_up, "GET", long_poll_target(shadows[hung_up]))
-        wait_until(lambda: rig.parts.feed.waiting() == len(pollers) + 1, seconds=10)
+        wait_until(lambda: rig.feed.waiting() == len(pollers) + 1, seconds=10)
         dropped.close()
         never_reads = send_raw(rig, stalled, "GET", long_poll_target(shadows[stalled]))
-        wait_until(lambda: rig.parts.drains.in_progress() == 1, seconds=10)
+        wait_until(lambda: rig.drains.in_progress() == 1, seconds=10)
 
         rig.server.stop()
         never_reads.close()
@@ -166,14 +166,12 @@ def test_an_agent_hanging_up_mid_wait_ends_the_wait_without_a_log_line(
     method, target = ("GET", long_poll_target(shadow)) if route == RESOURCE else ("POST", DRAIN)
     with drains_blocked_on(rig, "n1"):
         waiting = send_raw(rig, "n1", method, target)
-        wait_until(
-            lambda: rig.parts.feed.waiting() + rig.parts.drains.in_progress() == 1, seconds=10
-        )
+        wait_until(lambda: rig.feed.waiting() + rig.drains.in_progress() == 1, seconds=10)
 
         waiting.close()
         wait_until(lambda: answered(rig, route, method, "499") == 1, seconds=10)
 
-        assert rig.parts.feed.waiting() == 0
+        assert rig.feed.waiting() == 0
         assert rig.client("n2").create().name == "brs-n2"  # still serving
     assert output.alarms() == []
 

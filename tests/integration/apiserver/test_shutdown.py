@@ -21,8 +21,8 @@ def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None
         target=lambda: answers.append(agent.wait_for_change(created.resource_version, 30))
     )
     poll.start()
-    wait_until(lambda: rig.parts.feed.waiting() > 0, "the long poll held", seconds=30)
-    assert poll.is_alive() and rig.parts.feed.waiting() == 1
+    wait_until(lambda: rig.feed.waiting() > 0, "the long poll held", seconds=30)
+    assert poll.is_alive() and rig.feed.waiting() == 1
 
     rig.server.stop()
     poll.join(15)
@@ -33,7 +33,7 @@ def test_a_pending_long_poll_is_answered_when_the_server_stops(rig: Rig) -> None
 def cluster_reads_once_fed(rig: Rig, shadow: AgentShadow) -> list[str]:
     """The names of the shadows read from the cluster from now on, once the feed holds
     `shadow`."""
-    wait_until(lambda: rig.parts.feed.latest(shadow.name) is not None, "the feed", seconds=30)
+    wait_until(lambda: rig.feed.latest(shadow.name) is not None, "the feed", seconds=30)
     reads: list[str] = []
     read = rig.cluster.shadows.get
 

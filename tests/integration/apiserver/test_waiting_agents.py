@@ -39,7 +39,7 @@ def fleet_rig(certs: TestCertificates) -> Iterator[Rig]:
         cluster.shadows.create(node, f"uid-{node}")
     options = ApiserverOptions(namespace=NS, feed_watch_seconds=0.5)
     rig = start_rig(certs, cluster, options, ServerLimits())
-    wait_until(lambda: rig.parts.feed.ready, seconds=10)
+    wait_until(lambda: rig.feed.ready, seconds=10)
     try:
         yield rig
     finally:
@@ -84,14 +84,14 @@ def test_a_waiting_long_poll_holds_well_under_40_kib_of_python_objects(fleet_rig
     with contextlib.ExitStack() as held:
         # One wait first: the modules and caches the first request loads are not per wait.
         first = held.enter_context(long_poll(fleet_rig, "node-0", shadows["node-0"]))
-        wait_until(lambda: fleet_rig.parts.feed.waiting() == 1, seconds=10)
+        wait_until(lambda: fleet_rig.feed.waiting() == 1, seconds=10)
         gc.collect()
         tracemalloc.start()
         try:
             before = tracemalloc.get_traced_memory()[0]
             for node in _nodes()[1:]:
                 held.enter_context(long_poll(fleet_rig, node, shadows[node]))
-            wait_until(lambda: fleet_rig.parts.feed.waiting() == AGENTS, seconds=30)
+            wait_until(lambda: fleet_rig.feed.waiting() == AGENTS, seconds=30)
             time.sleep(0.2)
             gc.collect()
             held_bytes = tracemalloc.get_traced_memory()[0] - before
@@ -109,7 +109,7 @@ def test_every_waiting_agent_is_answered_when_every_shadow_changes(fleet_rig: Ri
         waits = {
             node: held.enter_context(long_poll(fleet_rig, node, shadows[node])) for node in _nodes()
         }
-        wait_until(lambda: fleet_rig.parts.feed.waiting() == AGENTS, seconds=30)
+        wait_until(lambda: fleet_rig.feed.waiting() == AGENTS, seconds=30)
 
         spec = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.1.0")
         written = {
@@ -119,7 +119,7 @@ def test_every_waiting_agent_is_answered_when_every_shadow_changes(fleet_rig: Ri
 
         answered = {node: answered_version(connection) for node, connection in waits.items()}
     assert answered == {node: shadow.resource_version for node, shadow in written.items()}
-    assert fleet_rig.parts.feed.waiting() == 0
+    assert fleet_rig.feed.waiting() == 0
 
 
 def _nodes() -> list[str]:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import anyio
-import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from brupop.adapters.apiserver_http.conversion.by_size import ConversionBySize
 from brupop.adapters.apiserver_http.conversion.worker_process import ConversionOptions
 from brupop.adapters.apiserver_http.routes.authorization import AuthorizationMiddleware
 from brupop.adapters.apiserver_http.routes.closing import CloseConnectionsMiddleware, Closing
@@ -37,11 +36,8 @@ from brupop.adapters.apiserver_http.serving.body_limits import BodyLimitMiddlewa
 from brupop.adapters.apiserver_http.serving.listeners import WebhookPortMiddleware
 from brupop.domain.shadow import DEFAULT_NAMESPACE
 from brupop.services.apiserver.authorization.authorizer import Authorizer
-from brupop.services.apiserver.authorization.pods import AgentPodMirror
 from brupop.services.apiserver.drain.drainer import DrainTimings
 from brupop.services.apiserver.drain.policy_source import DEFAULT_CACHE_SECONDS
-from brupop.services.apiserver.drain.registry import DrainRegistry
-from brupop.services.apiserver.shadow_feed import ShadowFeed
 from brupop.services.apiserver.status_reports import StatusPacing
 from brupop.services.runtime.informer import WATCH_SECONDS
 from brupop.services.runtime.supervisor import RestartSchedule
@@ -89,16 +85,13 @@ class ApiserverOptions:
         return self.drain.timeout_seconds + self.drain.deletion_timeout_seconds + 30.0
 
 
-@dataclass
-class ApiserverParts:
-    """The app's services, reachable as `app.state.parts` (for simulate's reports and tests)."""
+class BackgroundWork(Protocol):
+    """The workers that run while the app serves (the shadow feed, the agent pod mirror, the
+    conversion worker): started before the first request, stopped after the drain waits end."""
 
-    authorizer: Authorizer
-    drains: DrainRegistry
-    feed: ShadowFeed
-    metrics: ApiserverMetrics
-    conversion: ConversionBySize
-    agent_pods: AgentPodMirror | None = None  # local token verification's pod mirror
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 class ThreadLimit:
@@ -117,45 +110,41 @@ class ThreadLimit:
 def starlette_app(
     *,
     handlers: Handlers,
-    parts: ApiserverParts,
+    authorizer: Authorizer,
+    metrics: ApiserverMetrics,
+    conversion: ConversionRoute,
     closing: Closing,
+    background: BackgroundWork,
     options: ApiserverOptions,
     review_threads: ThreadLimit,
 ) -> Starlette:
-    """The Starlette app over the services in `parts`: routes, middleware, lifecycle.
+    """The Starlette app over the apiserver's services: routes, middleware, lifecycle.
 
     `app.state.begin_shutdown()` ends pending long-polls and drain waits early (the servers in
-    `server.py` call it when they start to stop); `app.state.parts` exposes the services;
-    `app.state.long_polls` is the agents' long-poll lane that the server's protocol answers.
+    `server.py` call it when they start to stop); `app.state.long_polls` is the agents'
+    long-poll lane that the server's protocol answers. `background` starts with the app's
+    lifespan and stops at its end.
     """
-    feed, conversion, agent_pods = parts.feed, parts.conversion, parts.agent_pods
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        feed.start()
-        conversion.start()
-        if agent_pods is not None:
-            agent_pods.start()
+        await background.start()
         try:
             yield
         finally:
-            feed.stop(wait_seconds=0)
-            if agent_pods is not None:
-                agent_pods.stop(wait_seconds=0)
-            await anyio.to_thread.run_sync(conversion.stop)
+            await background.stop()
 
     app = Starlette(
-        routes=_routes(handlers, parts.metrics, ConversionRoute(conversion, closing=closing)),
-        middleware=_middleware(parts, closing, options, review_threads),
+        routes=_routes(handlers, metrics, conversion),
+        middleware=_middleware(authorizer, metrics, closing, options, review_threads),
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
-    app.state.parts = parts
     app.state.begin_shutdown = closing.close
     # The agents' long-poll, answered below the app by the server's protocol (long_polls.py).
     app.state.long_polls = LongPolls(
-        authorizer=parts.authorizer,
-        metrics=parts.metrics,
+        authorizer=authorizer,
+        metrics=metrics,
         handlers=handlers,
         closing=closing,
         longest_wait_seconds=options.longest_wait_seconds,
@@ -164,7 +153,11 @@ def starlette_app(
 
 
 def _middleware(
-    parts: ApiserverParts, closing: Closing, options: ApiserverOptions, review_threads: ThreadLimit
+    authorizer: Authorizer,
+    metrics: ApiserverMetrics,
+    closing: Closing,
+    options: ApiserverOptions,
+    review_threads: ThreadLimit,
 ) -> list[Middleware]:
     """From the outside in: a bug's short 500, closing, the webhook port's paths, metrics, body
     limits, and the authorization of every protected path."""
@@ -172,9 +165,7 @@ def _middleware(
         Middleware(UnexpectedErrorMiddleware),
         Middleware(CloseConnectionsMiddleware, closing=closing),
         Middleware(WebhookPortMiddleware, port=options.webhook_port),
-        Middleware(
-            MetricsMiddleware, metrics=parts.metrics, routes=frozenset(PROTECTED) | OPEN_PATHS
-        ),
+        Middleware(MetricsMiddleware, metrics=metrics, routes=frozenset(PROTECTED) | OPEN_PATHS),
         Middleware(
             BodyLimitMiddleware,
             limits={"/crdconvert": CONVERSION_BODY_LIMIT},
@@ -182,8 +173,8 @@ def _middleware(
         ),
         Middleware(
             AuthorizationMiddleware,
-            authorizer=parts.authorizer,
-            metrics=parts.metrics,
+            authorizer=authorizer,
+            metrics=metrics,
             protected=PROTECTED,
             limiter=review_threads,
         ),

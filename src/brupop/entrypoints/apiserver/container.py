@@ -2,28 +2,32 @@
 
 Settings in (`settings`, a Configuration loaded from ApiserverSettings; `options`, the app's
 ApiserverOptions), then the cluster BRUPOP_CLUSTER chooses, every service over its ports, and
-the Starlette app around them. Tests swap a fake in by overriding a provider
+the Starlette app around them; the background workers are the container's one Resource, which
+the app's lifespan initializes and shuts down. Tests swap a fake in by overriding a provider
 (`container.token_verifier.override(...)`, or `token_reviewer` under
-`token_verification="tokenreview"`); `build_apiserver_app` is the short way to build
-the app over a given cluster (`brupop simulate`, the integration tests).
+`token_verification="tokenreview"`); `apiserver_container` is the short way to build the
+container over a given cluster (the integration tests read services from its providers), and
+`build_apiserver_app` its app (`brupop simulate`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
+import anyio.to_thread
 from dependency_injector import containers, providers
 from starlette.applications import Starlette
 
 from brupop.adapters.apiserver_http.app import (
     ApiserverOptions,
-    ApiserverParts,
     ThreadLimit,
     starlette_app,
 )
 from brupop.adapters.apiserver_http.conversion.by_size import ConversionBySize
 from brupop.adapters.apiserver_http.conversion.worker_process import ConversionWorker
 from brupop.adapters.apiserver_http.routes.closing import Closing
+from brupop.adapters.apiserver_http.routes.conversion_webhook import ConversionRoute
 from brupop.adapters.apiserver_http.routes.handlers import Handlers
 from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
 from brupop.adapters.system.clock import SystemClock
@@ -68,9 +72,47 @@ def authorization_problem(mirror: AgentPodMirror | None) -> Callable[[], str | N
     return lambda: mirror.problem
 
 
+async def background_workers(
+    feed: ShadowFeed, conversion: ConversionBySize, agent_pods: AgentPodMirror | None
+) -> AsyncIterator[None]:
+    """The workers that run while the app serves: the shadow feed, the conversion worker and
+    (local token verification) the agent pod mirror. They stop without waiting for their
+    threads; the conversion worker's process is stopped off the event loop."""
+    feed.start()
+    conversion.start()
+    if agent_pods is not None:
+        agent_pods.start()
+    try:
+        yield
+    finally:
+        feed.stop(wait_seconds=0)
+        if agent_pods is not None:
+            agent_pods.stop(wait_seconds=0)
+        await anyio.to_thread.run_sync(conversion.stop)
+
+
+@dataclass(frozen=True)
+class ContainerResources:
+    """The container's resources (its background workers), started and stopped by the app's
+    lifespan (the app's `BackgroundWork`)."""
+
+    container: containers.Container
+
+    async def start(self) -> None:
+        started = self.container.init_resources()
+        if started is not None:
+            await started
+
+    async def stop(self) -> None:
+        stopped = self.container.shutdown_resources()
+        if stopped is not None:
+            await stopped
+
+
 class ApiserverContainer(containers.DeclarativeContainer):
     """Providers for one `brupop apiserver` process (Singletons: one container, one app)."""
 
+    __self__ = providers.Self()
     settings = providers.Configuration(strict=True)
     options = providers.Dependency(instance_of=ApiserverOptions, default=ApiserverOptions())
 
@@ -178,26 +220,36 @@ class ApiserverContainer(containers.DeclarativeContainer):
         drain_wait_seconds=options.provided.drain_wait_seconds,
         authorization_problem=providers.Callable(authorization_problem, agent_pods),
     )
-    parts = providers.Singleton(
-        ApiserverParts, authorizer, drains, feed, metrics, conversion, agent_pods
-    )
+    # Started by the app's lifespan (init_resources), stopped at its end (shutdown_resources).
+    workers = providers.Resource(background_workers, feed, conversion, agent_pods)
     app = providers.Singleton(
         starlette_app,
         handlers=handlers,
-        parts=parts,
+        authorizer=authorizer,
+        metrics=metrics,
+        conversion=providers.Singleton(ConversionRoute, conversion, closing=closing),
         closing=closing,
+        background=providers.Singleton(ContainerResources, __self__),
         options=options,
         review_threads=providers.Singleton(ThreadLimit, options.provided.review_threads),
     )
+
+
+def apiserver_container(
+    *, cluster: ApiserverCluster, options: ApiserverOptions, clock: Clock | None = None
+) -> ApiserverContainer:
+    """The container over `cluster`'s ports (and `clock`): its `app()` is the apiserver, and
+    its other providers (`feed()`, `drains()`, `metrics()`, ...) the services under it."""
+    container = ApiserverContainer(options=options)
+    container.cluster.override(cluster)
+    if clock is not None:
+        container.clock.override(clock)
+    return container
 
 
 def build_apiserver_app(
     *, cluster: ApiserverCluster, options: ApiserverOptions, clock: Clock | None = None
 ) -> Starlette:
     """The app over `cluster`'s ports: the container with its cluster (and clock) overridden."""
-    container = ApiserverContainer(options=options)
-    container.cluster.override(cluster)
-    if clock is not None:
-        container.clock.override(clock)
-    app: Starlette = container.app()
+    app: Starlette = apiserver_container(cluster=cluster, options=options, clock=clock).app()
     return app

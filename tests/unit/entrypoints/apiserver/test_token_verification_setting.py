@@ -46,7 +46,7 @@ def test_tokenreview_runs_no_pod_mirror() -> None:
     )
     container.cluster.override(InMemoryCluster(NS))
 
-    assert container.parts().agent_pods is None
+    assert container.agent_pods() is None
 
 
 def test_keys_that_cannot_be_loaded_make_the_apiserver_unready_saying_why() -> None:
@@ -54,7 +54,7 @@ def test_keys_that_cannot_be_loaded_make_the_apiserver_unready_saying_why() -> N
     cluster.token_reviewer.unavailable = True
     container = ApiserverContainer(options=ApiserverOptions(namespace=NS))
     container.cluster.override(cluster)
-    mirror = container.parts().agent_pods
+    mirror = container.agent_pods()
     assert isinstance(mirror, AgentPodMirror)
     mirror.start()
     try:
