@@ -41,7 +41,7 @@ from rig import NAMESPACE, emit, machine, mib, own_rss_kib, progress, send_logs_
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.decision import decide
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.rollout.shadow_facts import ShadowFacts
 from brupop.domain.shadow import (
     OPT_IN_LABEL,
@@ -114,7 +114,7 @@ def populate(cluster: InMemoryCluster, size: int, phase: str, limit: int) -> Non
 
 def _controller(cluster: InMemoryCluster, limit: int) -> ControllerService:
     config = ControllerConfig(
-        policy=RolloutPolicy(limit=ConcurrencyLimit(limit)),
+        rollout_rules=RolloutRules(limit=ConcurrencyLimit(limit)),
         window=MaintenanceWindow.starting("* * * * * * *", now=cluster.clock.now()),
         namespace=NAMESPACE,
         identity="brupop-controller-bench",
@@ -161,7 +161,7 @@ def _decide_by_layout(controller: ControllerService, now: datetime) -> dict[str,
     book = controller.fleet.book
     held = [f for n in book.names() if (f := book.facts(n)) is not None]
     models = [s for n in book.names() if (s := book.shadow(n)) is not None]
-    timeouts = controller.config.policy.timeouts
+    timeouts = controller.config.rollout_rules.timeouts
     fresh = [
         ShadowFacts.of(Shadow.model_validate_json(s.model_dump_json()), timeouts) for s in models
     ]
@@ -244,7 +244,7 @@ def replay(size: int, page_size: int | None = None) -> dict[str, Any]:
         "NodeList", (kube_replay.node_object(i, 1000 + i) for i in range(size)), 99999
     )
     events = kube_replay.watch_body(_changed_shadow(i) for i in range(size))
-    fleet = FleetMirror(shadows, nodes, RolloutPolicy(ConcurrencyLimit(10)))
+    fleet = FleetMirror(shadows, nodes, RolloutRules(ConcurrencyLimit(10)))
     gc.collect()
     before_kib, _ = own_rss_kib()
     Path(f"/proc/{os.getpid()}/clear_refs").write_text("5")  # peak RSS counts from here

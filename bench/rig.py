@@ -23,7 +23,7 @@ from brupop.adapters.apiserver_http.serving.server import RunningServer, serve_i
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.apiserver.container import apiserver_container
@@ -228,7 +228,7 @@ class ControllerThread:
         renew_seconds: float = 5.0,
     ) -> None:
         config = ControllerConfig(
-            policy=RolloutPolicy(limit=ConcurrencyLimit(limit)),
+            rollout_rules=RolloutRules(limit=ConcurrencyLimit(limit)),
             window=MaintenanceWindow.starting(ALWAYS, now=cluster.clock.now()),
             namespace=cluster.namespace,
             identity="brupop-controller-bench",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import build_controller
 from brupop.services.controller.config import ControllerConfig
@@ -40,7 +40,7 @@ def controller_over(
     at most `limit` nodes at once (None: no limit)."""
     clock = SystemClock()
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(limit)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(limit)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=NAMESPACE,
         identity=identity,

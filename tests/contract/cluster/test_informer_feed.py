@@ -10,7 +10,7 @@ from typing import Any, cast
 import pytest
 
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowSpec, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.ports.cluster.node_repository import NodeRepository
@@ -32,7 +32,7 @@ STAGED = ShadowSpec(state=UpdateState.STAGED_AND_PERFORMED_UPDATE, version="1.20
 
 
 def _mirror(cluster: Ports) -> FleetMirror:
-    return FleetMirror(cluster.shadows, cluster.nodes, RolloutPolicy(ConcurrencyLimit(1)))
+    return FleetMirror(cluster.shadows, cluster.nodes, RolloutRules(ConcurrencyLimit(1)))
 
 
 class CountedReads:
@@ -60,7 +60,7 @@ def _counted(cluster: Ports) -> tuple[FleetMirror, CountedReads, CountedReads]:
     fleet = FleetMirror(
         cast(ShadowRepository, shadows),
         cast(NodeRepository, nodes),
-        RolloutPolicy(ConcurrencyLimit(1)),
+        RolloutRules(ConcurrencyLimit(1)),
     )
     return fleet, shadows, nodes
 

@@ -13,7 +13,7 @@ from contextlib import ExitStack
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
@@ -57,7 +57,7 @@ def _controller(
 ) -> ControllerService:
     clock = SystemClock()
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(limit)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(limit)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=cluster.namespace,
         identity=identity,

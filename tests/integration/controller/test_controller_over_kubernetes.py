@@ -12,7 +12,7 @@ from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.kubernetes.resources.nodes import node_from_object
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
@@ -53,7 +53,7 @@ def kube() -> Iterator[KubernetesCluster]:
 
 def _controller(kube: KubernetesCluster, clock: Clock, *, tick: float = 2.0) -> ControllerService:
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(3)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(3)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=NS,
         identity="controller-over-http",

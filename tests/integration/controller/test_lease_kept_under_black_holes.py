@@ -13,7 +13,7 @@ import time
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import (
     OPT_IN_LABEL,
     OPT_IN_VALUE,
@@ -90,7 +90,7 @@ def _racing_agent(cluster: InMemoryCluster, node: str) -> list[str]:
 def _controller(cluster: InMemoryCluster, limit: int = 1) -> ControllerService:
     clock = SystemClock()
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(limit), StateTimeouts(), None),
+        rollout_rules=RolloutRules(ConcurrencyLimit(limit), StateTimeouts(), None),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=cluster.namespace,
         identity="controller-black-holed",

@@ -7,7 +7,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.notifications.webhook import WebhookTarget
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
@@ -27,7 +27,7 @@ def _setup() -> tuple[InMemoryCluster, FakeClock, ControllerConfig]:
     node = cluster.add_node("node-a", labels={OPT_IN_LABEL: OPT_IN_VALUE})
     cluster.shadows.create(node.name, node.uid)
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(1)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(1)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=cluster.namespace,
         identity="controller-1",

@@ -14,7 +14,7 @@ from structlog.testing import capture_logs
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
@@ -60,7 +60,7 @@ def _cluster(nodes: int) -> InMemoryCluster:
 def _controller(cluster: InMemoryCluster, metrics: BuggyMetrics) -> ControllerService:
     clock = SystemClock()
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(3)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(3)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=cluster.namespace,
         identity=IDENTITY,

@@ -14,7 +14,7 @@ from brupop.adapters.kubernetes.cluster import KubernetesCluster
 from brupop.adapters.kubernetes.resources.nodes import node_from_object
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
@@ -76,7 +76,7 @@ def _apply(emulator: KubeEmulator, name: str, spec: dict[str, Any]) -> None:
 
 def _controller(kube: KubernetesCluster, clock: Clock, *, by_hand: bool) -> ControllerService:
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(3)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(3)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=NS,
         identity="controller-over-http",

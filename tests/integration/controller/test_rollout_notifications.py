@@ -16,7 +16,7 @@ from brupop.adapters.notifications.webhook import DeliveryBounds, WebhookTarget
 from brupop.domain.cluster.resources import Resources
 from brupop.domain.policy.update_policy import UpdatePolicySpec
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
@@ -70,7 +70,7 @@ def _replica(
     delivery: DeliveryBounds = QUICK,
 ) -> Iterator[Replica]:
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(1)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(1)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=cluster.namespace,
         identity=identity,

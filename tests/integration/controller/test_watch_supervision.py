@@ -9,7 +9,7 @@ import threading
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
@@ -26,7 +26,7 @@ QUICK = RestartSchedule(first_seconds=0.01, cap_seconds=0.05, failing_after=3, h
 def _controller(cluster: InMemoryCluster) -> ControllerService:
     clock = SystemClock()
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(1)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(1)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=cluster.namespace,
         identity="c1",

@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 from brupop.domain.reason import Reason
 from brupop.domain.reporting.waiting_reason import RolloutView, report
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import ChangeKind, RolloutPolicy, plan_rollout
+from brupop.domain.rollout.rollout import ChangeKind, RolloutRules, plan_rollout
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState as S
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from tests.unit.domain.controller_shadows import NOW, ago, shadow
-from tests.unit.domain.rollout.books import NODES, POLICY, book_of, plan_summary, shadows
+from tests.unit.domain.rollout.books import NODES, RULES, book_of, plan_summary, shadows
 
 ALWAYS = MaintenanceWindow.starting("* * * * * * *", now=NOW)
 
@@ -89,7 +89,7 @@ def test_a_held_back_node_stays_held_back_when_its_shadow_changes() -> None:
 
 
 def _view(**changes: object) -> RolloutView:
-    fields: dict[str, object] = {"now": NOW, "policy": POLICY, "window": ALWAYS}
+    fields: dict[str, object] = {"now": NOW, "rollout_rules": RULES, "window": ALWAYS}
     fields.update({"window_open": True, **changes})
     return RolloutView(**fields)  # type: ignore[arg-type]
 
@@ -136,7 +136,7 @@ steps = st.lists(
 def test_with_pauses_the_book_plans_what_a_full_recomputation_plans(
     steps: list[tuple[str, object]], fleet_paused: bool
 ) -> None:
-    book = RolloutBook(POLICY)
+    book = RolloutBook(RULES)
     fleet: dict[str, Shadow] = {}
     paused: set[str] = set()
     now = NOW
@@ -162,7 +162,7 @@ def test_with_pauses_the_book_plans_what_a_full_recomputation_plans(
             now += timedelta(seconds=value)
         book.redecide(book.due(now), now)
         full = plan_rollout(
-            fleet.values(), now, POLICY, may_start=not fleet_paused, held_back=frozenset(paused)
+            fleet.values(), now, RULES, may_start=not fleet_paused, held_back=frozenset(paused)
         )
         incremental = book.plan(now, may_start=not fleet_paused)
         assert plan_summary(incremental) == plan_summary(full)
@@ -174,8 +174,8 @@ def test_with_pauses_the_book_plans_what_a_full_recomputation_plans(
 
 
 def test_a_full_recomputation_never_starts_a_held_back_node() -> None:
-    policy = RolloutPolicy(ConcurrencyLimit(None))
+    rules = RolloutRules(ConcurrencyLimit(None))
     plan = plan_rollout(
-        [shadow("a"), shadow("b")], NOW, policy, may_start=True, held_back=frozenset({"brs-a"})
+        [shadow("a"), shadow("b")], NOW, rules, may_start=True, held_back=frozenset({"brs-a"})
     )
     assert plan.started() == ("brs-b",)

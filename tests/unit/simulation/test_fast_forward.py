@@ -12,7 +12,7 @@ from brupop.domain.reason import Reason
 from brupop.domain.reporting.waiting_reason import NodeReport, RolloutView
 from brupop.domain.rollout.backoff import retry_allowed_at
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import Shadow, ShadowStatus
 from brupop.domain.starting.start_holds import StartHold
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
@@ -40,7 +40,7 @@ def _row(node: str, reason: Reason) -> NodeReport:
 def _view(holds: dict[str, StartHold] | None = None) -> RolloutView:
     return RolloutView(
         now=NOW,
-        policy=RolloutPolicy(ConcurrencyLimit(1)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(1)),
         window=MaintenanceWindow.starting("* * * * * * *", now=NOW),
         window_open=True,
         start_holds=holds or {},

@@ -28,7 +28,7 @@ from brupop.domain.policy.scheduling_policy import StartOrder, concurrency_limit
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL, NODE_PAUSED_VALUE
 from brupop.domain.reason import Reason
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow, ShadowSpec, ShadowStatus
 from brupop.domain.starting.release_quorum import VersionQuorum
@@ -56,7 +56,7 @@ class VirtualRollout:
         policy = snapshot.policy
         self.nodes = {node.name: node for node in snapshot.opted_in()}
         self.limit = _limit(policy.scheduling.max_concurrent, assumptions.limit, len(self.nodes))
-        self.book = RolloutBook(RolloutPolicy(self.limit, controller_node=self._controller_node))
+        self.book = RolloutBook(RolloutRules(self.limit, controller_node=self._controller_node))
         self.census = FleetCensus.of(
             snapshot.taken_at, snapshot.nodes, snapshot.pods, snapshot.budgets
         )

@@ -17,7 +17,7 @@ from brupop.domain.reason import Explanation, Reason
 from brupop.domain.reporting.staging_note import with_staging
 from brupop.domain.rollout.backoff import is_retry_allowed, retry_allowed_at
 from brupop.domain.rollout.concurrency import holds_slot
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.rollout.transition_timeout import is_timed_out, transition_deadline
 from brupop.domain.shadow import Shadow, ShadowStatus
 from brupop.domain.starting.start_holds import StartHold
@@ -50,7 +50,7 @@ class RolloutView:
     """What a pass knows beyond the shadows themselves."""
 
     now: datetime
-    policy: RolloutPolicy
+    rollout_rules: RolloutRules
     window: MaintenanceWindow
     window_open: bool
     started: frozenset[str] = frozenset()
@@ -188,7 +188,7 @@ def _explain(shadow: Shadow, view: RolloutView, *, held: int) -> Explanation:
     hold = view.start_holds.get(shadow.name)
     if hold is not None:
         return Explanation(hold.reason, f"{hold.detail}; {offered}")
-    limit = view.policy.limit
+    limit = view.rollout_rules.limit
     if limit.maximum is not None and held >= limit.maximum:
         return Explanation(
             Reason.CONCURRENCY_FULL,
@@ -218,8 +218,8 @@ def _cannot_update(status: ShadowStatus) -> Explanation | None:
 def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) -> Explanation:
     spec = shadow.spec
     record = view.timeouts.get(shadow.name)
-    if is_timed_out(shadow, view.now, view.policy.timeouts):
-        limit = view.policy.timeouts.for_state(spec.state)
+    if is_timed_out(shadow, view.now, view.rollout_rules.timeouts):
+        limit = view.rollout_rules.timeouts.for_state(spec.state)
         return Explanation(Reason.TIMED_OUT, f"timed out in {spec.state} (limit {limit:.0f} s)")
     if record is not None and spec.state is UpdateState.IDLE:
         return Explanation(
@@ -249,7 +249,7 @@ def _explain_in_slot(shadow: Shadow, status: ShadowStatus, view: RolloutView) ->
         return Explanation(Reason.UPDATING, f"draining: {drain.describe()}")
     if status.current_state == spec.state:
         return Explanation(Reason.UPDATING, f"reached {spec.state}; moving on")
-    deadline = transition_deadline(shadow, view.policy.timeouts)
+    deadline = transition_deadline(shadow, view.rollout_rules.timeouts)
     limit_text = f" (times out at {_when(deadline)})" if deadline else ""
     return Explanation(Reason.UPDATING, f"waiting for the agent to reach {spec.state}{limit_text}")
 

@@ -1,4 +1,4 @@
-"""The controller's rollout policy: each node's next desired spec, and one pass's plan.
+"""The controller's rollout rules: each node's next desired spec, and one pass's plan.
 
 `next_spec` keeps the original's rules (reference 3.5): a node that reached its desired state is
 asked for the next one; a crashed node is sent back to Idle; an idle node that is offered a new
@@ -48,8 +48,9 @@ class SpecChange:
 
 
 @dataclass(frozen=True)
-class RolloutPolicy:
-    """The knobs of a rollout: concurrency, per-state timeouts, the controller's own node."""
+class RolloutRules:
+    """The controller's own knobs of a rollout, from its settings (the update policy's rules
+    are `EffectivePolicy`): concurrency, per-state timeouts, the controller's own node."""
 
     limit: ConcurrencyLimit
     timeouts: StateTimeouts = field(default_factory=StateTimeouts)
@@ -104,10 +105,10 @@ def is_ready_to_start(shadow: Shadow, now: datetime) -> bool:
     )
 
 
-def ready_to_start(shadows: Iterable[Shadow], now: datetime, policy: RolloutPolicy) -> list[Shadow]:
+def ready_to_start(shadows: Iterable[Shadow], now: datetime, rules: RolloutRules) -> list[Shadow]:
     """The nodes ready to start, in the order they get slots."""
     ready = [s for s in shadows if is_ready_to_start(s, now)]
-    return update_order(ready, policy.controller_node)
+    return update_order(ready, rules.controller_node)
 
 
 def timed_out_spec(shadow: Shadow, failed_at: datetime) -> ShadowSpec:
@@ -119,7 +120,7 @@ def timed_out_spec(shadow: Shadow, failed_at: datetime) -> ShadowSpec:
 def plan_rollout(
     shadows: Iterable[Shadow],
     now: datetime,
-    policy: RolloutPolicy,
+    rules: RolloutRules,
     *,
     may_start: bool,
     held_back: frozenset[str] = frozenset(),
@@ -134,11 +135,11 @@ def plan_rollout(
     free slots (as `RolloutBook.plan` does with it).
     """
     listed = list(shadows)
-    changes = [change for shadow in listed if (change := _progress(shadow, now, policy))]
+    changes = [change for shadow in listed if (change := _progress(shadow, now, rules))]
     held = slots_held(listed)
-    ready = [s for s in ready_to_start(listed, now, policy) if s.name not in held_back]
+    ready = [s for s in ready_to_start(listed, now, rules) if s.name not in held_back]
     if may_start:
-        free = policy.limit.free_slots(held, wanted=len(ready))
+        free = rules.limit.free_slots(held, wanted=len(ready))
         chosen = ready[:free]
         if choose is not None and free:
             by_name = {s.name: s for s in ready}
@@ -147,9 +148,9 @@ def plan_rollout(
     return RolloutPlan(changes=tuple(changes), slots_held=held, ready=tuple(ready))
 
 
-def _progress(shadow: Shadow, now: datetime, policy: RolloutPolicy) -> SpecChange | None:
+def _progress(shadow: Shadow, now: datetime, rules: RolloutRules) -> SpecChange | None:
     """The change for a node that needs no slot decision, if any."""
-    if is_timed_out(shadow, now, policy.timeouts):
+    if is_timed_out(shadow, now, rules.timeouts):
         return SpecChange(shadow, timed_out_spec(shadow, now), ChangeKind.TIMEOUT)
     wanted = next_spec(shadow, now)
     if wanted == shadow.spec or is_ready_to_start(shadow, now):

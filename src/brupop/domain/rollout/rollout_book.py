@@ -35,7 +35,7 @@ from brupop.domain.rollout.rollout import (
     ChangeKind,
     Chooser,
     RolloutPlan,
-    RolloutPolicy,
+    RolloutRules,
     SpecChange,
 )
 from brupop.domain.rollout.shadow_facts import ShadowFacts
@@ -58,8 +58,8 @@ class _ReadyKey(NamedTuple):
 class RolloutBook:
     """Decisions by shadow name, with their fleet-wide aggregates."""
 
-    def __init__(self, policy: RolloutPolicy) -> None:
-        self._policy = policy
+    def __init__(self, rules: RolloutRules) -> None:
+        self._rules = rules
         self._shadows: dict[str, Shadow] = {}
         self._facts: dict[str, ShadowFacts] = {}
         """What decisions and aggregates read: the models are kept only for writes and
@@ -90,7 +90,7 @@ class RolloutBook:
         self._shadows[name] = shadow
         try:
             problem = shadow_problem(shadow, now)
-            facts = ShadowFacts.of(shadow, self._policy.timeouts) if problem is None else None
+            facts = ShadowFacts.of(shadow, self._rules.timeouts) if problem is None else None
         except Exception as error:  # a bug met this shadow: it alone is set aside
             problem, facts = _unjudged(error), None
         if facts is None:
@@ -191,7 +191,7 @@ class RolloutBook:
     @property
     def controller_node(self) -> str | None:
         """The node the controller runs on (it updates last)."""
-        return self._policy.controller_node
+        return self._rules.controller_node
 
     @property
     def held(self) -> int:
@@ -228,13 +228,13 @@ class RolloutBook:
 
         `withheld` names shadows whose pending change must wait (the health gate holds them);
         `only`, when given, names the only shadows that may start (the canaries, before they
-        have soaked). `limit` replaces the policy's global limit (the update policy's
+        have soaked). `limit` replaces the rules' global limit (the update policy's
         `maxConcurrent`); `choose` picks the starts among the ready names and free slots (the
         start rules and order: `start_selection`), else the first ready ones start. `ready`
         of the plan is left empty: the book keeps the ready nodes (`ready_names`)."""
         changes = [self._change(n, now) for n in sorted(self._changes) if n not in withheld]
         if may_start and self._ready:
-            slots = limit or self._policy.limit
+            slots = limit or self._rules.limit
             if only is None:  # the ready names are listed only when a start is possible
                 free = slots.free_slots(self.held, wanted=len(self._ready))
                 ready = [
@@ -319,7 +319,7 @@ class RolloutBook:
     def _ready_key(self, facts: ShadowFacts) -> _ReadyKey:
         """As `ordering.update_order`: the controller's node last, fewest crashes, then name
         (a ready node always has a status)."""
-        controller = self._policy.controller_node
+        controller = self._rules.controller_node
         last = controller is not None and facts.node_name == controller
         return _ReadyKey(controller_last=last, crash_count=facts.crash_count, name=facts.name)
 

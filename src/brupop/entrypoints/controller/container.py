@@ -80,7 +80,9 @@ class ControllerContainer(containers.DeclarativeContainer):
         lease_timeout_seconds=config.provided.lease_timeout_seconds,
     )
     cluster = clusters.cluster
-    prometheus = providers.Singleton(PrometheusRolloutMetrics, limit=config.provided.policy.limit)
+    prometheus = providers.Singleton(
+        PrometheusRolloutMetrics, limit=config.provided.rollout_rules.limit
+    )
     # Probes and Prometheus connect only where the address allowance allows (docs/safety.md):
     # main gives the one PROBE_ALLOWED_NETWORKS lifts; by default, the refusals alone.
     address_allowance = providers.Dependency(
@@ -117,7 +119,7 @@ class ControllerContainer(containers.DeclarativeContainer):
         renew_seconds=config.provided.renew_seconds,
     )
     fleet = providers.Singleton(
-        FleetMirror, cluster.provided.shadows, cluster.provided.nodes, config.provided.policy
+        FleetMirror, cluster.provided.shadows, cluster.provided.nodes, config.provided.rollout_rules
     )
     follower = providers.Singleton(
         PolicyFollower, cluster.provided.policies, events, config.provided.namespace
@@ -159,7 +161,7 @@ class ControllerContainer(containers.DeclarativeContainer):
         cluster.provided.shadows,
         events,
         metrics.provided.rollout,
-        config.provided.policy.timeouts,
+        config.provided.rollout_rules.timeouts,
         journal,
     )
     writes = providers.Singleton(

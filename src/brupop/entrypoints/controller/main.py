@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
         "controller.serving",
         port=server.port,
         cluster=settings.cluster,
-        max_concurrent_update=str(config.policy.limit),
+        max_concurrent_update=str(config.rollout_rules.limit),
         schedule=config.window.schedule.expression,
         schedule_kind=config.window.kind.value,
         time_zone=str(config.window.zone),

@@ -26,7 +26,7 @@ from brupop.domain.rollout.concurrency import (
     ConcurrencyLimit,
     ConcurrencyLimitError,
 )
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.starting.release_quorum import QUORUM_MOST
 from brupop.domain.states import StateTimeouts
 from brupop.domain.windows.maintenance_window import (
@@ -194,11 +194,11 @@ class ControllerSettings(BaseModel):
             rebooted_into_update=self.timeout_rebooted_seconds,
             monitoring_update=self.timeout_monitoring_seconds,
         )
-        policy = RolloutPolicy(
+        rules = RolloutRules(
             ConcurrencyLimit.parse(self.max_concurrent_update), timeouts, self.node_name
         )
         return ControllerConfig(
-            policy=policy,
+            rollout_rules=rules,
             window=window,
             namespace=self.namespace,
             identity=identity or replica_identity(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.services.controller.runtime.leader_election import DEFAULT_LEASE_NAME
 from brupop.services.runtime.informer import WATCH_SECONDS
@@ -15,7 +15,7 @@ from brupop.services.runtime.supervisor import RestartSchedule
 class ControllerConfig:
     """Policy, schedule and timing of one controller replica."""
 
-    policy: RolloutPolicy
+    rollout_rules: RolloutRules
     window: MaintenanceWindow
     namespace: str
     identity: str

@@ -46,7 +46,7 @@ class NodeReasons:
 
     def fleet_changed(self, view: RolloutView, held: int) -> bool:
         """The fleet-wide inputs of a ready node's reason changed since the last call."""
-        maximum = view.policy.limit.maximum
+        maximum = view.rollout_rules.limit.maximum
         key = (
             view.window_open,
             view.schedule_hold,

@@ -105,13 +105,13 @@ class PassPublisher:
 
     def _view_of(self, facts: PassFacts) -> RolloutView:
         """What the pass knows beyond the shadows themselves."""
-        policy = self._config.policy
-        if facts.limit != policy.limit:
-            policy = replace(policy, limit=facts.limit)
+        rules = self._config.rollout_rules
+        if facts.limit != rules.limit:
+            rules = replace(rules, limit=facts.limit)
         safety, now = facts.safety, facts.now
         return RolloutView(
             now=now,
-            policy=policy,
+            rollout_rules=rules,
             window=self._config.window,
             window_open=facts.clock_says.window_open,
             schedule_hold=facts.clock_says.hold,

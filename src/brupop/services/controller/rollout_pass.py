@@ -83,7 +83,7 @@ class RolloutPass:
         # A follower writes nothing: it lists no pods for drains and takes no pod census to
         # choose whom to start (what a pass costs kube-apiserver, twice over with two replicas).
         drains = self._drains() if leading else {}
-        limit = self._starts.limit(in_force, self._config.policy.limit)
+        limit = self._starts.limit(in_force, self._config.rollout_rules.limit)
         self._metrics.set_concurrency_limit(limit.maximum)
         clock_says = self._clock_says(now)
         held = paused or hold_starts or not leading

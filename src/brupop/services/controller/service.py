@@ -109,7 +109,7 @@ class ControllerService:
         for informer in self._followed:
             informer.start(self.wake, following=following)
         threading.Thread(target=self._wake_on, args=(stop,), name="stop-wake", daemon=True).start()
-        self._log.info("controller.started", limit=str(self.config.policy.limit))
+        self._log.info("controller.started", limit=str(self.config.rollout_rules.limit))
         guard = PassGuard(
             self._clock,
             self._log,

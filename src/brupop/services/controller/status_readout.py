@@ -67,7 +67,7 @@ class StatusReadout:
         """The global limit the last pass applied: the policy's `maxConcurrent` when set, else
         `MAX_CONCURRENT_UPDATE` (also before the first pass)."""
         view = self._published.view
-        return view.policy.limit if view is not None else self._config.policy.limit
+        return view.rollout_rules.limit if view is not None else self._config.rollout_rules.limit
 
     def scheduling(self) -> SchedulingFacts:
         """The budgets in use, the expected update time and the clock's hold, as of the last

@@ -20,7 +20,7 @@ from brupop.adapters.memory.gates import InMemoryAlertSource
 from brupop.adapters.notifications.webhook import WebhookTarget
 from brupop.domain.reporting.waiting_reason import NodeReport, RolloutView
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.states import StateTimeouts
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.apiserver.container import build_apiserver_app
@@ -219,7 +219,7 @@ def _controller_config(
     """The replica's settings from the simulation's flags; the window is always open."""
     timing = options.timing
     return ControllerConfig(
-        policy=RolloutPolicy(
+        rollout_rules=RolloutRules(
             limit=ConcurrencyLimit(options.max_concurrent),
             timeouts=StateTimeouts(
                 idle=timing["timeout-idle"],

@@ -7,14 +7,14 @@ from brupop.domain.boot_mode import BootMode
 from brupop.domain.reason import Reason
 from brupop.domain.reporting.waiting_reason import RolloutView, report
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy, is_ready_to_start
+from brupop.domain.rollout.rollout import RolloutRules, is_ready_to_start
 from brupop.domain.shadow import Shadow
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from tests.unit.domain.controller_shadows import NEW, NOW, shadow
 
 VIEW = RolloutView(
     now=NOW,
-    policy=RolloutPolicy(ConcurrencyLimit(1)),
+    rollout_rules=RolloutRules(ConcurrencyLimit(1)),
     window=MaintenanceWindow.starting("* * * * * * *", now=NOW),
     window_open=True,
 )

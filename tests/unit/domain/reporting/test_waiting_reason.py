@@ -8,7 +8,7 @@ from brupop.domain.cluster.drain_progress import DrainProgress
 from brupop.domain.reason import Explanation, Reason
 from brupop.domain.reporting.waiting_reason import RolloutView, TimeoutRecord, report
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import Shadow
 from brupop.domain.starting.start_holds import StartHold
 from brupop.domain.states import UpdateState as S
@@ -17,13 +17,13 @@ from tests.unit.domain.controller_shadows import NOW, OLD, ago, shadow
 
 ALWAYS = MaintenanceWindow.starting("* * * * * * *", now=NOW)
 MONDAY_MORNINGS = MaintenanceWindow.starting("* * 10-12 * * Mon *", now=NOW)
-POLICY = RolloutPolicy(ConcurrencyLimit(1))
+RULES = RolloutRules(ConcurrencyLimit(1))
 
 
 def _view(**changes: object) -> RolloutView:
     fields: dict[str, object] = {
         "now": NOW,
-        "policy": POLICY,
+        "rollout_rules": RULES,
         "window": ALWAYS,
         "window_open": True,
     }
@@ -176,7 +176,7 @@ ZONE_HOLD = StartHold(Reason.BUDGET_FULL, "zone us-east-1a at 1/1")
 
 
 def test_a_node_held_by_a_start_rule_names_the_hold_and_the_version_offered() -> None:
-    view = _view(policy=RolloutPolicy(ConcurrencyLimit(3)), start_holds={"brs-n": ZONE_HOLD})
+    view = _view(rollout_rules=RolloutRules(ConcurrencyLimit(3)), start_holds={"brs-n": ZONE_HOLD})
     assert _only(shadow("n"), view) == (
         Reason.BUDGET_FULL,
         "zone us-east-1a at 1/1; 1.20.0 offered",

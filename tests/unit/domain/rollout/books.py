@@ -1,4 +1,4 @@
-"""What the RolloutBook's tests share: a rollout policy, shadows drawn by hypothesis, a book
+"""What the RolloutBook's tests share: the rollout rules, shadows drawn by hypothesis, a book
 that has recorded some shadows, and a plan summed up for comparison."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import datetime
 from hypothesis import strategies as st
 
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import ChangeKind, RolloutPlan, RolloutPolicy
+from brupop.domain.rollout.rollout import ChangeKind, RolloutPlan, RolloutRules
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import StateTimeouts
@@ -18,15 +18,15 @@ from tests.unit.domain.controller_shadows import NEW, NOW, OLD, ago, shadow
 TIMEOUTS = StateTimeouts(
     idle=20, staged_and_performed_update=40, rebooted_into_update=30, monitoring_update=20
 )
-POLICY = RolloutPolicy(ConcurrencyLimit(2), TIMEOUTS, controller_node="node-1")
+RULES = RolloutRules(ConcurrencyLimit(2), TIMEOUTS, controller_node="node-1")
 STATES = list(S)
 VERSIONS = [OLD, NEW, "1.21.0"]
 NODES = [f"node-{i}" for i in range(6)]
 
 
 def book_of(*shadows: Shadow, now: datetime = NOW) -> RolloutBook:
-    """A book under `POLICY` that recorded these shadows at `now`."""
-    book = RolloutBook(POLICY)
+    """A book under `RULES` that recorded these shadows at `now`."""
+    book = RolloutBook(RULES)
     for one in shadows:
         book.record(one, now)
     return book

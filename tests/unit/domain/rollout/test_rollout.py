@@ -1,4 +1,4 @@
-"""The rollout policy: next spec per node (reference 3.5) and the plan of one pass."""
+"""The rollout rules: next spec per node (reference 3.5) and the plan of one pass."""
 
 from datetime import timedelta
 
@@ -7,7 +7,7 @@ import pytest
 from brupop.domain.rollout.concurrency import ConcurrencyLimit, slots_held
 from brupop.domain.rollout.rollout import (
     ChangeKind,
-    RolloutPolicy,
+    RolloutRules,
     next_spec,
     plan_rollout,
     ready_to_start,
@@ -17,7 +17,7 @@ from brupop.domain.states import StateTimeouts
 from brupop.domain.states import UpdateState as S
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, ago, shadow
 
-LIMIT_3 = RolloutPolicy(ConcurrencyLimit(3))
+LIMIT_3 = RolloutRules(ConcurrencyLimit(3))
 
 # --- next_spec: the original's rules ---------------------------------------------------------
 
@@ -114,7 +114,7 @@ def test_no_slot_is_free_when_the_limit_is_already_exceeded() -> None:
 
 
 def test_unlimited_starts_every_ready_node() -> None:
-    plan = plan_rollout(_fleet(25), NOW, RolloutPolicy(ConcurrencyLimit(None)), may_start=True)
+    plan = plan_rollout(_fleet(25), NOW, RolloutRules(ConcurrencyLimit(None)), may_start=True)
     assert len(plan.started()) == 25
 
 
@@ -129,9 +129,9 @@ def test_outside_the_window_nothing_starts_but_updating_nodes_move_on() -> None:
 
 
 def test_the_controllers_own_node_starts_last() -> None:
-    policy = RolloutPolicy(ConcurrencyLimit(1), controller_node="node-00")
-    assert plan_rollout(_fleet(3), NOW, policy, may_start=True).started() == ("brs-node-01",)
-    alone = plan_rollout(_fleet(1), NOW, policy, may_start=True)
+    rules = RolloutRules(ConcurrencyLimit(1), controller_node="node-00")
+    assert plan_rollout(_fleet(3), NOW, rules, may_start=True).started() == ("brs-node-01",)
+    alone = plan_rollout(_fleet(1), NOW, rules, may_start=True)
     assert alone.started() == ("brs-node-00",)
 
 
@@ -141,8 +141,8 @@ def test_nodes_with_fewer_crashes_go_first() -> None:
         shadow("b", crashes=1, failed_at=ago(86400)),
         shadow("c"),
     ]
-    policy = RolloutPolicy(ConcurrencyLimit(2))
-    assert plan_rollout(fleet, NOW, policy, may_start=True).started() == ("brs-c", "brs-b")
+    rules = RolloutRules(ConcurrencyLimit(2))
+    assert plan_rollout(fleet, NOW, rules, may_start=True).started() == ("brs-c", "brs-b")
 
 
 def test_nodes_backing_off_are_not_ready() -> None:
@@ -154,8 +154,8 @@ def test_a_timed_out_node_is_sent_back_to_idle_and_keeps_its_slot() -> None:
     stuck = shadow(
         "stuck", spec=S.REBOOTED_INTO_UPDATE, state=S.STAGED_AND_PERFORMED_UPDATE, stamped=ago(601)
     )
-    policy = RolloutPolicy(ConcurrencyLimit(1))
-    plan = plan_rollout([stuck, shadow("next")], NOW, policy, may_start=True)
+    rules = RolloutRules(ConcurrencyLimit(1))
+    plan = plan_rollout([stuck, shadow("next")], NOW, rules, may_start=True)
     (change,) = plan.changes
     assert change.kind is ChangeKind.TIMEOUT
     assert change.spec == ShadowSpec(state=S.IDLE, state_transition_timestamp=NOW, version=NEW)
@@ -170,8 +170,8 @@ def test_a_node_whose_agent_never_returns_to_idle_times_out_again_later() -> Non
 
 def test_custom_timeouts_apply() -> None:
     staging = shadow("n", spec=S.STAGED_AND_PERFORMED_UPDATE, state=S.IDLE, stamped=ago(11))
-    policy = RolloutPolicy(ConcurrencyLimit(1), StateTimeouts(staged_and_performed_update=10))
-    assert plan_rollout([staging], NOW, policy, may_start=False).changes[0].kind is (
+    rules = RolloutRules(ConcurrencyLimit(1), StateTimeouts(staged_and_performed_update=10))
+    assert plan_rollout([staging], NOW, rules, may_start=False).changes[0].kind is (
         ChangeKind.TIMEOUT
     )
 

@@ -13,7 +13,7 @@ from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState as S
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, ago, shadow
-from tests.unit.domain.rollout.books import NODES, POLICY, book_of, plan_summary, shadows
+from tests.unit.domain.rollout.books import NODES, RULES, book_of, plan_summary, shadows
 
 
 def test_a_backoff_that_ends_with_no_event_makes_the_node_start() -> None:
@@ -84,7 +84,7 @@ steps = st.lists(
 def test_the_book_plans_what_a_full_recomputation_plans(
     steps: list[tuple[str, object]], may_start: bool
 ) -> None:
-    book = RolloutBook(POLICY)
+    book = RolloutBook(RULES)
     fleet: dict[str, Shadow] = {}
     now = NOW
     for kind, value in steps:
@@ -100,7 +100,7 @@ def test_the_book_plans_what_a_full_recomputation_plans(
             assert isinstance(value, int)
             now += timedelta(seconds=value)
         book.redecide(book.due(now), now)
-        full = plan_rollout(fleet.values(), now, POLICY, may_start=may_start)
+        full = plan_rollout(fleet.values(), now, RULES, may_start=may_start)
         incremental = book.plan(now, may_start=may_start)
         assert plan_summary(incremental) == plan_summary(full)
         assert incremental.started() == full.started()

@@ -15,7 +15,7 @@ from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState as S
 from brupop.domain.versions import versions_differ
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, shadow
-from tests.unit.domain.rollout.books import POLICY, TIMEOUTS, shadows
+from tests.unit.domain.rollout.books import RULES, TIMEOUTS, shadows
 
 
 @settings(max_examples=200, deadline=None)
@@ -43,7 +43,7 @@ def test_the_facts_say_what_the_model_says(one: Shadow) -> None:
 
 
 def test_the_book_keeps_the_facts_of_the_shadow_it_last_recorded() -> None:
-    book = RolloutBook(POLICY)
+    book = RolloutBook(RULES)
     book.record(shadow("a", current=OLD), NOW)
     updated = shadow("a", current=NEW, rv="2")
 
@@ -56,7 +56,7 @@ def test_the_book_keeps_the_facts_of_the_shadow_it_last_recorded() -> None:
 
 def test_a_transition_deadline_is_taken_with_the_books_timeouts() -> None:
     stamped = shadow("a", spec=S.STAGED_AND_PERFORMED_UPDATE, stamped=NOW)
-    book = RolloutBook(POLICY)
+    book = RolloutBook(RULES)
 
     book.record(stamped, NOW)
 

@@ -8,7 +8,7 @@ from brupop.adapters.memory.gates import InMemoryHttpProber
 from brupop.domain.cluster.objects import ClusterEvent
 from brupop.domain.policy.update_policy import HealthGate, HttpProbe
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.safety.health_gate import CheckOutcome
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
 from brupop.domain.states import UpdateState
@@ -50,7 +50,7 @@ def _cluster_waiting_for_an_update(clock: FakeClock) -> InMemoryCluster:
 
 def _container(cluster: InMemoryCluster) -> ControllerContainer:
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(1)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(1)),
         window=MaintenanceWindow.starting("* * * * * * *", now=cluster.clock.now()),
         namespace=cluster.namespace,
         identity="controller-1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from brupop.entrypoints.controller.container import ControllerContainer
@@ -25,7 +25,7 @@ def test_the_controller_process_pauses_on_the_policy_and_says_so_in_its_metrics(
     node = cluster.add_node("node-a", labels={OPT_IN_LABEL: OPT_IN_VALUE})
     cluster.shadows.create(node.name, node.uid)
     config = ControllerConfig(
-        policy=RolloutPolicy(ConcurrencyLimit(1)),
+        rollout_rules=RolloutRules(ConcurrencyLimit(1)),
         window=MaintenanceWindow.starting("* * * * * * *", now=clock.now()),
         namespace=cluster.namespace,
         identity="controller-1",

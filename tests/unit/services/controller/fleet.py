@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import (
     CRASH_COUNT_MAX,
     OPT_IN_LABEL,
@@ -147,7 +147,7 @@ class Fleet:
         """The container of a controller replica over this fleet's cluster, clock, prober and
         alert source; a test overrides one more provider before asking for `service()`."""
         config = ControllerConfig(
-            policy=RolloutPolicy(
+            rollout_rules=RolloutRules(
                 ConcurrencyLimit(limit), timeouts or StateTimeouts(), controller_node
             ),
             window=MaintenanceWindow.starting(window, now=self.clock.now()),

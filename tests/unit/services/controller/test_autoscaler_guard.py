@@ -10,7 +10,7 @@ from structlog.testing import capture_logs
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.cluster.objects import Node, Taint
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from brupop.domain.starting.autoscaler_annotations import AUTOSCALER_RECORD_ANNOTATION as RECORD
 from brupop.domain.starting.autoscaler_annotations import DO_NOT_DISRUPT_ANNOTATION as KARPENTER
@@ -67,7 +67,7 @@ class _Rig:
         self.fleet = FleetMirror(
             self.cluster.shadows,
             self.nodes,  # type: ignore[arg-type]
-            RolloutPolicy(ConcurrencyLimit(1), StateTimeouts()),
+            RolloutRules(ConcurrencyLimit(1), StateTimeouts()),
         )
         self.guard = self.new_guard()
 

@@ -118,7 +118,7 @@ class BudgetMachine(RolloutMachine):
         now, book = self.fleet.clock.now(), controller.fleet.book
         policy = policy_from_spec(self.spec)
         rules = self._fresh_rules(controller)
-        limit = rules.limit(policy, controller.config.policy.limit)
+        limit = rules.limit(policy, controller.config.rollout_rules.limit)
         kept = book.plan(now, may_start=True, limit=limit, choose=rules.chooser(policy, now))
         assert plan_summary(kept) == plan_summary(self._full_plan_with_rules(controller, now))
 
@@ -134,8 +134,8 @@ class BudgetMachine(RolloutMachine):
     def _full_plan_with_rules(self, controller: ControllerService, now: datetime) -> RolloutPlan:
         policy = policy_from_spec(self.spec)
         rules = self._fresh_rules(controller)
-        config = controller.config.policy
-        limited = type(config)(rules.limit(policy, config.limit), config.timeouts)
+        own = controller.config.rollout_rules
+        limited = type(own)(rules.limit(policy, own.limit), own.timeouts)
         fresh = self.fleet.shadows()
         return plan_rollout(fresh, now, limited, may_start=True, choose=rules.chooser(policy, now))
 

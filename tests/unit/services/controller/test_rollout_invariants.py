@@ -173,8 +173,8 @@ class RolloutMachine(RuleBasedStateMachine):
         assert {k: v for k, v in waiting.items() if v} == dict(rows)
 
     def _full_plan(self, fresh: dict[str, Shadow], now: datetime) -> RolloutPlan:
-        policy = self.replicas[0].config.policy
-        return plan_rollout(fresh.values(), now, policy, may_start=True)
+        rules = self.replicas[0].config.rollout_rules
+        return plan_rollout(fresh.values(), now, rules, may_start=True)
 
     def _term(self) -> int:
         ns = self.fleet.cluster.namespace
@@ -223,8 +223,8 @@ class RolloutMachineWithPauses(RolloutMachine):
 
     def _full_plan(self, fresh: dict[str, Shadow], now: datetime) -> RolloutPlan:
         held_back = frozenset(shadow_name(n) for n in self._labelled_paused())
-        policy = self.replicas[0].config.policy
-        return plan_rollout(fresh.values(), now, policy, may_start=True, held_back=held_back)
+        rules = self.replicas[0].config.rollout_rules
+        return plan_rollout(fresh.values(), now, rules, may_start=True, held_back=held_back)
 
 
 RolloutMachine.TestCase.settings = settings(

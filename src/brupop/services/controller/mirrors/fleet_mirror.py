@@ -18,7 +18,7 @@ from datetime import datetime
 
 from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL
-from brupop.domain.rollout.rollout import RolloutPolicy
+from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, Shadow
 from brupop.domain.starting.autoscaler_annotations import (
@@ -43,7 +43,7 @@ class FleetMirror:
     """Mirrors of shadows and opted-in Nodes, and the decisions made from them."""
 
     def __init__(
-        self, shadows: ShadowRepository, nodes: NodeRepository, policy: RolloutPolicy
+        self, shadows: ShadowRepository, nodes: NodeRepository, rules: RolloutRules
     ) -> None:
         self._repository = shadows
         self.shadows: Mirror[Shadow] = Mirror(_NAME, _VERSION)
@@ -66,7 +66,7 @@ class FleetMirror:
             self.nodes,
             VersionCheck(lambda: nodes.list_versions(OPT_IN_SELECTOR), _opted_in(nodes)),
         )
-        self.book = RolloutBook(policy)
+        self.book = RolloutBook(rules)
         self.orphans: set[str] = set()
         self._by_node: dict[str, set[str]] = {}
         self.node_changes = 0
