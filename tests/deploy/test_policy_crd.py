@@ -16,7 +16,7 @@ from brupop.domain.policy.policy_object import policy_from_object, policy_object
 from brupop.domain.policy.update_policy import (
     AlertGate,
     Canary,
-    HealthGate,
+    HealthGateSpec,
     HttpProbe,
     UpdatePolicySpec,
 )
@@ -311,7 +311,7 @@ _PROBES = st.builds(
     timeout_seconds=st.integers(1, 60),
 )
 _GATES = st.builds(
-    HealthGate,
+    HealthGateSpec,
     timeout_seconds=_SECONDS,
     require_node_ready=st.booleans(),
     require_daemon_set_pods_ready=st.booleans(),

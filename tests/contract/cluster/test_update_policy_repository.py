@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from brupop.domain.cluster.objects import WatchEventType
-from brupop.domain.policy.update_policy import Canary, HealthGate, UpdatePolicySpec
+from brupop.domain.policy.update_policy import Canary, HealthGateSpec, UpdatePolicySpec
 from brupop.domain.policy.update_policy_status import (
     HaltReason,
     PolicyPhase,
@@ -265,7 +265,7 @@ def test_set_paused_changes_only_paused_and_bumps_the_generation(
     paused = cluster.policies.set_paused(True, before.resource_version)
 
     expected = UpdatePolicySpec(
-        paused=True, halt_after_failures=3, health_gate=HealthGate(timeout_seconds=60)
+        paused=True, halt_after_failures=3, health_gate=HealthGateSpec(timeout_seconds=60)
     )
     assert (paused.spec, paused.status, paused.generation) == (expected, HALTED, 2)
     assert cluster.policies.get() == paused

@@ -15,7 +15,7 @@ from brupop.cli.fleet_description.nodes import (
 )
 from brupop.domain.address_allowance import AddressAllowance
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
-from brupop.domain.policy.update_policy import HealthGate
+from brupop.domain.policy.update_policy import HealthGateSpec
 from brupop.domain.safety.health_gate import CheckOutcome, GateCheck
 from brupop.services.controller.safety.health_checks import HealthChecks
 from brupop.simulation.fleet.node_probes import SimulatedNodeProber
@@ -180,7 +180,7 @@ def test_a_probe_of_another_spelling_of_an_ipv6_node_address_reaches_that_node()
 
 def test_the_health_gate_passes_the_probe_of_a_healthy_simulated_node(tmp_path: Path) -> None:
     cluster, _ = _fleet(tmp_path)
-    gate = HealthGate.model_validate(
+    gate = HealthGateSpec.model_validate(
         {"httpProbes": [{"url": "http://{node_ip}:10256/healthz", "expectStatus": 200}]}
     )
     checks = HealthChecks(

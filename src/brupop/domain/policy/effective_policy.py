@@ -19,7 +19,7 @@ from brupop.domain.policy.scheduling_policy import DEFAULT_SCHEDULING, Schedulin
 from brupop.domain.policy.update_policy import (
     AlertGate,
     Canary,
-    HealthGate,
+    HealthGateSpec,
     RebootHooks,
     UpdatePolicySpec,
 )
@@ -39,7 +39,7 @@ class EffectivePolicy:
 
     source: PolicySource = PolicySource.ENVIRONMENT
     paused: bool = False
-    health_gate: HealthGate | None = None
+    health_gate: HealthGateSpec | None = None
     halt_after_failures: int | None = None
     canary: Canary | None = None
     alert_gate: AlertGate | None = None

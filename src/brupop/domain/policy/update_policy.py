@@ -128,7 +128,7 @@ class HttpProbe(BaseModel):
     )
 
 
-class HealthGate(BaseModel):
+class HealthGateSpec(BaseModel):
     """Checks a node must pass after its reboot before it counts as updated."""
 
     model_config = SPEC_WIRE
@@ -266,7 +266,7 @@ class UpdatePolicySpec(BaseModel):
     paused: bool = Field(
         strict=True, default=False, description="no node starts; nodes already updating finish"
     )
-    health_gate: HealthGate | None = Field(
+    health_gate: HealthGateSpec | None = Field(
         default=None, description="post-reboot checks; left out: none"
     )
     halt_after_failures: int = Field(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from brupop.domain.policy.update_policy import HealthGate
+from brupop.domain.policy.update_policy import HealthGateSpec
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import later
@@ -83,7 +83,7 @@ class GateDecision:
         return f"health gate failed on {self.check.name}{detail}{late}"
 
 
-def enabled_checks(gate: HealthGate) -> tuple[tuple[GateCheck, int | None], ...]:
+def enabled_checks(gate: HealthGateSpec) -> tuple[tuple[GateCheck, int | None], ...]:
     """The checks a gate asks for, in the order they are run and reported."""
     checks: list[tuple[GateCheck, int | None]] = []
     if gate.require_node_ready:

@@ -11,7 +11,7 @@ from brupop.domain.cluster.label_selector import SelectorOperator
 from brupop.domain.policy.update_policy import (
     AlertGate,
     Canary,
-    HealthGate,
+    HealthGateSpec,
     HttpProbe,
     RebootHooks,
     UpdatePolicySpec,
@@ -27,7 +27,7 @@ def test_an_empty_spec_pauses_nothing_gates_nothing_and_halts_after_one_failure(
 
 def test_an_empty_health_gate_takes_every_documented_default() -> None:
     gate = UpdatePolicySpec.model_validate({"healthGate": {}}).health_gate
-    assert gate == HealthGate(
+    assert gate == HealthGateSpec(
         timeout_seconds=600,
         require_node_ready=True,
         require_daemon_set_pods_ready=True,
@@ -41,7 +41,7 @@ def test_an_empty_health_gate_takes_every_documented_default() -> None:
 def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
     spec = UpdatePolicySpec(
         paused=True,
-        health_gate=HealthGate(http_probes=(HttpProbe(url="http://{node_ip}:8080/"),)),
+        health_gate=HealthGateSpec(http_probes=(HttpProbe(url="http://{node_ip}:8080/"),)),
         canary=Canary(count=2, soak_seconds=60),
         alert_gate=AlertGate(prometheus_url="http://prom:9090", matchers=('severity="page"',)),
         hooks=RebootHooks(before_reboot=("ceph-noout",)),

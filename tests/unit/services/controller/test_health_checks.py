@@ -7,7 +7,7 @@ import pytest
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryHttpProber
 from brupop.domain.cluster.objects import OwnerReference
-from brupop.domain.policy.update_policy import HealthGate, HttpProbe
+from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbe
 from brupop.domain.safety.alert_gate import AlertGateState, FiringAlert
 from brupop.domain.safety.evicted_workloads import (
     EVICTED_WORKLOADS_ANNOTATION,
@@ -26,7 +26,7 @@ from tests.fakes.clock import FakeClock
 
 AGENT = OwnerReference(kind="DaemonSet", name="brupop-agent", controller=True)
 WEB = OwnerReference(kind="ReplicaSet", name="web-1", controller=True)
-GATE = HealthGate(http_probes=(HttpProbe(url="http://{node_ip}:8080/healthz/{node_name}"),))
+GATE = HealthGateSpec(http_probes=(HttpProbe(url="http://{node_ip}:8080/healthz/{node_name}"),))
 PROBE_URL = "http://10.0.0.1:8080/healthz/n1"
 
 
@@ -92,9 +92,9 @@ def test_evicted_workloads_are_compared_with_the_record_on_the_node(
     cluster.nodes.set_annotations("n1", {EVICTED_WORKLOADS_ANNOTATION: record})
     checks = _checks(cluster, prober)
 
-    short = checks.run("n1", HealthGate())
+    short = checks.run("n1", HealthGateSpec())
     cluster.add_pod("apps", "web-1-b", "n2", owners=[WEB])
-    back = checks.run("n1", HealthGate())
+    back = checks.run("n1", HealthGateSpec())
 
     assert _outcomes(short)["evictedWorkloadsRecovered"] is CheckOutcome.PENDING
     assert "ReplicaSet apps/web-1 (1/2 ready)" in short[2].detail
@@ -104,7 +104,7 @@ def test_evicted_workloads_are_compared_with_the_record_on_the_node(
 def test_only_enabled_checks_run_and_a_firing_alert_fails_the_gate(
     cluster: InMemoryCluster, prober: InMemoryHttpProber
 ) -> None:
-    gate = HealthGate(
+    gate = HealthGateSpec(
         require_daemon_set_pods_ready=False, require_evicted_workloads_recovered=False
     )
     firing = AlertGateState(firing=(FiringAlert("NodeDown"),))
@@ -133,8 +133,8 @@ def test_an_unreadable_cluster_leaves_checks_pending_not_failed(
     cluster: InMemoryCluster, prober: InMemoryHttpProber
 ) -> None:
     cluster.pods.unavailable = True
-    missing = _checks(cluster, prober).run("ghost", HealthGate())
-    pods_down = _checks(cluster, prober).run("n1", HealthGate())
+    missing = _checks(cluster, prober).run("ghost", HealthGateSpec())
+    pods_down = _checks(cluster, prober).run("n1", HealthGateSpec())
 
     assert set(_outcomes(missing).values()) == {CheckOutcome.PENDING}
     assert "the node cannot be read" in missing[0].detail

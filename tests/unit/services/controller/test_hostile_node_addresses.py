@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryHttpProber
-from brupop.domain.policy.update_policy import HealthGate, HttpProbe
+from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbe
 from brupop.domain.safety.gate_checks import ProbeAnswer
 from brupop.domain.safety.health_gate import CheckOutcome
 from brupop.services.controller.safety.health_checks import UNPROBED, HealthChecks
 from tests.fakes.clock import FakeClock
 
-GATE = HealthGate(
+GATE = HealthGateSpec(
     require_node_ready=False,
     require_daemon_set_pods_ready=False,
     require_evicted_workloads_recovered=False,

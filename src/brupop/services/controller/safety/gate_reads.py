@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from brupop.domain.policy.update_policy import AlertGate, HealthGate
+from brupop.domain.policy.update_policy import AlertGate, HealthGateSpec
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.safety.alert_gate import AlertGateState
 from brupop.domain.safety.health_gate import (
@@ -73,7 +73,7 @@ class _TickReads:
 
     began: float | None = None
     alerts: AlertGateState | None = None
-    results: dict[str, tuple[HealthGate, list[CheckResult]]] = field(default_factory=dict)
+    results: dict[str, tuple[HealthGateSpec, list[CheckResult]]] = field(default_factory=dict)
 
 
 class GateReads:
@@ -135,7 +135,7 @@ class GateReads:
     # --- the health gate ---------------------------------------------------------------------
 
     def judge(
-        self, book: RolloutBook, gate: HealthGate, alerts: AlertGateState | None, now: datetime
+        self, book: RolloutBook, gate: HealthGateSpec, alerts: AlertGateState | None, now: datetime
     ) -> dict[str, GateJudgement]:
         """The gate's decision for every node in it; the nodes checked earlier in this tick
         are judged again on the same results."""
@@ -168,7 +168,7 @@ class GateReads:
         return gates
 
 
-def _unchecked(gate: HealthGate, since: datetime) -> GateDecision:
+def _unchecked(gate: HealthGateSpec, since: datetime) -> GateDecision:
     """A wait for the next tick: the budget had no time left for this node."""
     check, index = next(iter(enabled_checks(gate)), (GateCheck.ALERT_GATE, None))
     waiting = CheckResult(check, CheckOutcome.PENDING, UNCHECKED, index)

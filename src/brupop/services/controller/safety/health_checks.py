@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.probe_url import ProbeUrlError, fill_probe_template
-from brupop.domain.policy.update_policy import HealthGate
+from brupop.domain.policy.update_policy import HealthGateSpec
 from brupop.domain.printable import printable
 from brupop.domain.safety.alert_gate import AlertGateState
 from brupop.domain.safety.evicted_workloads import EvictedWorkloadsError, record_on
@@ -59,7 +59,7 @@ class HealthChecks:
     def run(
         self,
         node_name: str,
-        gate: HealthGate,
+        gate: HealthGateSpec,
         alerts: AlertGateState | None = None,
         *,
         seconds_left: SecondsLeft | None = None,
@@ -83,7 +83,7 @@ class HealthChecks:
     def _one(
         self,
         node: Node,
-        gate: HealthGate,
+        gate: HealthGateSpec,
         check: GateCheck,
         index: int | None,
         seconds_left: SecondsLeft | None,
@@ -114,7 +114,7 @@ class HealthChecks:
         return evicted_workloads_recovered(before, ready_now)
 
     def _probe(
-        self, node: Node, gate: HealthGate, index: int, seconds_left: SecondsLeft | None
+        self, node: Node, gate: HealthGateSpec, index: int, seconds_left: SecondsLeft | None
     ) -> CheckResult:
         probe = gate.http_probes[index]
         if "{node_ip}" in probe.url and not node.internal_ip:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from brupop.domain.policy.effective_policy import EffectivePolicy
-from brupop.domain.policy.update_policy import HealthGate
+from brupop.domain.policy.update_policy import HealthGateSpec
 from brupop.domain.reason import Explanation
 from brupop.domain.reporting.fleet_status import highest_version
 from brupop.domain.rollout.rollout_book import RolloutBook
@@ -46,7 +46,7 @@ from brupop.services.controller.safety.hook_keeper import HookJudgement, HookKee
 __all__ = ["QUIET", "GateJudgement", "RolloutSafety", "SafetyPass"]
 
 # An alert gate without a health gate still judges finishing nodes, on the alert alone.
-_ALERT_ONLY_GATE = HealthGate(
+_ALERT_ONLY_GATE = HealthGateSpec(
     require_node_ready=False,
     require_daemon_set_pods_ready=False,
     require_evicted_workloads_recovered=False,
