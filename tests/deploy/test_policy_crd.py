@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from brupop.cli.crd.policy_definition import policy_custom_resource_definition
 from brupop.domain.policy.policy_object import policy_from_object, policy_object
 from brupop.domain.policy.update_policy import (
-    AlertGate,
+    AlertGateSpec,
     Canary,
     HealthGateSpec,
     HttpProbe,
@@ -327,7 +327,7 @@ _CANARIES = st.one_of(
     ),
 )
 _ALERT_GATES = st.builds(
-    AlertGate,
+    AlertGateSpec,
     # builds() fills a required field by its wire name
     prometheusUrl=st.sampled_from(["http://prom:9090", "https://prom.example/api/"]),
     matchers=st.lists(

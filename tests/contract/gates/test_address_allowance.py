@@ -17,7 +17,7 @@ from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber, Reach
 from brupop.domain.address_allowance import AddressAllowance
-from brupop.domain.policy.update_policy import AlertGate
+from brupop.domain.policy.update_policy import AlertGateSpec
 from brupop.ports.monitoring.alert_source import AlertSource, AlertSourceError
 from brupop.ports.monitoring.http_prober import HttpProber
 from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
@@ -104,7 +104,7 @@ def test_a_probe_the_default_refuses_gets_the_reason_and_no_status(
 def test_a_prometheus_the_default_refuses_holds_the_gate_with_the_reason(
     gates: Gates, url: str, reason: str
 ) -> None:
-    state = read_alert_gate(gates.alerts(), AlertGate(prometheus_url=url))
+    state = read_alert_gate(gates.alerts(), AlertGateSpec(prometheus_url=url))
 
     assert state.holds and not state.firing
     assert state.reason == (

@@ -15,7 +15,7 @@ import pytest
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource, Reach
 from brupop.domain.address_allowance import AddressAllowance
-from brupop.domain.policy.update_policy import AlertGate
+from brupop.domain.policy.update_policy import AlertGateSpec
 from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.monitoring.alert_source import AlertSource
 from brupop.services.controller.safety.alert_gate_reader import read_alert_gate
@@ -93,8 +93,8 @@ def alerts(request: pytest.FixtureRequest) -> Iterator[AlertBackend]:
     backend.resolve()
 
 
-def _gate(url: str, matchers: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> AlertGate:
-    return AlertGate(prometheus_url=url, matchers=matchers, ignore=ignore)
+def _gate(url: str, matchers: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> AlertGateSpec:
+    return AlertGateSpec(prometheus_url=url, matchers=matchers, ignore=ignore)
 
 
 def _settle_quiet(backend: AlertBackend) -> None:

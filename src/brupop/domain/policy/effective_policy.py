@@ -17,7 +17,7 @@ from brupop.domain.policy.policy_object import UpdatePolicy
 from brupop.domain.policy.prestage import Prestage
 from brupop.domain.policy.scheduling_policy import DEFAULT_SCHEDULING, SchedulingPolicy
 from brupop.domain.policy.update_policy import (
-    AlertGate,
+    AlertGateSpec,
     Canary,
     HealthGateSpec,
     RebootHooks,
@@ -42,7 +42,7 @@ class EffectivePolicy:
     health_gate: HealthGateSpec | None = None
     halt_after_failures: int | None = None
     canary: Canary | None = None
-    alert_gate: AlertGate | None = None
+    alert_gate: AlertGateSpec | None = None
     hooks: RebootHooks | None = None
     scheduling: SchedulingPolicy = DEFAULT_SCHEDULING
     prestage: Prestage | None = None

@@ -217,7 +217,7 @@ class Canary(BaseModel):
         return None if self.selector is None else parse_label_selector(self.selector)
 
 
-class AlertGate(BaseModel):
+class AlertGateSpec(BaseModel):
     """Hold the rollout while a matching Prometheus alert fires."""
 
     model_config = SPEC_WIRE
@@ -277,7 +277,7 @@ class UpdatePolicySpec(BaseModel):
         description="nodes failing (gate or ErrorReset) in one rollout before the fleet halts",
     )
     canary: Canary | None = Field(default=None, description="left out: no canaries")
-    alert_gate: AlertGate | None = Field(default=None, description="left out: no alert gate")
+    alert_gate: AlertGateSpec | None = Field(default=None, description="left out: no alert gate")
     hooks: RebootHooks | None = Field(
         default=None, description="before- and after-reboot hooks; left out: none"
     )

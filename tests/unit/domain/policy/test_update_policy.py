@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from brupop.domain.cluster.label_selector import SelectorOperator
 from brupop.domain.policy.update_policy import (
-    AlertGate,
+    AlertGateSpec,
     Canary,
     HealthGateSpec,
     HttpProbe,
@@ -43,7 +43,7 @@ def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
         paused=True,
         health_gate=HealthGateSpec(http_probes=(HttpProbe(url="http://{node_ip}:8080/"),)),
         canary=Canary(count=2, soak_seconds=60),
-        alert_gate=AlertGate(prometheus_url="http://prom:9090", matchers=('severity="page"',)),
+        alert_gate=AlertGateSpec(prometheus_url="http://prom:9090", matchers=('severity="page"',)),
         hooks=RebootHooks(before_reboot=("ceph-noout",)),
     )
     wire = spec.model_dump(mode="json")
@@ -98,7 +98,7 @@ def test_a_canary_selector_and_alert_matchers_are_available_parsed() -> None:
         SelectorOperator.EQUALS,
     ]
     assert Canary(count=3).label_selector is None
-    gate = AlertGate(prometheus_url="http://prom:9090", matchers=('severity=~"page|critical"',))
+    gate = AlertGateSpec(prometheus_url="http://prom:9090", matchers=('severity=~"page|critical"',))
     assert gate.alert_matchers[0].matches({"severity": "page"})
 
 

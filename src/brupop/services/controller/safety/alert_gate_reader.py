@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import structlog
 
-from brupop.domain.policy.update_policy import AlertGate
+from brupop.domain.policy.update_policy import AlertGateSpec
 from brupop.domain.printable import printable
 from brupop.domain.safety.alert_gate import AlertGateState
 from brupop.ports.monitoring.alert_source import AlertSource, AlertSourceError
@@ -16,7 +16,7 @@ UNREACHABLE_MAX_LENGTH = 300  # how much of the source's reason goes into status
 
 
 def read_alert_gate(
-    source: AlertSource, gate: AlertGate | None, timeout_seconds: float = ALERT_TIMEOUT_SECONDS
+    source: AlertSource, gate: AlertGateSpec | None, timeout_seconds: float = ALERT_TIMEOUT_SECONDS
 ) -> AlertGateState:
     """The firing alerts that hold the rollout under `gate` (None: no alert gate, nothing
     holds), asked within `timeout_seconds`; when the source cannot be asked, a state that

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from brupop.domain.policy.update_policy import AlertGate, HealthGateSpec
+from brupop.domain.policy.update_policy import AlertGateSpec, HealthGateSpec
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.safety.alert_gate import AlertGateState
 from brupop.domain.safety.health_gate import (
@@ -62,7 +62,7 @@ class GateJudgement(NamedTuple):
 class _AlertsRead(NamedTuple):
     """The alert gate last asked about, and when (the monotonic clock)."""
 
-    gate: AlertGate
+    gate: AlertGateSpec
     at: float
 
 
@@ -115,7 +115,7 @@ class GateReads:
 
     # --- the alert gate --------------------------------------------------------------------
 
-    def alerts(self, gate: AlertGate | None) -> AlertGateState:
+    def alerts(self, gate: AlertGateSpec | None) -> AlertGateState:
         """The alert gate's state: asked at most once per tick and every ALERT_READ_SECONDS."""
         if gate is None:
             self._alerts_read = None
