@@ -15,7 +15,7 @@ from brupop.cli.crd.policy_definition import policy_custom_resource_definition
 from brupop.domain.policy.policy_object import policy_from_object, policy_object
 from brupop.domain.policy.update_policy import (
     AlertGateSpec,
-    Canary,
+    CanarySpec,
     HealthGateSpec,
     HttpProbe,
     UpdatePolicySpec,
@@ -319,9 +319,9 @@ _GATES = st.builds(
     http_probes=st.lists(_PROBES, max_size=10).map(tuple),
 )
 _CANARIES = st.one_of(
-    st.builds(Canary, count=st.integers(1, 1000), soak_seconds=st.integers(0, 604_800)),
+    st.builds(CanarySpec, count=st.integers(1, 1000), soak_seconds=st.integers(0, 604_800)),
     st.builds(
-        Canary,
+        CanarySpec,
         selector=st.sampled_from(["role=canary", "zone in (a,b),!spot", "example.com/canary"]),
         soak_seconds=st.integers(0, 604_800),
     ),

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from brupop.domain.cluster.objects import WatchEventType
-from brupop.domain.policy.update_policy import Canary, HealthGateSpec, UpdatePolicySpec
+from brupop.domain.policy.update_policy import CanarySpec, HealthGateSpec, UpdatePolicySpec
 from brupop.domain.policy.update_policy_status import (
     HaltReason,
     PolicyPhase,
@@ -59,7 +59,9 @@ def test_the_default_object_is_read_with_its_spec_and_generation(
 
     assert default is not None
     assert (default.name, default.namespace, default.is_default) == ("default", NAMESPACE, True)
-    assert default.spec == UpdatePolicySpec(paused=True, canary=Canary(count=2, soak_seconds=60))
+    assert default.spec == UpdatePolicySpec(
+        paused=True, canary=CanarySpec(count=2, soak_seconds=60)
+    )
     assert (default.problem, default.status, default.generation) == (None, None, 1)
     assert default.resource_version and default.uid
 

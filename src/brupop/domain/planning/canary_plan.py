@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from brupop.domain.cluster.objects import Node
-from brupop.domain.policy.update_policy import Canary
+from brupop.domain.policy.update_policy import CanarySpec
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.reason import Reason
 from brupop.domain.rollout.ordering import update_order
@@ -43,7 +43,7 @@ class CanaryPlan:
     @classmethod
     def of(
         cls,
-        canary: Canary | None,
+        canary: CanarySpec | None,
         status: UpdatePolicyStatus | None,
         book: RolloutBook,
         nodes: Mapping[str, Node],

@@ -18,7 +18,7 @@ from brupop.domain.policy.prestage import Prestage
 from brupop.domain.policy.scheduling_policy import DEFAULT_SCHEDULING, SchedulingPolicy
 from brupop.domain.policy.update_policy import (
     AlertGateSpec,
-    Canary,
+    CanarySpec,
     HealthGateSpec,
     RebootHooks,
     UpdatePolicySpec,
@@ -41,7 +41,7 @@ class EffectivePolicy:
     paused: bool = False
     health_gate: HealthGateSpec | None = None
     halt_after_failures: int | None = None
-    canary: Canary | None = None
+    canary: CanarySpec | None = None
     alert_gate: AlertGateSpec | None = None
     hooks: RebootHooks | None = None
     scheduling: SchedulingPolicy = DEFAULT_SCHEDULING

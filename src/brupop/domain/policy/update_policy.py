@@ -169,7 +169,7 @@ class HealthGateSpec(BaseModel):
 _CHOICES = ("selector", "count")
 
 
-class Canary(BaseModel):
+class CanarySpec(BaseModel):
     """Nodes that update first; the rest wait until they have soaked."""
 
     # The schema says it too, so the apiserver refuses a canary with both or neither.
@@ -206,7 +206,7 @@ class Canary(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _selector_or_count(self) -> Canary:
+    def _selector_or_count(self) -> CanarySpec:
         if (self.selector is None) == (self.count is None):
             raise ValueError("canary needs exactly one of selector and count")
         return self
@@ -276,7 +276,7 @@ class UpdatePolicySpec(BaseModel):
         le=HALT_AFTER_FAILURES_MAX,
         description="nodes failing (gate or ErrorReset) in one rollout before the fleet halts",
     )
-    canary: Canary | None = Field(default=None, description="left out: no canaries")
+    canary: CanarySpec | None = Field(default=None, description="left out: no canaries")
     alert_gate: AlertGateSpec | None = Field(default=None, description="left out: no alert gate")
     hooks: RebootHooks | None = Field(
         default=None, description="before- and after-reboot hooks; left out: none"

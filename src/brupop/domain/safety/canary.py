@@ -19,7 +19,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from brupop.domain.policy.update_policy import Canary
+from brupop.domain.policy.update_policy import CanarySpec
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
 from brupop.domain.timestamps import later
@@ -28,7 +28,7 @@ from brupop.domain.versions import versions_differ
 
 def choose_canaries(
     ordered: Sequence[Shadow],
-    canary: Canary,
+    canary: CanarySpec,
     node_labels: Mapping[str, Mapping[str, str]],
     *,
     chosen: int = 0,
@@ -50,7 +50,7 @@ def choose_canaries(
 
 
 def awaited_canaries(
-    canary: Canary,
+    canary: CanarySpec,
     chosen: int,
     unreported: Collection[str],
     node_labels: Mapping[str, Mapping[str, str]],

@@ -10,7 +10,7 @@ from brupop.domain.policy.effective_policy import (
     resolve_policy,
 )
 from brupop.domain.policy.policy_object import UpdatePolicy, policy_from_object
-from brupop.domain.policy.update_policy import Canary, HealthGateSpec, UpdatePolicySpec
+from brupop.domain.policy.update_policy import CanarySpec, HealthGateSpec, UpdatePolicySpec
 
 
 def _policy(spec: dict[str, object], generation: int = 1) -> UpdatePolicy:
@@ -40,7 +40,7 @@ def test_a_readable_object_is_in_force_as_written() -> None:
     assert policy.source is PolicySource.POLICY
     assert policy.paused
     assert policy.health_gate == HealthGateSpec()
-    assert policy.canary == Canary(count=2)
+    assert policy.canary == CanarySpec(count=2)
     assert (policy.halt_after_failures, policy.halts) == (1, True)
     assert (policy.generation, policy.problem) == (4, None)
 

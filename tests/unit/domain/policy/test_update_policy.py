@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from brupop.domain.cluster.label_selector import SelectorOperator
 from brupop.domain.policy.update_policy import (
     AlertGateSpec,
-    Canary,
+    CanarySpec,
     HealthGateSpec,
     HttpProbe,
     RebootHooks,
@@ -42,7 +42,7 @@ def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
     spec = UpdatePolicySpec(
         paused=True,
         health_gate=HealthGateSpec(http_probes=(HttpProbe(url="http://{node_ip}:8080/"),)),
-        canary=Canary(count=2, soak_seconds=60),
+        canary=CanarySpec(count=2, soak_seconds=60),
         alert_gate=AlertGateSpec(prometheus_url="http://prom:9090", matchers=('severity="page"',)),
         hooks=RebootHooks(before_reboot=("ceph-noout",)),
     )
@@ -90,14 +90,14 @@ def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
 
 
 def test_a_canary_selector_and_alert_matchers_are_available_parsed() -> None:
-    canary = Canary(selector="role in (canary),zone=a")
+    canary = CanarySpec(selector="role in (canary),zone=a")
     selector = canary.label_selector
     assert selector is not None
     assert [r.operator for r in selector.requirements] == [
         SelectorOperator.IN,
         SelectorOperator.EQUALS,
     ]
-    assert Canary(count=3).label_selector is None
+    assert CanarySpec(count=3).label_selector is None
     gate = AlertGateSpec(prometheus_url="http://prom:9090", matchers=('severity=~"page|critical"',))
     assert gate.alert_matchers[0].matches({"severity": "page"})
 
@@ -138,8 +138,8 @@ def test_the_spec_is_frozen() -> None:
 
 
 def test_a_canary_is_written_without_the_choice_it_did_not_make() -> None:
-    assert Canary(count=2).model_dump(mode="json") == {"count": 2, "soakSeconds": 0}
-    assert Canary(selector="role=canary").model_dump(mode="json") == {
+    assert CanarySpec(count=2).model_dump(mode="json") == {"count": 2, "soakSeconds": 0}
+    assert CanarySpec(selector="role=canary").model_dump(mode="json") == {
         "selector": "role=canary",
         "soakSeconds": 0,
     }

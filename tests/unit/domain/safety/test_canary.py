@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from brupop.domain.policy.update_policy import Canary
+from brupop.domain.policy.update_policy import CanarySpec
 from brupop.domain.rollout.ordering import update_order
 from brupop.domain.safety.canary import (
     awaited_canaries,
@@ -27,7 +27,7 @@ def test_count_picks_the_first_nodes_in_the_controllers_order() -> None:
     fleet = [shadow("d"), shadow("c", crashes=2), shadow("b"), shadow("a")]
     ordered = update_order(fleet, controller_node="a")
 
-    chosen = choose_canaries(ordered, Canary(count=2), LABELS)
+    chosen = choose_canaries(ordered, CanarySpec(count=2), LABELS)
 
     # fewest crashes first, the controller's own node last: b and d.
     assert chosen == frozenset({"b", "d"})
@@ -36,7 +36,7 @@ def test_count_picks_the_first_nodes_in_the_controllers_order() -> None:
 def test_selector_picks_the_nodes_whose_labels_match() -> None:
     fleet = [shadow(name) for name in ("a", "b", "c", "d", "unlabelled")]
 
-    chosen = choose_canaries(fleet, Canary(selector="role=canary,zone!=z2"), LABELS)
+    chosen = choose_canaries(fleet, CanarySpec(selector="role=canary,zone!=z2"), LABELS)
 
     assert chosen == frozenset({"a", "c"})
 
@@ -110,17 +110,17 @@ def test_no_canaries_means_nothing_to_wait_for() -> None:
 def test_count_chooses_only_the_places_left_when_some_canaries_are_chosen() -> None:
     ordered = [shadow("b"), shadow("d"), shadow("e")]
 
-    assert choose_canaries(ordered, Canary(count=3), LABELS, chosen=2) == frozenset({"b"})
-    assert choose_canaries(ordered, Canary(count=2), LABELS, chosen=2) == frozenset()
+    assert choose_canaries(ordered, CanarySpec(count=3), LABELS, chosen=2) == frozenset({"b"})
+    assert choose_canaries(ordered, CanarySpec(count=2), LABELS, chosen=2) == frozenset()
 
 
 def test_unreported_nodes_are_awaited_up_to_the_count_or_when_their_labels_match() -> None:
     unreported = ["a", "b", "d"]
 
-    assert awaited_canaries(Canary(count=2), 1, unreported, LABELS) == 1
-    assert awaited_canaries(Canary(count=5), 1, unreported, LABELS) == 3
-    assert awaited_canaries(Canary(count=2), 2, unreported, LABELS) == 0
-    assert awaited_canaries(Canary(selector="role=canary"), 0, unreported, LABELS) == 1
+    assert awaited_canaries(CanarySpec(count=2), 1, unreported, LABELS) == 1
+    assert awaited_canaries(CanarySpec(count=5), 1, unreported, LABELS) == 3
+    assert awaited_canaries(CanarySpec(count=2), 2, unreported, LABELS) == 0
+    assert awaited_canaries(CanarySpec(selector="role=canary"), 0, unreported, LABELS) == 1
 
 
 def test_the_soak_does_not_end_while_a_canary_is_awaited() -> None:

@@ -9,14 +9,14 @@ from datetime import timedelta
 
 from brupop.adapters.memory.nodes import InMemoryNodeRepository
 from brupop.adapters.memory.store import Revisions
-from brupop.domain.policy.update_policy import Canary
+from brupop.domain.policy.update_policy import CanarySpec
 from brupop.domain.policy.update_policy_status import CanaryProgress, UpdatePolicyStatus
 from brupop.domain.states import UpdateState
 from brupop.services.controller.safety.canary_keeper import CanaryKeeper
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, shadow
 from tests.unit.domain.rollout.books import book_of
 
-CANARY = Canary(count=2, soak_seconds=5)
+CANARY = CanarySpec(count=2, soak_seconds=5)
 NODES = ("node-0", "node-1", "node-2", "node-3")
 
 

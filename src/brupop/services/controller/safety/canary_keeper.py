@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 
-from brupop.domain.policy.update_policy import Canary
+from brupop.domain.policy.update_policy import CanarySpec
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.rollout.ordering import update_order
 from brupop.domain.rollout.rollout_book import RolloutBook
@@ -43,7 +43,7 @@ class CanaryKeeper:
 
     def __init__(self, nodes: NodeRepository) -> None:
         self._nodes = nodes
-        self._canary_key: tuple[str, Canary] | None = None
+        self._canary_key: tuple[str, CanarySpec] | None = None
         self._canaries: dict[str, str] = {}  # shadow name -> node name
         self._finished: dict[str, datetime] = {}  # canary node -> when it finished
         self._labels: dict[str, Mapping[str, str]] = {}  # node name -> labels (selector only)
@@ -62,7 +62,7 @@ class CanaryKeeper:
 
     def facts(
         self,
-        canary: Canary | None,
+        canary: CanarySpec | None,
         book: RolloutBook,
         touched: Iterable[str],
         target: str | None,
@@ -127,7 +127,7 @@ class CanaryKeeper:
             ):
                 self._finished[node] = now
 
-    def _begin(self, canary: Canary, book: RolloutBook, target: str) -> bool:
+    def _begin(self, canary: CanarySpec, book: RolloutBook, target: str) -> bool:
         """Pick the first canaries of the rollout to `target` among the nodes it still has to
         update, and note the nodes not reported yet (this reads the whole fleet, once per
         rollout); False when the Nodes cannot be read."""
@@ -156,7 +156,9 @@ class CanaryKeeper:
         self._finished = {node: at for node, at in finished.items() if node in chosen}
         return True
 
-    def _join_late(self, canary: Canary, book: RolloutBook, touched: set[str], target: str) -> None:
+    def _join_late(
+        self, canary: CanarySpec, book: RolloutBook, touched: set[str], target: str
+    ) -> None:
         """Let the nodes that reported since the last pass join, while the policy is not met."""
         if canary.count is not None and len(self._canaries) >= canary.count:
             return  # met: nothing more to choose, and nothing awaited
@@ -174,7 +176,9 @@ class CanaryKeeper:
         if seen:
             self._add(canary, book, seen, target)
 
-    def _add(self, canary: Canary, book: RolloutBook, shadows: list[Shadow], target: str) -> None:
+    def _add(
+        self, canary: CanarySpec, book: RolloutBook, shadows: list[Shadow], target: str
+    ) -> None:
         """Add the canaries `shadows` hold (in the controller's order) to those chosen."""
         pending = [
             s
