@@ -20,7 +20,7 @@ from brupop.domain.policy.update_policy import (
     AlertGateSpec,
     CanarySpec,
     HealthGateSpec,
-    RebootHooks,
+    RebootHooksSpec,
     UpdatePolicySpec,
 )
 
@@ -43,7 +43,7 @@ class EffectivePolicy:
     halt_after_failures: int | None = None
     canary: CanarySpec | None = None
     alert_gate: AlertGateSpec | None = None
-    hooks: RebootHooks | None = None
+    hooks: RebootHooksSpec | None = None
     scheduling: SchedulingPolicy = DEFAULT_SCHEDULING
     prestage: Prestage | None = None
     generation: int | None = None

@@ -238,7 +238,7 @@ class AlertGateSpec(BaseModel):
         return tuple(parse_alert_matcher(text) for text in self.matchers)
 
 
-class RebootHooks(BaseModel):
+class RebootHooksSpec(BaseModel):
     """Hooks a node waits for around its reboot: each answers with a `done` annotation."""
 
     model_config = SPEC_WIRE
@@ -278,7 +278,7 @@ class UpdatePolicySpec(BaseModel):
     )
     canary: CanarySpec | None = Field(default=None, description="left out: no canaries")
     alert_gate: AlertGateSpec | None = Field(default=None, description="left out: no alert gate")
-    hooks: RebootHooks | None = Field(
+    hooks: RebootHooksSpec | None = Field(
         default=None, description="before- and after-reboot hooks; left out: none"
     )
     # Scheduling (domain/policy/scheduling_policy.py): who may start, when, and in which order.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from brupop.domain.policy.update_policy import RebootHooks
+from brupop.domain.policy.update_policy import RebootHooksSpec
 from brupop.domain.safety.health_gate import GateVerdict
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState
@@ -70,7 +70,7 @@ def hook_phase(shadow: Shadow) -> HookPhase | None:
     return None
 
 
-def hooks_of(hooks: RebootHooks | None, phase: HookPhase) -> tuple[str, ...]:
+def hooks_of(hooks: RebootHooksSpec | None, phase: HookPhase) -> tuple[str, ...]:
     """The hook names configured for `phase`."""
     if hooks is None:
         return ()

@@ -13,7 +13,7 @@ from brupop.domain.policy.update_policy import (
     CanarySpec,
     HealthGateSpec,
     HttpProbe,
-    RebootHooks,
+    RebootHooksSpec,
     UpdatePolicySpec,
 )
 
@@ -44,7 +44,7 @@ def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
         health_gate=HealthGateSpec(http_probes=(HttpProbe(url="http://{node_ip}:8080/"),)),
         canary=CanarySpec(count=2, soak_seconds=60),
         alert_gate=AlertGateSpec(prometheus_url="http://prom:9090", matchers=('severity="page"',)),
-        hooks=RebootHooks(before_reboot=("ceph-noout",)),
+        hooks=RebootHooksSpec(before_reboot=("ceph-noout",)),
     )
     wire = spec.model_dump(mode="json")
     assert list(wire) == [
@@ -164,4 +164,6 @@ def test_reboot_hooks_out_of_bounds_are_refused(hooks: dict[str, Any]) -> None:
 def test_reboot_hooks_default_to_ten_minutes_and_accept_ten_dns_label_names() -> None:
     names = [f"hook-{i}" for i in range(10)]
     hooks = UpdatePolicySpec.model_validate({"hooks": {"afterReboot": names}}).hooks
-    assert hooks == RebootHooks(before_reboot=(), after_reboot=tuple(names), timeout_seconds=600)
+    assert hooks == RebootHooksSpec(
+        before_reboot=(), after_reboot=tuple(names), timeout_seconds=600
+    )

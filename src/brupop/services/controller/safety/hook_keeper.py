@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import structlog
 
-from brupop.domain.policy.update_policy import RebootHooks
+from brupop.domain.policy.update_policy import RebootHooksSpec
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.safety.health_gate import GateVerdict, gate_started_at
 from brupop.domain.safety.reboot_hooks import (
@@ -70,7 +70,7 @@ class HookKeeper:
         self._log = structlog.get_logger("brupop.controller")
 
     def judge(
-        self, hooks: RebootHooks | None, book: RolloutBook, now: datetime
+        self, hooks: RebootHooksSpec | None, book: RolloutBook, now: datetime
     ) -> dict[str, HookJudgement]:
         """The hook decision of every slot holder in a phase with hooks configured."""
         decisions: dict[str, HookJudgement] = {}
