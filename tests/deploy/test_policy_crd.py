@@ -17,7 +17,7 @@ from brupop.domain.policy.update_policy import (
     AlertGateSpec,
     CanarySpec,
     HealthGateSpec,
-    HttpProbe,
+    HttpProbeSpec,
     UpdatePolicySpec,
 )
 from brupop.domain.policy.update_policy_status import (
@@ -299,7 +299,7 @@ def test_the_default_spec_as_written_fits_the_schema() -> None:
 
 _SECONDS = st.integers(1, 86_400)
 _PROBES = st.builds(
-    HttpProbe,
+    HttpProbeSpec,
     url=st.sampled_from(
         [
             "http://{node_ip}:10256/healthz",

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbe
+from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbeSpec
 from brupop.domain.safety.health_gate import CheckOutcome, CheckResult
 from brupop.entrypoints.controller.container import ControllerContainer
 from brupop.entrypoints.controller.main import main
@@ -59,7 +59,7 @@ def _probe(monkeypatch: pytest.MonkeyPatch, allowance: str | None) -> CheckResul
     with ProbeServer() as server:
         server.answers["/healthz"] = (200, b"")
         port = server.base_url.rsplit(":", 1)[1]
-        probe = HttpProbe(url=f"http://{{node_ip}}:{port}/healthz")
+        probe = HttpProbeSpec(url=f"http://{{node_ip}}:{port}/healthz")
         gate = HealthGateSpec(require_node_ready=False, http_probes=(probe,))
         return container.health_checks().run("n1", gate)[-1]
 

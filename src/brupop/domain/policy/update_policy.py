@@ -108,7 +108,7 @@ HookName = Annotated[
 ]
 
 
-class HttpProbe(BaseModel):
+class HttpProbeSpec(BaseModel):
     """One HTTP check of the health gate: GET `url` must answer `expectStatus` in time."""
 
     model_config = SPEC_WIRE
@@ -157,7 +157,7 @@ class HealthGateSpec(BaseModel):
         default=True,
         description="every workload the drain evicted has its ready replicas back",
     )
-    http_probes: tuple[HttpProbe, ...] = Field(default=(), max_length=PROBES_MAX)
+    http_probes: tuple[HttpProbeSpec, ...] = Field(default=(), max_length=PROBES_MAX)
 
     @property
     def settle_seconds(self) -> int:

@@ -12,7 +12,7 @@ from brupop.domain.policy.update_policy import (
     AlertGateSpec,
     CanarySpec,
     HealthGateSpec,
-    HttpProbe,
+    HttpProbeSpec,
     RebootHooksSpec,
     UpdatePolicySpec,
 )
@@ -34,14 +34,14 @@ def test_an_empty_health_gate_takes_every_documented_default() -> None:
         require_evicted_workloads_recovered=True,
         http_probes=(),
     )
-    probe = HttpProbe.model_validate({"url": "http://{node_ip}/healthz"})
+    probe = HttpProbeSpec.model_validate({"url": "http://{node_ip}/healthz"})
     assert (probe.expect_status, probe.timeout_seconds) == (200, 5)
 
 
 def test_the_wire_form_is_camel_case_and_reads_back_equal() -> None:
     spec = UpdatePolicySpec(
         paused=True,
-        health_gate=HealthGateSpec(http_probes=(HttpProbe(url="http://{node_ip}:8080/"),)),
+        health_gate=HealthGateSpec(http_probes=(HttpProbeSpec(url="http://{node_ip}:8080/"),)),
         canary=CanarySpec(count=2, soak_seconds=60),
         alert_gate=AlertGateSpec(prometheus_url="http://prom:9090", matchers=('severity="page"',)),
         hooks=RebootHooksSpec(before_reboot=("ceph-noout",)),

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbe
+from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbeSpec
 from brupop.domain.safety.health_gate import (
     CheckOutcome,
     CheckResult,
@@ -94,7 +94,10 @@ def test_messages_name_the_awaited_and_the_failed_check() -> None:
 
 
 def test_enabled_checks_follow_the_gate_settings_in_order() -> None:
-    probes = (HttpProbe(url="http://{node_ip}:8080/healthz"), HttpProbe(url="http://a.example/"))
+    probes = (
+        HttpProbeSpec(url="http://{node_ip}:8080/healthz"),
+        HttpProbeSpec(url="http://a.example/"),
+    )
     everything = HealthGateSpec(http_probes=probes)
     nothing = HealthGateSpec(
         require_node_ready=False,

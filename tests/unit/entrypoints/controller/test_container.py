@@ -6,7 +6,7 @@ from __future__ import annotations
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryHttpProber
 from brupop.domain.cluster.objects import ClusterEvent
-from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbe
+from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbeSpec
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.safety.health_gate import CheckOutcome
@@ -111,7 +111,7 @@ def test_the_controller_container_probes_through_the_prober_put_in_its_place() -
     container = _container(cluster)
     container.cluster.override(cluster)
     container.prober.override(prober)
-    gate = HealthGateSpec(require_node_ready=False, http_probes=(HttpProbe(url=PROBE_URL),))
+    gate = HealthGateSpec(require_node_ready=False, http_probes=(HttpProbeSpec(url=PROBE_URL),))
 
     result = container.health_checks().run("node-a", gate, None)[-1]
 

@@ -7,7 +7,7 @@ import pytest
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryHttpProber
 from brupop.domain.cluster.objects import OwnerReference
-from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbe
+from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbeSpec
 from brupop.domain.safety.alert_gate import AlertGateState, FiringAlert
 from brupop.domain.safety.evicted_workloads import (
     EVICTED_WORKLOADS_ANNOTATION,
@@ -26,7 +26,7 @@ from tests.fakes.clock import FakeClock
 
 AGENT = OwnerReference(kind="DaemonSet", name="brupop-agent", controller=True)
 WEB = OwnerReference(kind="ReplicaSet", name="web-1", controller=True)
-GATE = HealthGateSpec(http_probes=(HttpProbe(url="http://{node_ip}:8080/healthz/{node_name}"),))
+GATE = HealthGateSpec(http_probes=(HttpProbeSpec(url="http://{node_ip}:8080/healthz/{node_name}"),))
 PROBE_URL = "http://10.0.0.1:8080/healthz/n1"
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.gates import InMemoryHttpProber
-from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbe
+from brupop.domain.policy.update_policy import HealthGateSpec, HttpProbeSpec
 from brupop.domain.safety.gate_checks import ProbeAnswer
 from brupop.domain.safety.health_gate import CheckOutcome
 from brupop.services.controller.safety.health_checks import UNPROBED, HealthChecks
@@ -23,7 +23,7 @@ GATE = HealthGateSpec(
     require_node_ready=False,
     require_daemon_set_pods_ready=False,
     require_evicted_workloads_recovered=False,
-    http_probes=(HttpProbe(url="http://{node_ip}:10256/healthz/{node_name}"),),
+    http_probes=(HttpProbeSpec(url="http://{node_ip}:10256/healthz/{node_name}"),),
 )
 CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _names = itertools.count()
@@ -98,7 +98,7 @@ def test_no_probe_waits_longer_than_the_time_left_and_none_runs_without_any() ->
     cluster = InMemoryCluster(clock=FakeClock())
     cluster.add_node("n1", internal_ip="10.0.0.1")
     probes = tuple(
-        HttpProbe(url=f"http://{{node_ip}}:{port}/", timeout_seconds=60) for port in (1, 2)
+        HttpProbeSpec(url=f"http://{{node_ip}}:{port}/", timeout_seconds=60) for port in (1, 2)
     )
     gate = GATE.model_copy(update={"http_probes": probes})
     prober = TimedProber()
