@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from kubernetes import client
 
+from brupop.adapters.kubernetes.api.watching import PARTIAL_METADATA_LIST
 from tests.realcluster.conftest import ControlPlane
 from tests.realcluster.crd_webhook import GROUP, JSON, InstalledCrds, installed_crds
 from tests.support.kube_api_rules import SHADOWS as SHADOWS_KIND
@@ -37,8 +38,15 @@ class Server:
     def __init__(self, api: client.ApiClient) -> None:
         self.api = api
 
-    def call(self, method: str, path: str, body: object = None, content_type: str = "") -> Answer:
-        headers = {"Accept": "application/json", "Content-Type": content_type or "application/json"}
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        content_type: str = "",
+        accept: str = "application/json",
+    ) -> Answer:
+        headers = {"Accept": accept, "Content-Type": content_type or "application/json"}
         try:
             response = self.api.call_api(
                 path,
@@ -156,6 +164,31 @@ def test_both_refuse_a_status_the_schema_refuses_with_422(
         content_type=MERGE,
     )
     assert {n: a.status for n, a in bad.items()} == {"real": 422, "emulator": 422}
+
+
+def test_both_answer_a_metadata_only_list_with_each_items_whole_metadata_alone(
+    servers: dict[str, Server],
+) -> None:
+    """What a resync's list of versions asks for (`list_versions`), of a custom resource and
+    of a built-in kind: a PartialObjectMetadataList, paged as any list."""
+    names = [unique("meta"), unique("meta")]
+    for name in names:
+        both(servers, "POST", POLICY_PATH, policy(name, {"paused": False}))
+    for path in (f"{POLICY_PATH}?limit=1", "/api/v1/nodes?limit=1"):
+        answers = both(servers, "GET", path, accept=PARTIAL_METADATA_LIST)
+        for server, answer in answers.items():
+            assert answer.status == 200, (server, path, answer.body)
+            head = (answer.body["apiVersion"], answer.body["kind"])
+            assert head == ("meta.k8s.io/v1", "PartialObjectMetadataList"), (server, path)
+            for item in answer.body["items"]:
+                assert set(item) == {"apiVersion", "kind", "metadata"}, (server, path)
+                assert (item["apiVersion"], item["kind"]) == (
+                    "meta.k8s.io/v1",
+                    "PartialObjectMetadata",
+                )
+                assert item["metadata"]["name"] and item["metadata"]["resourceVersion"]
+    policies = both(servers, "GET", f"{POLICY_PATH}?limit=1", accept=PARTIAL_METADATA_LIST)
+    assert all("continue" in answer.body["metadata"] for answer in policies.values())
 
 
 def test_both_refuse_a_garbled_continue_token_with_400(servers: dict[str, Server]) -> None:

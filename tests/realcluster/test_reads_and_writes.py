@@ -1,7 +1,8 @@
 """On a real kube-apiserver: the census's lists from the watch cache (resourceVersion=0), which
 answers them in one piece whatever the limit, while a drain's own reads stay paged consistent
-reads; and a shadow status write guarded by the resourceVersion it was computed from, refused
-with 409 when an agent's report landed since."""
+reads; a resync's lists of versions, asked for as metadata only; and a shadow status write
+guarded by the resourceVersion it was computed from, refused with 409 when an agent's report
+landed since."""
 
 from __future__ import annotations
 
@@ -125,3 +126,21 @@ def test_a_status_write_guarded_by_a_version_an_agent_moved_past_is_refused(
     written = admin.shadows.update_status(read.name, failed, current.resource_version)
     assert written.status == failed
     assert admin.shadows.get(read.name).status == failed
+
+
+def test_a_resyncs_metadata_only_lists_give_the_versions_reads_give(
+    admin: KubernetesCluster, node: tuple[str, str]
+) -> None:
+    """list_versions asks for a PartialObjectMetadataList (shadows: a custom resource; Nodes:
+    built in); what it names must be what reading each object gives."""
+    shadow = admin.shadows.create(*node)
+
+    def agree() -> bool:  # kwok may write the Node between the list and the read: poll
+        listed = (
+            admin.nodes.list_versions().versions.get(node[0]),
+            admin.shadows.list_versions().versions.get(shadow.name),
+        )
+        read = (admin.nodes.get(node[0]).resource_version, admin.shadows.get(shadow.name))
+        return listed == (read[0], read[1].resource_version) and None not in listed
+
+    wait_until(agree, "the lists of versions agree with the reads", seconds=30)

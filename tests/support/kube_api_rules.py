@@ -91,6 +91,53 @@ def status_body(code: int, reason: str, message: str, details: JSON | None = Non
     return body
 
 
+PARTIAL_METADATA_VERSION = "meta.k8s.io/v1"
+NOT_ACCEPTABLE = (
+    "only the following media types are accepted: application/json, "
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+)
+
+
+def metadata_only_wanted(accept: str) -> bool | None:
+    """What a list's Accept header asks for, negotiated as kube-apiserver does (the first media
+    range it can serve wins): True for items of metadata only (`as=PartialObjectMetadataList;
+    g=meta.k8s.io;v=v1`), False for whole objects, None for neither (it answers 406)."""
+    if not accept.strip():
+        return False
+    for media_range in accept.split(","):
+        media, *parameters = (part.strip() for part in media_range.split(";"))
+        options = dict(parameter.partition("=")[::2] for parameter in parameters)
+        options.pop("q", None)
+        if media not in ("application/json", "application/*", "*/*"):
+            continue
+        if "as" not in options:
+            return False
+        if (options["as"], options.get("g"), options.get("v")) == (
+            "PartialObjectMetadataList",
+            "meta.k8s.io",
+            "v1",
+        ):
+            return True
+    return None
+
+
+def metadata_only(answer: JSON) -> JSON:
+    """A list answer as a PartialObjectMetadataList: each item its metadata, all of it."""
+    return {
+        "apiVersion": PARTIAL_METADATA_VERSION,
+        "kind": "PartialObjectMetadataList",
+        "metadata": answer["metadata"],
+        "items": [
+            {
+                "apiVersion": PARTIAL_METADATA_VERSION,
+                "kind": "PartialObjectMetadata",
+                "metadata": item.get("metadata") or {},
+            }
+            for item in answer["items"]
+        ],
+    }
+
+
 LabelTest = Callable[[Mapping[str, str]], bool]
 FieldTest = Callable[[JSON], bool]
 

@@ -246,6 +246,9 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
         return _error(405, "MethodNotAllowed", f"{method} is not supported on this path")
 
     def _list(self, kind: Kind, request: kmock.Request) -> Any:
+        metadata_only = rules.metadata_only_wanted(_header(request, "Accept"))
+        if metadata_only is None:
+            return _error(406, "NotAcceptable", rules.NOT_ACCEPTABLE)
         try:
             keep = _selection(request)
         except rules.SelectorError as error:
@@ -275,12 +278,13 @@ class KubeEmulator(ClusterSetup, kmock.KubernetesEmulator):
             if offset + limit < len(items):
                 metadata["continue"] = f"{metadata['resourceVersion']}:{offset + limit}"
             items = items[offset : offset + limit]
-        return {
+        answer = {
             "apiVersion": kind.api_version,
             "kind": f"{kind.kind}List",
             "metadata": metadata,
             "items": items,
         }
+        return rules.metadata_only(answer) if metadata_only else answer
 
     def _create(self, kind: Kind, request: kmock.Request) -> Any:
         body = request.data

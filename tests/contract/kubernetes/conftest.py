@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import kmock
@@ -26,6 +26,7 @@ class Sent:
     query: dict[str, str]
     content_type: str
     body: Any
+    accept: str = field(default="", compare=False)
 
 
 def sent(emulator: KubeEmulator) -> list[Sent]:
@@ -41,6 +42,7 @@ def _sent(request: kmock.Request) -> Sent:
         query=dict(request.params),
         content_type=headers.get("content-type", ""),
         body=request.data,
+        accept=headers.get("accept", ""),
     )
 
 

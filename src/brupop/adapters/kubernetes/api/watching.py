@@ -87,13 +87,49 @@ def _paged_list(
         params["_continue"] = str(token)
 
 
+PARTIAL_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+"""The Accept header that has kube-apiserver answer a list with each item's metadata only
+(built-in kinds and custom resources alike): a Node's status, images included, is most of it."""
+
+_LIST_QUERY = {"label_selector": "labelSelector", "limit": "limit", "_continue": "continue"}
+"""The list parameters a metadata-only list takes, by the client's name, as the API names them."""
+
+
 def list_versions(
-    calls: ApiCalls, source: WatchSource[Any], page_size: int | None = None
+    calls: ApiCalls, source: WatchSource[Any], path: str, page_size: int | None = None
 ) -> VersionListing:
-    """The name and resourceVersion of every item, read like `list_items` but without
-    decoding the objects into the domain's (a resync of an unchanged fleet needs no more)."""
-    items, version = list_items(calls, replace(source, decode=_name_of), page_size)
+    """The name and resourceVersion of every item of the collection at `path` (the URL path of
+    `source`'s list), paged like `list_items`, asked for as metadata only and never decoded into
+    the domain's (a resync of an unchanged fleet needs no more)."""
+    listing = _metadata_list(calls, path)
+    metadata_only = replace(source, list_method=listing, decode=_name_of, args=())
+    items, version = list_items(calls, metadata_only, page_size)
     return VersionListing(dict(items), version or None)
+
+
+def _metadata_list(calls: ApiCalls, path: str) -> Callable[..., Any]:
+    """A list call like the client's own, asking for metadata only: the client's generated
+    methods always send an Accept header of their own, whatever `_headers` says."""
+    api = calls.api_client
+
+    def listing(
+        *, _preload_content: bool = True, _request_timeout: Any = None, **params: Any
+    ) -> Any:
+        unknown = set(params) - set(_LIST_QUERY)
+        if unknown:
+            raise TypeError(f"a metadata-only list takes no {sorted(unknown)}")
+        return api.call_api(
+            path,
+            "GET",
+            query_params=[(_LIST_QUERY[name], value) for name, value in params.items()],
+            header_params={"Accept": PARTIAL_METADATA_LIST},
+            auth_settings=["BearerToken"],
+            _return_http_data_only=True,
+            _preload_content=_preload_content,
+            _request_timeout=_request_timeout,
+        )
+
+    return listing
 
 
 def watch(

@@ -50,6 +50,8 @@ def node_from_object(obj: JSON) -> Node:
     )
 
 
+NODES_PATH = "/api/v1/nodes"
+
 _readable_or_none = skipping(node_from_object)
 """Lists and watches leave out a Node they cannot read (logged), rather than fail."""
 
@@ -101,7 +103,7 @@ class KubernetesNodeRepository:
         source = watching.WatchSource(
             "list nodes", self._api.list_node, _readable_or_none, (), params
         )
-        return watching.list_versions(self._calls, source, watching.LIST_PAGE_SIZE)
+        return watching.list_versions(self._calls, source, NODES_PATH, watching.LIST_PAGE_SIZE)
 
     def watch(
         self,

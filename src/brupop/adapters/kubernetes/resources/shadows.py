@@ -60,7 +60,8 @@ class KubernetesShadowRepository:
         source = watching.WatchSource(
             "list shadows", self._source.list_method, _readable_or_none, self._source.args
         )
-        return watching.list_versions(self._calls, source, watching.LIST_PAGE_SIZE)
+        path = f"/apis/{GROUP}/{VERSION}/namespaces/{self.namespace}/{PLURAL}"
+        return watching.list_versions(self._calls, source, path, watching.LIST_PAGE_SIZE)
 
     def watch(
         self, resource_version: str | None, timeout_seconds: float
