@@ -6,12 +6,12 @@ slow, never wrong)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from contextlib import ExitStack
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
+from brupop.domain.cluster.objects import Lease
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutRules
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, ShadowStatus, shadow_name
@@ -116,23 +116,36 @@ def test_a_change_is_acted_on_at_once_though_no_tick_comes() -> None:
         )
 
 
+def _counting_renewals(cluster: InMemoryCluster) -> dict[str, int]:
+    """From now on, every write of a Lease the cluster holds (a leader's renewal) is counted."""
+    writes = {"n": 0}
+    original = cluster.leases.replace
+
+    def counted(lease: Lease) -> Lease:
+        writes["n"] += 1
+        return original(lease)
+
+    cluster.leases.replace = counted  # type: ignore[method-assign]
+    return writes
+
+
+RENEWALS = 4  # renewals a quiet loop is watched over
+
+
 def test_no_busy_loop_when_nothing_changes() -> None:
-    cluster = _cluster(2)
-    controller = _controller(cluster, 1, tick=30.0)
-    passes = {"n": 0}
-    original = cluster.shadows.list
-
-    def counted():  # type: ignore[no-untyped-def]
-        passes["n"] += 1
-        return original()
-
+    """The leader's own renewals are the clock: over four of them a quiet cluster costs one pass
+    each (the renewal's), and one more for a renewal's pass still ending when counting starts;
+    a loop ticking every 50 ms makes about 40."""
+    cluster, metrics = _cluster(2), RecordingMetrics()
+    controller = _controller(cluster, 1, tick=NEVER, renew=0.5, metrics=metrics)
+    renewals = _counting_renewals(cluster)
     with running(controller):
         _wait_for(lambda: _started(cluster) == 1, PATIENCE)
-        time.sleep(0.5)  # let the watch-triggered pass after our own write settle
-        cluster.shadows.list = counted  # type: ignore[method-assign]
-        time.sleep(1.0)
-        del cluster.shadows.list
-    assert passes["n"] <= 2, "a quiet cluster costs no passes between ticks"
+        _wait_for(lambda: renewals["n"] >= 1, PATIENCE)  # past the passes our start's writes cause
+        ended, renewed = len(metrics.pass_cpu), renewals["n"]
+        _wait_for(lambda: renewals["n"] >= renewed + RENEWALS, PATIENCE)
+        passes = len(metrics.pass_cpu) - ended
+    assert passes <= RENEWALS + 1, "a quiet cluster costs no passes between renewals"
 
 
 def test_a_stopping_leader_hands_over_to_the_other_replica_before_its_lease_expires() -> None:

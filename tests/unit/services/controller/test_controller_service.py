@@ -346,22 +346,38 @@ def test_each_tick_reports_the_cpu_time_of_its_loop_thread_alone() -> None:
     assert all(0 < seconds < spent[0] / 2 for seconds in metrics.pass_cpu)
 
 
+class RecordedWake(threading.Event):
+    """The loop's wake-up event, recording each wait: the seconds it asked for, and whether a
+    wake-up (rather than its time-out) ended it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits: list[tuple[float | None, bool]] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        woken = super().wait(timeout)
+        self.waits.append((timeout, woken))
+        return woken
+
+
 def test_an_idle_loop_ticks_once_per_tick_interval_not_every_fifty_milliseconds() -> None:
+    """A loop ticks only between two waits: after its first tick, nothing wakes an idle loop and
+    it waits out the whole tick interval (one ticking every 50 ms would ask for 0.05 s)."""
     fleet, metrics = Fleet(0), RecordingMetrics()
     for name in ("node-00", "node-01"):
         fleet.add_node(name, target=OLD)  # nothing to update: nothing wakes the loop
     controller = fleet.controller(1, metrics=metrics)
+    wake = controller._wake = RecordedWake()
     stop = threading.Event()
     loop = threading.Thread(target=controller.run, args=(stop,), daemon=True)
     loop.start()
-    wait_until(lambda: len(metrics.pass_cpu) >= 1, "the first tick")
-    # Half the 2 s tick interval from the first tick: at most a wake-up and one more tick come
-    # (a loop ticking every 50 ms would make about 20). Load can only make passes fewer.
-    time.sleep(1.0)
+    wait_until(lambda: wake.waits, "the end of the loop's first wait")
     stop.set()
     loop.join(timeout=10)
     assert not loop.is_alive()
-    assert 1 <= len(metrics.pass_cpu) <= 3
+    assert metrics.pass_cpu, "the first tick came before the first wait"
+    first_wait = wake.waits[0]
+    assert first_wait == (controller.config.tick_seconds, False), "a whole interval, not woken"
 
 
 def test_a_node_held_up_by_trouble_is_logged_once_not_every_pass() -> None:
