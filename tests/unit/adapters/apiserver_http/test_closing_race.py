@@ -96,12 +96,18 @@ async def test_a_lost_connection_ends_the_wait_with_client_gone() -> None:
 
 
 async def test_without_a_connection_a_disconnect_from_receive_ends_the_wait() -> None:
-    async def receive() -> Message:
-        await asyncio.sleep(0.05)
+    working = asyncio.Event()
+
+    async def work() -> str:
+        working.set()
+        return await finishes("late", 30)
+
+    async def receive() -> Message:  # the client hangs up once the wait is under way
+        await working.wait()
         return {"type": "http.disconnect"}
 
     with pytest.raises(ClientGoneError):
-        await Closing().race(finishes("late", 30), 30, receive=receive)
+        await Closing().race(work(), 30, receive=receive)
 
 
 async def test_an_error_of_the_work_reaches_the_caller_even_a_timeout_of_its_own() -> None:
