@@ -39,7 +39,7 @@ class BoundedGetError(Exception):
 
 
 @dataclass(frozen=True)
-class Answer:
+class BoundedAnswer:
     """The status and up to `limit` bytes of the body (`truncated` when there was more)."""
 
     status: int
@@ -57,7 +57,7 @@ class BoundedGet:
         self._allowance = allowance if allowance is not None else AddressAllowance()
         self._lookups = lookups if lookups is not None else HostLookups()
 
-    def get(self, url: str, timeout_seconds: float, limit: int = BODY_MAX_BYTES) -> Answer:
+    def get(self, url: str, timeout_seconds: float, limit: int = BODY_MAX_BYTES) -> BoundedAnswer:
         """GET `url`; whatever happens, the call returns within `timeout_seconds`."""
         deadline = time.monotonic() + timeout_seconds
         parts, port = _target(url)
@@ -128,15 +128,15 @@ def _exchange(
     limit: int,
     deadline: float,
     timeout_seconds: float,
-) -> Answer:
-    outcome: list[Answer | Exception] = []
+) -> BoundedAnswer:
+    outcome: list[BoundedAnswer | Exception] = []
 
     def exchange() -> None:
         try:
             connection.request("GET", path, headers={"User-Agent": USER_AGENT})
             response = connection.getresponse()
             body = response.read(limit + 1)
-            outcome.append(Answer(response.status, body[:limit], len(body) > limit))
+            outcome.append(BoundedAnswer(response.status, body[:limit], len(body) > limit))
         except Exception as error:  # reported to the caller, never lost in the thread
             outcome.append(error)
 
