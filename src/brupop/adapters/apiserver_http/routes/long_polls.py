@@ -54,7 +54,7 @@ class Admitted:
 
 
 @dataclass(frozen=True)
-class Answer:
+class LongPollAnswer:
     """What to send: the status, the headers after the server's own, and the body (a client
     that hung up, 499, is sent nothing)."""
 
@@ -107,10 +107,10 @@ class LongPolls:
         self._metrics.authorizations.labels("allowed_cached").inc()
         return Admitted(caller, *wait)
 
-    async def answer(self, poll: Admitted, connection: LostSignal) -> Answer:
+    async def answer(self, poll: Admitted, connection: LostSignal) -> LongPollAnswer:
         """Wait as the route does, then the answer; counted and timed as the route's are."""
         started = time.perf_counter()
-        answer = Answer(500, [], b"")
+        answer = LongPollAnswer(500, [], b"")
         try:
             answer = await self._answer(poll, connection)
             return answer
@@ -119,14 +119,14 @@ class LongPolls:
             self._metrics.requests.labels(RESOURCE, "GET", str(answer.status)).inc()
             self._metrics.latency.labels(RESOURCE, "GET").observe(time.perf_counter() - started)
 
-    async def _answer(self, poll: Admitted, connection: LostSignal) -> Answer:
+    async def _answer(self, poll: Admitted, connection: LostSignal) -> LongPollAnswer:
         try:
             shadow = await self._handlers.shadow_for(
                 poll.caller, poll.version, poll.timeout, connection=connection
             )
         except ClientGoneError:
             log.debug("request.client_gone", path=RESOURCE)
-            return Answer(CLIENT_CLOSED_REQUEST, [], b"")
+            return LongPollAnswer(CLIENT_CLOSED_REQUEST, [], b"")
         except PortError as error:
             return _error(*port_error_answer(error, RESOURCE))
         except Exception as error:  # a bug: a short 500, as UnexpectedErrorMiddleware answers
@@ -160,16 +160,16 @@ def _announces_body(name: bytes, value: bytes) -> bool:
     return name in _BODY_HEADERS or (name == b"content-length" and value.strip() != b"0")
 
 
-def _error(status: int, message: str) -> Answer:
+def _error(status: int, message: str) -> LongPollAnswer:
     answer = _json(status, error_body(message))
     if status in (429, 503):
         answer.headers.append(_RETRY_AFTER)
     return answer
 
 
-def _json(status: int, document: dict[str, Any]) -> Answer:
+def _json(status: int, document: dict[str, Any]) -> LongPollAnswer:
     """As Starlette's JSONResponse renders it."""
     body = json.dumps(
         document, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
     ).encode("utf-8")
-    return Answer(status, [(b"content-length", b"%d" % len(body)), _JSON], body)
+    return LongPollAnswer(status, [(b"content-length", b"%d" % len(body)), _JSON], body)

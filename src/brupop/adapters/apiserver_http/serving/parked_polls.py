@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE
 
-from brupop.adapters.apiserver_http.routes.long_polls import Answer
+from brupop.adapters.apiserver_http.routes.long_polls import LongPollAnswer
 
 
 class _NoBody:
@@ -44,7 +44,9 @@ class ParkedPoll:
         self.message_event = _NoBody()
 
 
-def answer_bytes(answer: Answer, defaults: list[tuple[bytes, bytes]], *, keep_alive: bool) -> bytes:
+def answer_bytes(
+    answer: LongPollAnswer, defaults: list[tuple[bytes, bytes]], *, keep_alive: bool
+) -> bytes:
     """The status line, the server's default headers, the answer's, and its body."""
     parts = [STATUS_LINE[answer.status]]
     for name, value in [*defaults, *answer.headers]:
