@@ -178,7 +178,7 @@ class Blackout(BaseModel):
         return self
 
 
-class VersionPolicy(BaseModel):
+class VersionSpec(BaseModel):
     """Which offered versions nodes may start updating to."""
 
     model_config = SPEC_WIRE
@@ -232,7 +232,7 @@ class SchedulingPolicy:
     windows: tuple[UpdateWindow, ...] = ()
     blackouts: tuple[Blackout, ...] = ()
     finish_by: bool = False
-    version: VersionPolicy | None = None
+    version: VersionSpec | None = None
     min_node_age_seconds: int = 0
     blocking_pod_selector: str | None = None
     order: StartOrder = StartOrder.CHEAPEST_FIRST

@@ -43,7 +43,7 @@ from brupop.domain.policy.scheduling_policy import (
     SchedulingPolicy,
     StartOrder,
     UpdateWindow,
-    VersionPolicy,
+    VersionSpec,
 )
 from brupop.domain.policy.wire_format import SPEC_WIRE
 
@@ -295,7 +295,7 @@ class UpdatePolicySpec(BaseModel):
         default=True,
         description="start a node only if its expected update ends inside the window",
     )
-    version: VersionPolicy | None = Field(default=None, description="left out: any version")
+    version: VersionSpec | None = Field(default=None, description="left out: any version")
     min_node_age_seconds: int = Field(
         strict=True, default=0, ge=0, le=NODE_AGE_SECONDS_MAX, description="younger nodes wait"
     )

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
-from brupop.domain.policy.scheduling_policy import VersionPolicy
+from brupop.domain.policy.scheduling_policy import VersionSpec
 from brupop.domain.reason import Reason
 from brupop.domain.starting.release_quorum import VersionQuorum
 from brupop.domain.starting.start_holds import StartCandidate, StartHold
@@ -22,7 +22,7 @@ from brupop.domain.timestamps import later
 from brupop.domain.versions import compare_versions
 
 
-def eligible_at(policy: VersionPolicy | None, first_seen: datetime) -> datetime | None:
+def eligible_at(policy: VersionSpec | None, first_seen: datetime) -> datetime | None:
     """The moment a version first offered at `first_seen` may start; None when the policy
     asks for no release age."""
     if policy is None or policy.min_release_age_hours <= 0:
@@ -31,7 +31,7 @@ def eligible_at(policy: VersionPolicy | None, first_seen: datetime) -> datetime 
 
 
 def version_hold(
-    policy: VersionPolicy | None,
+    policy: VersionSpec | None,
     first_seen: Mapping[str, datetime],
     target: str,
     now: datetime,
@@ -84,7 +84,7 @@ class VersionStanding(NamedTuple):
 
 
 def version_standings(
-    policy: VersionPolicy | None,
+    policy: VersionSpec | None,
     first_seen: Mapping[str, datetime],
     offered: Mapping[str, int],
     now: datetime,
@@ -110,7 +110,7 @@ class VersionGate:
 
     def __init__(
         self,
-        policy: VersionPolicy | None,
+        policy: VersionSpec | None,
         first_seen: Mapping[str, datetime],
         quorum: VersionQuorum | None = None,
     ) -> None:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from brupop.domain.policy.scheduling_policy import VersionPolicy
+from brupop.domain.policy.scheduling_policy import VersionSpec
 from brupop.domain.policy.update_policy_status import VersionSeen
 from brupop.domain.reason import Reason
 from brupop.domain.starting.release_quorum import VersionQuorum, quorum_needed
@@ -15,7 +15,7 @@ from brupop.domain.starting.version_gate import version_hold
 from brupop.domain.starting.versions_first_seen import first_seen_times, note_at_quorum
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-AGE = VersionPolicy(min_release_age_hours=48)
+AGE = VersionSpec(min_release_age_hours=48)
 
 
 def _at(hours: float) -> datetime:
@@ -87,7 +87,7 @@ def test_the_gate_holds_a_version_short_of_its_quorum_and_says_how_many_report_i
 def test_without_a_release_age_the_quorum_holds_nothing() -> None:
     quorum = VersionQuorum.of({"1.21.0": 1}, fleet=10)
 
-    assert version_hold(VersionPolicy(min_release_age_hours=0), {}, "1.21.0", T0, quorum) is None
+    assert version_hold(VersionSpec(min_release_age_hours=0), {}, "1.21.0", T0, quorum) is None
 
 
 def test_in_a_fleet_of_one_its_node_starts_the_release_age() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from brupop.domain.policy.scheduling_policy import VersionPolicy
+from brupop.domain.policy.scheduling_policy import VersionSpec
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.starting.release_quorum import VersionQuorum
 from brupop.domain.starting.version_gate import VersionGate, VersionStanding, version_standings
@@ -61,12 +61,12 @@ class OfferedVersions:
             self.seen = seen
             self._times = first_seen_times(seen)
 
-    def gate(self, policy: VersionPolicy | None) -> VersionGate:
+    def gate(self, policy: VersionSpec | None) -> VersionGate:
         """The start rule of `policy` (the `version` section in force) over this record."""
         return VersionGate(policy, self._times, self._quorum)
 
     def standings(
-        self, policy: VersionPolicy | None, offered: Mapping[str, int], now: datetime
+        self, policy: VersionSpec | None, offered: Mapping[str, int], now: datetime
     ) -> list[VersionStanding]:
         """Every recorded version with when `policy` lets it start and what holds it at `now`
         (`offered`: the nodes offered each version that do not run it yet)."""
