@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from brupop.domain.cluster.objects import Pod
 from brupop.domain.policy.scheduling_policy import (
     FORCE_NAMESPACES_MAX,
-    DrainPolicy,
+    DrainSpec,
     OnDrainTimeout,
 )
 
@@ -83,7 +83,7 @@ class DrainRules:
 
 
 def drain_rules(
-    policy: DrainPolicy | None,
+    policy: DrainSpec | None,
     environment_timeout_seconds: float,
     protected: frozenset[str] = CLUSTER_NAMESPACES,
 ) -> DrainRules:

@@ -195,7 +195,7 @@ class VersionSpec(BaseModel):
     )
 
 
-class DrainPolicy(BaseModel):
+class DrainSpec(BaseModel):
     """How a node's drain evicts, how long it may take, and what happens then."""
 
     model_config = SPEC_WIRE
@@ -237,7 +237,7 @@ class SchedulingPolicy:
     blocking_pod_selector: str | None = None
     order: StartOrder = StartOrder.CHEAPEST_FIRST
     capacity_check: bool = False
-    drain: DrainPolicy | None = None
+    drain: DrainSpec | None = None
 
 
 DEFAULT_SCHEDULING = SchedulingPolicy()

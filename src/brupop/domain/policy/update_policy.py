@@ -39,7 +39,7 @@ from brupop.domain.policy.scheduling_policy import (
     Blackout,
     Budget,
     ConcurrencyValue,
-    DrainPolicy,
+    DrainSpec,
     SchedulingPolicy,
     StartOrder,
     UpdateWindow,
@@ -308,7 +308,7 @@ class UpdatePolicySpec(BaseModel):
         default=True,
         description="start a node only if the pods its drain evicts fit on the other nodes",
     )
-    drain: DrainPolicy | None = Field(default=None, description="left out: the environment's")
+    drain: DrainSpec | None = Field(default=None, description="left out: the environment's")
     prestage: Prestage | None = Field(
         default=None, description="prepare the chosen version ahead of each node's turn"
     )

@@ -19,7 +19,7 @@ from brupop.domain.policy.drain_rules import (
     protected_namespaces,
     read_force_allowance,
 )
-from brupop.domain.policy.scheduling_policy import DrainPolicy, OnDrainTimeout
+from brupop.domain.policy.scheduling_policy import DrainSpec, OnDrainTimeout
 from brupop.ports.errors import DrainFailedError
 from brupop.services.apiserver.drain.drainer import Drainer
 from brupop.services.apiserver.drain.forced_removal import NOT_FORCED_REASON, ForcedRemoval
@@ -148,7 +148,7 @@ def test_a_policy_that_skips_at_the_timeout_is_not_warned_about(
 
 
 def test_without_a_protected_set_the_cluster_namespaces_are_still_protected() -> None:
-    policy = DrainPolicy(on_timeout=OnDrainTimeout.FORCE, force_namespaces=("kube-system",))
+    policy = DrainSpec(on_timeout=OnDrainTimeout.FORCE, force_namespaces=("kube-system",))
 
     rules = drain_rules(policy, 60.0)
 

@@ -20,7 +20,7 @@ from brupop.domain.policy.drain_rules import (
     drain_rules,
 )
 from brupop.domain.policy.policy_object import PolicyObjectError
-from brupop.domain.policy.scheduling_policy import DrainPolicy
+from brupop.domain.policy.scheduling_policy import DrainSpec
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 from brupop.ports.clock import Clock
 from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
@@ -51,7 +51,7 @@ class DrainPolicySource:
         self._protected = protected_namespaces
         self._lock = threading.Lock()
         self._read_at: float | None = None
-        self._drain: DrainPolicy | None = None
+        self._drain: DrainSpec | None = None
         self._outcome: tuple[str, object] | None = None
         self._refused: frozenset[str] = frozenset()
 
@@ -60,7 +60,7 @@ class DrainPolicySource:
         timeout, never forcing the protected namespaces."""
         return drain_rules(self.current(), environment_timeout_seconds, self._protected)
 
-    def current(self) -> DrainPolicy | None:
+    def current(self) -> DrainSpec | None:
         """The policy's `drain` section, or None when the environment's settings apply."""
         with self._lock:  # concurrent drains starting together share one read
             now = self._clock.monotonic()
@@ -69,7 +69,7 @@ class DrainPolicySource:
                 self._read_at = now
             return self._drain
 
-    def _read(self) -> DrainPolicy | None:
+    def _read(self) -> DrainSpec | None:
         try:
             policy = self._policies.get()
         except NotFoundError:
@@ -122,7 +122,7 @@ class DrainPolicySource:
         (log.warning if warn else log.info)(message, policy=DEFAULT_POLICY_NAME, **fields)
 
 
-def _described(drain: DrainPolicy | None) -> dict[str, object]:
+def _described(drain: DrainSpec | None) -> dict[str, object]:
     if drain is None:
         return {"drain": "the environment's (the policy has no drain section)"}
     return {"drain": drain.model_dump(mode="json", exclude_defaults=True) or "the defaults"}
