@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
-import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -34,13 +35,24 @@ def test_a_child_killed_by_a_signal_records_the_signal() -> None:
     assert (result.exit_code, result.signal) == (None, signal.SIGTERM)
 
 
+def _running(marker: str) -> bool:
+    """Some process of this machine has `marker` in its command line (a zombie has none)."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):  # a process that ended meanwhile
+            if marker.encode() in cmdline.read_bytes():
+                return True
+    return False
+
+
 def test_a_hung_child_is_killed_at_the_timeout() -> None:
-    started = time.monotonic()
+    marker = f"hung-{uuid.uuid4().hex}"
+    # The child would live an hour: the call's return shows the timeout ended it, not the child.
+    hung = f"import time; time.sleep(3600)  # {marker}"
 
     with pytest.raises(HostUnavailableError, match="no answer within"):
-        SubprocessRunner(SystemClock())([PY, "-c", "import time; time.sleep(60)"], 0.5)
+        SubprocessRunner(SystemClock())([PY, "-c", hung], 0.5)
 
-    assert time.monotonic() - started < 10
+    assert not _running(marker), "the hung child was killed, not left running"
 
 
 def test_a_missing_binary_is_unavailable(tmp_path: Path) -> None:
