@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from types import SimpleNamespace
 from typing import Any
+from urllib.parse import urlsplit
 
 from kubernetes.client import ApiClient
 
 from brupop.adapters.kubernetes.api.calls import JSON
 
 NAMESPACE = "brupop-bottlerocket-aws"
+SHADOWS_PATH = f"/apis/brupop.bottlerocket.aws/v2/namespaces/{NAMESPACE}/bottlerocketshadows"
+NODES_PATH = "/api/v1/nodes"
 STAMP = "2026-01-05T10:00:00Z"
 
 
@@ -165,27 +169,50 @@ def node_object(index: int, version: int) -> JSON:
     }  # fmt: skip
 
 
+PARTIAL_METADATA = "meta.k8s.io/v1"
+
+
+def _compact(obj: JSON) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
 class RecordedList:
-    """A list answer as the apiserver serves it: every item's JSON, in pages on request."""
+    """A list answer as the apiserver serves it: every item's JSON, in pages on request, whole
+    or (a PartialObjectMetadataList, as asked with `as=PartialObjectMetadataList` in Accept)
+    each item's metadata alone, all of it, managed fields included."""
 
     def __init__(self, kind: str, items: Iterable[JSON], version: int) -> None:
         self.kind = kind
         self.version = str(version)
-        self.items = [json.dumps(item, separators=(",", ":")) for item in items]
+        self.items: list[str] = []
+        self.metadata_items: list[str] = []
+        for item in items:
+            self.items.append(_compact(item))
+            partial = {"apiVersion": PARTIAL_METADATA, "kind": "PartialObjectMetadata"}
+            self.metadata_items.append(_compact(partial | {"metadata": item["metadata"]}))
 
     @property
     def size(self) -> int:
         """Bytes of the whole list in one answer."""
         return sum(len(item) + 1 for item in self.items)
 
-    def page(self, limit: int | None, token: str | None) -> bytes:
+    @property
+    def metadata_size(self) -> int:
+        """Bytes of the list of metadata only in one answer."""
+        return sum(len(item) + 1 for item in self.metadata_items)
+
+    def page(self, limit: int | None, token: str | None, *, metadata_only: bool = False) -> bytes:
+        items = self.metadata_items if metadata_only else self.items
         start = int(token or 0)
-        end = len(self.items) if not limit else min(start + limit, len(self.items))
+        end = len(items) if not limit else min(start + limit, len(items))
         meta: JSON = {"resourceVersion": self.version}
-        if end < len(self.items):
+        if end < len(items):
             meta["continue"] = str(end)
-        head = json.dumps({"apiVersion": "v1", "kind": self.kind, "metadata": meta})
-        return f'{head[:-1]}, "items": [{",".join(self.items[start:end])}]}}'.encode()
+        kind, version = (self.kind, "v1")
+        if metadata_only:
+            kind, version = ("PartialObjectMetadataList", PARTIAL_METADATA)
+        head = json.dumps({"apiVersion": version, "kind": kind, "metadata": meta})
+        return f'{head[:-1]}, "items": [{",".join(items[start:end])}]}}'.encode()
 
 
 def watch_body(objects: Iterable[JSON]) -> bytes:
@@ -211,21 +238,51 @@ class _Stream:
         return None
 
 
+class _ReplayedApiClient(ApiClient):  # type: ignore[misc]  # the client is untyped
+    """The official client up to the HTTP request, which `lists` answers by the request's path,
+    its `limit` and `continue`, and its Accept header (metadata only or whole objects)."""
+
+    def __init__(self, lists: dict[str, RecordedList]) -> None:
+        super().__init__()
+        self.lists = lists
+        self.pages = 0
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        query_params: Any = None,
+        headers: Any = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        self.pages += 1
+        query = dict(query_params or ())
+        metadata_only = "as=PartialObjectMetadataList" in (headers or {}).get("Accept", "")
+        recorded = self.lists[urlsplit(url).path]
+        page = recorded.page(query.get("limit"), query.get("continue"), metadata_only=metadata_only)
+        return SimpleNamespace(status=200, data=page)
+
+
 class ReplayedCalls:
-    """ApiCalls that answer every list from `lists[action]` (in pages when asked) and every
-    watch with `watch_bodies[action]`, parsing exactly as the real ApiCalls does."""
+    """ApiCalls whose every list request goes through the official client as the adapters make
+    it and is answered from `lists[path]` (in pages when asked, metadata only when asked), and
+    every watch with `watch_bodies[action]`, parsing exactly as the real ApiCalls does."""
 
     def __init__(self) -> None:
-        self.api_client = ApiClient()
         self.lists: dict[str, RecordedList] = {}
+        self.api_client = _ReplayedApiClient(self.lists)
         self.watch_bodies: dict[str, bytes] = {}
-        self.pages = 0
+
+    @property
+    def pages(self) -> int:
+        """List requests answered so far."""
+        return self.api_client.pages
 
     def json(self, action: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> JSON:
         from brupop.adapters.kubernetes.api.calls import _parse  # the adapter's own parsing
 
-        self.pages += 1
-        return _parse(action, self.lists[action].page(kwargs.get("limit"), kwargs.get("_continue")))
+        return _parse(action, method(*args, _preload_content=False, **kwargs).data)
 
     def stream(
         self,
