@@ -15,6 +15,35 @@ from real_cluster.fleet import NAMESPACE, FleetNode
 VERSION = "1.0.0"  # current and target: the host has no update, so these agents stay Idle
 
 
+def agent_environment(
+    node: FleetNode, url: str, ca: Path, folder: Path, apiclient: Path, target: str = VERSION
+) -> dict[str, str]:
+    """`node`'s agent environment: its token in `folder`, its emulated host in `folder`/host
+    at VERSION, offering `target` (VERSION: no update)."""
+    (folder / "host").mkdir(parents=True, exist_ok=True)
+    token = folder / "token"
+    token.write_text(node.token)
+    env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
+    env.update(
+        {
+            "MY_NODE_NAME": node.name,
+            "APISERVER_URL": url,
+            "AGENT_TOKEN_PATH": str(token),
+            "AGENT_CA_PATH": str(ca),
+            "APICLIENT_PATH": str(apiclient),
+            "BRUPOP_NAMESPACE": NAMESPACE,
+            "LOGGING_FORMATTER": "json",
+            "TERMINATION_LOG": str(folder / "termination-log"),
+            "PYTHONUNBUFFERED": "1",
+            "BRUPOP_SIM_HOST_DIR": str(folder / "host"),
+            "BRUPOP_SIM_CURRENT_VERSION": VERSION,
+            "BRUPOP_SIM_TARGET_VERSION": target,
+            "BRUPOP_SIM_NODE_NAME": node.name,
+        }
+    )
+    return env
+
+
 def start_real_agents(
     nodes: list[FleetNode], urls: list[str], ca: Path, work: Path
 ) -> list[subprocess.Popen[bytes]]:
@@ -22,27 +51,7 @@ def start_real_agents(
     started = []
     for index, node in enumerate(nodes):
         folder = work / "real-agents" / node.name
-        (folder / "host").mkdir(parents=True, exist_ok=True)
-        token = folder / "token"
-        token.write_text(node.token)
-        env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
-        env.update(
-            {
-                "MY_NODE_NAME": node.name,
-                "APISERVER_URL": urls[index % len(urls)],
-                "AGENT_TOKEN_PATH": str(token),
-                "AGENT_CA_PATH": str(ca),
-                "APICLIENT_PATH": str(apiclient),
-                "BRUPOP_NAMESPACE": NAMESPACE,
-                "LOGGING_FORMATTER": "json",
-                "TERMINATION_LOG": str(folder / "termination-log"),
-                "PYTHONUNBUFFERED": "1",
-                "BRUPOP_SIM_HOST_DIR": str(folder / "host"),
-                "BRUPOP_SIM_CURRENT_VERSION": VERSION,
-                "BRUPOP_SIM_TARGET_VERSION": VERSION,
-                "BRUPOP_SIM_NODE_NAME": node.name,
-            }
-        )
+        env = agent_environment(node, urls[index % len(urls)], ca, folder, apiclient)
         with (folder / "agent.log").open("wb") as log:
             started.append(
                 subprocess.Popen(agent_argv(), env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -67,3 +67,26 @@ def _seconds(stamp: str) -> float | None:
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+def open_watches(lines: Iterable[str], users: Iterable[str]) -> Counter[Key]:
+    """Watches of `users` still open at the log's end, by (user, resource): each opened
+    (ResponseStarted) and not yet ended (ResponseComplete, or Panic) under its audit ID."""
+    wanted = set(users)
+    opened: dict[str, Key] = {}
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("verb") != "watch":
+            continue
+        user = event.get("user", {}).get("username", "")
+        if user not in wanted:
+            continue
+        audit_id, stage = event.get("auditID", ""), event.get("stage", "")
+        if stage == "ResponseStarted":
+            opened[audit_id] = (user, (event.get("objectRef") or {}).get("resource", ""))
+        elif stage in ("ResponseComplete", "Panic"):
+            opened.pop(audit_id, None)
+    return Counter(opened.values())

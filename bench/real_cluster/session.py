@@ -89,9 +89,10 @@ class Session:
         self.setup_seconds["fleet"] = round(time.monotonic() - began, 1)
         fleet.save_fleet(self.work / "fleet.json", self.nodes)
 
-    def write_policy(self, max_concurrent: str) -> None:
-        """The `default` BottlerocketUpdatePolicy with this `maxConcurrent` (e.g. "10%"), the
-        only policy brupop follows; its other fields keep the defaults of a policy object."""
+    def write_policy(self, max_concurrent: int | str) -> None:
+        """The `default` BottlerocketUpdatePolicy with this `maxConcurrent` (2, or "10%"; a count
+        given as text, "2", is refused), the only policy brupop follows; its other fields keep
+        the defaults of a policy object."""
         from kubernetes.client import CustomObjectsApi
 
         from brupop.adapters.kubernetes.resources.update_policies import PLURAL, VERSION

@@ -143,3 +143,21 @@ def test_brupops_load_counts_the_watches_it_opened_per_minute_apart_from_other_u
 
     assert load["brupop_watches_opened_per_minute"] == 2.0
     assert load["brupop_requests_per_second"] == 0.233
+
+
+def test_open_watches_are_those_started_and_not_ended_for_the_users_asked() -> None:
+    scrape = bench_module("scrape")
+    at, brupop, other = "2026-12-01T12:00:01.000000Z", "system:serviceaccount:ns:a", "kwok"
+
+    def watch(audit_id: str, stage: str, user: str = brupop) -> str:
+        return json.dumps(json.loads(audit_line("watch", stage, at, user)) | {"auditID": audit_id})
+
+    lines = [
+        watch("1", "ResponseStarted"),
+        watch("2", "ResponseStarted"),
+        watch("2", "ResponseComplete"),  # ended
+        watch("3", "ResponseStarted", other),  # not brupop's
+        watch("4", "ResponseStarted"),
+        "not json",
+    ]
+    assert scrape.open_watches(lines, [brupop]) == {(brupop, "nodes"): 2}
