@@ -62,6 +62,13 @@ def pass_cpu(port: int) -> tuple[float, float]:
     )
 
 
+def watch_events(session: Session) -> dict[tuple[str, ...], float]:
+    """Watch events kube-apiserver has sent so far, by resource (to every client: a burst of
+    Node or shadow events shows here whoever caused it)."""
+    text = readings.kube_metrics(session.access)
+    return scrape.samples(text, "apiserver_watch_events_total", ("resource",))
+
+
 def audit_figures(cp: Path | None, start: float, end: float) -> dict[str, Any] | None:
     """From the audit log: brupop's watches open now, by account and resource, and its
     requests in [start, end) by account, verb and resource (a watch counted when opened)."""
@@ -98,6 +105,7 @@ def rollout(session: Session, args: argparse.Namespace, cp: Path | None) -> dict
     watch.start()
     try:
         first, passes = cpu(pids), pass_cpu(controller.port)
+        events = watch_events(session)
         began, wall_began = time.monotonic(), time.time()
         agents.start()
         while not watch.finished(names, TARGET):
@@ -106,6 +114,7 @@ def rollout(session: Session, args: argparse.Namespace, cp: Path | None) -> dict
             time.sleep(0.5)
         seconds = time.monotonic() - began
         last, passes_after = cpu(pids), pass_cpu(controller.port)
+        events = scrape.delta(watch_events(session), events)
         audit = audit_figures(cp, wall_began, time.time())
     finally:
         agents.stop()
@@ -120,6 +129,7 @@ def rollout(session: Session, args: argparse.Namespace, cp: Path | None) -> dict
         "apiserver_cpu_seconds": round(last["apiserver"] - first["apiserver"], 3),
         "controller_passes": passes_after[0] - passes[0],
         "controller_pass_cpu_seconds": round(passes_after[1] - passes[1], 3),
+        "watch_events_sent_by_resource": {key[0]: count for key, count in events.items()},
         "audit": audit,
         "controller_rss_mib": round(proc_stats.rss_mib(controller.pid), 1),
     }
