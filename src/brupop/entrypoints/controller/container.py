@@ -227,7 +227,6 @@ class ControllerContainer(containers.DeclarativeContainer):
         rollout_pass=rollout_pass,
         safety=safety,
         readout=readout,
-        journal=journal,
         clock=clock,
         config=config,
         metrics=metrics.provided.rollout,

@@ -72,6 +72,8 @@ class RolloutPass:
         """Decide and write once (starting nobody when `hold_starts`); True when a write met a
         conflict and a new pass is due."""
         now = self._clock.now()
+        if not leading:  # a follower's own writes are history: it waits on none of them
+            self._journal.forget()
         if self._lags_behind_own_writes():
             return False
         fleet, writes = self._fleet, self._writes

@@ -37,7 +37,6 @@ from brupop.services.controller.runtime.leader_election import LeaderElector
 from brupop.services.controller.runtime.pass_guard import PassGuard
 from brupop.services.controller.safety.rollout_safety import RolloutSafety
 from brupop.services.controller.status_readout import StatusReadout
-from brupop.services.controller.writing.write_journal import WriteJournal
 from brupop.services.runtime.informer import Following, Informer
 
 
@@ -58,7 +57,6 @@ class ControllerService:
         rollout_pass: RolloutPass,
         safety: RolloutSafety,
         readout: StatusReadout,
-        journal: WriteJournal,
         clock: Clock,
         config: ControllerConfig,
         metrics: RolloutMetrics,
@@ -71,7 +69,6 @@ class ControllerService:
         self._rollout_pass = rollout_pass
         self._safety = safety
         self._readout = readout
-        self._journal = journal
         self._clock = clock
         self._metrics = metrics
         self._log = log
@@ -87,8 +84,6 @@ class ControllerService:
         began = time.thread_time()
         leading = self.elector.ensure()
         self._metrics.set_leader(leading)
-        if not leading:
-            self._journal.forget()
         self._mirrors.catch_up(self.elector.term if leading else None)
         with self._safety.tick():  # one budget for the outside reads of every pass
             for _ in range(self.config.passes_per_tick):

@@ -115,3 +115,20 @@ def test_a_leader_that_lost_the_lease_between_two_ticks_lists_again_when_it_lead
 
     assert first.elector.is_leader()
     assert first.fleet.shadow_informer.relists == relists + 1
+
+
+def test_a_follower_forgets_its_own_writes_while_a_leader_waits_for_them_to_show() -> None:
+    fleet = Fleet(3)
+    leading, following = fleet.container(3), fleet.container(3)
+    leader, follower = leading.service(), following.service()
+    leader.tick()
+    follower.tick()
+    shown = fleet.shadow("node-02")  # a write each replica remembers, not yet in its mirror
+    for container in (leading, following):
+        container.journal().remember(shown.name, shown.resource_version)
+
+    leader.tick()
+    follower.tick()
+
+    assert leading.journal().names() == [shown.name], "the leader waits for its write to show"
+    assert following.journal().names() == [], "a follower's writes are history"
