@@ -202,7 +202,6 @@ class ControllerContainer(containers.DeclarativeContainer):
         starts=starts,
         writes=writes,
         publisher=publisher,
-        journal=journal,
         pods=cluster.provided.pods,
         clock=clock,
         config=config,

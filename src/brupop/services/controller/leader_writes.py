@@ -51,6 +51,13 @@ class LeaderWrites:
         self._metrics = metrics
         self._told_quarantined: frozenset[str] = frozenset()
 
+    def lag_behind(self, leading: bool) -> bool:
+        """The mirror still shows one of this replica's writes undone, so a pass would decide
+        from the past; a follower's writes are history, and it waits on none of them."""
+        if not leading:
+            self._writer.forget_writes()
+        return self._writer.writes_unseen(self._fleet.shadows.get)
+
     def tell_quarantined(self, leading: bool) -> None:
         """A log line and an Event (leader only) for each shadow newly set aside."""
         book = self._fleet.book

@@ -33,7 +33,6 @@ from brupop.services.controller.starts.prestage_keeper import FleetStop
 from brupop.services.controller.starts.start_rules import StartRules
 from brupop.services.controller.starts.start_timing import ScheduleGate
 from brupop.services.controller.writing.rollout_writer import WriteOutcome
-from brupop.services.controller.writing.write_journal import WriteJournal
 
 
 class RolloutPass:
@@ -47,7 +46,6 @@ class RolloutPass:
         starts: StartRules,
         writes: LeaderWrites,
         publisher: PassPublisher,
-        journal: WriteJournal,
         pods: PodRepository,
         clock: Clock,
         config: ControllerConfig,
@@ -59,7 +57,6 @@ class RolloutPass:
         self._starts = starts
         self._writes = writes
         self._publisher = publisher
-        self._journal = journal
         self._pods = pods
         self._clock = clock
         self._config = config
@@ -72,9 +69,8 @@ class RolloutPass:
         """Decide and write once (starting nobody when `hold_starts`); True when a write met a
         conflict and a new pass is due."""
         now = self._clock.now()
-        if not leading:  # a follower's own writes are history: it waits on none of them
-            self._journal.forget()
-        if self._lags_behind_own_writes():
+        if self._writes.lag_behind(leading):
+            self._log.debug("shadows.mirror_lags_behind_own_writes")
             return False
         fleet, writes = self._fleet, self._writes
         touched = fleet.absorb(now)
@@ -115,15 +111,6 @@ class RolloutPass:
         )
         self._publisher.publish(facts)
         return outcome.conflicts > 0 and not outcome.stopped_leading
-
-    def _lags_behind_own_writes(self) -> bool:
-        """The mirror still shows one of this replica's writes undone (its event is late)."""
-        mirror = self._fleet.shadows
-        shown = [s for n in self._journal.names() if (s := mirror.get(n)) is not None]
-        if self._journal.is_stale(shown):
-            self._log.debug("shadows.mirror_lags_behind_own_writes")
-            return True
-        return False
 
     def _follow(self, in_force: EffectivePolicy, now: datetime, *, leading: bool) -> set[str]:
         """Follow the labels the budgets group by, and (as leader) clean up the orphans; the

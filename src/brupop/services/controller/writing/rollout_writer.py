@@ -63,6 +63,16 @@ class RolloutWriter:
         self._journal = journal
         self._log = structlog.get_logger(__name__)
 
+    def forget_writes(self) -> None:
+        """Wait on none of the writes made so far (this replica no longer leads)."""
+        self._journal.forget()
+
+    def writes_unseen(self, shown: Callable[[str], Shadow | None]) -> bool:
+        """The mirror (`shown`: its shadow by name) still shows one of the writes made so far
+        undone (its event is late)."""
+        journal = self._journal
+        return journal.is_stale(s for n in journal.names() if (s := shown(n)) is not None)
+
     def apply(
         self, plan: RolloutPlan, now: datetime, may_write: Callable[[], bool]
     ) -> WriteOutcome:
