@@ -10,6 +10,11 @@ Reports the controller's and the apiserver's CPU (user + sys from /proc; the api
 its children) from the agents' start until every shadow is Idle on 1.1.0, that wall time, and
 the watches brupop holds open at the end (kube-apiserver's audit log). Prints one JSON object
 and writes it to bench/results/rollout_cost.json (or --out).
+
+Every run keeps the brupop processes' logs (the controller's at debug) and the audit log in
+--logs (a new folder unless given), and samples the controller's passes over the run, so a run
+whose controller passes many times a second shows when that began, with the watch events and
+brupop's requests of its busiest window.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import json
 import os
 import pstats
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -32,6 +38,7 @@ from apiserver_idle_cost import family_reading
 from real_cluster import fleet, proc_stats, readings, scrape, thread_profile
 from real_cluster.brupop_processes import APISERVER_ACCOUNT, CONTROLLER_ACCOUNT
 from real_cluster.counters import wait_for_leader
+from real_cluster.pass_timeline import PassTimeline
 from real_cluster.rebooting_agents import TARGET, RebootingAgents
 from real_cluster.session import Session, control_plane_down, control_plane_up
 from real_cluster.shadow_watch import ShadowWatch
@@ -102,8 +109,12 @@ def rollout(session: Session, args: argparse.Namespace, cp: Path | None) -> dict
     agents = RebootingAgents(
         session.real_nodes, session.urls, session.tls.ca_cert, session.work, args.reboot_seconds
     )
+    timeline = PassTimeline(
+        controller.port, controller.pid, lambda: watch_events(session), args.sample_seconds
+    )
     watch.start()
     try:
+        timeline.start()
         first, passes = cpu(pids), pass_cpu(controller.port)
         events = watch_events(session)
         began, wall_began = time.monotonic(), time.time()
@@ -115,8 +126,18 @@ def rollout(session: Session, args: argparse.Namespace, cp: Path | None) -> dict
         seconds = time.monotonic() - began
         last, passes_after = cpu(pids), pass_cpu(controller.port)
         events = scrape.delta(watch_events(session), events)
+        timeline.stop()
+        passes_seen = timeline.summary()
         audit = audit_figures(cp, wall_began, time.time())
+        busiest = passes_seen.get("busiest_window")
+        if busiest and cp is not None:  # what brupop asked of kube-apiserver meanwhile
+            began_at = wall_began + busiest["began_after_seconds"]
+            window = audit_figures(cp, began_at, began_at + busiest["seconds"])
+            busiest["requests_by_account_verb_resource"] = (
+                window["requests_by_account_verb_resource"] if window else None
+            )
     finally:
+        timeline.stop()
         agents.stop()
         watch.stop()
     starts = sorted(t - wall_began for (_, state), t in watch.spec_seen.items() if state != "Idle")
@@ -129,6 +150,7 @@ def rollout(session: Session, args: argparse.Namespace, cp: Path | None) -> dict
         "apiserver_cpu_seconds": round(last["apiserver"] - first["apiserver"], 3),
         "controller_passes": passes_after[0] - passes[0],
         "controller_pass_cpu_seconds": round(passes_after[1] - passes[1], 3),
+        "controller_passes_over_time": passes_seen,
         "watch_events_sent_by_resource": {key[0]: count for key, count in events.items()},
         "audit": audit,
         "controller_rss_mib": round(proc_stats.rss_mib(controller.pid), 1),
@@ -148,6 +170,17 @@ def profile_top(path: Path, count: int = 25) -> dict[str, list[str]]:
     return listings
 
 
+def keep_logs(work: Path, cp: Path | None, logs: Path) -> None:
+    """Copy the brupop processes' logs and kube-apiserver's audit log to `logs`."""
+    logs.mkdir(parents=True, exist_ok=True)
+    for log in sorted((work / "brupop").glob("*.log")):
+        shutil.copy(log, logs / log.name)
+    audit = cp / "audit" / "audit.log" if cp else None
+    if audit is not None and audit.exists():
+        shutil.copy(audit, logs / "audit.log")
+    print(f"logs kept in {logs}", file=sys.stderr)
+
+
 def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     cp = None if args.kubeconfig else work / "control-plane"
     profile = work / "controller.prof"
@@ -162,8 +195,8 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         try:
             session.install_chart()
             session.build_fleet(0, args.nodes, batch=1000, threads=4)
-            session.write_policy(args.limit)
-            session.start_brupop(1, 1)
+            session.write_policy(str(args.limit) if args.policy_limit_as_text else args.limit)
+            session.start_brupop(1, args.controllers, {"TRACING_FILTER_DIRECTIVE": args.log_level})
             wait_for_leader(session)
             fleet.wait_pods_running(session.access, args.nodes, 120.0)
             time.sleep(args.settle_seconds)
@@ -174,6 +207,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     finally:
         if cp is not None:
             control_plane_down(cp)
+        keep_logs(work, cp, args.logs)
     return {
         "benchmark": "rollout_cost",
         "profiled": args.profile,
@@ -190,7 +224,9 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         f" (refresh 0.2 s, prepare 0.5 s, activate 0.2 s), started again {args.reboot_seconds:g} s"
         " after each emulated reboot; CPU: /proc utime+stime from the agents' start until every"
         " shadow is Idle on 1.1.0 (the apiserver with its children); open watches: kube-apiserver"
-        " audit log, watches of brupop's accounts started and not completed at the end",
+        " audit log, watches of brupop's accounts started and not completed at the end;"
+        f" passes over time: the controller's /metrics read every {args.sample_seconds:g} s"
+        " (its CPU includes serving those reads)",
     }
 
 
@@ -204,8 +240,20 @@ def main() -> int:
     parser.add_argument("--kubeconfig", type=Path, help="reuse this control plane (no audit)")
     parser.add_argument("--profile", action="store_true", help="cProfile the controller")
     parser.add_argument("--out", type=Path, default=RESULTS / "rollout_cost.json")
-    parser.add_argument("--keep", type=Path, help="work here and keep the logs")
+    parser.add_argument("--keep", type=Path, help="work here and keep everything")
+    parser.add_argument(
+        "--sample-seconds", type=float, default=2.0, help="between two readings of the passes"
+    )
+    parser.add_argument(
+        "--policy-limit-as-text", action="store_true", help='write maxConcurrent as "2"'
+    )
+    parser.add_argument("--controllers", type=int, default=1, help="replicas (the first measured)")
+    parser.add_argument("--logs", type=Path, help="keep the logs here (default: a new folder)")
+    parser.add_argument(
+        "--log-level", default="debug", help="the controller's TRACING_FILTER_DIRECTIVE"
+    )
     args = parser.parse_args()
+    args.logs = args.logs or Path(tempfile.mkdtemp(prefix="brupop-rollout-cost-logs-"))
     if args.keep:
         args.keep.mkdir(parents=True)
         result = measure(args, args.keep)

@@ -137,8 +137,11 @@ def start_apiservers(
     return started
 
 
-def start_controllers(access: ClusterAccess, count: int, work: Path) -> list[BrupopProcess]:
-    """The controller replicas; the concurrency limit comes from the `default` policy."""
+def start_controllers(
+    access: ClusterAccess, count: int, work: Path, extra_env: dict[str, str] | None = None
+) -> list[BrupopProcess]:
+    """The controller replicas; the concurrency limit comes from the `default` policy;
+    `extra_env` adds or overrides settings (e.g. TRACING_FILTER_DIRECTIVE)."""
     kubeconfig = service_account_kubeconfig(access, CONTROLLER_ACCOUNT, work / "controller.kcfg")
     started = []
     for index in range(count):
@@ -149,6 +152,7 @@ def start_controllers(access: ClusterAccess, count: int, work: Path) -> list[Bru
                 "MY_NODE_NAME": f"controller-host-{index}",
                 "CONTROLLER_METRICS_PORT": str(port),
                 "CONTROLLER_BIND_ADDRESS": "127.0.0.1",
+                **(extra_env or {}),
             },
         )
         started.append(_start(f"controller-{index}", "controller", env, port, work))

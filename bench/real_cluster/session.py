@@ -108,14 +108,18 @@ class Session:
             API_GROUP, VERSION, fleet.NAMESPACE, PLURAL, body
         )
 
-    def start_brupop(self, apiservers: int, controllers: int) -> None:
+    def start_brupop(
+        self, apiservers: int, controllers: int, controller_env: dict[str, str] | None = None
+    ) -> None:
         began = time.monotonic()
         work = self.work / "brupop"
         work.mkdir(exist_ok=True)
         self.brupop.apiservers = brupop_processes.start_apiservers(
             self.access, self.tls, apiservers, work
         )
-        self.brupop.controllers = brupop_processes.start_controllers(self.access, controllers, work)
+        self.brupop.controllers = brupop_processes.start_controllers(
+            self.access, controllers, work, controller_env
+        )
         brupop_processes.wait_listening(self.brupop.apiservers + self.brupop.controllers)
         self.setup_seconds["brupop_processes"] = round(time.monotonic() - began, 1)
 
