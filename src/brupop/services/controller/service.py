@@ -17,6 +17,7 @@ reasons, metrics and status a pass publishes) and StatusReadout (what the HTTP s
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from typing import Any
@@ -74,6 +75,7 @@ class ControllerService:
         self._log = log
         self._followed: list[Informer[Any]] = []
         self._wake = threading.Event()
+        self._woken_by: set[str] = set()  # what asked for a pass since the last one
 
     # --- the loop ------------------------------------------------------------------------
 
@@ -102,7 +104,7 @@ class ControllerService:
         )
         self._followed = list(self._mirrors.start_following().values())
         for informer in self._followed:
-            informer.start(self.wake, following=following)
+            informer.start(functools.partial(self.wake, informer.kind), following=following)
         threading.Thread(target=self._wake_on, args=(stop,), name="stop-wake", daemon=True).start()
         self._log.info("controller.started", limit=str(self.config.rollout_rules.limit))
         guard = PassGuard(
@@ -131,9 +133,11 @@ class ControllerService:
                 if guard.failing:  # a retry's back-off; a healthy guard is "due" at any time
                     due = min(due, guard.seconds_until_due())
                 wait = min(self.config.tick_seconds, max(due, 0.05))
-                if self._wake.wait(wait):
+                woken = self._wake.wait(wait)
+                if woken:
                     self._wake.clear()
                     stop.wait(self.config.settle_seconds)
+                self._log_pass_due(woken, due)
         finally:
             for informer in self._followed:
                 informer.stopping.set()
@@ -141,9 +145,21 @@ class ControllerService:
             self._metrics.set_leader(False)
             self._log.info("controller.stopped")
 
-    def wake(self) -> None:
-        """Ask the loop for a pass now (a watched object changed)."""
+    def wake(self, by: str = "request") -> None:
+        """Ask the loop for a pass now (`by`: the watch whose object changed)."""
+        self._woken_by.add(by)
         self._wake.set()
+
+    def _log_pass_due(self, woken: bool, due: float) -> None:
+        """At debug, why the next pass runs: the watches that woke the loop, or its wait ending
+        (the Lease's next renewal in `lease_due_seconds`, else the tick), so a loop passing
+        many times a second shows in its log which of them drives it."""
+        by, self._woken_by = self._woken_by, set()
+        self._log.debug(
+            "controller.pass_due",
+            woken_by=sorted(by) if woken else [],
+            lease_due_seconds=round(due, 3),
+        )
 
     def request_resync(self) -> None:
         """Make the next tick list everything again and repair the mirror from that list (what
