@@ -3,6 +3,7 @@ its wait ending, so a loop that passes many times a second shows in its log what
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from typing import Any
 
 from structlog.testing import capture_logs
@@ -19,7 +20,7 @@ from tests.integration.controller.test_controller_loop import (
 )
 
 
-def _pass_due(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _pass_due(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, Any]]:
     return [line for line in list(logs) if line["event"] == "controller.pass_due"]
 
 
