@@ -124,9 +124,9 @@ def rollout(session: Session, args: argparse.Namespace, cp: Path | None) -> dict
                 raise RuntimeError(f"not every node on {TARGET} after {args.timeout:g} s")
             time.sleep(0.5)
         seconds = time.monotonic() - began
+        timeline.stop()  # the rollout's passes only, not the readings' seconds that follow
         last, passes_after = cpu(pids), pass_cpu(controller.port)
         events = scrape.delta(watch_events(session), events)
-        timeline.stop()
         passes_seen = timeline.summary()
         audit = audit_figures(cp, wall_began, time.time())
         busiest = passes_seen.get("busiest_window")
