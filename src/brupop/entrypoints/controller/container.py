@@ -12,6 +12,8 @@ cluster and clock.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from dependency_injector import containers, providers
 
 from brupop.adapters.http.bounded_get import BoundedGet
@@ -57,6 +59,15 @@ from brupop.services.controller.writing.rollout_writer import RolloutWriter
 from brupop.services.controller.writing.write_journal import WriteJournal
 
 EVENT_COMPONENT = "brupop-controller"
+
+
+def serve_surface(server: ControllerHttpServer) -> Iterator[ControllerHttpServer]:
+    """The HTTP surface served from the resource's start to its shutdown."""
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 class ControllerContainer(containers.DeclarativeContainer):
@@ -241,6 +252,8 @@ class ControllerContainer(containers.DeclarativeContainer):
         host=settings.bind_address,
         port=settings.metrics_port,
     )
+    # Bound and serving while the container's resources are up (main: init to shutdown).
+    serving = providers.Resource(serve_surface, http_server)
 
 
 def controller_container(

@@ -53,14 +53,13 @@ def main(argv: list[str]) -> int:
     container.settings.from_dict(settings.model_dump())
     try:
         service = container.service()
-        server = container.http_server()
+        server = container.serving()  # bound and serving until shutdown_resources
     except (OSError, PortError) as error:
         print(f"brupop controller: cannot start: {error}", file=sys.stderr)
         return EXIT_FATAL
     stop = threading.Event()
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda _signal, _frame: stop.set())
-    server.start()
     log.info(
         "controller.serving",
         port=server.port,
@@ -73,7 +72,7 @@ def main(argv: list[str]) -> int:
     try:
         service.run(stop)
     finally:
-        server.stop()
+        container.shutdown_resources()
     return EXIT_OK
 
 
