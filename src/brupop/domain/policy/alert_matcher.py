@@ -25,6 +25,7 @@ _MATCHER = re.compile(
 )
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 _SHOWN_MAX_CHARS = 80
+_REASON_MAX_CHARS = 200  # RE2's reason in a message
 _NOT_IN_GO = "C"  # after a backslash: C++ RE2 takes `\\C`, Go's regexp refuses it
 
 
@@ -140,9 +141,11 @@ def _go_refuses(value: str) -> bool:
 
 
 def _reason(error: Any) -> str:
-    """RE2's message, as text (the binding gives it as bytes)."""
+    """RE2's message, as text (the binding gives it as bytes), cut short: RE2 quotes the rest
+    of the pattern from where it failed, which can be the whole matcher again."""
     detail = error.args[0] if error.args else "refused"
-    return detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+    text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+    return text if len(text) <= _REASON_MAX_CHARS else f"{text[:_REASON_MAX_CHARS]}..."
 
 
 def _shown(text: str) -> str:

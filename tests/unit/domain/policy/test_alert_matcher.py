@@ -138,3 +138,12 @@ def test_the_matcher_parser_refuses_any_text_with_its_typed_error(text: str) -> 
         assert len(str(error)) <= MATCHER_MAX_LENGTH
         return
     assert matcher.matches({"job": "a" * 10_000, "severity": text}) in (True, False)
+
+
+def test_a_refused_regex_is_named_in_a_bounded_message_even_when_re2_quotes_it_whole() -> None:
+    text = 'job=~"' + ")" * (MATCHER_MAX_LENGTH - 8) + '"'  # RE2 quotes every ")" from the first
+
+    with pytest.raises(AlertMatcherError, match="not a regular expression") as refused:
+        parse_alert_matcher(text)
+
+    assert len(str(refused.value)) <= MATCHER_MAX_LENGTH
