@@ -1,13 +1,16 @@
 """The controller's real loop (`run`) in a thread, on the real clock, against the in-memory
-cluster: it fills slots at once, reacts to watched changes before any tick, and hands over
-leadership when a replica stops. No assert on how long a wait took: a tick or a Lease that
-could have caused what is awaited is made far longer than the wait (a loaded machine may be
-slow, never wrong)."""
+cluster: it fills slots at once, reacts to watched changes before any tick, hands over
+leadership when a replica stops, and says at debug why each pass runs. No assert on how long a
+wait took: a tick or a Lease that could have caused what is awaited is made far longer than the
+wait (a loaded machine may be slow, never wrong)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from contextlib import ExitStack
+from typing import Any
+
+from structlog.testing import capture_logs
 
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.system.clock import SystemClock
@@ -80,6 +83,16 @@ def _started(cluster: InMemoryCluster) -> int:
     return sum(1 for s in cluster.shadows.list().items if s.spec.state is not UpdateState.IDLE)
 
 
+def _report_staged(cluster: InMemoryCluster) -> None:
+    """node-00's agent reports it staged and performed the update (a shadow change to act on)."""
+    shadow = cluster.shadows.get("brs-node-00")
+    assert shadow.status is not None
+    reached = shadow.status.model_copy(
+        update={"current_state": UpdateState.STAGED_AND_PERFORMED_UPDATE}
+    )
+    cluster.shadows.update_status(shadow.name, reached)
+
+
 def _ticks_past(metrics: RecordingMetrics, ended: int, count: int) -> None:
     """Until the loop has ended `count` more ticks than the `ended` it had."""
     _wait_for(lambda: len(metrics.pass_cpu) >= ended + count, PATIENCE)
@@ -102,12 +115,7 @@ def test_a_change_is_acted_on_at_once_though_no_tick_comes() -> None:
     controller = _controller(cluster, 1, tick=NEVER)
     with running(controller):
         _wait_for(lambda: _started(cluster) == 1, PATIENCE)
-        shadow = cluster.shadows.get("brs-node-00")
-        assert shadow.status is not None
-        reached = shadow.status.model_copy(
-            update={"current_state": UpdateState.STAGED_AND_PERFORMED_UPDATE}
-        )
-        cluster.shadows.update_status(shadow.name, reached)
+        _report_staged(cluster)
         _wait_for(
             lambda: (
                 cluster.shadows.get("brs-node-00").spec.state is UpdateState.REBOOTED_INTO_UPDATE
@@ -165,3 +173,36 @@ def test_a_stopping_leader_hands_over_to_the_other_replica_before_its_lease_expi
         _wait_for(second.elector.is_leader, PATIENCE)  # released: it would expire in an hour
         _ticks_past(metrics, len(metrics.pass_cpu), 2)  # two ticks as the leader
         assert _started(cluster) == 1
+
+
+# --- the loop says at debug why each pass runs (what woke it, or its wait ending) ---
+
+
+def _pass_due(logs: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, Any]]:
+    return [line for line in list(logs) if line["event"] == "controller.pass_due"]
+
+
+def test_a_pass_woken_by_a_shadow_change_names_the_shadows_watch() -> None:
+    cluster = _cluster(1)
+    with capture_logs() as logs:
+        controller = _controller(cluster, 1, tick=NEVER)
+        with running(controller):
+            _wait_for(lambda: _started(cluster) == 1, PATIENCE)
+            _report_staged(cluster)
+            _wait_for(
+                lambda: any("shadows" in line["woken_by"] for line in _pass_due(logs)), PATIENCE
+            )
+    assert all(line["log_level"] == "debug" for line in _pass_due(logs))
+
+
+def test_a_pass_nothing_woke_names_no_watch_and_the_lease_due() -> None:
+    cluster = _cluster(1)
+    with capture_logs() as logs:
+        controller = _controller(cluster, 1, tick=NEVER, renew=0.5)
+        with running(controller):
+            _wait_for(lambda: _started(cluster) == 1, PATIENCE)
+            seen = len(_pass_due(logs))
+            _wait_for(lambda: len(_pass_due(logs)) >= seen + 4, PATIENCE)
+    quiet = [line for line in _pass_due(logs)[seen:] if not line["woken_by"]]
+    assert quiet, "a renewal's pass, with nothing changed, names no watch"
+    assert all(0 <= line["lease_due_seconds"] <= 0.5 for line in quiet)
