@@ -95,10 +95,6 @@ class AddressAllowance:
         servers = frozenset(_server_key(host) for host in api_server if host)
         return cls(tuple(networks), frozenset(hosts), servers)
 
-    def allows_host(self, host: str) -> bool:
-        """An administrator listed this host: it is reached whatever it resolves to."""
-        return host_key(host) in self.hosts
-
     def name_refusal(self, host: str) -> str | None:
         """Why `host` is refused by its name alone (before any lookup); None if it is not."""
         key = host_key(host)

@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 
 HOST_NOTE_MAX_LENGTH = 120
 VARIANT_MAX_LENGTH = 64
-HOST_FIELDS = ("host_kind", "host_note", "variant")
-"""The shadow status fields that say what kind of host the node is; left out while unknown."""
 HTTP_OK = 200
 HTTP_SERVER_ERROR = 500
 _LOCKDOWN_MARK = "datastore"

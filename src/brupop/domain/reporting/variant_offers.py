@@ -14,8 +14,6 @@ from datetime import datetime, timedelta
 from brupop.domain.shadow import Shadow
 from brupop.domain.versions import compare_versions, is_version
 
-DEFAULT_GRACE = timedelta(hours=6)
-
 
 @dataclass(frozen=True)
 class VariantOffers:
