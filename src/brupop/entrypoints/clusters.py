@@ -14,11 +14,8 @@ from dependency_injector import containers, providers
 
 from brupop.ports.clock import Clock
 from brupop.ports.cluster.event_recorder import EventRecorder
+from brupop.ports.cluster.fleet_ports import FleetPorts
 from brupop.ports.cluster.lease_store import LeaseStore
-from brupop.ports.cluster.node_repository import NodeRepository
-from brupop.ports.cluster.pod_repository import PodRepository
-from brupop.ports.cluster.shadow_repository import ShadowRepository
-from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.cluster.workload_replicas import WorkloadReplicas
 from brupop.ports.tokens.token_reviewer import TokenReviewer
 from brupop.ports.tokens.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
@@ -28,34 +25,20 @@ if TYPE_CHECKING:
     from brupop.adapters.memory.cluster import InMemoryCluster
 
 
-class ControllerCluster(Protocol):
-    """The cluster ports the controller needs."""
+class ControllerCluster(FleetPorts, Protocol):
+    """The cluster ports the controller needs: the fleet's, and more."""
 
-    @property
-    def shadows(self) -> ShadowRepository: ...
-    @property
-    def nodes(self) -> NodeRepository: ...
-    @property
-    def pods(self) -> PodRepository: ...
     @property
     def leases(self) -> LeaseStore: ...
     @property
     def events(self) -> EventRecorder: ...
     @property
-    def policies(self) -> UpdatePolicyRepository: ...
-    @property
     def workloads(self) -> WorkloadReplicas: ...
 
 
-class ApiserverCluster(Protocol):
-    """The cluster ports the apiserver needs."""
+class ApiserverCluster(FleetPorts, Protocol):
+    """The cluster ports the apiserver needs: the fleet's, and more."""
 
-    @property
-    def shadows(self) -> ShadowRepository: ...
-    @property
-    def nodes(self) -> NodeRepository: ...
-    @property
-    def pods(self) -> PodRepository: ...
     @property
     def token_reviewer(self) -> TokenReviewer: ...
     @property
@@ -66,8 +49,6 @@ class ApiserverCluster(Protocol):
     def service_accounts(self) -> ServiceAccountSource: ...
     @property
     def workloads(self) -> WorkloadReplicas: ...
-    @property
-    def policies(self) -> UpdatePolicyRepository: ...
     @property
     def events(self) -> EventRecorder: ...
 

@@ -11,33 +11,16 @@ Nothing is written.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
 
 from brupop.domain.planning.plan_inputs import FleetSnapshot
 from brupop.domain.policy.effective_policy import resolve_policy
 from brupop.domain.policy.policy_object import UpdatePolicy
-from brupop.ports.cluster.node_repository import NodeRepository
-from brupop.ports.cluster.pod_repository import PodRepository
-from brupop.ports.cluster.shadow_repository import ShadowRepository
-from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
+from brupop.ports.cluster.fleet_ports import FleetPorts
 from brupop.ports.errors import NotFoundError
 
 
-class PlannedCluster(Protocol):
-    """The cluster ports a plan reads (InMemoryCluster and KubernetesCluster have them)."""
-
-    @property
-    def shadows(self) -> ShadowRepository: ...
-    @property
-    def nodes(self) -> NodeRepository: ...
-    @property
-    def pods(self) -> PodRepository: ...
-    @property
-    def policies(self) -> UpdatePolicyRepository: ...
-
-
 def read_fleet(
-    cluster: PlannedCluster, now: datetime, *, policy_file: UpdatePolicy | None = None
+    cluster: FleetPorts, now: datetime, *, policy_file: UpdatePolicy | None = None
 ) -> FleetSnapshot:
     """The fleet at `now` (PortError when a listing fails); `policy_file` replaces the spec."""
     shadows = tuple(cluster.shadows.list().items)
