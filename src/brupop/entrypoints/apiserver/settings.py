@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from brupop.adapters.apiserver_http.serving.admission import ConnectionLimits
 from brupop.adapters.apiserver_http.serving.http_protocol import HeadLimits
@@ -21,7 +21,11 @@ from brupop.domain.policy.drain_rules import (
     ForceAllowanceError,
     read_force_allowance,
 )
-from brupop.entrypoints.environment_values import environment_values
+from brupop.entrypoints.environment_values import (
+    SETTINGS_CONFIG,
+    default_bind_address,
+    read_settings,
+)
 from brupop.entrypoints.logging.log_fields import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
@@ -29,7 +33,6 @@ from brupop.entrypoints.settings_error import (
     ONE_HOUR,
     ONE_MINUTE,
     ONE_WEEK,
-    SettingsError,
     rule_broken,
     seconds,
     whole_number,
@@ -39,18 +42,10 @@ from brupop.services.apiserver.drain.drainer import DrainTimings
 TLS_DIR = Path("/etc/brupop-tls-keys")
 
 
-def default_bind_address() -> str:
-    """All IPv6 addresses (which Linux serves dual-stack) when the cluster's API address is IPv6,
-    as the original decides; all IPv4 addresses otherwise."""
-    return "::" if ":" in os.environ.get("KUBERNETES_SERVICE_HOST", "") else "0.0.0.0"
-
-
 class ApiserverSettings(BaseModel):
     """Environment variables of `brupop apiserver` (each field's alias), defaults checked too."""
 
-    model_config = ConfigDict(
-        extra="ignore", frozen=True, populate_by_name=True, validate_default=True
-    )
+    model_config = SETTINGS_CONFIG
 
     internal_port: int = whole_number("APISERVER_INTERNAL_PORT", 8443, least=1, most=65535)
     webhook_port: int | None = Field(None, ge=1, le=65535, alias="APISERVER_WEBHOOK_PORT")
@@ -158,8 +153,4 @@ class ApiserverSettings(BaseModel):
 def load_settings(environ: Mapping[str, str] | None = None) -> ApiserverSettings:
     """Read the environment (`os.environ` unless given); SettingsError with one line naming
     the variable on a bad value."""
-    values = environment_values(ApiserverSettings, os.environ if environ is None else environ)
-    try:
-        return ApiserverSettings.model_validate(values)
-    except ValidationError as error:
-        raise SettingsError.first_of(error) from None
+    return read_settings(ApiserverSettings, os.environ if environ is None else environ)

@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from brupop.adapters.notifications.webhook import DeliveryBounds, WebhookTarget
 from brupop.domain.reporting.notification_formats import NotificationFormat
 from brupop.domain.reporting.notifications import NotificationKind
+from brupop.entrypoints.environment_values import read_settings
 from brupop.entrypoints.settings_error import ONE_MINUTE, SettingsError, seconds, whole_number
 
 MAX_WEBHOOKS = 8
@@ -50,10 +51,7 @@ class NotificationSettings:
 
 def load_notification_settings(environ: Mapping[str, str]) -> NotificationSettings:
     """Read and check the notification variables of `environ`."""
-    try:
-        bounds = _Delivery.model_validate(dict(environ))
-    except ValidationError as error:
-        raise SettingsError.first_of(error) from None
+    bounds = read_settings(_Delivery, environ)
     numbered = {
         key.removeprefix(_PREFIX).split("_", 1)[0]
         for key in environ

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, tzinfo
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from brupop.domain.address_allowance import (
     SETTING_MAX_LENGTH,
@@ -35,7 +35,11 @@ from brupop.domain.windows.maintenance_window import (
     choose_expression,
 )
 from brupop.domain.windows.zoned_window import zone_named
-from brupop.entrypoints.environment_values import environment_values
+from brupop.entrypoints.environment_values import (
+    SETTINGS_CONFIG,
+    default_bind_address,
+    read_settings,
+)
 from brupop.entrypoints.logging.log_fields import FilterDirective, LoggingFormatter
 from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.entrypoints.settings_error import (
@@ -53,11 +57,6 @@ from brupop.services.controller.config import ControllerConfig
 VARIANT_OFFER_GRACE_MOST = 30 * ONE_DAY
 
 
-def default_bind_address() -> str:
-    """All IPv6 addresses when the cluster speaks IPv6 (as the original decides), else IPv4."""
-    return "::" if ":" in os.environ.get("KUBERNETES_SERVICE_HOST", "") else "0.0.0.0"
-
-
 def time_zone(name: str) -> tzinfo:
     """The IANA zone `name` (`utc` in any case is UTC), by the same check as a policy's
     windows; ValueError with the reason when `ZoneInfo` cannot load it."""
@@ -67,9 +66,7 @@ def time_zone(name: str) -> tzinfo:
 class ControllerSettings(BaseModel):
     """Environment variables of `brupop controller` (each field's alias), defaults checked too."""
 
-    model_config = ConfigDict(
-        extra="ignore", frozen=True, populate_by_name=True, validate_default=True
-    )
+    model_config = SETTINGS_CONFIG
 
     node_name: str = Field(min_length=1, alias="MY_NODE_NAME")
     max_concurrent_update: str = Field("1", alias="MAX_CONCURRENT_UPDATE")
@@ -227,9 +224,5 @@ def load_settings(
 ) -> tuple[ControllerSettings, ControllerConfig]:
     """Read and check the environment (`os.environ` unless given); SettingsError names the
     first variable at fault."""
-    values = environment_values(ControllerSettings, os.environ if environ is None else environ)
-    try:
-        settings = ControllerSettings.model_validate(values)
-    except ValidationError as error:
-        raise SettingsError.first_of(error) from None
+    settings = read_settings(ControllerSettings, os.environ if environ is None else environ)
     return settings, settings.controller_config(now or datetime.now(UTC))

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
-
 from brupop.entrypoints.agent.settings import load_settings as load_agent_settings
 from brupop.entrypoints.apiserver.settings import ApiserverSettings
 from brupop.entrypoints.controller.settings import ControllerSettings
-from brupop.entrypoints.environment_values import environment_values
+from brupop.entrypoints.environment_values import read_settings
 from brupop.entrypoints.settings_error import SettingsError
 from brupop.simulation.flags.timing import TIMING_FLAGS, Component, Timing
 
@@ -32,20 +30,13 @@ def check_timing(timing: Timing) -> None:
         load_agent_settings(
             {**_IDENTITY, **timing.env_for(Component.AGENT)}, namespace_file=_NO_NAMESPACE_FILE
         )
-        _validated(ControllerSettings, {**_IDENTITY, **timing.env_for(Component.CONTROLLER)})
+        # The values given only, not this shell's environment: a flag is checked as its
+        # process would check it, whatever the shell happens to export.
+        read_settings(ControllerSettings, {**_IDENTITY, **timing.env_for(Component.CONTROLLER)})
         apiserver = {**_IDENTITY, "BRUPOP_CLUSTER": "memory"}
-        _validated(ApiserverSettings, {**apiserver, **timing.env_for(Component.APISERVER)})
+        read_settings(ApiserverSettings, {**apiserver, **timing.env_for(Component.APISERVER)})
     except SettingsError as error:
         raise TimingFlagError(_in_flags(error)) from None
-
-
-def _validated(settings_class: type[BaseModel], values: dict[str, str]) -> None:
-    """The values given only, not this shell's environment: a flag is checked as its process
-    would check it, whatever the shell happens to export."""
-    try:
-        settings_class.model_validate(environment_values(settings_class, values))
-    except ValidationError as error:
-        raise SettingsError.first_of(error) from None
 
 
 def _in_flags(error: SettingsError) -> str:
