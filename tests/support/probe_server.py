@@ -22,6 +22,7 @@ class ProbeServer:
         self.content_types: dict[str, str] = {}  # by path; JSON when not given
         self.requests: list[str] = []
         self.hosts: list[str] = []  # the Host header of each request
+        self.stalls_ended = 0  # requests to SLOW_PATH the server stopped holding
         self._stop = threading.Event()
         owner = self
 
@@ -31,6 +32,7 @@ class ProbeServer:
                 owner.hosts.append(self.headers.get("Host", ""))
                 if self.path == SLOW_PATH:
                     owner._stop.wait(STALL_MAX_SECONDS)
+                    owner.stalls_ended += 1
                     return
                 if self.path == BIG_PATH:
                     self._send(200, b"", length=BIG_BODY_BYTES)

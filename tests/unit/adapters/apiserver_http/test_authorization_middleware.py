@@ -5,7 +5,6 @@ are all busy, one address with its share in flight is refused at once with 429."
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import anyio
@@ -18,6 +17,7 @@ from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
 from brupop.domain.cluster.objects import TokenIdentity
 from brupop.services.apiserver.authorization.authorizer import Authorizer
+from tests.support.polling import eventually
 from tests.unit.adapters.apiserver_http.asgi_messages import sender, status_of
 
 NS = "brupop-bottlerocket-aws"
@@ -25,16 +25,19 @@ RESOURCE = "/bottlerocket-node-resource"
 
 
 class HeldTokenReviewer(InMemoryTokenReviewer):
-    """A TokenReview that answers only once `gate` opens (after 10 s regardless)."""
+    """A TokenReview that answers only once `gate` opens (after 30 s regardless); counts the
+    reviews started and finished."""
 
     def __init__(self, cluster: InMemoryCluster) -> None:
         super().__init__(cluster.clock, cluster.pods.store, cluster.service_accounts.store)
         self.gate = threading.Event()
         self.started = 0
+        self.finished = 0
 
     def review(self, token: str, audiences: tuple[str, ...]) -> TokenIdentity:
         self.started += 1
-        self.gate.wait(10)
+        self.gate.wait(30)
+        self.finished += 1
         return super().review(token, audiences)
 
 
@@ -87,7 +90,7 @@ def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -
     reviewer = HeldTokenReviewer(cluster)
     authorizer = authorizer_over(reviewer, cluster)
     answers: dict[str, list[Message]] = {"running": [], "waiting": [], "refused": []}
-    refused_in: list[float] = []
+    finished_when_refused: list[int] = []
 
     async def run() -> None:
         limiter = anyio.CapacityLimiter(1)
@@ -96,23 +99,21 @@ def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -
             group.start_soon(
                 middleware, scope("a", "10.0.0.1"), receive, sender(answers["running"])
             )
-            with anyio.fail_after(5):
-                while reviewer.started < 1:
-                    await anyio.sleep(0.01)
+            await eventually(lambda: reviewer.started == 1, "the first review to run")
             group.start_soon(
                 middleware, scope("b", "10.0.0.2"), receive, sender(answers["waiting"])
             )
-            await anyio.sleep(0.05)
-            started = time.monotonic()
-            with anyio.fail_after(5):
+            waiting = limiter.statistics
+            await eventually(lambda: waiting().tasks_waiting == 1, "the second review to wait")
+            with anyio.fail_after(20):
                 await middleware(scope("c", "10.0.0.3"), receive, sender(answers["refused"]))
-            refused_in.append(time.monotonic() - started)
+            finished_when_refused.append(reviewer.finished)
             reviewer.gate.set()
 
     anyio.run(run)
 
     assert status_of(answers["refused"]) == 503
-    assert refused_in[0] < 1.0  # at once, not after the held review
+    assert finished_when_refused == [0]  # at once, not after the held review
     assert status_of(answers["running"]) == status_of(answers["waiting"]) == 401
     assert reviewer.started == 2
 
@@ -122,24 +123,25 @@ def test_while_reviews_are_busy_an_address_with_its_share_in_flight_is_refused_a
     reviewer = HeldTokenReviewer(cluster)
     authorizer = authorizer_over(reviewer, cluster)
     answers: dict[str, list[Message]] = {"first": [], "other": [], "refused": []}
+    finished_when_refused: list[int] = []
 
     async def run() -> None:
         limiter = anyio.CapacityLimiter(1)
         middleware = middleware_with(authorizer, limiter, waiting=10, per_client=1)
         async with anyio.create_task_group() as group:
             group.start_soon(middleware, scope("a", "10.0.0.9"), receive, sender(answers["first"]))
-            with anyio.fail_after(5):
-                while reviewer.started < 1:
-                    await anyio.sleep(0.01)
+            await eventually(lambda: reviewer.started == 1, "the first review to run")
             # Another address still gets its turn in the queue...
             group.start_soon(middleware, scope("b", "10.0.0.8"), receive, sender(answers["other"]))
             # ...while the address whose review is running is refused more at once.
-            with anyio.fail_after(1):
+            with anyio.fail_after(20):
                 await middleware(scope("c", "10.0.0.9"), receive, sender(answers["refused"]))
+            finished_when_refused.append(reviewer.finished)
             reviewer.gate.set()
 
     anyio.run(run)
 
     assert status_of(answers["refused"]) == 429
+    assert finished_when_refused == [0]  # at once, not after the running review
     assert status_of(answers["first"]) == status_of(answers["other"]) == 401
     assert reviewer.started == 2

@@ -15,6 +15,7 @@ from brupop.adapters.apiserver_http.conversion.answer import answer_to
 from brupop.adapters.apiserver_http.conversion.worker_process import ConversionFailedError
 from brupop.adapters.apiserver_http.routes.closing import Closing
 from brupop.adapters.apiserver_http.routes.conversion_webhook import ConversionRoute, Places
+from tests.support.polling import eventually
 from tests.unit.adapters.apiserver_http.asgi_messages import sender, status_of
 
 REVIEW = json.dumps(
@@ -61,14 +62,17 @@ def scope() -> Scope:
     }
 
 
-def body_that_never_ends() -> Receive:
-    """A client that sends the start of a review, then nothing more (until it is cancelled)."""
+def body_that_never_ends(read: list[bool] | None = None) -> Receive:
+    """A client that sends the start of a review, then nothing more (until it is cancelled);
+    `read` gets True once the route has read that start."""
     sent = False
 
     async def receive() -> Message:
         nonlocal sent
         if not sent:
             sent = True
+            if read is not None:
+                read.append(True)
             return {"type": "http.request", "body": b'{"apiVersion"', "more_body": True}
         await anyio.sleep_forever()
         raise AssertionError("unreachable")
@@ -112,14 +116,15 @@ def test_past_the_reviews_taken_in_and_waiting_the_next_is_refused_at_once() -> 
     slow: list[Message] = []
     queued: list[Message] = []
     refused: list[Message] = []
+    slow_read: list[bool] = []
 
     async def run() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(app(route), scope(), body_that_never_ends(), sender(slow))
-            await anyio.sleep(0.05)  # it holds the only place
+            group.start_soon(app(route), scope(), body_that_never_ends(slow_read), sender(slow))
+            await eventually(lambda: slow_read, "the slow review to hold the only place")
             group.start_soon(app(route), scope(), whole_body(), sender(queued))
-            await anyio.sleep(0.05)  # it waits
-            with anyio.fail_after(1):
+            await eventually(lambda: route.waiting_for_place() == 1, "the next one to wait")
+            with anyio.fail_after(20):  # a bound for a broken route, below the slow one's 30 s
                 await app(route)(scope(), whole_body(), sender(refused))
             group.cancel_scope.cancel()
 

@@ -118,6 +118,10 @@ class ConversionRoute:
         """How many reviews, read, wait for their turn at the worker (for tests and metrics)."""
         return self._worker_turns.waiting()
 
+    def waiting_for_place(self) -> int:
+        """How many reviews, not yet read, wait for a place to be taken in (for tests)."""
+        return self._small.turns.waiting() + self._big.turns.waiting()
+
     async def answer(self, request: Request) -> Response:
         """The answer to one review, or a short refusal."""
         if self._closing.closed:
