@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from brupop.cli.crd.schema import structural_schema
+from brupop.cli.crd.schema import crd_version, structural_schema
 from brupop.cli.crd.v1_models import ShadowSpecV1, ShadowStatusV1
 from brupop.domain.shadow import API_GROUP, KIND, ShadowSpec, ShadowStatus
 from brupop.entrypoints.pod_namespace import DEFAULT_NAMESPACE
@@ -90,23 +90,8 @@ def _version(
     *,
     storage: bool,
 ) -> dict[str, Any]:
-    return {
-        "name": name,
-        "served": True,
-        "storage": storage,
-        "subresources": {"status": {}},
-        "additionalPrinterColumns": [
-            {"name": title, "jsonPath": path, "type": kind} for title, path, kind in columns
-        ],
-        "schema": {
-            "openAPIV3Schema": {
-                "description": _DESCRIPTION,
-                "type": "object",
-                "properties": {
-                    "spec": structural_schema(spec),
-                    "status": {**structural_schema(status), "nullable": True},
-                },
-                "required": ["spec"],
-            }
-        },
+    properties = {
+        "spec": structural_schema(spec),
+        "status": {**structural_schema(status), "nullable": True},
     }
+    return crd_version(name, _DESCRIPTION, columns, properties, storage=storage, required=["spec"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brupop.cli.crd.schema import structural_schema
+from brupop.cli.crd.schema import crd_version, structural_schema
 from brupop.domain.policy.update_policy import KIND, UpdatePolicySpec
 from brupop.domain.policy.update_policy_status import UpdatePolicyStatus
 from brupop.domain.shadow import API_GROUP
@@ -34,8 +34,10 @@ _COLUMNS = (
 
 def policy_custom_resource_definition() -> dict[str, Any]:
     """The policy CRD object, ready to dump as YAML (it does not depend on the namespace)."""
-    spec_schema = structural_schema(UpdatePolicySpec, mode="validation", required="declared")
-    status_schema = structural_schema(UpdatePolicyStatus, required="declared")
+    properties = {
+        "spec": structural_schema(UpdatePolicySpec, mode="validation", required="declared"),
+        "status": structural_schema(UpdatePolicyStatus, required="declared"),
+    }
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -49,24 +51,6 @@ def policy_custom_resource_definition() -> dict[str, Any]:
                 "shortNames": SHORT_NAMES,
             },
             "scope": "Namespaced",
-            "versions": [
-                {
-                    "name": VERSION,
-                    "served": True,
-                    "storage": True,
-                    "subresources": {"status": {}},
-                    "additionalPrinterColumns": [
-                        {"name": title, "jsonPath": path, "type": kind}
-                        for title, path, kind in _COLUMNS
-                    ],
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "description": _DESCRIPTION,
-                            "type": "object",
-                            "properties": {"spec": spec_schema, "status": status_schema},
-                        }
-                    },
-                }
-            ],
+            "versions": [crd_version(VERSION, _DESCRIPTION, _COLUMNS, properties, storage=True)],
         },
     }

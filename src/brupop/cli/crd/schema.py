@@ -36,6 +36,33 @@ _INT_OR_STRING = "x-kubernetes-int-or-string"
 Required = Literal["not-nullable", "declared"]
 
 
+def crd_version(
+    name: str,
+    description: str,
+    columns: Sequence[tuple[str, str, str]],
+    properties: Mapping[str, Any],
+    *,
+    storage: bool,
+    required: Sequence[str] = (),
+) -> dict[str, Any]:
+    """One served version of a CRD with a status subresource: printer columns (name, JSON
+    path, type) and an object schema of `properties`."""
+    schema: dict[str, Any] = {"description": description, "type": "object"}
+    schema["properties"] = dict(properties)
+    if required:
+        schema["required"] = list(required)
+    return {
+        "name": name,
+        "served": True,
+        "storage": storage,
+        "subresources": {"status": {}},
+        "additionalPrinterColumns": [
+            {"name": title, "jsonPath": path, "type": kind} for title, path, kind in columns
+        ],
+        "schema": {"openAPIV3Schema": schema},
+    }
+
+
 class CrdSchemaError(ValueError):
     """A model uses a type that has no structural OpenAPI form."""
 
