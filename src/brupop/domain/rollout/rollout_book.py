@@ -117,7 +117,7 @@ class RolloutBook:
         that changed anything."""
         if held == (name in self._held_back):
             return False
-        _set_member(self._held_back, name, held)
+        set_member(self._held_back, name, held)
         decision = self._decisions.get(name)
         if decision is not None and decision.ready:
             old_key = self._ready_keys.pop(name, None)
@@ -306,8 +306,8 @@ class RolloutBook:
             self._changes.discard(name)
             return
         self._decisions[name] = decision
-        _set_member(self._holders, name, decision.holds_slot)
-        _set_member(self._changes, name, decision.change is not None)
+        set_member(self._holders, name, decision.holds_slot)
+        set_member(self._changes, name, decision.change is not None)
         if decision.ready and name not in self._held_back:
             self._add_ready(name)
 
@@ -341,7 +341,8 @@ class RolloutBook:
         return SpecChange(self._shadows[name], target.spec(now), ChangeKind.START)
 
 
-def _set_member(members: set[str], name: str, present: bool) -> None:
+def set_member(members: set[str], name: str, present: bool) -> None:
+    """`name` in `members` when `present`, out of it otherwise."""
     if present:
         members.add(name)
     else:

@@ -30,6 +30,11 @@ def _always(_old: object, _new: object) -> bool:
     return True
 
 
+def unversioned(_obj: object) -> None:
+    """The `version_of` of objects that carry no version: each put replaces the one held."""
+    return None
+
+
 class Mirror(Generic[T]):
     """Objects by name, the newest version of each; thread-safe."""
 

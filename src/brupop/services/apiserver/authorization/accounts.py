@@ -14,12 +14,8 @@ from brupop.domain.cluster.objects import ServiceAccount
 from brupop.ports.errors import NotFoundError
 from brupop.ports.tokens.token_verifier import ServiceAccountSource
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
-from brupop.services.runtime.mirror import Mirror
+from brupop.services.runtime.mirror import Mirror, unversioned
 from brupop.services.runtime.supervisor import RestartSchedule
-
-
-def _unversioned(_account: ServiceAccount) -> None:
-    return None
 
 
 class ServiceAccountMirror:
@@ -34,7 +30,7 @@ class ServiceAccountMirror:
         restart: RestartSchedule | None = None,
     ) -> None:
         self._source = source
-        self._store: Mirror[ServiceAccount] = Mirror(operator.attrgetter("name"), _unversioned)
+        self._store: Mirror[ServiceAccount] = Mirror(operator.attrgetter("name"), unversioned)
         self._informer = Informer(
             "service-accounts",
             source.list,

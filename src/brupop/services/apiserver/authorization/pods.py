@@ -23,14 +23,10 @@ from brupop.ports.errors import PortError
 from brupop.ports.tokens.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
 from brupop.services.apiserver.authorization.accounts import ServiceAccountMirror
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
-from brupop.services.runtime.mirror import Mirror
+from brupop.services.runtime.mirror import Mirror, unversioned
 from brupop.services.runtime.supervisor import RestartSchedule
 
 log = structlog.get_logger(__name__)
-
-
-def _unversioned(_pod: Pod) -> None:
-    return None
 
 
 class AgentPodMirror:
@@ -49,7 +45,7 @@ class AgentPodMirror:
         self._verifier = verifier
         self._keys_loaded = False
         self._problem: str | None = "the issuer's keys have not been loaded yet"
-        self._store: Mirror[Pod] = Mirror(operator.attrgetter("name"), _unversioned)
+        self._store: Mirror[Pod] = Mirror(operator.attrgetter("name"), unversioned)
         self._informer = Informer(
             "agent-pods",
             source.list,

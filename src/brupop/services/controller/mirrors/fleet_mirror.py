@@ -19,7 +19,7 @@ from datetime import datetime
 from brupop.domain.cluster.objects import Node
 from brupop.domain.policy.update_policy import NODE_PAUSED_LABEL
 from brupop.domain.rollout.rollout import RolloutRules
-from brupop.domain.rollout.rollout_book import RolloutBook
+from brupop.domain.rollout.rollout_book import RolloutBook, set_member
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE, Shadow
 from brupop.domain.starting.autoscaler_annotations import (
     AUTOSCALER_RECORD_ANNOTATION,
@@ -99,7 +99,7 @@ class FleetMirror:
             node = self.nodes.get(node_name)
             paused = node_is_paused(node)
             for name in self._by_node.get(node_name, ()):
-                _set_member(self.orphans, name, node is None)
+                set_member(self.orphans, name, node is None)
                 if book.hold_back(name, paused):
                     paused_changed.add(name)
         touched = self.shadows.take_changes()
@@ -153,7 +153,7 @@ class FleetMirror:
     def _index(self, shadow: Shadow) -> None:
         self._by_node.setdefault(shadow.node_name, set()).add(shadow.name)
         node = self.nodes.get(shadow.node_name)
-        _set_member(self.orphans, shadow.name, node is None)
+        set_member(self.orphans, shadow.name, node is None)
         self.book.hold_back(shadow.name, node_is_paused(node))
 
     def _unindex(self, name: str) -> None:
@@ -175,13 +175,6 @@ class FleetMirror:
 
     def _slim(self, node: Node) -> Node:
         return _slim(node, self.group_labels)
-
-
-def _set_member(members: set[str], name: str, present: bool) -> None:
-    if present:
-        members.add(name)
-    else:
-        members.discard(name)
 
 
 def _opted_in(nodes: NodeRepository) -> Callable[[str], Node | None]:
