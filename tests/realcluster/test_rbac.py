@@ -5,8 +5,7 @@ refused; and a missing grant gives one line naming the verb and the resource."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import pytest
@@ -144,6 +143,11 @@ def test_a_grant_the_processes_never_use_is_refused(
     assert answer.status.allowed is False
 
 
+def refusals(lines: list[MutableMapping[str, Any]]) -> list[MutableMapping[str, Any]]:
+    """The lines of passes the cluster refused."""
+    return [line for line in lines if line["event"] == "controller.cluster_unavailable"]
+
+
 def test_a_missing_grant_is_one_warning_naming_the_verb_and_the_resource(
     control_plane: ControlPlane, admin: KubernetesCluster, world: World
 ) -> None:
@@ -160,8 +164,13 @@ def test_a_missing_grant_is_one_warning_naming_the_verb_and_the_resource(
             "the pass and the Node watch refused",
             seconds=30,
         )
-        time.sleep(1.0)  # a few more passes: the same line, never a traceback
-    refused = [line for line in lines if line["event"] == "controller.cluster_unavailable"]
+        seen = len(refusals(lines))
+        wait_until(
+            lambda: len(refusals(lines)) >= seen + 3,
+            "three more passes: the same line, never a traceback",
+            seconds=30,
+        )
+    refused = refusals(lines)
     assert {line["error"] for line in refused} == {"ForbiddenError"}
     assert all(line["log_level"] == "warning" for line in refused)
     assert "list nodes: forbidden: list nodes (cluster-wide) for " in refused[0]["reason"]

@@ -89,14 +89,30 @@ def started(admin: KubernetesCluster, shadow: str) -> bool:
     return spec.state is UpdateState.STAGED_AND_PERFORMED_UPDATE and spec.version == OFFERED
 
 
-def settled_relists(service: ControllerService) -> int:
-    """The shadow informer's lists once a few ticks in a row made none."""
+def settled_relists(service: ControllerService, passes: int = 4) -> int:
+    """The shadow informer's lists once `passes` passes in a row (counted as the running loop
+    makes them) made none."""
     informer = service.fleet.shadow_informer
-    seen, since = informer.relists, time.monotonic()
-    while time.monotonic() - since < 4 * service.config.tick_seconds:
-        time.sleep(0.1)
+    made = [0]
+    tick = service.tick
+
+    def counted(*args: Any, **kwargs: Any) -> None:
+        tick(*args, **kwargs)
+        made[0] += 1
+
+    seen, since = informer.relists, 0
+
+    def settled() -> bool:
+        nonlocal seen, since
         if informer.relists != seen:
-            seen, since = informer.relists, time.monotonic()
+            seen, since = informer.relists, made[0]
+        return made[0] - since >= passes
+
+    service.tick = counted  # type: ignore[method-assign]
+    try:
+        wait_until(settled, f"{passes} passes in a row without a list", seconds=60)
+    finally:
+        del service.tick
     return seen
 
 
