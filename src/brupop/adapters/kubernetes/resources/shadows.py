@@ -7,6 +7,7 @@ what was read (the controller's failure records), are JSON merge patches that ca
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -39,29 +40,25 @@ class KubernetesShadowRepository:
         self._api = CustomObjectsApi(calls.api_client)
         self.namespace = namespace
         self.conflict_retries = conflict_retries
+        self._where = (GROUP, VERSION, namespace, PLURAL)  # every call's first arguments
         self._source = watching.WatchSource(
             action="watch shadows",
             list_method=self._api.list_namespaced_custom_object,
             decode=_readable_or_none,
-            args=(GROUP, VERSION, namespace, PLURAL),
+            args=self._where,
         )
+        self._listing = dataclasses.replace(self._source, action="list shadows")
 
     def get(self, name: str) -> Shadow:
         return shadow_from_object(self._get(name))
 
     def list(self) -> Listing[Shadow]:
-        source = watching.WatchSource(
-            "list shadows", self._source.list_method, _readable_or_none, self._source.args
-        )
-        items, version = watching.list_items(self._calls, source, watching.LIST_PAGE_SIZE)
+        items, version = watching.list_items(self._calls, self._listing, watching.LIST_PAGE_SIZE)
         return Listing(items=tuple(item for item, _ in items), resource_version=version or None)
 
     def list_versions(self) -> VersionListing:
-        source = watching.WatchSource(
-            "list shadows", self._source.list_method, _readable_or_none, self._source.args
-        )
         path = f"/apis/{GROUP}/{VERSION}/namespaces/{self.namespace}/{PLURAL}"
-        return watching.list_versions(self._calls, source, path, watching.LIST_PAGE_SIZE)
+        return watching.list_versions(self._calls, self._listing, path, watching.LIST_PAGE_SIZE)
 
     def watch(
         self, resource_version: str | None, timeout_seconds: float
@@ -73,10 +70,7 @@ class KubernetesShadowRepository:
         created = self._calls.json(
             f"create shadow of node {node_name!r}",
             self._api.create_namespaced_custom_object,
-            GROUP,
-            VERSION,
-            self.namespace,
-            PLURAL,
+            *self._where,
             body,
         )
         return shadow_from_object(created)
@@ -101,56 +95,37 @@ class KubernetesShadowRepository:
     ) -> Shadow:
         """Guarded like a spec write when given `resource_version` (a 409 is ConflictError, not
         retried: the caller read the status it changes, and must read it again)."""
-        body: JSON = {"apiVersion": API_VERSION_V2, "kind": KIND, "status": status_object(status)}
-        if resource_version is not None:
-            body["metadata"] = {"resourceVersion": resource_version}
         method = self._api.patch_namespaced_custom_object_status
-        return self._merge_patch(f"update status of shadow {name!r}", method, name, body)
+        return self._merge_patch(name, "status", status_object(status), resource_version, method)
 
     def delete(self, name: str) -> None:
-        self._calls.json(
-            f"delete shadow {name!r}",
-            self._api.delete_namespaced_custom_object,
-            GROUP,
-            VERSION,
-            self.namespace,
-            PLURAL,
-            name,
-        )
+        action = f"delete shadow {name!r}"
+        self._calls.json(action, self._api.delete_namespaced_custom_object, *self._where, name)
 
     def _get(self, name: str) -> JSON:
-        return self._calls.json(
-            f"get shadow {name!r}",
-            self._api.get_namespaced_custom_object,
-            GROUP,
-            VERSION,
-            self.namespace,
-            PLURAL,
-            name,
-        )
+        action = f"get shadow {name!r}"
+        return self._calls.json(action, self._api.get_namespaced_custom_object, *self._where, name)
 
     def _patch_spec(self, name: str, spec: ShadowSpec, resource_version: str | None) -> Shadow:
-        body: JSON = {"apiVersion": API_VERSION_V2, "kind": KIND, "spec": spec_object(spec)}
-        if resource_version is not None:
-            body["metadata"] = {"resourceVersion": resource_version}
         method = self._api.patch_namespaced_custom_object
-        return self._merge_patch(f"update spec of shadow {name!r}", method, name, body)
+        return self._merge_patch(name, "spec", spec_object(spec), resource_version, method)
 
     def _merge_patch(
-        self, action: str, method: Callable[..., Any], name: str, body: JSON
+        self,
+        name: str,
+        part: str,
+        value: JSON,
+        resource_version: str | None,
+        method: Callable[..., Any],
     ) -> Shadow:
-        """Merge-patch shadow `name` with `body` through `method` (the object or its `/status`)
-        and read back what the apiserver stored."""
+        """Merge-patch `part` (spec or status, through the object's or its `/status` `method`)
+        of shadow `name`, guarded by `resource_version` when given; what the apiserver stored."""
+        body: JSON = {"apiVersion": API_VERSION_V2, "kind": KIND, part: value}
+        if resource_version is not None:
+            body["metadata"] = {"resourceVersion": resource_version}
+        action = f"update {part} of shadow {name!r}"
         patched = self._calls.json(
-            action,
-            method,
-            GROUP,
-            VERSION,
-            self.namespace,
-            PLURAL,
-            name,
-            body,
-            _content_type=MERGE_PATCH,
+            action, method, *self._where, name, body, _content_type=MERGE_PATCH
         )
         return shadow_from_object(patched)
 
