@@ -89,20 +89,12 @@ class KubernetesNodeRepository:
         return node_from_object(self._calls.json(f"get node {name!r}", self._api.read_node, name))
 
     def list(self, label_selector: Mapping[str, str] | None = None) -> Listing[Node]:
-        selector = selector_text(label_selector)
-        params = (("label_selector", selector),) if selector else ()
-        source = watching.WatchSource(
-            "list nodes", self._api.list_node, _readable_or_none, (), params
-        )
+        source = self._source("list nodes", label_selector)
         items, version = watching.list_items(self._calls, source, watching.LIST_PAGE_SIZE)
         return Listing(items=tuple(node for node, _ in items), resource_version=version or None)
 
     def list_versions(self, label_selector: Mapping[str, str] | None = None) -> VersionListing:
-        selector = selector_text(label_selector)
-        params = (("label_selector", selector),) if selector else ()
-        source = watching.WatchSource(
-            "list nodes", self._api.list_node, _readable_or_none, (), params
-        )
+        source = self._source("list nodes", label_selector)
         return watching.list_versions(self._calls, source, NODES_PATH, watching.LIST_PAGE_SIZE)
 
     def watch(
@@ -111,12 +103,16 @@ class KubernetesNodeRepository:
         timeout_seconds: float,
         label_selector: Mapping[str, str] | None = None,
     ) -> Iterator[WatchEvent[Node] | WatchBookmark]:
+        source = self._source("watch nodes", label_selector)
+        return watching.watch(self._calls, source, resource_version, timeout_seconds)
+
+    def _source(
+        self, action: str, label_selector: Mapping[str, str] | None
+    ) -> watching.WatchSource[Node]:
+        """The Nodes `label_selector` selects (all without one), listed or watched."""
         selector = selector_text(label_selector)
         params = (("label_selector", selector),) if selector else ()
-        source = watching.WatchSource(
-            "watch nodes", self._api.list_node, _readable_or_none, (), params
-        )
-        return watching.watch(self._calls, source, resource_version, timeout_seconds)
+        return watching.WatchSource(action, self._api.list_node, _readable_or_none, (), params)
 
     def set_unschedulable(
         self,
