@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import structlog
 
 from brupop.ports.errors import InvalidObjectError, PortError
 
 T = TypeVar("T")
+P = ParamSpec("P")
 JSON = dict[str, Any]
 log = structlog.get_logger(__name__)
 
@@ -31,16 +32,18 @@ _UNREADABLE = (
 )
 
 
-def reads(kind: str) -> Callable[[Callable[[JSON], T]], Callable[[Any], T]]:
+def reads(
+    kind: str,
+) -> Callable[[Callable[Concatenate[JSON, P], T]], Callable[Concatenate[Any, P], T]]:
     """Make a decoder of `kind` objects raise only InvalidObjectError for what it cannot read."""
 
-    def wrap(decode: Callable[[JSON], T]) -> Callable[[Any], T]:
+    def wrap(decode: Callable[Concatenate[JSON, P], T]) -> Callable[Concatenate[Any, P], T]:
         @functools.wraps(decode)
-        def decoded(obj: Any) -> T:
+        def decoded(obj: Any, /, *args: P.args, **kwargs: P.kwargs) -> T:
             if not isinstance(obj, dict):
                 raise InvalidObjectError(f"a {kind} that is not a JSON object")
             try:
-                return decode(obj)
+                return decode(obj, *args, **kwargs)
             except PortError:
                 raise
             except _UNREADABLE as error:

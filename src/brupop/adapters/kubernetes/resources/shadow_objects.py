@@ -6,11 +6,13 @@ did in the original; a shadow without one falls back to the node named after it 
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from pydantic import ValidationError
 
 from brupop.adapters.kubernetes.api.decoding import entries, mapping, reads, text_or_none
+from brupop.adapters.kubernetes.api.shared_values import SharedValues
 from brupop.domain.shadow import (
     API_GROUP,
     API_VERSION_V2,
@@ -30,8 +32,9 @@ JSON = dict[str, Any]
 
 
 @reads("BottlerocketShadow")
-def shadow_from_object(obj: JSON) -> Shadow:
-    """The domain Shadow of a custom object; InvalidObjectError when it cannot be read."""
+def shadow_from_object(obj: JSON, shared: SharedValues | None = None) -> Shadow:
+    """The domain Shadow of a custom object; InvalidObjectError when it cannot be read. With
+    `shared`, a spec or status equal to one decoded before is that one (the mirrors' memory)."""
     meta = mapping(obj.get("metadata"))
     name = str(meta.get("name") or "")
     node_name, node_uid = _owner_node(meta, name)
@@ -46,9 +49,12 @@ def shadow_from_object(obj: JSON) -> Shadow:
         raise InvalidObjectError(
             f"shadow {name[:253]!r} cannot be read: {problems[:300]}"
         ) from None
+    if shared is not None:
+        spec = shared.share(spec)
+        status = shared.share(status) if status is not None else None
     return Shadow(
         name=name,
-        namespace=str(meta.get("namespace") or ""),
+        namespace=sys.intern(str(meta.get("namespace") or "")),
         node_name=node_name,
         node_uid=node_uid,
         resource_version=text_or_none(meta.get("resourceVersion")),

@@ -16,6 +16,7 @@ from kubernetes.client import CustomObjectsApi
 
 from brupop.adapters.kubernetes.api import watching
 from brupop.adapters.kubernetes.api.calls import JSON, MERGE_PATCH, ApiCalls
+from brupop.adapters.kubernetes.api.shared_values import SharedValues
 from brupop.adapters.kubernetes.resources.shadow_objects import (
     GROUP,
     PLURAL,
@@ -41,10 +42,12 @@ class KubernetesShadowRepository:
         self.namespace = namespace
         self.conflict_retries = conflict_retries
         self._where = (GROUP, VERSION, namespace, PLURAL)  # every call's first arguments
+        # Lists and watches fill mirrors of every shadow: equal specs and statuses held once.
+        self._shared = SharedValues()
         self._source = watching.WatchSource(
             action="watch shadows",
             list_method=self._api.list_namespaced_custom_object,
-            decode=_readable_or_none,
+            decode=self._readable_or_none,
             args=self._where,
         )
         self._listing = dataclasses.replace(self._source, action="list shadows")
@@ -129,11 +132,10 @@ class KubernetesShadowRepository:
         )
         return shadow_from_object(patched)
 
-
-def _readable_or_none(obj: JSON) -> Shadow | None:
-    """Lists and watches skip a shadow they cannot read, saying so, rather than fail."""
-    try:
-        return shadow_from_object(obj)
-    except InvalidObjectError as error:
-        log.warning("shadow.unreadable", error=str(error))
-        return None
+    def _readable_or_none(self, obj: JSON) -> Shadow | None:
+        """Lists and watches skip a shadow they cannot read, saying so, rather than fail."""
+        try:
+            return shadow_from_object(obj, self._shared)
+        except InvalidObjectError as error:
+            log.warning("shadow.unreadable", error=str(error))
+            return None
