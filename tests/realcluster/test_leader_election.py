@@ -54,7 +54,7 @@ class LeaderWatch:
             self.both += len(leaders) > 1
             for name in leaders:
                 self.leading.setdefault(name, now)
-            time.sleep(0.02)
+            self.stop.wait(0.02)  # the sampling interval
 
     def leaders(self) -> list[str]:
         return [name for name, s in self.replicas.items() if s.elector.is_leader()]
@@ -80,6 +80,20 @@ def watch_of() -> Iterator[list[LeaderWatch]]:
         watch.stop.set()
 
 
+def renewed(admin: KubernetesCluster, lease: str, holder: str, times: int) -> None:
+    """Wait until `holder` renewed the Lease `lease` `times` more times (its renewTime moved on
+    so often), failing if another replica holds it meanwhile."""
+    seen = {admin.leases.get(NAMESPACE, lease).renewed_at}
+
+    def moved_on() -> bool:
+        current = admin.leases.get(NAMESPACE, lease)
+        assert current.holder == holder, f"{current.holder} holds the Lease, not {holder}"
+        seen.add(current.renewed_at)
+        return len(seen) > times
+
+    wait_until(moved_on, f"{holder} to renew the Lease {times} more times", interval=0.1)
+
+
 def start_watch(watches: list[LeaderWatch], replicas: dict[str, ControllerService]) -> LeaderWatch:
     watch = LeaderWatch(replicas)
     threading.Thread(target=watch.run, daemon=True).start()
@@ -101,7 +115,7 @@ def test_two_replicas_elect_one_leader_and_the_other_takes_over_a_cut_off_one_af
         (other,) = set(services) - {leader}
         first = admin.leases.get(NAMESPACE, lease)
         assert first.holder == leader
-        time.sleep(2 * TIMING.renew_seconds)  # renewals go on; the other stays a candidate
+        renewed(admin, lease, leader, times=2)  # renewals go on; the other stays a candidate
         assert watch.leaders() == [leader]
 
         clusters[leader].api_client.configuration.host = UNREACHABLE
@@ -132,7 +146,7 @@ def test_a_leader_that_stops_releases_the_lease_and_the_other_takes_over_at_once
         wait_until(first.service.elector.is_leader, "replica-a leads", seconds=20)
         with running(services["replica-b"]):
             watch = start_watch(watch_of, services)
-            time.sleep(2 * TIMING.renew_seconds)
+            renewed(admin, lease, "replica-a", times=2)
             assert watch.leaders() == ["replica-a"]
             first.stop.set()
             first.thread.join(timeout=10)
