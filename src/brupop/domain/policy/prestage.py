@@ -7,10 +7,10 @@ the fleet's bandwidth and the update repository, hence a limit of their own.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from brupop.domain.policy.scheduling_policy import COUNT_LIMIT_MAX, DAY_SECONDS
-from brupop.domain.policy.wire_format import SPEC_WIRE
+from brupop.domain.policy.wire_format import SPEC_WIRE, bounded_int, strict_bool
 
 PRESTAGE_MAX_CONCURRENT_DEFAULT = 2
 START_BEFORE_SECONDS_DEFAULT = DAY_SECONDS
@@ -22,18 +22,16 @@ class Prestage(BaseModel):
 
     model_config = SPEC_WIRE
 
-    enabled: bool = Field(strict=True, default=False, description="left false: no prestaging")
-    max_concurrent: int = Field(
-        strict=True,
-        default=PRESTAGE_MAX_CONCURRENT_DEFAULT,
-        ge=1,
-        le=COUNT_LIMIT_MAX,
-        description="nodes preparing ahead at once (the downloads share the bandwidth)",
+    enabled: bool = strict_bool(False, "left false: no prestaging")
+    max_concurrent: int = bounded_int(
+        PRESTAGE_MAX_CONCURRENT_DEFAULT,
+        1,
+        COUNT_LIMIT_MAX,
+        "nodes preparing ahead at once (the downloads share the bandwidth)",
     )
-    start_before_seconds: int = Field(
-        strict=True,
-        default=START_BEFORE_SECONDS_DEFAULT,
-        ge=0,
-        le=START_BEFORE_SECONDS_MAX,
-        description="prepare at most this long before the window opens; 0: while it is open",
+    start_before_seconds: int = bounded_int(
+        START_BEFORE_SECONDS_DEFAULT,
+        0,
+        START_BEFORE_SECONDS_MAX,
+        "prepare at most this long before the window opens; 0: while it is open",
     )

@@ -26,7 +26,7 @@ from pydantic import (
 )
 
 from brupop.domain.cluster.label_selector import check_label_key
-from brupop.domain.policy.wire_format import SPEC_WIRE
+from brupop.domain.policy.wire_format import SPEC_WIRE, bounded_int
 from brupop.domain.versions import is_version
 from brupop.domain.windows.cron_schedule import CronError, CronSchedule
 from brupop.domain.windows.zoned_window import ZONE_NAME_MAX_LENGTH, zone_named
@@ -186,12 +186,8 @@ class VersionSpec(BaseModel):
     pin: VersionText | None = Field(
         default=None, description="the highest version a node may start updating to"
     )
-    min_release_age_hours: int = Field(
-        strict=True,
-        default=0,
-        ge=0,
-        le=RELEASE_AGE_HOURS_MAX,
-        description="a version starts only this long after a host first offered it",
+    min_release_age_hours: int = bounded_int(
+        0, 0, RELEASE_AGE_HOURS_MAX, "a version starts only this long after a host first offered it"
     )
 
 
@@ -200,19 +196,14 @@ class DrainSpec(BaseModel):
 
     model_config = SPEC_WIRE
 
-    grace_period_seconds: int | None = Field(
-        strict=True,
-        default=None,
-        ge=0,
-        le=GRACE_PERIOD_SECONDS_MAX,
-        description="termination grace period given to evicted pods; left out: each pod's own",
+    grace_period_seconds: int | None = bounded_int(
+        None,
+        0,
+        GRACE_PERIOD_SECONDS_MAX,
+        "termination grace period given to evicted pods; left out: each pod's own",
     )
-    timeout_seconds: int | None = Field(
-        strict=True,
-        default=None,
-        ge=1,
-        le=WEEK_SECONDS,
-        description="left out: the environment's DRAIN_TIMEOUT_SECONDS",
+    timeout_seconds: int | None = bounded_int(
+        None, 1, WEEK_SECONDS, "left out: the environment's DRAIN_TIMEOUT_SECONDS"
     )
     on_timeout: OnDrainTimeout = Field(default=OnDrainTimeout.SKIP)
     force_namespaces: tuple[Namespace, ...] = Field(

@@ -45,7 +45,7 @@ from brupop.domain.policy.scheduling_policy import (
     UpdateWindow,
     VersionSpec,
 )
-from brupop.domain.policy.wire_format import SPEC_WIRE
+from brupop.domain.policy.wire_format import SPEC_WIRE, bounded_int, strict_bool
 
 API_VERSION = "brupop.bottlerocket.aws/v1"
 KIND = "BottlerocketUpdatePolicy"
@@ -116,16 +116,8 @@ class HttpProbeSpec(BaseModel):
     url: ProbeTemplate = Field(
         description="http(s) URL; {node_name} and {node_ip} are filled in for the node checked"
     )
-    expect_status: int = Field(
-        strict=True, default=200, ge=100, le=599, description="expected HTTP status"
-    )
-    timeout_seconds: int = Field(
-        strict=True,
-        default=PROBE_TIMEOUT_DEFAULT,
-        ge=1,
-        le=PROBE_TIMEOUT_MAX,
-        description="per attempt",
-    )
+    expect_status: int = bounded_int(200, 100, 599, "expected HTTP status")
+    timeout_seconds: int = bounded_int(PROBE_TIMEOUT_DEFAULT, 1, PROBE_TIMEOUT_MAX, "per attempt")
 
 
 class HealthGateSpec(BaseModel):
@@ -133,29 +125,25 @@ class HealthGateSpec(BaseModel):
 
     model_config = SPEC_WIRE
 
-    timeout_seconds: int = Field(
-        strict=True,
-        default=GATE_TIMEOUT_DEFAULT,
-        ge=1,
-        le=GATE_TIMEOUT_MAX,
-        description="how long the checks may take before the node fails the gate",
+    timeout_seconds: int = bounded_int(
+        GATE_TIMEOUT_DEFAULT,
+        1,
+        GATE_TIMEOUT_MAX,
+        "how long the checks may take before the node fails the gate",
     )
-    bootstrap_allowance_seconds: int = Field(
-        strict=True,
-        default=0,
-        ge=0,
-        le=GATE_TIMEOUT_MAX,
-        description="time the host's settings.bootstrap-commands may take after the reboot, "
+    bootstrap_allowance_seconds: int = bounded_int(
+        0,
+        0,
+        GATE_TIMEOUT_MAX,
+        "time the host's settings.bootstrap-commands may take after the reboot, "
         "added to timeoutSeconds before a check still pending fails the node",
     )
-    require_node_ready: bool = Field(strict=True, default=True, description="the Node is Ready")
-    require_daemon_set_pods_ready: bool = Field(
-        strict=True, default=True, description="every DaemonSet pod on the node is Ready"
+    require_node_ready: bool = strict_bool(True, "the Node is Ready")
+    require_daemon_set_pods_ready: bool = strict_bool(
+        True, "every DaemonSet pod on the node is Ready"
     )
-    require_evicted_workloads_recovered: bool = Field(
-        strict=True,
-        default=True,
-        description="every workload the drain evicted has its ready replicas back",
+    require_evicted_workloads_recovered: bool = strict_bool(
+        True, "every workload the drain evicted has its ready replicas back"
     )
     http_probes: tuple[HttpProbeSpec, ...] = Field(default=(), max_length=PROBES_MAX)
 
@@ -181,19 +169,14 @@ class CanarySpec(BaseModel):
     selector: SelectorText | None = Field(
         default=None, description="label selector (kubectl syntax) of the canary nodes"
     )
-    count: int | None = Field(
-        strict=True,
-        default=None,
-        ge=1,
-        le=CANARY_COUNT_MAX,
-        description="or: the first N nodes in the controller's order",
+    count: int | None = bounded_int(
+        None, 1, CANARY_COUNT_MAX, "or: the first N nodes in the controller's order"
     )
-    soak_seconds: int = Field(
-        strict=True,
-        default=0,
-        ge=0,
-        le=SOAK_SECONDS_MAX,
-        description="how long every canary stays Idle on the new version before the rest start",
+    soak_seconds: int = bounded_int(
+        0,
+        0,
+        SOAK_SECONDS_MAX,
+        "how long every canary stays Idle on the new version before the rest start",
     )
 
     @model_serializer(mode="wrap")
@@ -249,12 +232,11 @@ class RebootHooksSpec(BaseModel):
     after_reboot: tuple[HookName, ...] = Field(
         default=(), max_length=HOOKS_MAX, description="answered before the health gate passes"
     )
-    timeout_seconds: int = Field(
-        strict=True,
-        default=HOOK_TIMEOUT_DEFAULT,
-        ge=1,
-        le=DAY_SECONDS,
-        description="how long each phase's hooks may take before the node fails",
+    timeout_seconds: int = bounded_int(
+        HOOK_TIMEOUT_DEFAULT,
+        1,
+        DAY_SECONDS,
+        "how long each phase's hooks may take before the node fails",
     )
 
 
@@ -263,18 +245,15 @@ class UpdatePolicySpec(BaseModel):
 
     model_config = SPEC_WIRE
 
-    paused: bool = Field(
-        strict=True, default=False, description="no node starts; nodes already updating finish"
-    )
+    paused: bool = strict_bool(False, "no node starts; nodes already updating finish")
     health_gate: HealthGateSpec | None = Field(
         default=None, description="post-reboot checks; left out: none"
     )
-    halt_after_failures: int = Field(
-        strict=True,
-        default=HALT_AFTER_FAILURES_DEFAULT,
-        ge=1,
-        le=HALT_AFTER_FAILURES_MAX,
-        description="nodes failing (gate or ErrorReset) in one rollout before the fleet halts",
+    halt_after_failures: int = bounded_int(
+        HALT_AFTER_FAILURES_DEFAULT,
+        1,
+        HALT_AFTER_FAILURES_MAX,
+        "nodes failing (gate or ErrorReset) in one rollout before the fleet halts",
     )
     canary: CanarySpec | None = Field(default=None, description="left out: no canaries")
     alert_gate: AlertGateSpec | None = Field(default=None, description="left out: no alert gate")
@@ -290,23 +269,17 @@ class UpdatePolicySpec(BaseModel):
         default=(), max_length=WINDOWS_MAX, description="open when any is; none: the environment's"
     )
     blackouts: tuple[Blackout, ...] = Field(default=(), max_length=BLACKOUTS_MAX)
-    finish_by: bool = Field(
-        strict=True,
-        default=True,
-        description="start a node only if its expected update ends inside the window",
+    finish_by: bool = strict_bool(
+        True, "start a node only if its expected update ends inside the window"
     )
     version: VersionSpec | None = Field(default=None, description="left out: any version")
-    min_node_age_seconds: int = Field(
-        strict=True, default=0, ge=0, le=NODE_AGE_SECONDS_MAX, description="younger nodes wait"
-    )
+    min_node_age_seconds: int = bounded_int(0, 0, NODE_AGE_SECONDS_MAX, "younger nodes wait")
     blocking_pod_selector: SelectorText | None = Field(
         default=None, description="a node running a pod this label selector matches waits"
     )
     order: StartOrder = Field(default=StartOrder.CHEAPEST_FIRST)
-    capacity_check: bool = Field(
-        strict=True,
-        default=True,
-        description="start a node only if the pods its drain evicts fit on the other nodes",
+    capacity_check: bool = strict_bool(
+        True, "start a node only if the pods its drain evicts fit on the other nodes"
     )
     drain: DrainSpec | None = Field(default=None, description="left out: the environment's")
     prestage: Prestage | None = Field(

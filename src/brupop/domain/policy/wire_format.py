@@ -6,7 +6,9 @@ status is lenient (a newer controller's extra fields never make an older one fai
 
 from __future__ import annotations
 
-from pydantic import ConfigDict
+from typing import Any
+
+from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 
@@ -24,6 +26,17 @@ def wire_config(*, strict: bool) -> ConfigDict:
 
 SPEC_WIRE = wire_config(strict=True)
 STATUS_WIRE = wire_config(strict=False)
+
+
+def bounded_int(default: int | None, least: int, most: int, description: str) -> Any:
+    """A strict integer field of the spec, from `least` to `most` (the CRD's bounds)."""
+    return Field(strict=True, default=default, ge=least, le=most, description=description)
+
+
+def strict_bool(default: bool, description: str) -> Any:
+    """A boolean field of the spec that takes only true or false (no 0, 1 or "yes")."""
+    return Field(strict=True, default=default, description=description)
+
 
 # The spec's deepest path (`alertGate.matchers[i]`, `drain.forceNamespaces[i]`) is 3 levels,
 # the status' about 4: far deeper is no policy, and would take pydantic (its enums repr the
