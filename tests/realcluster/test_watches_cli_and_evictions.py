@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,11 +36,14 @@ def admin_cluster(control_plane: ControlPlane) -> Iterator[KubernetesCluster]:
     yield KubernetesCluster(control_plane.api, NAMESPACE)
 
 
-def _beat(nodes: KubernetesNodeRepository, name: str) -> None:
-    """Changes of a Node the watch does not select, for a few seconds: heartbeats."""
-    for beat in range(8):
+def _beat(nodes: KubernetesNodeRepository, name: str, watched: threading.Event) -> None:
+    """Changes of a Node the watch does not select, two a second until the watch has ended:
+    heartbeats."""
+    beat = 0
+    while not watched.is_set():
         nodes.set_labels(name, {"beat": str(beat)})
-        time.sleep(0.5)
+        beat += 1
+        watched.wait(0.5)
 
 
 def test_a_quiet_selected_watch_brings_a_bookmark_and_the_informer_resumes_from_it(
@@ -62,7 +64,8 @@ def test_a_quiet_selected_watch_brings_a_bookmark_and_the_informer_resumes_from_
     assert listed is not None
     other = f"unselected-{uuid.uuid4().hex[:6]}"
     control_plane.core.create_node(client.V1Node(metadata=client.V1ObjectMeta(name=other)))
-    beating = threading.Thread(target=_beat, args=(nodes, other), daemon=True)
+    watched = threading.Event()
+    beating = threading.Thread(target=_beat, args=(nodes, other, watched), daemon=True)
     try:
         beating.start()
         # A watch's bookmarks come while the watch cache moves on during it: the server sends
@@ -71,6 +74,7 @@ def test_a_quiet_selected_watch_brings_a_bookmark_and_the_informer_resumes_from_
         for item in items:
             informer.apply(item)
     finally:
+        watched.set()
         beating.join()
         control_plane.core.delete_node(other)
 
