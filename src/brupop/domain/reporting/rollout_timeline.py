@@ -148,14 +148,13 @@ def build_timeline(
     *,
     end: float,
     limit: int | None,
-    first_phase: Phase = Phase.WAITING,
     fleet_marks: Iterable[FleetMark] = (),
     halted_at: float | None = None,
 ) -> Timeline:
     """Rows for `nodes` (and any other node a transition names), each from 0 to `end`; from
     `halted_at` on (the fleet halted), a waiting node is drawn `halted`.
 
-    Every node starts in `first_phase`; a transition (or a fleet mark) outside 0..end is
+    Every node starts waiting; a transition (or a fleet mark) outside 0..end is
     clamped into it, and one that repeats the current phase changes nothing.
     """
     end = max(0.0, end)
@@ -166,7 +165,7 @@ def build_timeline(
         by_node.setdefault(transition.node, []).append(transition)
     names = list(by_node)
     kept = names[:MAX_ROWS]
-    rows = tuple(_row(name, by_node[name], end, first_phase) for name in kept)
+    rows = tuple(_row(name, by_node[name], end) for name in kept)
     if halted_at is not None:
         halt = min(max(halted_at, 0.0), end)
         rows = tuple(replace(row, spans=_halted_from(halt, row.spans)) for row in rows)
@@ -185,10 +184,10 @@ def build_timeline(
     )
 
 
-def _row(node: str, seen: list[Transition], end: float, first_phase: Phase) -> NodeRow:
+def _row(node: str, seen: list[Transition], end: float) -> NodeRow:
     spans: list[Span] = []
     failures: list[FailureMark] = []
-    phase, since = first_phase, 0.0
+    phase, since = Phase.WAITING, 0.0
     for transition in sorted(seen, key=lambda t: t.at):
         at = min(max(transition.at, 0.0), end)
         if transition.failure is not None:

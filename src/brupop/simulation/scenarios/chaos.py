@@ -24,7 +24,7 @@ class Kill:
 
 
 class ChaosMonkey:
-    """A thread delivering `kills` kills, one every `min_gap`..`max_gap` seconds."""
+    """A thread delivering `kills` kills, one every 0.1 to 0.6 seconds."""
 
     def __init__(
         self,
@@ -35,8 +35,6 @@ class ChaosMonkey:
         elapsed: Callable[[], float],
         *,
         seed: int | None = None,
-        min_gap: float = 0.1,
-        max_gap: float = 0.6,
     ) -> None:
         self._wanted = kills
         self._ready = ready
@@ -44,7 +42,7 @@ class ChaosMonkey:
         self._send = send
         self._elapsed = elapsed
         self._random = random.Random(seed)
-        self._gaps = (min_gap, max_gap)
+        self._gaps = (0.1, 0.6)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="chaos-monkey", daemon=True)
         self.kills: list[Kill] = []
