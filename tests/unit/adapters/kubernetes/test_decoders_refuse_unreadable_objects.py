@@ -16,6 +16,7 @@ from brupop.adapters.kubernetes.resources.leases import lease_from_object
 from brupop.adapters.kubernetes.resources.nodes import node_from_object
 from brupop.adapters.kubernetes.resources.pods import budget_from_object, pod_from_object
 from brupop.adapters.kubernetes.resources.shadow_objects import shadow_from_object
+from brupop.adapters.kubernetes.tokens.agent_pods import agent_pod_from_object
 from brupop.adapters.kubernetes.tokens.service_accounts import service_account_from_object
 from brupop.adapters.kubernetes.tokens.token_reviewer import identity_from_review
 from brupop.domain.cluster.objects import (
@@ -61,6 +62,7 @@ SHAPES: dict[str, dict[str, Any]] = {
             "maxUnavailable": None,
         },
     },
+    "agent_pod": {"metadata": META, "spec": {"nodeName": None, "serviceAccountName": None}},
     "lease": {
         "metadata": META,
         "spec": {"holderIdentity": None, "leaseDurationSeconds": None, "renewTime": None},
@@ -73,6 +75,7 @@ Decoder = Callable[[Any], Any]
 DECODERS: dict[str, tuple[Decoder, type[Any]]] = {
     "node": (node_from_object, Node),
     "pod": (pod_from_object, Pod),
+    "agent_pod": (agent_pod_from_object, Pod),
     "budget": (budget_from_object, PodDisruptionBudget),
     "lease": (lease_from_object, Lease),
     "review": (identity_from_review, TokenIdentity),
@@ -87,7 +90,7 @@ def _all_text(mapping: Any) -> bool:
 
 def _well_typed(kind: str, value: Any) -> None:
     assert isinstance(value, DECODERS[kind][1])
-    if kind in ("node", "pod"):
+    if kind in ("node", "pod", "agent_pod"):
         assert isinstance(value.name, str)
         assert _all_text(value.labels)
         assert _all_text(value.annotations)
@@ -95,7 +98,7 @@ def _well_typed(kind: str, value: Any) -> None:
         assert value.authenticated in (True, False)
         assert value.username is None or isinstance(value.username, str)
         assert all(isinstance(audience, str) for audience in value.audiences)
-    if kind in ("pod", "service_account"):
+    if kind in ("pod", "agent_pod", "service_account"):
         deleted = value.deletion_timestamp
         assert deleted is None or isinstance(deleted, datetime)
         assert isinstance(value.uid, str)
