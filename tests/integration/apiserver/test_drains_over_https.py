@@ -6,7 +6,6 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
-import time
 
 import pytest
 
@@ -34,12 +33,11 @@ def test_a_budget_that_never_allows_the_eviction_fails_the_drain_naming_the_bloc
 ) -> None:
     rig.cluster.add_pod("default", "db-0", "n1", labels={"app": "db"}, owners=STATEFUL_SET)
     rig.cluster.add_disruption_budget("default", "db-budget", {"app": "db"}, min_available=1)
-    started = time.monotonic()
 
     with pytest.raises(DrainFailedError) as failure:
         rig.client("n1").cordon_and_drain()
 
-    assert time.monotonic() - started < 5  # drain timeout 1 s, plus the answer
+    assert "gave up after 1s" in str(failure.value)  # the drain's timeout, not the client's
     assert failure.value.blockers == ("default/db-0",)
     assert "PodDisruptionBudget default/db-budget" in str(failure.value)
     assert any(pod.name == "db-0" for pod in rig.cluster.pods.list_on_node("n1"))

@@ -8,6 +8,7 @@ A tick of three passes (each write met a conflict) shares that one budget.
 
 from __future__ import annotations
 
+import re
 import time
 
 from brupop.adapters.memory.cluster import InMemoryCluster
@@ -129,13 +130,15 @@ def test_a_tick_of_three_passes_reads_the_black_holes_within_one_budget() -> Non
         cluster = _cluster(silent)
         tried = _racing_agent(cluster, "n2")
         controller = _controller(cluster, limit=2)
-        budget = controller.config.gate_check_budget_seconds
-        started = time.monotonic()
+        assert controller.config.gate_check_budget_seconds == 1.0
         controller.tick()
-        took = time.monotonic() - started
         accepted = silent.accepted
+    reason = {row.node: row.detail for row in controller.reports()}["n1"]
 
-    assert took < budget + 0.5, f"the tick took {took:.2f} s, its budget {budget:g} s"
-    assert accepted >= 2, "the reads did reach the black hole"
     assert len(tried) == 3, "three passes, each still leading: each write to n2 met a conflict"
+    # The first pass read Prometheus (given half the budget) and the first probe (given what
+    # was left, never its own 60 s); the budget spent, the later passes read nothing more.
+    given = re.search(r"no answer within ([0-9.]+) s", reason)
+    assert given is None or float(given[1]) <= 0.5, reason
+    assert 1 <= accepted <= 2, f"{accepted} reads reached the black hole"
     assert controller.elector.is_leader()

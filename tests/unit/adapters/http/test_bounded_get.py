@@ -20,9 +20,9 @@ from tests.support.loopback_reach import loopback_http
 from tests.support.probe_server import BIG_BODY_BYTES, BIG_PATH, ProbeServer
 from tests.support.silent_server import SilentServer
 
-# What a loaded machine may add to a deadline; still far below the holds the tests meet (a
-# server or a resolver that holds for 30 s), so an ending within it is the deadline's doing.
-SLACK = 10.0
+# The servers and resolvers here hold for 30 s and then end otherwise (a close, an answer): a
+# call that ends with the deadline's own reason was ended by its deadline, however loaded the
+# machine; only "not before the deadline" is checked on the clock (load cannot break it).
 
 
 def test_a_body_past_the_cap_is_cut_and_marked_truncated() -> None:
@@ -70,33 +70,35 @@ def test_a_server_that_holds_the_exchange_is_left_at_the_deadline(
             loopback_http().get(silent.url + "/healthz", 0.5)
         took = time.monotonic() - started
 
-    assert 0.45 <= took < 0.5 + SLACK
+    assert took >= 0.45
 
 
 class HangingResolver:
-    """A resolver that never answers until released (as a dead DNS server), counting calls."""
+    """A resolver that never answers until released (as a dead DNS server, for at most 30 s),
+    counting calls and answers."""
 
     def __init__(self) -> None:
         self.release = threading.Event()
         self.calls = 0
+        self.answered = 0
 
     def __call__(self, host: str, port: int) -> Sequence[str]:
         self.calls += 1
         self.release.wait(30)
+        self.answered += 1
         return ["127.0.0.1"]
 
 
 def test_a_hanging_name_lookup_is_left_at_the_deadline() -> None:
     resolver = HangingResolver()
     try:
-        started = time.monotonic()
         with pytest.raises(BoundedGetError, match="not resolved in time"):
             loopback_http(resolver).get("http://prometheus.monitoring:9090/", 0.3)
-        took = time.monotonic() - started
+        answered = resolver.answered
     finally:
         resolver.release.set()
 
-    assert took < 0.3 + SLACK
+    assert (resolver.calls, answered) == (1, 0)  # left while the lookup still hung
 
 
 def test_stuck_lookups_are_bounded_and_later_ones_fail_at_once() -> None:
@@ -107,18 +109,17 @@ def test_stuck_lookups_are_bounded_and_later_ones_fail_at_once() -> None:
         for _ in range(LOOKUPS_MAX):
             with pytest.raises(BoundedGetError, match="in time"):
                 http.get("http://stuck.example:80/", 0.05)
-        started = time.monotonic()
+        # Each refused at once: one that waited behind the stuck lookups would end at its 5 s
+        # deadline with "not resolved in time" instead.
         for _ in range(20):
             with pytest.raises(BoundedGetError, match="earlier lookups are stuck"):
                 http.get("http://stuck.example:80/", 5)
-        took = time.monotonic() - started
         threads_stuck = threading.active_count() - threads_before
     finally:
         resolver.release.set()
 
     assert resolver.calls == LOOKUPS_MAX
     assert threads_stuck <= LOOKUPS_MAX
-    assert took < 5  # no waiting behind the stuck ones: the first would have waited 5 s
 
 
 def test_the_connection_goes_to_the_checked_address_and_keeps_the_name() -> None:
