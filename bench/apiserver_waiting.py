@@ -39,7 +39,7 @@ def start_server(work: Path, nodes: int, profile: Path | None) -> subprocess.Pop
     command = [sys.executable, str(HERE / "waiting_server.py"), "--work", str(work)]
     command += ["--nodes", str(nodes), "--max-connections", str(nodes + 64)]
     if profile is not None:
-        command += ["--profile", str(profile.with_name(f"{profile.stem}-{nodes}.json"))]
+        command += ["--profile", str(profile_file(profile, nodes))]
     server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + START_SECONDS * 2
     while not (work / READY_FILE).exists():
@@ -47,6 +47,11 @@ def start_server(work: Path, nodes: int, profile: Path | None) -> subprocess.Pop
             raise RuntimeError("the apiserver process did not start")
         time.sleep(0.05)
     return server
+
+
+def profile_file(profile: Path, nodes: int) -> Path:
+    """Where the server writes its burst profile for a run of `nodes` agents."""
+    return profile.with_name(f"{profile.stem}-{nodes}.json")
 
 
 def start_agents(work: Path, nodes: int) -> list[subprocess.Popen[str]]:
@@ -122,10 +127,14 @@ def measure(work: Path, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
         for index in range(args.singles):
             singles.append(command(server, f"one {index * 37 % nodes}"))
             time.sleep(0.3)
-        waves = []
+        waves, wave_cpu = [], []
         for _ in range(args.waves):
+            wave_start = read_process(server.pid)
             waves.append(command(server, "all"))
             time.sleep(ANSWER_SECONDS / 2)
+            wave_end = read_process(server.pid)
+            assert wave_start and wave_end
+            wave_cpu.append(round(wave_end.cpu_seconds - wave_start.cpu_seconds, 2))
         peak = read_process(server.pid)
         assert peak is not None
         authorizations = authorization_outcomes(work)
@@ -140,6 +149,9 @@ def measure(work: Path, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
             server.kill()
             server.communicate()
     waiting_kib = idle_end.rss_kib - before.rss_kib
+    profiled: dict[str, Any] = {}
+    if args.profile is not None:
+        profiled["burst_profile"] = json.loads(profile_file(args.profile, nodes).read_text())
     idle_cpu = idle_end.cpu_seconds - idle_start.cpu_seconds
     return {
         "agents": nodes,
@@ -154,8 +166,12 @@ def measure(work: Path, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
         "one_shadow_changed": latencies(singles, answers),
         "every_shadow_changed": latencies(waves, answers),
         "wave_write_seconds": [round(write_span(wave), 3) for wave in waves],
+        # The server's CPU from each wave's first write to the next (its answers, the agents'
+        # next long-polls and the writes themselves, plus the idle re-polls of those 5 s).
+        "wave_cpu_seconds": wave_cpu,
         "agent_errors": errors,
         "authorizations": authorizations,
+        **profiled,
     }
 
 
