@@ -46,6 +46,23 @@ def test_a_request_head_sent_too_slowly_is_answered_408_and_closed(
     assert answer.startswith(b"HTTP/1.1 408 ")
 
 
+def test_a_next_request_head_sent_too_slowly_on_a_kept_alive_connection_is_answered_408(
+    make_rig: RigFactory,
+) -> None:
+    """The deadline starts again with each request's head, not only with the connection's."""
+    rig = make_rig(limits=ServerLimits(head=HeadLimits(header_timeout_seconds=0.5)))
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        connection.sendall(b"GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        first = b""
+        while not first.endswith(b"pong"):
+            first += connection.recv(4096)
+        connection.sendall(b"GET /ping HTTP/1.1\r\nHost: loc")
+        answer = read_until_closed(connection)
+
+    assert first.startswith(b"HTTP/1.1 200 ")
+    assert answer.startswith(b"HTTP/1.1 408 ")
+
+
 def test_a_connection_that_sends_no_request_is_closed_after_the_header_timeout(
     make_rig: RigFactory,
 ) -> None:

@@ -119,3 +119,20 @@ async def test_a_deleted_shadow_wakes_its_waiter_with_none(
     await asyncio.to_thread(cluster.shadows.delete, "brs-n1")
 
     assert await asyncio.wait_for(waiting, 5) == FeedAnswer(None)
+
+
+async def test_a_wait_without_a_deadline_of_its_own_is_woken_by_the_change_and_leaves_no_waiter(
+    cluster: InMemoryCluster, feed: ShadowFeed
+) -> None:
+    """The long-poll's wait: its caller's deadline is its only timer."""
+    created = cluster.shadows.create("n1", "uid-n1")
+    waiting = asyncio.create_task(feed.wait_for_change("brs-n1", created.resource_version, None))
+    await eventually(lambda: feed.waiting() == 1, "the request waiting on the feed")
+    assert not waiting.done()
+
+    new_version = await asyncio.to_thread(move_on, cluster)
+    answer = await asyncio.wait_for(waiting, 5)
+
+    assert answer is not None and answer.shadow is not None
+    assert answer.shadow.resource_version == new_version
+    assert feed.waiting() == 0

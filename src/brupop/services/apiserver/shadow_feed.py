@@ -109,15 +109,16 @@ class ShadowFeed:
         self._informer.stop(wait_seconds)
 
     async def wait_for_change(
-        self, name: str, resource_version: str | None, timeout_seconds: float
+        self, name: str, resource_version: str | None, timeout_seconds: float | None
     ) -> FeedAnswer | None:
         """The shadow once it differs from `resource_version` (or exists, when None).
 
         None when the feed cannot tell (not listed yet, or the version is unknown to it) by the
-        timeout: the caller then reads the shadow directly.
+        timeout: the caller then reads the shadow directly. With no timeout (None) the wait has
+        no deadline of its own: the caller ends it (a long-poll's one timer is its caller's).
         """
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + max(timeout_seconds, 0.0)
+        deadline = None if timeout_seconds is None else loop.time() + max(timeout_seconds, 0.0)
         waiter = _Waiter(loop)
         with self._lock:
             self._waiters.setdefault(name, set()).add(waiter)

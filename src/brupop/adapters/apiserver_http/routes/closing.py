@@ -11,9 +11,8 @@ it (an ASGI client in a test) a task reads the request's `receive` until it says
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -76,13 +75,16 @@ class Closing:
         try:
             if closed:
                 return False, None
-            with wait.watching(receive, connection):
+            unwatch = wait.watch(receive, connection)
+            try:
                 async with asyncio.timeout(timeout) as deadline:
                     wait.deadline = deadline
                     try:
                         return True, await awaitable
                     finally:
                         wait.deadline = None
+            finally:
+                unwatch()
         except TimeoutError:
             if not deadline.expired():
                 raise  # the awaitable's own
@@ -116,30 +118,30 @@ class _Wait:
         self.gone = True
         self.end()
 
-    @contextlib.contextmanager
-    def watching(self, receive: Receive | None, connection: LostSignal | None) -> Iterator[None]:
-        """While inside: the client's hang-up ends the wait."""
+    def watch(self, receive: Receive | None, connection: LostSignal | None) -> Callable[[], object]:
+        """From now on the client's hang-up ends the wait; returns what stops watching. (A plain
+        call, not a context manager: every long-poll of a burst passes here.)"""
         connection = connection or _connection(receive)
         if connection is not None:
-            undo = connection.when_lost(self.hung_up)
-            try:
-                yield
-            finally:
-                undo()
-        elif receive is not None:
-            reader = asyncio.ensure_future(_hang_up(receive))
-            reader.add_done_callback(self._reader_done)
-            try:
-                yield
-            finally:
-                reader.remove_done_callback(self._reader_done)
-                reader.cancel()
-        else:
-            yield
+            return connection.when_lost(self.hung_up)
+        if receive is None:
+            return _nothing
+        reader = asyncio.ensure_future(_hang_up(receive))
+        reader.add_done_callback(self._reader_done)
+
+        def unwatch() -> None:
+            reader.remove_done_callback(self._reader_done)
+            reader.cancel()
+
+        return unwatch
 
     def _reader_done(self, reader: asyncio.Future[None]) -> None:
         if not reader.cancelled() and reader.exception() is None:
             self.hung_up()
+
+
+def _nothing() -> None:
+    return
 
 
 def _connection(receive: Receive | None) -> LostSignal | None:

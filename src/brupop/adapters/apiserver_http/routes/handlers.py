@@ -126,20 +126,20 @@ class Handlers:
         name = shadow_name(caller.node_name)
         answer = None
         if timeout > 0:
-            # At most two waits per node: a third ends the oldest (see `waits.py`).
+            # At most two waits per node: a third ends the oldest (see `waits.py`). The race's
+            # deadline is the wait's only timer (the feed's wait has none of its own).
             _, answer = await self._closing.race(
                 self._waits.wait(
-                    caller.node_name, lambda: self._feed.wait_for_change(name, version, timeout)
+                    caller.node_name, lambda: self._feed.wait_for_change(name, version, None)
                 ),
-                timeout + 1,
+                timeout,
                 receive=receive,
                 connection=connection,
             )
             if answer is None:
-                # The wait was cut short (the server stopping, a newer wait of the same node,
-                # or an event loop late by more than the race's spare second, when both
-                # deadlines fire at once): the feed may still know. A read without a wait
-                # stays a read from the cluster.
+                # The wait timed out or was cut short (the server stopping, a newer wait of
+                # the same node): the feed may still know, the shadow moved on or still at
+                # `version`. A read without a wait stays a read from the cluster.
                 answer = self._feed.answer_now(name, version)
         if answer is not None:
             return answer.shadow

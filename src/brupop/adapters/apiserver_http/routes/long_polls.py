@@ -16,11 +16,13 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl
 
 import httptools
 import structlog
+from prometheus_client import Counter, Histogram
 
 from brupop.adapters.apiserver_http.routes.closing import ClientGoneError, Closing, LostSignal
 from brupop.adapters.apiserver_http.routes.errors import CLIENT_CLOSED_REQUEST, port_error_answer
@@ -40,6 +42,8 @@ _PARAMETERS = frozenset({"timeoutSeconds", "resourceVersion"})
 _BODY_HEADERS = frozenset({b"transfer-encoding", b"expect"})
 _JSON = (b"content-type", b"application/json")
 _RETRY_AFTER = (b"retry-after", b"5")
+# As Starlette's JSONResponse renders a body; made once, not per answer as json.dumps would.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
 
 log = structlog.get_logger(__name__)
 
@@ -80,6 +84,7 @@ class LongPolls:
         self._handlers = handlers
         self._closing = closing
         self._longest_wait = longest_wait_seconds
+        self._counted: dict[int, Counter] = {}  # the requests counter's series by status
         self.answered = 0  # long-polls this lane answered (for tests)
 
     @property
@@ -104,7 +109,7 @@ class LongPolls:
             return None
         if caller is None:
             return None
-        self._metrics.authorizations.labels("allowed_cached").inc()
+        self._allowed_cached.inc()
         return Admitted(caller, *wait)
 
     async def answer(self, poll: Admitted, connection: LostSignal) -> LongPollAnswer:
@@ -116,8 +121,26 @@ class LongPolls:
             return answer
         finally:
             self.answered += 1
-            self._metrics.requests.labels(RESOURCE, "GET", str(answer.status)).inc()
-            self._metrics.latency.labels(RESOURCE, "GET").observe(time.perf_counter() - started)
+            self._count(answer.status)
+            self._latency.observe(time.perf_counter() - started)
+
+    # The metrics' series are looked up once, on first use (a burst answers thousands at once;
+    # a series shows in /metrics only once counted, as the ASGI route's do).
+    @cached_property
+    def _allowed_cached(self) -> Counter:
+        return self._metrics.authorizations.labels("allowed_cached")
+
+    @cached_property
+    def _latency(self) -> Histogram:
+        return self._metrics.latency.labels(RESOURCE, "GET")
+
+    def _count(self, status: int) -> None:
+        series = self._counted.get(status)
+        if series is None:
+            series = self._counted[status] = self._metrics.requests.labels(
+                RESOURCE, "GET", str(status)
+            )
+        series.inc()
 
     async def _answer(self, poll: Admitted, connection: LostSignal) -> LongPollAnswer:
         try:
@@ -145,7 +168,7 @@ class LongPolls:
 
 def _wait(query: bytes, longest: float) -> tuple[str | None, float] | None:
     """The wait the query asks for: each parameter at most once, a timeout above 0."""
-    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+    pairs = _pairs(query.decode("latin-1"))
     names = [name for name, _ in pairs]
     if len(set(names)) != len(names) or not _PARAMETERS.issuperset(names):
         return None
@@ -154,6 +177,14 @@ def _wait(query: bytes, longest: float) -> tuple[str | None, float] | None:
     except BadRequestError:
         return None
     return (version, timeout) if timeout > 0 else None
+
+
+def _pairs(query: str) -> list[tuple[str, str]]:
+    """The query's parameters as `parse_qsl(query, keep_blank_values=True)` gives them, without
+    its decoding steps when there is nothing to decode (an agent's query never has)."""
+    if "%" in query or "+" in query:
+        return parse_qsl(query, keep_blank_values=True)
+    return [(name, value) for name, _, value in (p.partition("=") for p in query.split("&") if p)]
 
 
 def _announces_body(name: bytes, value: bytes) -> bool:
@@ -169,7 +200,5 @@ def _error(status: int, message: str) -> LongPollAnswer:
 
 def _json(status: int, document: dict[str, Any]) -> LongPollAnswer:
     """As Starlette's JSONResponse renders it."""
-    body = json.dumps(
-        document, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
-    ).encode("utf-8")
+    body = _ENCODER.encode(document).encode("utf-8")
     return LongPollAnswer(status, [(b"content-length", b"%d" % len(body)), _JSON], body)

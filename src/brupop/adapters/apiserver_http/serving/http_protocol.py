@@ -56,6 +56,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self._long_polls = long_polls
         self._head_bytes = 0
         self._head_deadline: asyncio.TimerHandle | None = None
+        self._head_begun = False  # a request began in this chunk, its deadline not yet set
         self._refused = False
         self._lost = False
         self._on_lost: list[Callable[[], None]] = []
@@ -100,6 +101,14 @@ class BoundedHttpProtocol(HttpToolsProtocol):
             log.debug("http.invalid_request", client=_client(self.client), error=str(error))
             self._refuse(400, b"invalid HTTP request")
             return
+        if self._head_begun:
+            # A request began in this chunk and its head is not complete: it has until its
+            # deadline from now, and this chunk is part of it (a 408, not a silent close, if
+            # it is late). A head that came whole in one chunk, as a client's next request on
+            # a kept-alive connection does, never needed a timer.
+            self._head_begun = False
+            self._await_head()
+            self._head_bytes = len(data)
         # Checked after the parser ran: a chunk that completes the head is never refused.
         if self._head_deadline is not None and self._head_bytes > self._limits.max_head_bytes:
             log.debug("http.head_too_large", client=_client(self.client), bytes=self._head_bytes)
@@ -108,9 +117,10 @@ class BoundedHttpProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         if self._head_deadline is None:
-            self._await_head()
+            self._head_begun = True  # its deadline is set after the chunk, if still incomplete
 
     def on_headers_complete(self) -> None:
+        self._head_begun = False
         self._stop_waiting_for_head()
         if self._park_long_poll():
             return

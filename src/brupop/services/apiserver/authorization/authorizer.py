@@ -107,14 +107,15 @@ class Authorizer:
         """A still-valid earlier decision for this exact request, without any cluster call.
 
         UnauthenticatedError when the review refused this token moments ago."""
-        refusal = self._refusals.get(_digest(request.token))
+        digest = _digest(request.token)  # hashed once: every cached long-poll asks here
+        refusal = self._refusals.get(digest)
         if refusal is not None:
             raise UnauthenticatedError(refusal)
-        return self._still_valid(_decision_key(request))
+        return self._still_valid(_decision_key(request, digest))
 
     def authorize(self, request: AccessRequest) -> AgentCaller:
         """The caller, once every check passes."""
-        key = _decision_key(request)
+        key = _decision_key(request, _digest(request.token))
         cached = self._still_valid(key)
         if cached is not None:
             return cached
@@ -256,5 +257,6 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _decision_key(request: AccessRequest) -> str:
-    return f"{_digest(request.token)}|{request.node_name}|{request.node_uid or ''}"
+def _decision_key(request: AccessRequest, digest: str) -> str:
+    """The decisions cache's key: the token's digest (`_digest`), the node's name and UID."""
+    return f"{digest}|{request.node_name}|{request.node_uid or ''}"
