@@ -17,7 +17,6 @@ from brupop.simulation.outcome.node_outcome import node_outcome
 from brupop.simulation.outcome.report import NodeOutcome, RunFacts, SimulationReport, judge
 from brupop.simulation.outcome.timeline import (
     halt_marks,
-    halted_at,
     pause_marks,
     simulated_timeline,
 )
@@ -27,6 +26,7 @@ from brupop.simulation.scenarios.pause_schedule import policy_halt, policy_phase
 
 
 def run_timeline(run: StartedRun, options: SimulationOptions, duration: float) -> Timeline:
+    halts = halt_marks(run.cluster.policies, _started_on_without_steps(run))
     return simulated_timeline(
         run.names,
         run.observer.history(),
@@ -35,9 +35,8 @@ def run_timeline(run: StartedRun, options: SimulationOptions, duration: float) -
         ended_at=run.started_at + duration,
         to_version=options.to_version,
         limit=options.limit_in_force,
-        fleet_marks=pause_marks(run.pauses.moments)
-        + halt_marks(run.cluster.policies, _started_on_without_steps(run)),
-        halted_at=halted_at(run.cluster.policies, _started_on_without_steps(run)),
+        fleet_marks=pause_marks(run.pauses.moments) + halts,
+        halted_at=halts[0].at if halts else None,
         gate_failures=_gate_failures(run),
     )
 

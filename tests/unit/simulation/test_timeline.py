@@ -14,7 +14,6 @@ from brupop.simulation.fleet.observer import NodeView, NodeViewChange
 from brupop.simulation.fleet.supervisor import AgentProcessExit, AgentView, ExitCause
 from brupop.simulation.outcome.timeline import (
     halt_marks,
-    halted_at,
     pause_marks,
     simulated_timeline,
 )
@@ -177,18 +176,3 @@ def test_a_health_gate_failure_is_labelled_with_the_check_its_event_names() -> N
 
     (row,) = timeline.rows
     assert row.failures == (FailureMark(4.0, message),)
-
-
-def test_the_halt_moment_is_read_from_the_policy_status_in_seconds_of_the_run() -> None:
-    cluster = InMemoryCluster()
-    started_on = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-    assert halted_at(cluster.policies, started_on) is None
-    cluster.policies.create(UpdatePolicySpec())
-    cluster.policies.update_status(
-        UpdatePolicyStatus(
-            halted_at=started_on + timedelta(seconds=7),
-            halt_reason=HaltReason(node="node-02", check="nodeReady"),
-        )
-    )
-
-    assert halted_at(cluster.policies, started_on) == 7.0

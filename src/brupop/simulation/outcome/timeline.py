@@ -86,25 +86,14 @@ class PolicyReader(Protocol):
 
 def halt_marks(policies: PolicyReader, started_on: datetime | None) -> list[FleetMark]:
     """The fleet's halt, if the update policy's status records one, in seconds of the run."""
-    halt = _halt(policies, started_on)
-    return [] if halt is None else [FleetMark(*halt)]
-
-
-def halted_at(policies: PolicyReader, started_on: datetime | None) -> float | None:
-    """When, in seconds of the run, the fleet halted; None: it did not."""
-    halt = _halt(policies, started_on)
-    return None if halt is None else halt[0]
-
-
-def _halt(policies: PolicyReader, started_on: datetime | None) -> tuple[float, str] | None:
     try:
         status = policies.get().status
     except NotFoundError:  # no policy object: nothing can have halted the fleet
-        return None
+        return []
     halt = halt_of(status)
     if halt is None or started_on is None:
-        return None
-    return (halt.at - started_on).total_seconds(), halt.label
+        return []
+    return [FleetMark((halt.at - started_on).total_seconds(), halt.label)]
 
 
 def shadow_transitions(
