@@ -13,7 +13,6 @@ from brupop.cli.fleet_description.fleet_shape import (
     MAX_PODS_PER_NODE,
     MAX_ZONES,
     FleetShape,
-    ShapeError,
     parse_pod_counts,
     parse_zones,
 )
@@ -90,10 +89,7 @@ def read_executable(flag: str, raw: str | None) -> Path | None:
 
 def read_shape(args: argparse.Namespace, names: list[str]) -> FleetShape:
     """--zones, --pods-per-node and --do-not-disrupt-pod (a scenario flag) as one FleetShape."""
-    try:
-        zones, pods = parse_zones(args.zones), parse_pod_counts(args.pods_per_node, names)
-    except ShapeError as error:
-        raise OptionError(str(error)) from None
+    zones, pods = parse_zones(args.zones), parse_pod_counts(args.pods_per_node, names)
     keep = (read_node("--do-not-disrupt-pod", name, names) for name in args.do_not_disrupt_pod)
     return FleetShape(zones, pods, tuple(dict.fromkeys(keep)))
 

@@ -1,7 +1,7 @@
 """The shape of a simulated fleet: its zones, the workload pods on each node, and the pods an
 autoscaler must not disrupt (`--zones`, `--pods-per-node`, `--do-not-disrupt-pod`).
 
-Checked here, once, before anything starts; a bad value raises ShapeError naming its flag.
+Checked here, once, before anything starts; a bad value raises OptionError naming its flag.
 """
 
 from __future__ import annotations
@@ -10,15 +10,13 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from brupop.cli.fleet_description.flag_values import OptionError, read_integer
+
 ZONE_LABEL = "topology.kubernetes.io/zone"
 MAX_ZONES = 26  # zone-a .. zone-z
 MAX_PODS_PER_NODE = 50
 DEFAULT_KEY = "default"
 _SPEC_MAX_CHARS = 20_000  # room for an entry per node of the largest fleet
-
-
-class ShapeError(ValueError):
-    """A fleet-shape flag holds a value simulate cannot use; the message names the flag."""
 
 
 @dataclass(frozen=True)
@@ -50,15 +48,7 @@ class FleetShape:
 
 def parse_zones(raw: str | None) -> int | None:
     """`--zones N`: 1..26 zones, or None when the flag is not given."""
-    if raw is None:
-        return None
-    try:
-        zones = int(raw)
-    except ValueError:
-        raise ShapeError(f"--zones: {raw!r} is not an integer") from None
-    if not 1 <= zones <= MAX_ZONES:
-        raise ShapeError(f"--zones: {zones} is outside 1..{MAX_ZONES}")
-    return zones
+    return None if raw is None else read_integer("--zones", raw, minimum=1, maximum=MAX_ZONES)
 
 
 def parse_pod_counts(raw: str | None, names: Sequence[str]) -> PodCounts | None:
@@ -67,19 +57,19 @@ def parse_pod_counts(raw: str | None, names: Sequence[str]) -> PodCounts | None:
     if raw is None:
         return None
     if len(raw) > _SPEC_MAX_CHARS:
-        raise ShapeError(f"--pods-per-node: longer than {_SPEC_MAX_CHARS} characters")
+        raise OptionError(f"--pods-per-node: longer than {_SPEC_MAX_CHARS} characters")
     known = set(names)
     counts: dict[str, int] = {}
     for entry in raw.split(","):
         key, sep, value = (part.strip() for part in entry.partition("="))
         if not sep or not key:
-            raise ShapeError(f"--pods-per-node: {entry.strip()!r} is not NODE=COUNT")
+            raise OptionError(f"--pods-per-node: {entry.strip()!r} is not NODE=COUNT")
         if key != DEFAULT_KEY and key not in known:
-            raise ShapeError(
+            raise OptionError(
                 f"--pods-per-node: no node {key!r} in this fleet ({names[0]}..{names[-1]})"
             )
         if key in counts:
-            raise ShapeError(f"--pods-per-node: {key!r} is given twice")
+            raise OptionError(f"--pods-per-node: {key!r} is given twice")
         counts[key] = _count(value, key)
     default = counts.pop(DEFAULT_KEY, 0)
     return PodCounts(tuple(sorted(counts.items())), default)
@@ -89,7 +79,7 @@ def _count(value: str, key: str) -> int:
     try:
         count = int(value)
     except ValueError:
-        raise ShapeError(f"--pods-per-node: {key}={value!r} is not a whole number") from None
+        raise OptionError(f"--pods-per-node: {key}={value!r} is not a whole number") from None
     if not 0 <= count <= MAX_PODS_PER_NODE:
-        raise ShapeError(f"--pods-per-node: {key}={count} is outside 0..{MAX_PODS_PER_NODE}")
+        raise OptionError(f"--pods-per-node: {key}={count} is outside 0..{MAX_PODS_PER_NODE}")
     return count
