@@ -99,11 +99,9 @@ class KubernetesCluster:
         component: str = "brupop",
         request_timeout_seconds: float = REQUEST_TIMEOUT_SECONDS,
         lease_timeout_seconds: float | None = None,
-        token_issuer: str | None = None,
     ) -> None:
         """`request_timeout_seconds` bounds each wait of a call (connecting, then each read);
-        the Lease's calls get `lease_timeout_seconds` (None: the same); `token_issuer` is the
-        service-account issuer (None: from kube-apiserver's OpenID discovery document)."""
+        the Lease's calls get `lease_timeout_seconds` (None: the same)."""
         self.namespace = namespace
         self.api_client = api_client
         calls = _calls(api_client, request_timeout_seconds)
@@ -116,7 +114,7 @@ class KubernetesCluster:
         self.token_reviewer = KubernetesTokenReviewer(calls)
         self.agent_pods = KubernetesAgentPods(calls, namespace)
         self.service_accounts = KubernetesServiceAccounts(calls, namespace)
-        self._calls, self._token_issuer = calls, token_issuer
+        self._calls = calls
         self.leases = KubernetesLeaseStore(lease_calls)
         self.events = KubernetesEventRecorder(calls, component=component)
 
@@ -127,7 +125,7 @@ class KubernetesCluster:
         from brupop.adapters.kubernetes.tokens.issuer_keys import KubernetesIssuerKeys
         from brupop.adapters.kubernetes.tokens.token_verifier import KubernetesTokenVerifier
 
-        keys = KubernetesIssuerKeys(self._calls, SystemClock(), issuer=self._token_issuer)
+        keys = KubernetesIssuerKeys(self._calls, SystemClock())
         return KubernetesTokenVerifier(keys, SystemClock())
 
     @classmethod

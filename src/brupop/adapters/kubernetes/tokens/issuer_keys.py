@@ -1,6 +1,6 @@
 """KubernetesIssuerKeys: the service-account issuer's public keys, read from kube-apiserver.
 
-The issuer comes from `/.well-known/openid-configuration` (or is given); the keys from
+The issuer comes from `/.well-known/openid-configuration`; the keys from
 kube-apiserver's `/openid/v1/jwks`, which serves the same set whatever `jwks_uri` names, fetched
 with the apiserver's own credentials (the default `system:service-account-issuer-discovery`
 binding lets every service account read both). The set is fetched again every
@@ -46,14 +46,12 @@ class KubernetesIssuerKeys:
         calls: ApiCalls,
         clock: Clock,
         *,
-        issuer: str | None = None,
         refresh_seconds: float = 300.0,
         unknown_kid_seconds: float = 30.0,
     ) -> None:
         self._calls = calls
         self._clock = clock
-        self._given_issuer = issuer
-        self._issuer: str | None = issuer
+        self._issuer: str | None = None
         self._refresh_seconds = refresh_seconds
         self._unknown_kid_seconds = unknown_kid_seconds
         self._keys: dict[str, jwt.PyJWK] = {}
@@ -101,11 +99,10 @@ class KubernetesIssuerKeys:
 
     def _fetch(self) -> None:
         self._tried_at = self._clock.monotonic()
-        if self._given_issuer is None:
-            issuer = self._get("read the service-account issuer", DISCOVERY_PATH).get("issuer")
-            if not isinstance(issuer, str) or not issuer:
-                raise UnavailableError("the OpenID discovery document names no issuer")
-            self._issuer = issuer
+        issuer = self._get("read the service-account issuer", DISCOVERY_PATH).get("issuer")
+        if not isinstance(issuer, str) or not issuer:
+            raise UnavailableError("the OpenID discovery document names no issuer")
+        self._issuer = issuer
         found = key_set_of(self._get("read the service-account issuer's keys", JWKS_PATH))
         self._tell_skipped(frozenset(found.skipped))
         keys = found.keys
