@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import operator
 import threading
 from collections import deque
 from collections.abc import Iterable
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from brupop.domain.shadow import Shadow
 from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
-from brupop.services.runtime.mirror import Mirror
+from brupop.services.runtime.mirror import NAME_OF, RESOURCE_VERSION_OF, Mirror
 from brupop.services.runtime.supervisor import RestartSchedule
 
 PAST_VERSIONS = 16
@@ -68,11 +67,7 @@ class ShadowFeed:
         self._past: dict[str, deque[str]] = {}
         self._waiters: dict[str, set[_Waiter]] = {}
         self._lock = threading.Lock()
-        self._store: Mirror[Shadow] = Mirror(
-            operator.attrgetter("name"),
-            operator.attrgetter("resource_version"),
-            matters=self._moved,
-        )
+        self._store: Mirror[Shadow] = Mirror(NAME_OF, RESOURCE_VERSION_OF, matters=self._moved)
         self._informer = Informer(
             "shadow-feed",
             shadows.list,

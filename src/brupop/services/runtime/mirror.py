@@ -17,6 +17,7 @@ CPU's cache, and reading each one's name and version cost more per object than a
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections.abc import Callable, Container, Iterable
 from typing import Generic, TypeVar
@@ -28,6 +29,12 @@ T = TypeVar("T")
 
 def _always(_old: object, _new: object) -> bool:
     return True
+
+
+# Most objects are known by `name` and `resource_version`; read 20,000 times per resync at 10k
+# objects, so by attrgetter, which runs in C where a Python function does not.
+NAME_OF = operator.attrgetter("name")
+RESOURCE_VERSION_OF = operator.attrgetter("resource_version")
 
 
 def unversioned(_obj: object) -> None:

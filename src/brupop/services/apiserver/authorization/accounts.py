@@ -8,13 +8,11 @@ does not hold, or holds with another UID, is read once from the cluster (the wat
 
 from __future__ import annotations
 
-import operator
-
 from brupop.domain.cluster.objects import ServiceAccount
 from brupop.ports.errors import NotFoundError
 from brupop.ports.tokens.token_verifier import ServiceAccountSource
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
-from brupop.services.runtime.mirror import Mirror, unversioned
+from brupop.services.runtime.mirror import NAME_OF, Mirror, unversioned
 from brupop.services.runtime.supervisor import RestartSchedule
 
 
@@ -30,7 +28,7 @@ class ServiceAccountMirror:
         restart: RestartSchedule | None = None,
     ) -> None:
         self._source = source
-        self._store: Mirror[ServiceAccount] = Mirror(operator.attrgetter("name"), unversioned)
+        self._store: Mirror[ServiceAccount] = Mirror(NAME_OF, unversioned)
         self._informer = Informer(
             "service-accounts",
             source.list,

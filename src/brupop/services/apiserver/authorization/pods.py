@@ -12,7 +12,6 @@ watches the namespace's ServiceAccounts (ServiceAccountMirror) for `account_hold
 
 from __future__ import annotations
 
-import operator
 from datetime import datetime
 
 import structlog
@@ -23,7 +22,7 @@ from brupop.ports.errors import PortError
 from brupop.ports.tokens.token_verifier import AgentPodSource, ServiceAccountSource, TokenVerifier
 from brupop.services.apiserver.authorization.accounts import ServiceAccountMirror
 from brupop.services.runtime.informer import WATCH_SECONDS, Following, Informer
-from brupop.services.runtime.mirror import Mirror, unversioned
+from brupop.services.runtime.mirror import NAME_OF, Mirror, unversioned
 from brupop.services.runtime.supervisor import RestartSchedule
 
 log = structlog.get_logger(__name__)
@@ -45,7 +44,7 @@ class AgentPodMirror:
         self._verifier = verifier
         self._keys_loaded = False
         self._problem: str | None = "the issuer's keys have not been loaded yet"
-        self._store: Mirror[Pod] = Mirror(operator.attrgetter("name"), unversioned)
+        self._store: Mirror[Pod] = Mirror(NAME_OF, unversioned)
         self._informer = Informer(
             "agent-pods",
             source.list,

@@ -11,7 +11,6 @@ status subresource only when it differs from the one the object shows.
 
 from __future__ import annotations
 
-import operator
 from datetime import datetime
 
 import structlog
@@ -31,10 +30,7 @@ from brupop.ports.cluster.event_recorder import EventRecorder
 from brupop.ports.cluster.update_policy_repository import UpdatePolicyRepository
 from brupop.ports.errors import ConflictError, PortError
 from brupop.services.runtime.informer import Informer
-from brupop.services.runtime.mirror import Mirror
-
-_NAME = operator.attrgetter("name")
-_VERSION = operator.attrgetter("resource_version")
+from brupop.services.runtime.mirror import NAME_OF, RESOURCE_VERSION_OF, Mirror
 
 
 class PolicyFollower:
@@ -46,7 +42,7 @@ class PolicyFollower:
         self._policies = policies
         self._events = events
         self._namespace = namespace
-        self.mirror: Mirror[UpdatePolicy] = Mirror(_NAME, _VERSION)
+        self.mirror: Mirror[UpdatePolicy] = Mirror(NAME_OF, RESOURCE_VERSION_OF)
         self.informer = Informer("policies", self._list, policies.watch, self.mirror)
         self.policy: EffectivePolicy = ENVIRONMENT_POLICY
         self._unwarned: set[str] = set()
