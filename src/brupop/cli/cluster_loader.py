@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brupop.cli.argument_types import dns_label, seconds_up_to
 from brupop.cli.program_name import command_name
 from brupop.cli.status.terminal import complain
+from brupop.entrypoints.pod_namespace import pod_namespace
 
 if TYPE_CHECKING:
     from kubernetes.client import Configuration
@@ -56,6 +58,21 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--context", metavar="NAME", help="the kubeconfig's context (default: its current one)"
+    )
+
+
+def add_namespace_flag(parser: argparse.ArgumentParser, text: str) -> None:
+    """`--namespace NS`, brupop's (default: the pod's own namespace, else brupop's default)."""
+    parser.add_argument("--namespace", type=dns_label, default=pod_namespace(), help=text)
+
+
+def add_timeout_flag(parser: argparse.ArgumentParser, most: float, waited_for: str) -> None:
+    """`--timeout SECONDS` (default 10, at most `most`): how long to wait for `waited_for`."""
+    parser.add_argument(
+        "--timeout",
+        type=seconds_up_to(most),
+        default=10.0,
+        help=f"seconds to wait for {waited_for} (at most {most:g})",
     )
 
 

@@ -15,10 +15,12 @@ from datetime import UTC, datetime
 
 from kubernetes.client import ApiClient
 
-from brupop.cli.argument_types import dns_label, http_url, seconds_up_to
+from brupop.cli.argument_types import http_url
 from brupop.cli.cluster_loader import (
     ClusterUnusable,
+    add_namespace_flag,
     add_target_flags,
+    add_timeout_flag,
     reach_cluster,
     refuse,
     target_of,
@@ -49,7 +51,6 @@ from brupop.cli.doctor.workloads import (
 )
 from brupop.cli.status.terminal import show
 from brupop.entrypoints.invocation import EXIT_OK
-from brupop.entrypoints.pod_namespace import pod_namespace
 
 EXIT_CHECK_FAILED = 1
 """At least one check failed (or the Kubernetes API could not be reached)."""
@@ -60,24 +61,14 @@ def _parser() -> argparse.ArgumentParser:
         prog="brupop doctor",
         description="Check a live brupop install: one line per check, and what to do.",
     )
-    parser.add_argument(
-        "--namespace",
-        type=dns_label,
-        default=pod_namespace(),
-        help="brupop's namespace (default %(default)s)",
-    )
+    add_namespace_flag(parser, "brupop's namespace (default %(default)s)")
     parser.add_argument(
         "--controller-url",
         type=http_url,
         help="the controller's HTTP address for the metrics check (e.g. http://127.0.0.1:8080 "
         "through a port-forward); by default, the Kubernetes API's service proxy",
     )
-    parser.add_argument(
-        "--timeout",
-        type=seconds_up_to(120.0),
-        default=10.0,
-        help="seconds to wait for each answer (at most 120)",
-    )
+    add_timeout_flag(parser, 120.0, "each answer")
     add_target_flags(parser)
     return parser
 

@@ -17,10 +17,12 @@ from brupop.adapters.kubernetes.resources.update_policies import (
     PLURAL,
     KubernetesUpdatePolicyRepository,
 )
-from brupop.cli.argument_types import dns_label, node_name, seconds_up_to
+from brupop.cli.argument_types import node_name
 from brupop.cli.cluster_loader import (
     ClusterUnusable,
+    add_namespace_flag,
     add_target_flags,
+    add_timeout_flag,
     reach_cluster,
     refuse,
     target_of,
@@ -31,7 +33,6 @@ from brupop.cli.status.terminal import complain
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 from brupop.domain.printable import printable_lines
 from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK
-from brupop.entrypoints.pod_namespace import pod_namespace
 from brupop.ports.errors import (
     ConflictError,
     ForbiddenError,
@@ -65,18 +66,10 @@ def parser(verb: Verb) -> argparse.ArgumentParser:
         type=node_name,
         help=f"{verb.name} this node only (its brupop.bottlerocket.aws/paused label)",
     )
-    parser.add_argument(
-        "--namespace",
-        type=dns_label,
-        default=pod_namespace(),
-        help="brupop's namespace, where the policy `default` lives (default %(default)s)",
+    add_namespace_flag(
+        parser, "brupop's namespace, where the policy `default` lives (default %(default)s)"
     )
-    parser.add_argument(
-        "--timeout",
-        type=seconds_up_to(LONGEST_TIMEOUT_SECONDS),
-        default=10.0,
-        help=f"seconds to wait for each API answer (at most {LONGEST_TIMEOUT_SECONDS:g})",
-    )
+    add_timeout_flag(parser, LONGEST_TIMEOUT_SECONDS, "each API answer")
     add_target_flags(parser)
     return parser
 

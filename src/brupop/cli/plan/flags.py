@@ -12,8 +12,13 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brupop.cli.argument_types import dns_label, node_name
-from brupop.cli.cluster_loader import ClusterTarget, add_target_flags, target_of
+from brupop.cli.argument_types import node_name
+from brupop.cli.cluster_loader import (
+    ClusterTarget,
+    add_namespace_flag,
+    add_target_flags,
+    target_of,
+)
 from brupop.cli.command_parser import CommandParser
 from brupop.cli.fleet_description.flag_values import OptionError, read_integer, read_node
 from brupop.cli.fleet_description.fleet_flags import (
@@ -26,7 +31,6 @@ from brupop.cli.fleet_description.policy_file import PolicyFileError, load_polic
 from brupop.domain.policy.policy_object import UpdatePolicy, policy_from_object
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.starting.release_quorum import QUORUM_MOST
-from brupop.entrypoints.pod_namespace import pod_namespace
 
 LONGEST_DURATION_SECONDS = 7 * 86_400
 _FLEET_FLAGS = {
@@ -88,9 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and never writes.",
     )
     add_target_flags(parser)
-    parser.add_argument(
-        "--namespace", type=dns_label, default=pod_namespace(), help="brupop's namespace"
-    )
+    add_namespace_flag(parser, "brupop's namespace")
     parser.add_argument("--policy", metavar="FILE", help="plan with this update policy (YAML)")
     parser.add_argument(
         "--duration", metavar="SECONDS", help="each update's duration (default: the learned p90)"

@@ -16,12 +16,14 @@ from typing import Any
 
 from kubernetes.client import Configuration
 
-from brupop.cli.argument_types import dns_label, http_url, seconds_up_to
+from brupop.cli.argument_types import http_url
 from brupop.cli.cluster_loader import (
     ClusterTarget,
     ClusterUnusable,
     NoConfiguration,
+    add_namespace_flag,
     add_target_flags,
+    add_timeout_flag,
     reach_cluster,
     refuse,
     target_of,
@@ -47,7 +49,6 @@ from brupop.cli.status.terminal import complain, printable_document, show
 from brupop.cli.status.timeline_command import write_cluster_timeline
 from brupop.cli.status.version_lines import version_lines
 from brupop.entrypoints.invocation import EXIT_FATAL, EXIT_OK
-from brupop.entrypoints.pod_namespace import pod_namespace
 
 LONGEST_TIMEOUT_SECONDS = 3600.0
 
@@ -64,21 +65,11 @@ def _parser() -> argparse.ArgumentParser:
         "port-forward); by default the controller is reached through the Kubernetes API's "
         "service proxy, with kubectl's configuration",
     )
-    parser.add_argument(
-        "--namespace",
-        type=dns_label,
-        default=pod_namespace(),
-        help="brupop's namespace, for the service proxy (default %(default)s)",
-    )
+    add_namespace_flag(parser, "brupop's namespace, for the service proxy (default %(default)s)")
     parser.add_argument(
         "-o", "--output", choices=("table", "json"), default="table", help="table or json"
     )
-    parser.add_argument(
-        "--timeout",
-        type=seconds_up_to(LONGEST_TIMEOUT_SECONDS),
-        default=10.0,
-        help=f"seconds to wait for the controller (at most {LONGEST_TIMEOUT_SECONDS:g})",
-    )
+    add_timeout_flag(parser, LONGEST_TIMEOUT_SECONDS, "the controller")
     parser.add_argument(
         "--timeline",
         metavar="FILE",
