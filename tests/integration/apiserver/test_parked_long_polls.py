@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from brupop.adapters.apiserver_http.app import ApiserverOptions
+from brupop.adapters.apiserver_http.serving.http_protocol import BoundedHttpProtocol
 from brupop.adapters.apiserver_http.serving.server import RunningServer, serve_in_thread
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.domain.shadow import Shadow, ShadowSpec, shadow_name
@@ -222,3 +223,19 @@ def test_a_client_hanging_up_ends_its_parked_long_poll(lane: Lane) -> None:
     wait_until(lambda: lane.container.feed().waiting() == 0, "the wait ended")
     wait_until(lambda: lane.requests("499") == 1, "the hang-up counted as 499")
     assert lane.answered == 1
+
+
+def test_a_parked_long_poll_keeps_none_of_its_request_head_while_it_waits(lane: Lane) -> None:
+    pending = bytearray()
+    with lane.connect() as connection:
+        park_a_long_poll(lane, connection, pending)
+        (protocol,) = list(lane.server.server.server_state.connections)
+        assert isinstance(protocol, BoundedHttpProtocol)
+        # Read from the test's thread while the event loop waits in select: these are plain
+        # attributes, and the lane set them before the poll counted as waiting.
+        held: tuple[object, ...] = (protocol.url, protocol.headers, protocol.scope)
+        lane.change_shadow()
+        status, _, _ = read_answer(connection, pending)
+
+    assert held == (b"", [], None)  # not the token, not the scope
+    assert status == 200

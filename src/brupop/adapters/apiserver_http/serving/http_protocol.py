@@ -142,6 +142,9 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         poll = polls.admit(self.url, self.headers)
         if poll is None:
             return False
+        # The lane has read what it needs: the request's head is not kept while it waits (the
+        # token alone is about a kilobyte; the next request makes them anew).
+        self.url, self.headers, self.scope = b"", [], None  # type: ignore[assignment]
         parked = ParkedPoll()
         self.cycle = parked  # type: ignore[assignment]
         task = self.loop.create_task(self._answer_parked(polls, poll, parked))
