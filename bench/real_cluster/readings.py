@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import ssl
 import time
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -29,10 +30,18 @@ def _get(access: ClusterAccess, path: str) -> bytes:
     return bytes(answer.data)
 
 
-def http_text(url: str, ca: str | None = None, seconds: float = 10.0) -> str:
+def http_text(url: str, ca: str | None = None, seconds: float = 10.0, tries: int = 3) -> str:
+    """The body at `url`; a connect or handshake that times out is tried again (a replica
+    holding thousands of agents on a loaded machine can be slow to accept a scrape)."""
     context = ssl.create_default_context(cafile=ca) if ca else None
-    with urllib.request.urlopen(url, timeout=seconds, context=context) as answer:
-        return str(answer.read().decode())
+    for attempt in range(tries):
+        try:
+            with urllib.request.urlopen(url, timeout=seconds, context=context) as answer:
+                return str(answer.read().decode())
+        except (urllib.error.URLError, TimeoutError):
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def relist(access: ClusterAccess, path: str) -> dict[str, Any]:
