@@ -173,6 +173,10 @@ class VersionedStore(Generic[T]):
         yield from (event for event in pending if keep(event.object))
         while True:
             with self.lock:
+                if since < self._forgotten_before:
+                    # Fallen behind what the history keeps: ended, as kube-apiserver ends such
+                    # a watch with 410 Gone (the watcher lists again), never silently skipped.
+                    raise WatchExpiredError(f"resourceVersion {since} is too old")
                 fresh = self._after(since)
                 if not fresh:
                     remaining = deadline - time.monotonic()

@@ -75,6 +75,19 @@ def test_watch_from_a_forgotten_version_expires() -> None:
         list(cluster.shadows.watch("1", timeout_seconds=0))
 
 
+def test_an_open_watch_that_falls_behind_the_history_expires_instead_of_skipping() -> None:
+    cluster = InMemoryCluster()
+    cluster.shadows.store._history = type(cluster.shadows.store._history)(maxlen=2)
+    start = cluster.shadows.list().resource_version
+    cluster.shadows.create("n0", "u0")
+    events = iter(cluster.shadows.watch(start, timeout_seconds=5))
+    assert next(events).object.node_name == "n0"
+    for i in range(1, 5):  # n1 and n2 leave the history before the watcher reads on
+        cluster.shadows.create(f"n{i}", f"u{i}")
+    with pytest.raises(WatchExpiredError):
+        next(events)
+
+
 def test_eviction_refused_by_budget_and_replacement_lands_elsewhere() -> None:
     cluster = InMemoryCluster()
     for name in ("a", "b"):
