@@ -2,7 +2,7 @@
 are offered a newer version. Updates never cross variants, so an end-of-life variant simply
 stops being offered anything; after a grace period its nodes say so instead of "no update".
 
-Pure: one pass's shadows and the time in, the variants behind (since when) out.
+Pure: the newest version per variant and the time in, the variants behind (since when) out.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from brupop.domain.shadow import Shadow
-from brupop.domain.versions import compare_versions, is_version
+from brupop.domain.versions import compare_versions
 
 
 @dataclass(frozen=True)
@@ -22,13 +21,13 @@ class VariantOffers:
     behind_since: Mapping[str, datetime] = field(default_factory=dict)
     newest: str | None = None
 
-    def after(self, shadows: Iterable[Shadow], now: datetime) -> VariantOffers:
-        """The record once this pass's shadows are seen at `now`."""
-        best = _newest_per_variant(shadows)
-        fleet = _newest(best.values())
+    def after(self, newest: Mapping[str, str], now: datetime) -> VariantOffers:
+        """The record once the fleet is seen at `now`: `newest`, the newest version each
+        variant's nodes run or are offered (`VariantVersions.newest`)."""
+        fleet = _newest(newest.values())
         behind = {
             variant: self.behind_since.get(variant, now)
-            for variant, version in best.items()
+            for variant, version in newest.items()
             if fleet is not None and compare_versions(version, fleet) < 0
         }
         return VariantOffers(behind, fleet)
@@ -43,20 +42,6 @@ class VariantOffers:
             for variant, since in self.behind_since.items()
             if now - since >= grace
         }
-
-
-def _newest_per_variant(shadows: Iterable[Shadow]) -> dict[str, str]:
-    """The newest version each variant's nodes run or are offered (nodes without a variant or
-    a readable version are left out)."""
-    seen: dict[str, set[str]] = {}
-    for shadow in shadows:
-        status = shadow.status
-        if status is None or not status.variant:
-            continue
-        seen.setdefault(status.variant, set()).update(
-            v for v in (status.current_version, status.target_version) if is_version(v)
-        )
-    return {variant: n for variant, versions in seen.items() if (n := _newest(versions))}
 
 
 def _newest(versions: Iterable[str]) -> str | None:

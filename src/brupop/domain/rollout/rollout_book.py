@@ -39,6 +39,7 @@ from brupop.domain.rollout.rollout import (
     SpecChange,
 )
 from brupop.domain.rollout.shadow_facts import ShadowFacts
+from brupop.domain.rollout.variant_versions import VariantVersions
 from brupop.domain.shadow import Shadow
 from brupop.domain.timestamps import later
 
@@ -78,6 +79,8 @@ class RolloutBook:
         self.versions: Counter[str] = Counter()
         self.targets: Counter[str] = Counter()
         """Hosts by the version their agent is offered (the rollout's target is the highest)."""
+        self.variant_versions = VariantVersions()
+        """Versions run or offered by variant, of every shadow held (quarantined ones too)."""
         self.decided = 0
         """How many decisions were computed so far (what an unchanged pass must not add to)."""
 
@@ -88,6 +91,7 @@ class RolloutBook:
         name = shadow.name
         self._forget_counts(name)
         self._shadows[name] = shadow
+        self.variant_versions.add(shadow)
         try:
             problem = shadow_problem(shadow, now)
             facts = ShadowFacts.of(shadow, self._rules.timeouts) if problem is None else None
@@ -324,6 +328,8 @@ class RolloutBook:
         return _ReadyKey(controller_last=last, crash_count=facts.crash_count, name=facts.name)
 
     def _forget_counts(self, name: str) -> None:
+        if (held := self._shadows.get(name)) is not None:
+            self.variant_versions.remove(held)
         old = self._facts.get(name)
         if old is not None and old.current_state is not None:
             _decrement(self.states, old.current_state.value)

@@ -135,9 +135,8 @@ class PassPublisher:
         """The variants offered nothing past the grace period (the record redrawn only when
         some shadow changed)."""
         book = self._fleet.book
-        if facts.touched:
-            shadows = (book.shadow(name) for name in book.names())
-            self._variants = self._variants.after((s for s in shadows if s), facts.now)
+        if facts.touched:  # the book keeps the versions by variant: no scan of the fleet
+            self._variants = self._variants.after(book.variant_versions.newest(), facts.now)
         grace = timedelta(seconds=self._config.variant_offer_grace_seconds)
         return self._variants.left_behind(facts.now, grace)
 

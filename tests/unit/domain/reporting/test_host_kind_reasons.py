@@ -11,6 +11,7 @@ from brupop.domain.reporting.variant_offers import VariantOffers
 from brupop.domain.reporting.waiting_reason import RolloutView, report
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.rollout import RolloutRules, is_ready_to_start
+from brupop.domain.rollout.variant_versions import VariantVersions
 from brupop.domain.shadow import Shadow
 from brupop.domain.windows.maintenance_window import MaintenanceWindow
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, shadow
@@ -33,6 +34,14 @@ def _host(
         update={"host_kind": kind, "variant": variant, "host_note": note or None}
     )
     return made.model_copy(update={"status": status})
+
+
+def _newest(shadows: list[Shadow]) -> dict[str, str]:
+    """The newest version per variant, as the controller's book keeps it."""
+    versions = VariantVersions()
+    for one in shadows:
+        versions.add(one)
+    return versions.newest()
 
 
 def _reason(node: Shadow, view: RolloutView = VIEW) -> tuple[Reason, str]:
@@ -71,9 +80,11 @@ def test_a_variant_offered_nothing_while_others_are_is_named_after_the_grace_per
     peer = _host("peer", HostKind.UPDATABLE, variant="aws-k8s-1.30", target=NEW)
     old = _host("old", HostKind.UPDATABLE, variant="aws-k8s-1.29", target=OLD)
 
-    offers = VariantOffers().after([peer, old], NOW)
+    offers = VariantOffers().after(_newest([peer, old]), NOW)
     assert offers.left_behind(NOW + HOUR, grace=2 * HOUR) == {}
-    behind = offers.after([peer, old], NOW + 2 * HOUR).left_behind(NOW + 2 * HOUR, 2 * HOUR)
+    behind = offers.after(_newest([peer, old]), NOW + 2 * HOUR).left_behind(
+        NOW + 2 * HOUR, 2 * HOUR
+    )
 
     assert list(behind) == ["aws-k8s-1.29"]
     view = replace(VIEW, variants_behind=behind)
@@ -87,10 +98,15 @@ def test_a_variant_that_catches_up_is_no_longer_behind() -> None:
     old = _host("old", HostKind.UPDATABLE, variant="aws-k8s-1.29", target=OLD)
     offered = _host("old", HostKind.UPDATABLE, variant="aws-k8s-1.29", target=NEW)
 
-    offers = VariantOffers().after([peer, old], NOW).after([peer, offered], NOW + HOUR)
+    offers = (
+        VariantOffers().after(_newest([peer, old]), NOW).after(_newest([peer, offered]), NOW + HOUR)
+    )
 
     assert offers.left_behind(NOW + 9 * HOUR, HOUR) == {}
 
 
 def test_nodes_without_a_variant_are_never_said_to_be_behind() -> None:
-    assert VariantOffers().after([shadow("a"), shadow("b", target=OLD)], NOW).behind_since == {}
+    assert (
+        VariantOffers().after(_newest([shadow("a"), shadow("b", target=OLD)]), NOW).behind_since
+        == {}
+    )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cmp_to_key
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +13,7 @@ from brupop.domain.rollout.rollout import ChangeKind, plan_rollout
 from brupop.domain.rollout.rollout_book import RolloutBook
 from brupop.domain.shadow import Shadow
 from brupop.domain.states import UpdateState as S
+from brupop.domain.versions import compare_versions, is_version
 from tests.unit.domain.controller_shadows import NEW, NOW, OLD, ago, shadow
 from tests.unit.domain.rollout.books import NODES, RULES, book_of, plan_summary, shadows
 
@@ -137,3 +139,48 @@ def test_the_offered_versions_are_counted_as_shadows_change() -> None:
     book.drop("brs-b")
 
     assert book.targets == {"1.20.9": 1}
+
+
+def _oracle_newest(shadows: list[Shadow]) -> dict[str, str]:
+    """The newest version per variant read from every shadow at once (a scan of the fleet)."""
+    seen: dict[str, list[str]] = {}
+    for one in shadows:
+        status = one.status
+        if status is not None and (variant := status.variant):
+            versions = (status.current_version, status.target_version)
+            seen.setdefault(variant, []).extend(v for v in versions if is_version(v))
+    return {
+        variant: max(versions, key=cmp_to_key(compare_versions))
+        for variant, versions in seen.items()
+        if versions
+    }
+
+
+VARIANT_CHANGES = st.lists(
+    st.tuples(
+        st.sampled_from("abcd"),  # node
+        st.sampled_from([None, "", "aws-k8s-1.29", "aws-k8s-1.30"]),  # variant (None: dropped)
+        st.sampled_from([OLD, NEW, "1.21.0", "not-a-version"]),  # current version
+        st.sampled_from([OLD, NEW, "1.21.0"]),  # offered version
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(VARIANT_CHANGES)
+def test_the_newest_version_per_variant_follows_every_change_as_a_full_scan_reads_it(
+    changes: list[tuple[str, str | None, str, str]],
+) -> None:
+    book = RolloutBook(RULES)
+    for node, variant, current, target in changes:
+        if variant is None:
+            book.drop(f"brs-{node}")
+            continue
+        made = shadow(node, current=OLD, target=target)
+        assert made.status is not None
+        status = made.status.model_copy(update={"variant": variant, "current_version": current})
+        book.record(made.model_copy(update={"status": status}), NOW)
+
+    held = [s for n in book.names() if (s := book.shadow(n)) is not None]
+    assert book.variant_versions.newest() == _oracle_newest(held)
