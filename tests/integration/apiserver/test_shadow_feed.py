@@ -37,11 +37,13 @@ def move_on(cluster: InMemoryCluster) -> str | None:
     return cluster.shadows.replace_spec("brs-n1", spec, None).resource_version
 
 
-async def test_a_waiter_at_the_current_version_is_woken_by_the_next_change(
-    cluster: InMemoryCluster, feed: ShadowFeed
+# None: the long-poll's wait, whose caller's deadline is its only timer.
+@pytest.mark.parametrize("timeout", [30.0, None], ids=["own_timeout", "callers_deadline"])
+async def test_a_waiter_at_the_current_version_is_woken_by_the_next_change_and_leaves_no_waiter(
+    cluster: InMemoryCluster, feed: ShadowFeed, timeout: float | None
 ) -> None:
     created = cluster.shadows.create("n1", "uid-n1")
-    waiting = asyncio.create_task(feed.wait_for_change("brs-n1", created.resource_version, 30))
+    waiting = asyncio.create_task(feed.wait_for_change("brs-n1", created.resource_version, timeout))
     await eventually(lambda: feed.waiting() == 1, "the request waiting on the feed")
     assert not waiting.done()
 
@@ -51,6 +53,7 @@ async def test_a_waiter_at_the_current_version_is_woken_by_the_next_change(
     assert answer is not None and answer.shadow is not None
     assert answer.shadow.resource_version == new_version
     assert answer.shadow.spec.state is UpdateState.STAGED_AND_PERFORMED_UPDATE
+    assert feed.waiting() == 0
 
 
 async def test_an_older_version_is_answered_at_once(
@@ -119,20 +122,3 @@ async def test_a_deleted_shadow_wakes_its_waiter_with_none(
     await asyncio.to_thread(cluster.shadows.delete, "brs-n1")
 
     assert await asyncio.wait_for(waiting, 5) == FeedAnswer(None)
-
-
-async def test_a_wait_without_a_deadline_of_its_own_is_woken_by_the_change_and_leaves_no_waiter(
-    cluster: InMemoryCluster, feed: ShadowFeed
-) -> None:
-    """The long-poll's wait: its caller's deadline is its only timer."""
-    created = cluster.shadows.create("n1", "uid-n1")
-    waiting = asyncio.create_task(feed.wait_for_change("brs-n1", created.resource_version, None))
-    await eventually(lambda: feed.waiting() == 1, "the request waiting on the feed")
-    assert not waiting.done()
-
-    new_version = await asyncio.to_thread(move_on, cluster)
-    answer = await asyncio.wait_for(waiting, 5)
-
-    assert answer is not None and answer.shadow is not None
-    assert answer.shadow.resource_version == new_version
-    assert feed.waiting() == 0
