@@ -24,13 +24,15 @@ from tests.support.control_plane.versions import cache_root
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NODE = "standin-node"
-# The reboot a node does, reduced to what the caller sees: SIGTERM to apiclient and its parent.
+# The reboot a node does, reduced to what the caller sees: SIGTERM to apiclient's parent, then
+# to apiclient, as the emulator's shutdown does. (The other order is a race the caller can lose
+# on a loaded machine: it may see apiclient die and report before its own SIGTERM arrives.)
 KILL_CALLER = (
     "import os, signal\n"
     "pid = int(os.environ['BRUPOP_SIM_CALLER_PID'])\n"
     "parent = int(open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1])\n"
-    "os.kill(pid, signal.SIGTERM)\n"
     "os.kill(parent, signal.SIGTERM)\n"
+    "os.kill(pid, signal.SIGTERM)\n"
 )
 WIRE_CALLS = [
     ["raw", "-u", "/os"],
