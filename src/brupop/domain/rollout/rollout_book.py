@@ -21,15 +21,13 @@ It is looked at again each `QUARANTINE_RECHECK` and whenever it changes.
 
 from __future__ import annotations
 
-import bisect
-import heapq
 from collections import Counter
 from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
-from typing import NamedTuple
 
 from brupop.domain.rollout.concurrency import ConcurrencyLimit
 from brupop.domain.rollout.decision import Decision, decide
+from brupop.domain.rollout.recheck_schedule import RecheckSchedule
 from brupop.domain.rollout.report_bounds import shadow_problem
 from brupop.domain.rollout.rollout import (
     ChangeKind,
@@ -39,21 +37,13 @@ from brupop.domain.rollout.rollout import (
     SpecChange,
 )
 from brupop.domain.rollout.shadow_facts import ShadowFacts
+from brupop.domain.rollout.start_queue import ReadyKey, StartQueue
 from brupop.domain.rollout.variant_versions import VariantVersions
 from brupop.domain.shadow import Shadow
 from brupop.domain.timestamps import later
 
 QUARANTINE_RECHECK = timedelta(minutes=1)
 MAX_QUARANTINE_TEXT = 300
-
-
-class _ReadyKey(NamedTuple):
-    """Where a ready shadow stands in the start order; compared as a tuple, field by field."""
-
-    controller_last: bool
-    """The shadow's node runs the controller (it starts last)."""
-    crash_count: int
-    name: str
 
 
 class RolloutBook:
@@ -69,10 +59,8 @@ class RolloutBook:
         self._decisions: dict[str, Decision] = {}
         self._holders: set[str] = set()
         self._changes: set[str] = set()
-        self._ready: list[_ReadyKey] = []
-        self._ready_keys: dict[str, _ReadyKey] = {}
-        self._deadlines: list[tuple[datetime, str]] = []
-        self._recheck: dict[str, datetime] = {}
+        self._ready = StartQueue()
+        self._rechecks = RecheckSchedule()
         self._held_back: set[str] = set()
         self._quarantined: dict[str, str] = {}
         self.states: Counter[str] = Counter()
@@ -124,9 +112,7 @@ class RolloutBook:
         set_member(self._held_back, name, held)
         decision = self._decisions.get(name)
         if decision is not None and decision.ready:
-            old_key = self._ready_keys.pop(name, None)
-            if old_key is not None:
-                del self._ready[bisect.bisect_left(self._ready, old_key)]
+            self._ready.remove(name)
             if not held:
                 self._add_ready(name)
         return True
@@ -137,13 +123,7 @@ class RolloutBook:
 
     def due(self, now: datetime) -> list[str]:
         """Shadows whose decision time alone may have changed by `now` (each named once)."""
-        names: list[str] = []
-        while self._deadlines and self._deadlines[0][0] <= now:
-            moment, name = heapq.heappop(self._deadlines)
-            if self._recheck.get(name) == moment:
-                del self._recheck[name]
-                names.append(name)
-        return names
+        return self._rechecks.due(now)
 
     def redecide(self, names: Iterable[str], now: datetime) -> list[str]:
         """Decide the named shadows again (same shadow, later time); those whose decision
@@ -216,7 +196,7 @@ class RolloutBook:
 
     def ready_names(self) -> list[str]:
         """The ready nodes, in the order they get slots."""
-        return [key.name for key in self._ready]
+        return self._ready.names()
 
     def plan(
         self,
@@ -241,11 +221,9 @@ class RolloutBook:
             slots = limit or self._rules.limit
             if only is None:  # the ready names are listed only when a start is possible
                 free = slots.free_slots(self.held, wanted=len(self._ready))
-                ready = [
-                    key.name for key in (self._ready if choose and free else self._ready[:free])
-                ]
+                ready = self._ready.names(None if choose and free else free)
             else:
-                ready = self._ready_among(only)
+                ready = self._ready.among(only)
                 free = slots.free_slots(self.held, wanted=len(ready))
             chosen = choose(ready, free) if choose is not None and free else ready[:free]
             changes += [self._start(name, now) for name in chosen]
@@ -253,12 +231,7 @@ class RolloutBook:
 
     def is_ready(self, name: str) -> bool:
         """The shadow waits only for a slot and a window."""
-        return name in self._ready_keys
-
-    def _ready_among(self, names: Collection[str]) -> list[str]:
-        """The ready shadows among `names`, in start order (costs `names`, not the fleet)."""
-        keys = self._ready_keys
-        return [key.name for key in sorted(keys[n] for n in names if n in keys)]
+        return name in self._ready
 
     # --- bookkeeping -----------------------------------------------------------------------
 
@@ -283,27 +256,19 @@ class RolloutBook:
         """File `decision` for `facts`' shadow; True when it differs from the one before."""
         name = facts.name
         old = self._decisions.get(name)
-        if decision == old and self._recheck.get(name) == decision.recheck_at:
-            if changed and decision.ready and self._ready_keys.get(name) != self._ready_key(facts):
+        if decision == old and self._rechecks.at(name) == decision.recheck_at:
+            if changed and decision.ready and self._ready.key(name) != self._ready_key(facts):
                 self._file(name, decision)  # the start order follows the crash count
             return False
         self._file(name, decision)
         if decision.recheck_at is not None:
-            self._recheck[name] = decision.recheck_at
-            heapq.heappush(self._deadlines, (decision.recheck_at, name))
-            if len(self._deadlines) > 2 * len(self._recheck) + 64:
-                # Entries replaced by later decisions are skipped when popped; rebuild the heap
-                # before they outnumber the live ones, so it stays as large as the fleet.
-                self._deadlines = [(moment, n) for n, moment in self._recheck.items()]
-                heapq.heapify(self._deadlines)
+            self._rechecks.set(name, decision.recheck_at)
         return decision != old
 
     def _file(self, name: str, decision: Decision | None) -> None:
         """Put `name` in the aggregates its decision calls for (none when None)."""
-        self._recheck.pop(name, None)
-        old_key = self._ready_keys.pop(name, None)
-        if old_key is not None:
-            del self._ready[bisect.bisect_left(self._ready, old_key)]
+        self._rechecks.cancel(name)
+        self._ready.remove(name)
         if decision is None:
             self._decisions.pop(name, None)
             self._holders.discard(name)
@@ -316,16 +281,14 @@ class RolloutBook:
             self._add_ready(name)
 
     def _add_ready(self, name: str) -> None:
-        key = self._ready_key(self._facts[name])
-        self._ready_keys[name] = key
-        bisect.insort(self._ready, key)
+        self._ready.put(self._ready_key(self._facts[name]))
 
-    def _ready_key(self, facts: ShadowFacts) -> _ReadyKey:
+    def _ready_key(self, facts: ShadowFacts) -> ReadyKey:
         """As `ordering.update_order`: the controller's node last, fewest crashes, then name
         (a ready node always has a status)."""
         controller = self._rules.controller_node
         last = controller is not None and facts.node_name == controller
-        return _ReadyKey(controller_last=last, crash_count=facts.crash_count, name=facts.name)
+        return ReadyKey(controller_last=last, crash_count=facts.crash_count, name=facts.name)
 
     def _forget_counts(self, name: str) -> None:
         if (held := self._shadows.get(name)) is not None:
