@@ -8,10 +8,11 @@ import operator
 from collections.abc import Iterator
 
 import pytest
+from structlog.testing import capture_logs
 
 from brupop.domain.shadow import Shadow, ShadowSpec
 from brupop.domain.states import UpdateState
-from brupop.services.runtime.informer import Following, Informer
+from brupop.services.runtime.informer import Following, Informer, VersionCheck
 from brupop.services.runtime.mirror import Mirror
 from tests.contract.cluster.conftest import Backend, Ports
 from tests.support.polling import wait_until
@@ -120,3 +121,27 @@ def test_a_following_informer_resyncs_from_its_own_thread_and_repairs_its_store(
 
     wait_until(lambda: informer.mirror.get(held.name) == held, "the resync's repair")
     assert informer.relists >= 2
+
+
+def test_each_list_logs_its_kind_its_way_and_its_cpu(backend: Backend, cluster: Ports) -> None:
+    held = _shadow(backend, cluster, "node-a")
+    store: Mirror[Shadow] = Mirror(
+        operator.attrgetter("name"), operator.attrgetter("resource_version")
+    )
+    check = VersionCheck(cluster.shadows.list_versions, cluster.shadows.get)
+    informer = Informer("shadows", cluster.shadows.list, cluster.shadows.watch, store, check)
+    informer.relist()
+    cluster.shadows.replace_spec(held.name, STAGED, None)
+
+    with capture_logs() as logs:
+        informer.relist()  # a resync of a filled store: by versions, one object read again
+
+    (listed,) = [entry for entry in logs if entry["event"] == "watch.listed"]
+    assert listed["log_level"] == "info"
+    assert (listed["kind"], listed["by"], listed["held"], listed["read_again"]) == (
+        "shadows",
+        "versions",
+        1,
+        1,
+    )
+    assert listed["cpu_ms"] >= 0.0
