@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Generator
 
 import pytest
@@ -219,3 +220,22 @@ def test_the_shadow_feed_holds_its_watch_open_for_minutes_with_bookmarks(
     (query,) = watch_queries(emulator)
     assert int(query["timeoutSeconds"]) >= WATCH_SECONDS
     assert query["allowWatchBookmarks"] == "True"
+
+
+def test_a_paged_list_decodes_each_page_with_the_collector_paused_and_leaves_it_as_found(
+    kube: KubernetesCluster, emulator: KubeEmulator
+) -> None:
+    for name in ("node-a", "node-b", "node-c"):
+        emulator.add_node(name)
+    collector_on: list[bool] = []
+
+    def noting(raw: dict[str, object]) -> object:
+        collector_on.append(gc.isenabled())
+        return node_from_object(raw)
+
+    source = watching.WatchSource("list nodes", CoreV1Api(kube.api_client).list_node, noting)
+    items, _ = watching.list_items(ApiCalls(kube.api_client), source, page_size=2)
+
+    assert len(items) == 3
+    assert collector_on == [False, False, False]  # a page's objects die before a collection
+    assert gc.isenabled()

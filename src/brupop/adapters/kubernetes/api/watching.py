@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 import structlog
 import urllib3.exceptions
 
-from brupop.adapters.kubernetes.api.calls import JSON, ApiCalls, lines
+from brupop.adapters.kubernetes.api.calls import JSON, ApiCalls, collection_paused, lines
 from brupop.adapters.kubernetes.api.errors import error_for_status, status_code
 from brupop.domain.cluster.objects import (
     VersionListing,
@@ -75,16 +75,27 @@ def _paged_list(
     items: list[tuple[T, str | None]] = []
     params = dict(source.params) | ({"limit": page_size} if page_size else {})
     while True:
-        answer = calls.json(source.action, source.list_method, *source.args, **params)
-        for raw in answer.get("items") or []:
-            decoded = source.decode(raw)
-            if decoded is not None:
-                items.append((decoded, _version_of(raw)))
-        meta = answer.get("metadata") or {}
-        token = meta.get("continue")
+        with collection_paused():  # until the page is dropped (see `_read_page`)
+            token, version = _read_page(calls, source, params, items)
         if not page_size or not token:
-            return items, str(meta.get("resourceVersion") or "")
+            return items, version
         params["_continue"] = str(token)
+
+
+def _read_page(
+    calls: ApiCalls, source: WatchSource[T], params: dict[str, Any], items: list[Any]
+) -> tuple[Any, str]:
+    """One page's items decoded onto `items`; its continue token and resourceVersion. Called
+    with the collector paused: the parsed page is freed by reference counting when this
+    returns, before any collection could move its objects into the older generations (at
+    10,000 Nodes a fifth of a resync's CPU went to those collections)."""
+    answer = calls.json(source.action, source.list_method, *source.args, **params)
+    for raw in answer.get("items") or []:
+        decoded = source.decode(raw)
+        if decoded is not None:
+            items.append((decoded, _version_of(raw)))
+    meta = answer.get("metadata") or {}
+    return meta.get("continue"), str(meta.get("resourceVersion") or "")
 
 
 PARTIAL_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
