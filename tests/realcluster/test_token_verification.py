@@ -10,12 +10,16 @@ restarts kube-apiserver with a new signing key
 A pod a finalizer holds is compared with kube-apiserver's own TokenReview: both accept its token
 just after the delete, and brupop refuses it once TokenReview does (60 s past its
 deletionTimestamp; kwok deletes the pod, and the finalizer keeps it).
+
+A deleted pod or service account revokes its tokens through the pod and account watches, not when
+a cached decision lapses: each of those tests has its token's decision cached (for
+LOCAL_DECISION_SECONDS, 600 s) before the delete, and waits far less than that for the refusal.
+How soon the refusal comes is a speed figure, measured by bench/token_revocation.py.
 """
 
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -34,7 +38,12 @@ from brupop.adapters.kubernetes.tokens.token_verifier import LEEWAY_SECONDS, Kub
 from brupop.adapters.system.clock import SystemClock
 from brupop.domain.cluster.objects import COMPONENT_LABEL
 from brupop.entrypoints.apiserver.container import ApiserverContainer
-from brupop.services.apiserver.authorization.authorizer import AGENT_AUDIENCE, AGENT_SERVICE_ACCOUNT
+from brupop.services.apiserver.authorization.authorizer import (
+    AGENT_AUDIENCE,
+    AGENT_SERVICE_ACCOUNT,
+    LOCAL_DECISION_SECONDS,
+)
+from brupop.services.apiserver.authorization.pods import AgentPodMirror
 from tests.realcluster.conftest import KWOK_ANNOTATION, SCRIPT, ControlPlane, node_ready
 from tests.support.polling import wait_until
 from tests.support.tls import make_certificates
@@ -42,6 +51,10 @@ from tests.support.tls import make_certificates
 NODE_UID_PATH = "/bottlerocket-node-resource/node-uid"
 OTHER_NODE = "kwok-token-node-2"
 HOLD = "brupop.test/hold"
+# How long a test waits for a revocation: generous under load, and far under the cached decision's
+# life, so a refusal within it comes from a watch, not from the decision lapsing.
+REVOKED_WITHIN_SECONDS = 60.0
+assert REVOKED_WITHIN_SECONDS * 5 <= LOCAL_DECISION_SECONDS
 
 
 class ShiftedClock:
@@ -64,12 +77,14 @@ class ShiftedClock:
 
 @dataclass
 class Apiserver:
-    """The apiserver app over the real control plane, and the clock its verifier reads."""
+    """The apiserver app over the real control plane, the clock its verifier reads and its
+    mirror of the agent pods and service accounts."""
 
     http: httpx.Client
     clock: ShiftedClock
     namespace: str
     node: str
+    mirror: AgentPodMirror
 
     def status(self, token: str, node: str | None = None) -> int:
         headers = {"BrupopNodeName": node or self.node, "BrupopK8sAuthToken": token}
@@ -172,7 +187,7 @@ def start_apiserver(
         with httpx.Client(base_url=server.base_url, verify=str(certs.ca_path)) as http:
             # Keys loaded and pods listed (readiness also waits for the shadow CRD, not here).
             wait_until(lambda: mirror.problem is None, "keys loaded, pods listed", seconds=20)
-            yield Apiserver(http, clock, namespace, node)
+            yield Apiserver(http, clock, namespace, node, mirror)
     finally:
         server.stop()
 
@@ -194,20 +209,22 @@ def test_an_agent_pods_token_is_accepted_with_its_node_uid_from_the_token(
     assert uid == control_plane.core.read_node(apiserver.node).metadata.uid
 
 
-def test_a_deleted_pods_token_is_refused_within_two_seconds(
+def test_a_deleted_pods_token_is_refused_without_waiting_for_its_cached_decision(
     control_plane: ControlPlane, apiserver: Apiserver
 ) -> None:
     pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-a", apiserver.node)
     token = token_of(control_plane, pod)
-    assert apiserver.status(token) == 200
+    assert apiserver.status(token) == 200  # its decision cached
 
     control_plane.core.delete_namespaced_pod(
         pod.metadata.name, apiserver.namespace, grace_period_seconds=0
     )
-    deleted = time.monotonic()
-    wait_until(lambda: apiserver.status(token) == 403, "the token refused", seconds=2.0)
 
-    assert time.monotonic() - deleted < 2.0
+    wait_until(
+        lambda: apiserver.status(token) == 403,
+        "the token refused",
+        seconds=REVOKED_WITHIN_SECONDS,
+    )
 
 
 def test_an_expired_token_is_refused(control_plane: ControlPlane, apiserver: Apiserver) -> None:
@@ -294,43 +311,49 @@ def test_a_pod_a_finalizer_holds_is_refused_once_kube_apiserver_refuses_its_toke
 
         # kube-apiserver refuses it 60 s past its deletionTimestamp (its grace period of 0).
         wait_until(lambda: not reviewed(control_plane, token), "TokenReview refuses", seconds=90)
-        wait_until(lambda: apiserver.status(token) == 403, "refused", seconds=2.0)
+        wait_until(
+            lambda: apiserver.status(token) == 403, "refused", seconds=REVOKED_WITHIN_SECONDS
+        )
     finally:
         patch = {"metadata": {"finalizers": None}}
         control_plane.core.patch_namespaced_pod(pod.metadata.name, namespace, patch)
 
 
-def test_the_tokens_of_a_deleted_service_account_are_refused_within_two_seconds(
+def test_the_tokens_of_a_deleted_service_account_are_refused_without_waiting_for_their_cache(
     control_plane: ControlPlane, apiserver: Apiserver
 ) -> None:
     pod = agent_pod(control_plane, apiserver.namespace, "brupop-agent-a", apiserver.node)
     token = token_of(control_plane, pod)
-    assert apiserver.status(token) == 200
+    assert apiserver.status(token) == 200  # its decision cached
 
     control_plane.core.delete_namespaced_service_account(AGENT_SERVICE_ACCOUNT, apiserver.namespace)
-    deleted = time.monotonic()
-    wait_until(lambda: apiserver.status(token) == 401, "the token refused", seconds=2.0)
 
-    assert time.monotonic() - deleted < 2.0
+    wait_until(
+        lambda: apiserver.status(token) == 401,
+        "the token refused",
+        seconds=REVOKED_WITHIN_SECONDS,
+    )
     assert not reviewed(control_plane, token)
 
 
-def test_the_tokens_of_a_service_account_recreated_under_its_name_are_refused_within_two_seconds(
+def test_the_tokens_of_a_service_account_recreated_under_its_name_are_refused_despite_the_cache(
     control_plane: ControlPlane, apiserver: Apiserver
 ) -> None:
     namespace = apiserver.namespace
     pod = agent_pod(control_plane, namespace, "brupop-agent-a", apiserver.node)
     old = token_of(control_plane, pod)
-    assert apiserver.status(old) == 200
+    assert apiserver.status(old) == 200  # its decision cached
 
     control_plane.core.delete_namespaced_service_account(AGENT_SERVICE_ACCOUNT, namespace)
     meta = client.V1ObjectMeta(name=AGENT_SERVICE_ACCOUNT)
     control_plane.core.create_namespaced_service_account(
         namespace, client.V1ServiceAccount(metadata=meta)
     )
-    recreated = time.monotonic()
-    wait_until(lambda: apiserver.status(old) == 401, "the old token refused", seconds=2.0)
 
-    assert time.monotonic() - recreated < 2.0
+    wait_until(
+        lambda: apiserver.status(old) == 401,
+        "the old token refused",
+        seconds=REVOKED_WITHIN_SECONDS,
+    )
     assert not reviewed(control_plane, old)
     assert apiserver.status(token_of(control_plane, pod)) == 200  # the new account's token
