@@ -13,7 +13,6 @@ object and writes it to bench/results/apiserver_idle_cost_<N>.json (or --out).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -26,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_cluster import proc_stats
 from real_cluster.counters import wait_for_leader
 from real_cluster.session import Session, control_plane_down, control_plane_up
-from rig import machine
+from rig import emit, machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -124,11 +123,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="brupop-idle-cost-") as folder:
         result = measure(args, Path(folder))
-    text = json.dumps(result, indent=2)
-    out = args.out or RESULTS / f"apiserver_idle_cost_{args.nodes}.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(text + "\n")
-    print(text)
+    emit(result, args.out or RESULTS / f"apiserver_idle_cost_{args.nodes}.json")
     return 0
 
 

@@ -32,7 +32,7 @@ from urllib.parse import parse_qs, urlparse
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from real_cluster import proc_stats
-from rig import machine
+from rig import emit, machine
 
 from brupop.simulation.fleet.certificates import write_loopback_tls
 
@@ -201,10 +201,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="brupop-control-memory-") as folder:
         result = measure(args, Path(folder))
-    text = json.dumps(result, indent=2)
-    out = args.out or RESULTS / "control_memory.json"
-    out.write_text(text + "\n")
-    print(text)
+    emit(result, args.out or RESULTS / "control_memory.json")
     return 0
 
 

@@ -12,7 +12,6 @@ docs/bench.md). Prints one JSON object and keeps it in bench/results/.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -25,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from real_cluster import brupop_processes, proc_stats
 from real_cluster.session import Session, control_plane_down, control_plane_up
-from rig import machine
+from rig import emit, machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ARENAS = {"MALLOC_ARENA_MAX": "2"}
@@ -121,10 +120,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="brupop-base-memory-") as folder:
         result = measure(args.nodes, Path(folder), traced_too=args.allocations)
-    text = json.dumps(result, indent=2)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"real_cluster_base_memory_{args.nodes}.json").write_text(text + "\n")
-    print(text)
+    emit(result, RESULTS / f"real_cluster_base_memory_{args.nodes}.json")
     return 0
 
 

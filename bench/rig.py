@@ -46,9 +46,13 @@ def progress(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def emit(result: dict[str, Any]) -> None:
-    """The benchmark's one JSON object on stdout."""
-    print(json.dumps(result, indent=2))
+def emit(result: dict[str, Any], keep: Path | None = None) -> None:
+    """The benchmark's one JSON object on stdout, and in `keep` (bench/results/...) when given."""
+    text = json.dumps(result, indent=2, default=str)
+    if keep is not None:
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        keep.write_text(text + "\n")
+    print(text)
 
 
 def send_logs_to(path: Path) -> None:

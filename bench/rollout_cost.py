@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import pstats
 import re
@@ -42,7 +41,7 @@ from real_cluster.pass_timeline import PassTimeline
 from real_cluster.rebooting_agents import TARGET, RebootingAgents
 from real_cluster.session import Session, control_plane_down, control_plane_up
 from real_cluster.shadow_watch import ShadowWatch
-from rig import machine
+from rig import emit, machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 _PREFIX = re.compile(r"\S*/(src|site-packages|python3\.\d+)/")  # this machine's folders
@@ -260,10 +259,7 @@ def main() -> int:
     else:
         with tempfile.TemporaryDirectory(prefix="brupop-rollout-cost-") as folder:
             result = measure(args, Path(folder))
-    text = json.dumps(result, indent=2)
-    args.out.parent.mkdir(exist_ok=True)
-    args.out.write_text(text + "\n")
-    print(text)
+    emit(result, args.out)
     return 0
 
 
