@@ -27,7 +27,7 @@ from real_cluster.changes import TICK_SECONDS, one_changes, rollout
 from real_cluster.counters import processes, snapshot, wait_for_leader, window
 from real_cluster.session import Session, control_plane_down, control_plane_up
 from real_cluster.shadow_watch import ShadowWatch
-from rig import machine
+from rig import emit, machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 NO_AUDIT = "unavailable: a reused control plane has no audit log"
@@ -47,6 +47,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rollout-timeout", type=float, default=3600.0)
     parser.add_argument("--threads", type=int, default=16, help="setup's parallel requests")
     parser.add_argument("--work", type=Path, help="default: a new folder under /tmp")
+    parser.add_argument(
+        "--resync-seconds",
+        type=float,
+        help="the controllers' CONTROLLER_RESYNC_SECONDS (default: the product's, 600), so that"
+        " a shorter idle window holds resyncs",
+    )
     return parser.parse_args(argv)
 
 
@@ -80,7 +86,8 @@ def measure(
     session.install_chart()
     session.build_fleet(args.nodes, args.real_agents, batch=1000, threads=args.threads)
     session.write_policy(MAX_CONCURRENT)
-    session.start_brupop(3, args.controllers)
+    resync = {"CONTROLLER_RESYNC_SECONDS": str(args.resync_seconds)} if args.resync_seconds else {}
+    session.start_brupop(3, args.controllers, resync)
     wait_for_leader(session)
     watch.start()
     session.start_agents(args.host_seconds, ready_seconds=max(120.0, args.nodes / 10))
@@ -92,6 +99,8 @@ def measure(
     m["idle"] = window(m["before"], m["after"])
     m["apiservers"] = processes(session)
     m["leader_rss"] = proc_stats.rss_mib(m["after"]["leader_pid"])
+    leader = [c for c in session.brupop.controllers if c.pid == m["after"]["leader_pid"]]
+    m["leader_lists"] = readings.informer_lists(leader[0].log) if leader else None
     m["audit"] = audit(session, cp, m["before"]["at"], m["after"]["at"])
     m["change_ms"] = one_changes(session, args.change_samples, m["idle"])
     m["relist"] = readings.relist_costs(session.access)
@@ -176,6 +185,8 @@ def controller_figures(args: argparse.Namespace, m: dict[str, Any]) -> dict[str,
         "one_change_kinds": changes,
         "mid_rollout_pass_cpu_ms": rolled["mid_rollout_pass_cpu_ms"] if rolled else None,
         "ticks_per_second_idle": round(idle["ticks"] / idle["seconds"], 3),
+        "resync_seconds": args.resync_seconds or 600.0,
+        "informer_lists": m["leader_lists"],
         "process_cpu_ms_per_2s_idle": round(
             idle["leader_cpu_seconds"] * 1000 * TICK_SECONDS / idle["seconds"], 3
         ),
@@ -233,10 +244,7 @@ def main(argv: list[str]) -> int:
     finally:
         if cp is not None:
             control_plane_down(cp)
-    text = json.dumps(result, indent=2, default=str)
-    print(text)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"real_cluster_scale_{args.nodes}.json").write_text(text + "\n")
+    emit(result, RESULTS / f"real_cluster_scale_{args.nodes}.json")
     return 0
 
 

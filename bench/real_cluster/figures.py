@@ -102,6 +102,7 @@ def tick_shares(cumulative: Mapping[str, float]) -> dict[str, float]:
     return {
         "ticks": total,
         "within_5_ms_share": round(within.get(0.005, 0.0) / total, 4),
+        "above_5_ms": total - within.get(0.005, 0.0),
         "above_100_ms": total - within.get(0.1, 0.0),
         "median_at_most_ms": median * 1000,
     }

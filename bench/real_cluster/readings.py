@@ -64,3 +64,24 @@ def relist(access: ClusterAccess, path: str) -> dict[str, Any]:
 def relist_costs(access: ClusterAccess) -> dict[str, Any]:
     shadows = f"/apis/{GROUP}/{VERSION}/namespaces/{NAMESPACE}/{PLURAL}"
     return {"shadows": relist(access, shadows), "nodes": relist(access, "/api/v1/nodes")}
+
+
+def informer_lists(log_path: Any) -> dict[str, Any]:
+    """The lists a controller's informers made, from its log's `watch.listed` lines: per kind
+    and way (`versions`: a resync by versions; `objects`: a whole list, as at start), how many
+    and the CPU of each on the thread that made it."""
+    lists: dict[str, list[float]] = {}
+    with open(log_path, errors="replace") as lines:
+        for line in lines:
+            if '"watch.listed"' not in line:
+                continue
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            key = f"{entry.get('kind')} by {entry.get('by')}"
+            lists.setdefault(key, []).append(float(entry.get("cpu_ms", "nan")))
+    return {
+        key: {"count": len(cpu), "cpu_ms": cpu, "max_cpu_ms": max(cpu)}
+        for key, cpu in sorted(lists.items())
+    }

@@ -100,8 +100,27 @@ def test_tick_shares_read_the_cumulative_buckets_of_a_window() -> None:
     assert shares == {
         "ticks": 100.0,
         "within_5_ms_share": 0.98,
+        "above_5_ms": 2.0,
         "above_100_ms": 1.0,
         "median_at_most_ms": 2.0,
+    }
+
+
+def test_informer_lists_are_read_per_kind_and_way_from_a_controller_log(tmp_path: Path) -> None:
+    log = tmp_path / "controller.log"
+    log.write_text(
+        '{"event": "watch.listed", "kind": "shadows", "by": "objects", "cpu_ms": 900.5}\n'
+        "not json, a traceback line\n"
+        '{"event": "controller.pass_due", "kind": "shadows"}\n'
+        '{"event": "watch.listed", "kind": "shadows", "by": "versions", "cpu_ms": 150.0}\n'
+        '{"event": "watch.listed", "kind": "shadows", "by": "versions", "cpu_ms": 170.0}\n'
+    )
+
+    lists = bench_module("readings").informer_lists(log)
+
+    assert lists == {
+        "shadows by objects": {"count": 1, "cpu_ms": [900.5], "max_cpu_ms": 900.5},
+        "shadows by versions": {"count": 2, "cpu_ms": [150.0, 170.0], "max_cpu_ms": 170.0},
     }
 
 
