@@ -9,6 +9,9 @@ A bare interpreter (`python -c pass`, CPU from wait4) is measured beside it, and
 peak RSS when it asks. Medians of N runs. PYTHONPATH, when set, is passed to the agent (to
 measure another tree's source with the same interpreter). `--before SRC` measures another tree's
 source interleaved with this one's, run for run, so that both see the same machine load.
+`--image-root DIR` (root) runs the agent as its image does instead: the image's own interpreter
+and entry script in a chroot of the image's read-only root file system (`podman image mount`),
+as its user, with the image's environment; the wrapper that gets it there is measured alone.
 """
 
 from __future__ import annotations
@@ -32,6 +35,14 @@ from rig import emit, machine, progress
 from brupop.simulation.fleet.certificates import TlsFiles, write_loopback_tls
 
 NODE = "bench-node-1"
+IMAGE_USER = "10001:10001"
+IMAGE_ENV = {
+    "PATH": "/opt/brupop/bin:/usr/bin",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONUNBUFFERED": "1",
+    "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt",
+}
+IMAGE_WORK = "/tmp"  # where the bench's files appear inside the image's root
 GOAL_MS = 60.0
 HEADERS_END = b"\r\n\r\n"
 MAX_HEADER_BYTES = 64 * 1024
@@ -143,10 +154,47 @@ def one_agent(
 
 def bare_start_ms(python: str, *flags: str) -> float:
     """CPU of `python [flags] -c pass`, from exec to exit (wait4's user + sys)."""
-    process = subprocess.Popen([python, *flags, "-c", "pass"])
+    return exit_cpu_ms([python, *flags, "-c", "pass"])
+
+
+def exit_cpu_ms(command: list[str]) -> float:
+    """CPU of `command`, from exec to exit (wait4's user + sys)."""
+    process = subprocess.Popen(command)
     _, _, usage = os.wait4(process.pid, 0)
     process.returncode = 0
     return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+# Enters a private mount namespace, shows the bench's directory ($0) as /tmp of the image's root
+# ($1) and runs the rest chrooted there as the image's user: one process throughout (each step
+# execs the next), so its schedstat is the agent's CPU plus this wrapper's.
+_IN_IMAGE = (
+    'mount --bind "$0" "$1"/tmp && root="$1" && shift'
+    ' && exec {chroot} --userspec={user} "$root" "$@"'
+)
+
+
+def host_tool(name: str) -> str:
+    """A host program by its full path: the agent's environment has the image's PATH."""
+    found = shutil.which(name, path=os.defpath + ":/usr/sbin:/sbin")
+    if found is None:
+        raise SystemExit(f"--image-root needs {name} on the host")
+    return found
+
+
+def in_image(root: str, work: Path, *command: str) -> list[str]:
+    """`command` run in the image's root file system, as the image runs it."""
+    script = _IN_IMAGE.format(chroot=host_tool("chroot"), user=IMAGE_USER)
+    return [
+        host_tool("unshare"),
+        "--mount",
+        host_tool("sh"),
+        "-c",
+        script,
+        str(work),
+        root,
+        *command,
+    ]
 
 
 # The agent's imports before its first request, in a fresh interpreter: what they cost, which
@@ -286,6 +334,68 @@ def interleaved(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     }
 
 
+def image_env(url: str, tls: TlsFiles, work: Path) -> dict[str, str]:
+    """The image's environment and a DaemonSet pod's, with the bench's files as the image sees
+    them; everything readable by the image's user."""
+    env = agent_env(url, tls, work)
+    env.pop("PYTHONPATH", None)
+    for path in [work, *work.rglob("*")]:
+        path.chmod(0o777 if path.is_dir() else 0o644)
+    inside = {
+        "AGENT_TOKEN_PATH": f"{IMAGE_WORK}/token",
+        "AGENT_CA_PATH": f"{IMAGE_WORK}/{tls.ca_cert.relative_to(work)}",
+        "TERMINATION_LOG": f"{IMAGE_WORK}/termination-log",
+    }
+    return env | IMAGE_ENV | inside
+
+
+def measure_image(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """The agent as its image runs it: CPU to the first request, the image's bare interpreter
+    and the wrapper alone, all through the same wrapper."""
+    work.chmod(0o777)
+    tls = write_loopback_tls(work / "tls")
+    stand_in = StandIn(tls)
+    env = image_env(stand_in.url, tls, work)
+    command = in_image(args.image_root, work, "/opt/brupop/bin/brupop", "agent")
+    bare = in_image(args.image_root, work, "/opt/brupop/bin/python", "-c", "pass")
+    wrapper = [host_tool("unshare"), "--mount", host_tool("sh"), "-c"]
+    wrapper += [
+        f'mount --bind "$0" "$1"/tmp && exec {host_tool("true")}',
+        str(work),
+        args.image_root,
+    ]
+    try:
+        log = work / "agent.log"
+        one_agent(command, env, stand_in, log)  # warm the page cache
+        firsts, bares, wrappers = [], [], []
+        for run in range(args.runs):
+            firsts.append(one_agent(command, env, stand_in, log))
+            bares.append(exit_cpu_ms(bare))
+            wrappers.append(exit_cpu_ms(wrapper))
+            progress(f"run {run + 1}/{args.runs}: {firsts[-1].request_cpu_ms:.1f} ms")
+    finally:
+        stand_in.close()
+    to_request = [f.request_cpu_ms for f in firsts if f.request_cpu_ms is not None]
+    median = statistics.median(to_request)
+    wrapped = statistics.median(wrappers)
+    return {
+        "benchmark": "agent_start_image",
+        "machine": machine(),
+        "how": "the image's root, read-only, chrooted as its user, its entry script and env",
+        "runs": args.runs,
+        "first_request": firsts[0].request_line,
+        "agent_cpu_to_first_request_with_wrapper": summary(to_request),
+        "bare_interpreter_cpu_with_wrapper": summary(bares),
+        "wrapper_alone_cpu": summary(wrappers),
+        "agent_cpu_to_first_request_less_wrapper_median_ms": round(median - wrapped, 1),
+        "agent_peak_rss_at_first_request_mib": round(
+            statistics.median(f.peak_rss_mib for f in firsts if f.peak_rss_mib is not None), 1
+        ),
+        "goal_ms": GOAL_MS,
+        "met": median - wrapped <= GOAL_MS,
+    }
+
+
 def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     tls = write_loopback_tls(work / "tls")
     stand_in = StandIn(tls)
@@ -346,10 +456,19 @@ def main() -> int:
         default=str(Path(__file__).resolve().parents[1] / "src"),
         help="the src directory measured against --before (default: this checkout's)",
     )
+    parser.add_argument(
+        "--image-root",
+        metavar="DIR",
+        help="the agent image's root file system (`podman image mount`): run the agent as the"
+        " image does (root; no breakdown)",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="brupop-bench-agent-start-"))
     try:
-        result = interleaved(args, work) if args.before else measure(args, work)
+        if args.image_root:
+            result = measure_image(args, work)
+        else:
+            result = interleaved(args, work) if args.before else measure(args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     emit(result)
