@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import anyio.to_thread
 import structlog
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from brupop.adapters.apiserver_http.routes.headers import HeaderError, access_request
 from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
 from brupop.adapters.apiserver_http.routes.wire import error_response
+from brupop.adapters.apiserver_http.routes.worker_threads import on_worker_thread
 from brupop.ports.errors import PortError, TooManyRequestsError, UnavailableError
 from brupop.services.apiserver.authorization.authorizer import (
     AccessRequest,
@@ -109,9 +109,7 @@ class AuthorizationMiddleware:
         self, request: AccessRequest, limiter: Any
     ) -> tuple[str, AgentCaller | tuple[int, str]]:
         try:
-            caller = await anyio.to_thread.run_sync(
-                self._authorizer.authorize, request, limiter=limiter
-            )
+            caller = await on_worker_thread(self._authorizer.authorize, request, limiter=limiter)
         except UnauthenticatedError as error:
             return "unauthenticated", (401, str(error))
         except NotAllowedError as error:

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import anyio
-import anyio.to_thread
 import structlog
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -40,6 +39,7 @@ from brupop.adapters.apiserver_http.routes.closing import Closing
 from brupop.adapters.apiserver_http.routes.conversion_turns import Turns, granted
 from brupop.adapters.apiserver_http.routes.requests import read_body
 from brupop.adapters.apiserver_http.routes.wire import error_response
+from brupop.adapters.apiserver_http.routes.worker_threads import on_worker_thread
 
 __all__ = ["CONVERSION_BODY_LIMIT", "SMALL_REVIEW_BYTES", "ConversionRoute", "Converter", "Places"]
 
@@ -151,9 +151,7 @@ class ConversionRoute:
         if not await self._turn(worker_turns, (size.rank, others_in), request.receive):
             return self._not_served()
         try:
-            answer = await anyio.to_thread.run_sync(
-                self._worker.convert, body, limiter=self._one_thread()
-            )
+            answer = await on_worker_thread(self._worker.convert, body, limiter=self._one_thread())
         except ConversionFailedError as error:
             if error.status < 500:
                 self.refused += 1

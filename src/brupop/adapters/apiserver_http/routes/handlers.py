@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import anyio.to_thread
 import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -23,6 +22,7 @@ from brupop.adapters.apiserver_http.routes.requests import (
 )
 from brupop.adapters.apiserver_http.routes.waits import CallerWaits
 from brupop.adapters.apiserver_http.routes.wire import error_response, shadow_document
+from brupop.adapters.apiserver_http.routes.worker_threads import on_worker_thread
 from brupop.domain.shadow import Shadow, shadow_name
 from brupop.ports.cluster.shadow_repository import ShadowRepository
 from brupop.ports.errors import DrainFailedError, NotFoundError
@@ -75,7 +75,7 @@ class Handlers:
         self._drain_wait = drain_wait_seconds
 
     async def _call(self, function: Callable[..., T], *args: Any) -> T:
-        return await anyio.to_thread.run_sync(function, *args, limiter=self._limiter())
+        return await on_worker_thread(function, *args, limiter=self._limiter())
 
     async def ping(self, _request: Request) -> Response:
         return PlainTextResponse("pong")
