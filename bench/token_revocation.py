@@ -25,7 +25,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import Any
 
 from kubernetes import client, config
 from rig import emit, machine, percentile, progress, send_logs_to
+from work_dir import measure_in_work_dir
 
 from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACCOUNT
 
@@ -211,9 +211,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.samples < 1 or args.poll_ms <= 0:
         parser.error("--samples must be at least 1 and --poll-ms above 0")
-    with tempfile.TemporaryDirectory(prefix="brupop-token-revocation-") as folder:
-        result = run(args, Path(folder))
-    emit(result, args.out)
+    emit(measure_in_work_dir("brupop-token-revocation-", lambda work: run(args, work)), args.out)
     return 0
 
 
