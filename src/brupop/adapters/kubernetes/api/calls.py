@@ -37,11 +37,15 @@ class ApiCalls:
 
     def json(self, action: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> JSON:
         """Call `method` and return its JSON object answer."""
+        return _parse(action, self.body(action, method, *args, **kwargs))
+
+    def body(self, action: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> bytes:
+        """Call `method` and return its answer's body as sent, for a caller that decodes it."""
         timeout = (self.connect_timeout_seconds, self.request_timeout_seconds)
         with translated(action):
             response = method(*args, _preload_content=False, _request_timeout=timeout, **kwargs)
-            data = response.data
-        return _parse(action, data)
+            data: bytes = response.data
+        return data
 
     def stream(
         self,

@@ -19,6 +19,7 @@ import urllib3.exceptions
 
 from brupop.adapters.kubernetes.api.calls import JSON, ApiCalls, collection_paused, lines
 from brupop.adapters.kubernetes.api.errors import error_for_status, status_code
+from brupop.adapters.kubernetes.api.version_pages import read_version_page
 from brupop.domain.cluster.objects import (
     VersionListing,
     WatchBookmark,
@@ -55,28 +56,38 @@ LIST_RESTARTS = 2
 a compaction between two pages leaves no snapshot to continue from."""
 
 
+PageReader = Callable[[ApiCalls, WatchSource[Any], dict[str, Any], list[Any]], tuple[Any, str]]
+"""Reads one page of a list onto its items; returns the continue token and the version."""
+
+
 def list_items(
     calls: ApiCalls, source: WatchSource[T], page_size: int | None = None
 ) -> tuple[list[tuple[T, str | None]], str]:
     """Every readable item with its resourceVersion, and the list's resourceVersion; read in
     pages of `page_size` (one consistent snapshot, as the API serves continued lists). A
     continue token the API has expired restarts the list, as client-go's pager does."""
+    return _restarted_list(calls, source, page_size, _read_page)
+
+
+def _restarted_list(
+    calls: ApiCalls, source: WatchSource[Any], page_size: int | None, read_page: PageReader
+) -> tuple[list[Any], str]:
     for _ in range(LIST_RESTARTS):
         try:
-            return _paged_list(calls, source, page_size)
+            return _paged_list(calls, source, page_size, read_page)
         except WatchExpiredError:
             log.info("list.restarted", action=source.action)
-    return _paged_list(calls, source, page_size)
+    return _paged_list(calls, source, page_size, read_page)
 
 
 def _paged_list(
-    calls: ApiCalls, source: WatchSource[T], page_size: int | None
-) -> tuple[list[tuple[T, str | None]], str]:
-    items: list[tuple[T, str | None]] = []
+    calls: ApiCalls, source: WatchSource[Any], page_size: int | None, read_page: PageReader
+) -> tuple[list[Any], str]:
+    items: list[Any] = []
     params = dict(source.params) | ({"limit": page_size} if page_size else {})
     while True:
         with collection_paused():  # until the page is dropped (see `_read_page`)
-            token, version = _read_page(calls, source, params, items)
+            token, version = read_page(calls, source, params, items)
         if not page_size or not token:
             return items, version
         params["_continue"] = str(token)
@@ -111,11 +122,20 @@ def list_versions(
 ) -> VersionListing:
     """The name and resourceVersion of every item of the collection at `path` (the URL path of
     `source`'s list), paged like `list_items`, asked for as metadata only and never decoded into
-    the domain's (a resync of an unchanged fleet needs no more)."""
-    listing = _metadata_list(calls, path)
-    metadata_only = replace(source, list_method=listing, decode=_name_of, args=())
-    items, version = list_items(calls, metadata_only, page_size)
+    the domain's (a resync of an unchanged fleet needs no more). Each page is read by
+    `read_version_page`, which makes Python objects of those two strings only."""
+    metadata_only = replace(source, list_method=_metadata_list(calls, path), args=())
+    items, version = _restarted_list(calls, metadata_only, page_size, _read_version_page)
     return VersionListing(dict(items), version or None)
+
+
+def _read_version_page(
+    calls: ApiCalls, source: WatchSource[Any], params: dict[str, Any], items: list[Any]
+) -> tuple[str, str]:
+    body = calls.body(source.action, source.list_method, *source.args, **params)
+    named, token, version = read_version_page(source.action, body)
+    items.extend(named)
+    return token, version
 
 
 def _metadata_list(calls: ApiCalls, path: str) -> Callable[..., Any]:
@@ -222,9 +242,3 @@ def _version_of(obj: Any) -> str | None:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     version = meta.get("resourceVersion") if isinstance(meta, dict) else None
     return str(version) if version else None
-
-
-def _name_of(obj: JSON) -> str | None:
-    meta = obj.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return str(name) if name else None
