@@ -5,10 +5,12 @@ a controller's mirrors), then lists the names and resourceVersions of every shad
 Node, as the informers' resync does, `--runs` times, and reads the CPU of the listing thread.
 
 Variants, one run of each in turn so that they see the same load:
-- `now`: the adapters as they are;
-- `collected_mid_list`: the collector paused for each page's parse only, as before the page
-  was read whole under the pause (`watching._read_page`);
-- `gzip`: as `now`, each page asked for compressed (`Accept-Encoding: gzip`).
+- `now`: the adapters as they are (each page decoded against a schema of the two strings it
+  needs, `version_pages.read_version_page`);
+- `parsed_whole`: each page parsed whole into dicts and the two strings taken from them, as
+  before (the collector paused for the page, as now).
+
+Earlier variants (the collector on mid-list, gzip) are in the results this bench wrote before.
 
 Prints one JSON object and keeps it in bench/results/real_cluster_resync_<N>.json.
 """
@@ -39,51 +41,27 @@ from brupop.services.controller.mirrors.fleet_mirror import OPT_IN_SELECTOR
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def _collected_mid_list(calls: Any, source: Any, page_size: int | None) -> Any:
-    """The paged list as it was: the collector on again as soon as a page is parsed."""
-    items: list[Any] = []
-    params = dict(source.params) | ({"limit": page_size} if page_size else {})
-    while True:
-        answer = calls.json(source.action, source.list_method, *source.args, **params)
-        for raw in answer.get("items") or []:
-            decoded = source.decode(raw)
-            if decoded is not None:
-                items.append((decoded, watching._version_of(raw)))
-        meta = answer.get("metadata") or {}
-        token = meta.get("continue")
-        if not page_size or not token:
-            return items, str(meta.get("resourceVersion") or "")
-        params["_continue"] = str(token)
+def _parsed_whole(calls: Any, source: Any, params: dict[str, Any], items: list[Any]) -> Any:
+    """A page read as before: parsed whole into dicts, then each item's name and version."""
+    answer = calls.json(source.action, source.list_method, *source.args, **params)
+    for raw in answer.get("items") or []:
+        meta = raw.get("metadata") or {}
+        if meta.get("name"):
+            items.append((str(meta["name"]), watching._version_of(raw)))
+    meta = answer.get("metadata") or {}
+    return meta.get("continue"), str(meta.get("resourceVersion") or "")
 
 
 @contextmanager
 def variant(name: str) -> Iterator[None]:
     """The adapters changed as `name` says, for the duration."""
-    paged, metadata_list = watching._paged_list, watching._metadata_list
-    if name == "collected_mid_list":
-        watching._paged_list = _collected_mid_list
-    elif name == "gzip":
-
-        def compressed(calls: Any, path: str) -> Callable[..., Any]:
-            api = calls.api_client
-
-            def listing(**params: Any) -> Any:
-                query = [(watching._LIST_QUERY[k], v) for k, v in params.items() if k[0] != "_"]
-                query += [("continue", params["_continue"])] if "_continue" in params else []
-                headers = {"Accept": watching.PARTIAL_METADATA_LIST, "Accept-Encoding": "gzip"}
-                return api.call_api(
-                    path, "GET", query_params=query, header_params=headers,
-                    auth_settings=["BearerToken"], _return_http_data_only=True,
-                    _preload_content=False, _request_timeout=params.get("_request_timeout"),
-                )  # fmt: skip
-
-            return listing
-
-        watching._metadata_list = compressed
+    reader = watching._read_version_page
+    if name == "parsed_whole":
+        watching._read_version_page = _parsed_whole
     try:
         yield
     finally:
-        watching._paged_list, watching._metadata_list = paged, metadata_list
+        watching._read_version_page = reader
 
 
 def measure(nodes: int, runs: int, work: Path) -> dict[str, Any]:
@@ -102,7 +80,7 @@ def measure(nodes: int, runs: int, work: Path) -> dict[str, Any]:
         cpu: dict[str, dict[str, list[float]]] = {}
         load_at_start = machine()["load_average_1min_at_start"]
         for _ in range(runs):
-            for name in ("now", "collected_mid_list", "gzip"):
+            for name in ("now", "parsed_whole"):
                 with variant(name):
                     for kind, listing in lists.items():
                         began = time.thread_time()
