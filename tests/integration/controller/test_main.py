@@ -53,6 +53,15 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         ("TIMEOUT_MONITORING_UPDATE_SECONDS", "1e12", "less than or equal to 604800"),
         ("LEADER_ELECTION_LEASE_SECONDS", "6", "twice"),
         ("BRUPOP_CLUSTER", "minikube", "'kubernetes' or 'memory'"),
+        # From a hostile environment: a tzdata folder, a path, Unicode digits, a huge value.
+        ("SCHEDULER_TIME_ZONE", "US", "a group of time zones"),
+        ("SCHEDULER_TIME_ZONE", "Europe", "a group of time zones"),
+        ("SCHEDULER_TIME_ZONE", "../etc/passwd", "not an IANA time zone"),
+        ("SCHEDULER_TIME_ZONE", "Europe/" + "x" * 300, "1 to 64 characters"),
+        ("SCHEDULER_CRON_EXPRESSION", "0 0 ² * * * *", "hours: '²' is not a number"),
+        ("SCHEDULER_CRON_EXPRESSION", "0 0 \u0661 * * * *", "hours: '\u0661' is not a number"),
+        ("SCHEDULER_CRON_EXPRESSION", "0/³ * * * * * *", "must be a positive integer"),
+        ("SCHEDULER_CRON_EXPRESSION", "0 " * 100_000, "longer than 1024 characters"),
     ],
 )
 def test_a_bad_setting_stops_the_controller_at_start_with_one_line(

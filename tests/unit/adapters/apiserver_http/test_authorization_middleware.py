@@ -60,8 +60,11 @@ async def handler(_scope: Scope, _receive: Receive, send: Send) -> None:
     await Response("reached the handler")(_scope, _receive, send)
 
 
-def authorizer_over(reviewer: HeldTokenReviewer, cluster: InMemoryCluster) -> Authorizer:
-    return Authorizer(
+def held_reviews() -> tuple[HeldTokenReviewer, Authorizer]:
+    """A held TokenReview and an authorizer that reviews through it, on a cluster of their own."""
+    cluster = InMemoryCluster(NS)
+    reviewer = HeldTokenReviewer(cluster)
+    authorizer = Authorizer(
         token_reviewer=reviewer,
         pods=cluster.pods,
         nodes=cluster.nodes,
@@ -69,6 +72,7 @@ def authorizer_over(reviewer: HeldTokenReviewer, cluster: InMemoryCluster) -> Au
         namespace=NS,
         cache_seconds=30,
     )
+    return reviewer, authorizer
 
 
 def middleware_with(
@@ -86,9 +90,7 @@ def middleware_with(
 
 
 def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -> None:
-    cluster = InMemoryCluster(NS)
-    reviewer = HeldTokenReviewer(cluster)
-    authorizer = authorizer_over(reviewer, cluster)
+    reviewer, authorizer = held_reviews()
     answers: dict[str, list[Message]] = {"running": [], "waiting": [], "refused": []}
     finished_when_refused: list[int] = []
 
@@ -119,9 +121,7 @@ def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -
 
 
 def test_while_reviews_are_busy_an_address_with_its_share_in_flight_is_refused_at_once() -> None:
-    cluster = InMemoryCluster(NS)
-    reviewer = HeldTokenReviewer(cluster)
-    authorizer = authorizer_over(reviewer, cluster)
+    reviewer, authorizer = held_reviews()
     answers: dict[str, list[Message]] = {"first": [], "other": [], "refused": []}
     finished_when_refused: list[int] = []
 
