@@ -212,6 +212,7 @@ class _Doorway(asyncio.Protocol):
         if self._slot is not None and not self._handed_over:
             self._slot.release()
         self._admission._forget(self)
+        _unhook_reader(self._transport)
 
     def abort(self) -> None:
         if self._transport is not None:
@@ -251,6 +252,7 @@ class _Tls(sslproto.SSLProtocol):
             self.slot.release()
         self.on_lost(self)
         super().connection_lost(exc)
+        _unhook_reader(self._raw)
 
     def handshake_ended(self, handshake: asyncio.Future[None]) -> None:
         # A failed or timed-out handshake is the client's problem: read it so asyncio does not
@@ -280,3 +282,10 @@ class _Tls(sslproto.SSLProtocol):
 
 def _nothing(_tls: _Tls) -> None:
     return
+
+
+def _unhook_reader(transport: asyncio.BaseTransport | None) -> None:
+    """asyncio's socket transport keeps its read callback as a method of itself: once closed it
+    is a cycle, left (with its socket) for the collector. No read comes after the loss."""
+    if transport is not None:
+        transport._read_ready_cb = None  # type: ignore[attr-defined]

@@ -114,6 +114,13 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
         for callback in callbacks:
             callback()
+        # Two references back to this protocol would make a closed connection a cycle, kept
+        # with its TLS state until a full collection (after a connect storm, a thousand
+        # connections' worth): the keep-alive timer's handler, which uvicorn cancels only when
+        # the connection ended without an error, and the request's scope, which names it.
+        self._unset_keepalive_if_required()
+        if self.scope is not None:
+            self.scope.pop(CONNECTION_LOST, None)  # type: ignore[misc]
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
