@@ -54,12 +54,13 @@ def profile_file(profile: Path, nodes: int) -> Path:
     return profile.with_name(f"{profile.stem}-{nodes}.json")
 
 
-def start_agents(work: Path, nodes: int) -> list[subprocess.Popen[str]]:
+def start_agents(work: Path, nodes: int, connect_rate: float) -> list[subprocess.Popen[str]]:
     processes = []
     for first in range(0, nodes, AGENTS_PER_PROCESS):
         count = min(AGENTS_PER_PROCESS, nodes - first)
         command = [sys.executable, str(HERE / "waiting_agents.py"), "--ready"]
         command += [str(work / READY_FILE), "--first", str(first), "--count", str(count)]
+        command += ["--connect-rate", str(connect_rate)]
         processes.append(
             subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         )
@@ -117,7 +118,7 @@ def measure(work: Path, nodes: int, args: argparse.Namespace) -> dict[str, Any]:
     try:
         time.sleep(2.0)
         before = read_process(server.pid)
-        agents = start_agents(work, nodes)
+        agents = start_agents(work, nodes, args.connect_rate)
         time.sleep(3.0)  # the last handshakes' garbage collected, the kernel's counters caught up
         idle_start = read_process(server.pid)
         time.sleep(args.idle_seconds)
@@ -215,6 +216,13 @@ def main() -> int:
     parser.add_argument("--waves", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     parser.add_argument(
+        "--connect-rate",
+        type=float,
+        default=400.0,
+        help=f"new connections a second from each process of {AGENTS_PER_PROCESS} agents "
+        "(a few thousand: a connect storm, past the reviews that may wait)",
+    )
+    parser.add_argument(
         "--profile", type=Path, help="sample the server in each burst (PROFILE-N.json per N)"
     )
     args = parser.parse_args()
@@ -226,6 +234,7 @@ def main() -> int:
             "idle_seconds": args.idle_seconds,
             "single_changes": args.singles,
             "waves": args.waves,
+            "connect_rate_per_process": args.connect_rate,
             "memory_limit_mib": MEMORY_LIMIT_MIB,
         },
         "runs": [],
