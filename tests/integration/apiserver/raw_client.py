@@ -56,6 +56,18 @@ def read_until_closed(connection: socket.socket, timeout: float = 10.0) -> bytes
         received += chunk
 
 
+def ping_on(connection: socket.socket) -> bytes:
+    """One /ping on an open connection, its whole answer read; the connection stays open."""
+    connection.sendall(b"GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    answer = b""
+    while not answer.endswith(b"pong"):
+        chunk = connection.recv(4096)
+        if not chunk:
+            raise ConnectionError(f"closed before the answer ended: {answer[:200]!r}")
+        answer += chunk
+    return answer
+
+
 def ping(port: int, ca_path: Path) -> bytes:
     context = ssl.create_default_context(cafile=str(ca_path))
     with urllib.request.urlopen(

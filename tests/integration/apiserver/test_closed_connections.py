@@ -14,10 +14,8 @@ from typing import Any
 import pytest
 
 from tests.integration.apiserver.conftest import RigFactory
-from tests.integration.apiserver.raw_client import tls_connection
+from tests.integration.apiserver.raw_client import ping_on, tls_connection
 from tests.support.polling import wait_until
-
-PING = b"GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n"
 
 
 @pytest.fixture
@@ -34,10 +32,7 @@ def _ping_then_close(make_rig: RigFactory, *, reset: bool) -> dict[str, weakref.
     rig = make_rig()
     connections = rig.server.server.server_state.connections
     with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
-        connection.sendall(PING)
-        answer = b""
-        while not answer.endswith(b"pong"):
-            answer += connection.recv(4096)
+        ping_on(connection)
         wait_until(lambda: len(connections) == 1, "the connection to be open")
         protocol: Any = next(iter(connections))
         tls = protocol.transport._ssl_protocol

@@ -9,7 +9,7 @@ from collections import deque
 from typing import Any
 
 from tests.integration.apiserver.conftest import RigFactory
-from tests.integration.apiserver.raw_client import read_until_closed, tls_connection
+from tests.integration.apiserver.raw_client import ping_on, read_until_closed, tls_connection
 from tests.support.polling import wait_until
 
 PING = b"GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n"
@@ -24,10 +24,7 @@ def test_an_open_connection_holds_no_deque_for_its_queues(make_rig: RigFactory) 
     rig = make_rig()
     connections = rig.server.server.server_state.connections
     with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
-        connection.sendall(PING)
-        answer = b""
-        while not answer.endswith(b"pong"):
-            answer += connection.recv(4096)
+        answer = ping_on(connection)
         wait_until(lambda: len(connections) == 1, "the connection to be open")
         (protocol,) = list(connections)
         queues = _queues(protocol)
