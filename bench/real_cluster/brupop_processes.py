@@ -1,7 +1,8 @@
 """brupop's controller replicas and apiserver replicas as real processes (`python -m brupop
 controller|apiserver`) over the control plane, each with its chart ServiceAccount's
 TokenRequest token in a kubeconfig of its own, so kube-apiserver (and its audit log) tells
-the controller from the apiserver."""
+the controller from the apiserver. They run in a venv of the runtime packages only, as the
+control image holds them (`runtime_python.py`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +20,7 @@ from brupop.simulation.fleet.certificates import TlsFiles
 from brupop.simulation.fleet.real_cluster.backend import free_loopback_port
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 from real_cluster.fleet import NAMESPACE
+from real_cluster.runtime_python import runtime_python
 
 CONTROLLER_ACCOUNT = "brupop-controller-service-account"
 APISERVER_ACCOUNT = "brupop-apiserver-service-account"
@@ -102,7 +103,7 @@ def _start(name: str, command: str, env: dict[str, str], port: int, logs: Path) 
     log = logs / f"{name}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            ["nice", "-n", "5", sys.executable, "-m", "brupop", command],
+            ["nice", "-n", "5", str(runtime_python()), "-m", "brupop", command],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
