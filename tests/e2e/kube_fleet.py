@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import ssl
 import subprocess
 import sys
@@ -96,13 +95,6 @@ def write_kubeconfig(path: Path, server_url: str) -> Path:
     }
     path.write_text(json.dumps(config))
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def cluster_env(kubeconfig: Path, settings: Mapping[str, str]) -> dict[str, str]:

@@ -38,7 +38,6 @@ from tests.e2e.kube_fleet import (
     add_fleet,
     cluster_env,
     fleet_files,
-    free_port,
     wait_for_ping,
     web_pod,
     write_kubeconfig,
@@ -47,6 +46,7 @@ from tests.support.kube_api_rules import KINDS, NODES, PODS, SHADOWS, status_bod
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_process import EmulatorProcess, Recorded
 from tests.support.polling import wait_until
+from tests.support.ports import free_port
 
 OPTIONS = SimulationOptions(nodes=3, max_concurrent=2)
 NAMES = OPTIONS.node_names()

@@ -7,7 +7,6 @@ Every wait is bounded; a failure names what Prometheus printed.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import urllib.error
 import urllib.parse
@@ -19,17 +18,12 @@ from typing import Any
 import yaml
 
 from tests.support.polling import wait_until
+from tests.support.ports import free_port
 from tests.support.prometheus_tools import tool
 
 READY_SECONDS = 60.0
 STOP_SECONDS = 10.0
 REQUEST_SECONDS = 20.0
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class PrometheusError(AssertionError):
@@ -44,7 +38,7 @@ class PrometheusServer:
         self._config_file = directory / "prometheus.yml"
         self._log = directory / "prometheus.log"
         self.write_config(config)
-        self.url = f"http://127.0.0.1:{_free_port()}"
+        self.url = f"http://127.0.0.1:{free_port()}"
         self._process: subprocess.Popen[bytes] | None = None
 
     def write_config(self, config: dict[str, Any]) -> None:

@@ -34,13 +34,13 @@ from brupop.simulation.flags.options import SimulationOptions
 from brupop.simulation.fleet import components
 from brupop.simulation.fleet.agent_env import agent_argv, agent_env, default_apiclient
 from brupop.simulation.fleet.certificates import LOOPBACK_HOST, TlsFiles
-from brupop.simulation.fleet.real_cluster.backend import free_loopback_port
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 from brupop.simulation.fleet.real_cluster.fleet_objects import ApiFleet
 from brupop.simulation.fleet.supervisor import AgentSpec, AgentSupervisor
 from tests.deploy.rendering import Helm, fetch_helm
 from tests.support.control_plane.chart_install import apply_chart
 from tests.support.original_install import NAMESPACE, OriginalNode
+from tests.support.ports import free_port
 
 AGENT_ACCOUNT = "brupop-agent-service-account"
 AGENT_DAEMONSET = OwnerReference(kind="DaemonSet", name="brupop-agent", controller=True)
@@ -66,7 +66,7 @@ def install_over_original(api: client.ApiClient, tls: TlsFiles) -> int:
     """The chart's RBAC, then both CRDs replacing the original's in place (same name, group and
     versions), converted by an apiserver that will listen on the returned loopback port."""
     apply_chart(api)  # the shadow CRD exists (the original's): only RBAC and the policy CRD
-    port = free_loopback_port()
+    port = free_port()
     install_crds(api, f"https://{LOOPBACK_HOST}:{port}/crdconvert", tls.ca_cert.read_bytes())
     return port
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from brupop.services.apiserver.authorization.authorizer import AGENT_SERVICE_ACC
 from brupop.services.apiserver.drain.drainer import DrainTimings
 from brupop.services.apiserver.drain.registry import DrainRegistry
 from brupop.services.apiserver.shadow_feed import ShadowFeed
+from tests.support.ports import free_port
 from tests.support.tls import TestCertificates, make_certificates
 
 NS = "brupop-bottlerocket-aws"
@@ -162,14 +162,6 @@ def make_rig(certs: TestCertificates, tmp_path: Path) -> Iterator[RigFactory]:
 @pytest.fixture
 def rig(make_rig: RigFactory) -> Rig:
     return make_rig()
-
-
-def free_port() -> int:
-    """A loopback TCP port nobody listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def start_brupop_apiserver(

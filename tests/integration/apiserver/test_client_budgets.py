@@ -23,11 +23,11 @@ from tests.integration.apiserver.conftest import (
     Rig,
     RigFactory,
     agent_pod,
-    free_port,
     open_connections,
 )
 from tests.integration.apiserver.raw_client import read_until_closed, tcp_connection, tls_connection
 from tests.support.polling import wait_until
+from tests.support.ports import free_port
 
 LIMITS = ConnectionLimits(
     max_connections=6, webhook_max_connections=6, per_address=3, probe_reserve=2

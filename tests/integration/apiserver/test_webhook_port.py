@@ -14,8 +14,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.integration.apiserver.conftest import free_port, start_brupop_apiserver
+from tests.integration.apiserver.conftest import start_brupop_apiserver
 from tests.support.polling import first_answer, wait_until
+from tests.support.ports import free_port
 from tests.support.tls import TestCertificates
 
 REVIEW = {

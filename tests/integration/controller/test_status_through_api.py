@@ -5,7 +5,6 @@ it cannot, it prints one line that says what to do and exits 1."""
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_proxy import ServiceProxy
 from tests.support.kube_emulator_server import EmulatorServer
 from tests.support.kubeconfig import use_kubeconfig
+from tests.support.ports import free_port
 from tests.unit.services.controller.fleet import Fleet
 
 NS = "brupop-bottlerocket-aws"
@@ -46,13 +46,6 @@ def kubeconfig(
     """A kubeconfig for the emulator in $KUBECONFIG; not in a pod."""
     server, _ = emulated
     return use_kubeconfig(monkeypatch, tmp_path / "kubeconfig", server.url)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def test_with_a_kubeconfig_the_status_comes_through_the_api_service_proxy(
@@ -97,7 +90,7 @@ def test_a_controller_that_does_not_answer_says_to_check_its_pods(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, proxy = emulated
-    dead = f"http://127.0.0.1:{_free_port()}"
+    dead = f"http://127.0.0.1:{free_port()}"
     proxy.add_service(NS, SERVICE, port_name="main", port=80, backend=dead)
     assert main(["--timeout", "5"]) == 1
     err = capsys.readouterr().err
@@ -124,7 +117,7 @@ def test_a_user_without_proxy_rights_is_told_which_permission_is_missing(
 def test_an_unreachable_kubernetes_api_is_one_line_naming_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     use_kubeconfig(monkeypatch, tmp_path / "kubeconfig", url, token="t")
     assert main(["--timeout", "5"]) == 1
     err = capsys.readouterr().err
@@ -139,7 +132,7 @@ def test_without_any_configuration_it_says_how_to_get_one(
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.setattr("brupop.cli.status.main.LOCAL_URL", f"http://127.0.0.1:{_free_port()}")
+    monkeypatch.setattr("brupop.cli.status.main.LOCAL_URL", f"http://127.0.0.1:{free_port()}")
     assert main(["--timeout", "5"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err

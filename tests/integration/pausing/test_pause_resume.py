@@ -4,7 +4,6 @@ cannot be changed; exit 2 naming the flag for a bad argument."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from tests.support.kube_api_rules import NODES, POLICIES, status_body
 from tests.support.kube_emulator import KubeEmulator
 from tests.support.kube_emulator_server import EmulatorServer
 from tests.support.kubeconfig import write_kubeconfig
+from tests.support.ports import free_port
 
 NS = "brupop-bottlerocket-aws"
 POLICY_PATH = f"/apis/brupop.bottlerocket.aws/v1/namespaces/{NS}/bottlerocketupdatepolicies"
@@ -66,13 +66,6 @@ def _writes(emulator: KubeEmulator) -> list[kmock.Request]:
 def _one_line(text: str) -> str:
     assert text.count("\n") == 1 and "Traceback" not in text
     return text.strip()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 # --- the fleet --------------------------------------------------------------------------------
@@ -324,7 +317,7 @@ def test_without_the_policy_resource_it_asks_whether_brupop_is_installed(
 def test_an_unreachable_api_is_one_line_naming_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kc", url)))
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
 

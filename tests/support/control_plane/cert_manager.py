@@ -9,7 +9,6 @@ recorded in DIR/run like the control plane's, so `down` stops them.
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import time
 import urllib.request
@@ -32,6 +31,7 @@ from tests.support.control_plane.components import Ports
 from tests.support.control_plane.pki import MASTERS, Pki, issue, name_of, write_kubeconfig
 from tests.support.control_plane.processes import RunFolder, is_ours, log_tail
 from tests.support.control_plane.versions import Cache
+from tests.support.ports import free_port
 
 NAMES = ("cert-manager-webhook", "cert-manager-controller", "cert-manager-cainjector")
 CLIENT = "cert-manager"
@@ -118,13 +118,6 @@ def start_webhook(folder: RunFolder, binary: Path, kubeconfig: Path, pki: Pki) -
             continue
         return port
     raise CertManagerFailure(f"cert-manager-webhook found no free port in {BIND_ATTEMPTS} tries")
-
-
-def free_port() -> int:
-    """A port no socket holds on any address (the webhook binds every address)."""
-    with socket.socket() as probe:
-        probe.bind(("0.0.0.0", 0))
-        return int(probe.getsockname()[1])
 
 
 def healthy(port: int) -> bool:

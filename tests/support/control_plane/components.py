@@ -13,6 +13,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tests.support import ports
 from tests.support.control_plane.pki import Pki
 from tests.support.control_plane.versions import Cache
 
@@ -49,16 +50,8 @@ class Ports:
 
 
 def free_ports() -> Ports:
-    """Ask the kernel for four free loopback ports (held together so they differ)."""
-    sockets = [socket.socket() for _ in range(4)]
-    try:
-        for each in sockets:
-            each.bind(("127.0.0.1", 0))
-        numbers = [each.getsockname()[1] for each in sockets]
-    finally:
-        for each in sockets:
-            each.close()
-    return Ports(*numbers)
+    """Four different free ports for the control plane's components (`tests.support.ports`)."""
+    return Ports(*ports.free_ports(4))
 
 
 LISTENS = {
