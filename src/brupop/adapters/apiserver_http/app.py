@@ -18,7 +18,10 @@ from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from brupop.adapters.apiserver_http.conversion.worker_process import ConversionOptions
-from brupop.adapters.apiserver_http.routes.authorization import AuthorizationMiddleware
+from brupop.adapters.apiserver_http.routes.authorization import (
+    AuthorizationMiddleware,
+    DecisionRenewals,
+)
 from brupop.adapters.apiserver_http.routes.closing import CloseConnectionsMiddleware, Closing
 from brupop.adapters.apiserver_http.routes.conversion_webhook import (
     CONVERSION_BODY_LIMIT,
@@ -134,9 +137,10 @@ def starlette_app(
         finally:
             await background.stop()
 
+    renewals = DecisionRenewals(authorizer, review_threads)
     app = Starlette(
         routes=_routes(handlers, metrics, conversion),
-        middleware=_middleware(authorizer, metrics, closing, options, review_threads),
+        middleware=_middleware(authorizer, renewals, metrics, closing, options, review_threads),
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
@@ -144,6 +148,7 @@ def starlette_app(
     # The agents' long-poll, answered below the app by the server's protocol (long_polls.py).
     app.state.long_polls = LongPolls(
         authorizer=authorizer,
+        renewals=renewals,
         metrics=metrics,
         handlers=handlers,
         closing=closing,
@@ -154,6 +159,7 @@ def starlette_app(
 
 def _middleware(
     authorizer: Authorizer,
+    renewals: DecisionRenewals,
     metrics: ApiserverMetrics,
     closing: Closing,
     options: ApiserverOptions,
@@ -177,6 +183,7 @@ def _middleware(
             metrics=metrics,
             protected=PROTECTED,
             limiter=review_threads,
+            renewals=renewals,
         ),
     ]
 

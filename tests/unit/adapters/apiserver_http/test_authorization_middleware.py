@@ -11,7 +11,10 @@ import anyio
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from brupop.adapters.apiserver_http.routes.authorization import AuthorizationMiddleware
+from brupop.adapters.apiserver_http.routes.authorization import (
+    AuthorizationMiddleware,
+    DecisionRenewals,
+)
 from brupop.adapters.apiserver_http.routes.metrics import ApiserverMetrics
 from brupop.adapters.memory.cluster import InMemoryCluster
 from brupop.adapters.memory.tokens import InMemoryTokenReviewer
@@ -84,6 +87,7 @@ def middleware_with(
         metrics=ApiserverMetrics(lambda: 0),
         protected={RESOURCE: True},
         limiter=lambda: limiter,
+        renewals=DecisionRenewals(authorizer, lambda: limiter),
         waiting=waiting,
         per_client=per_client,
     )

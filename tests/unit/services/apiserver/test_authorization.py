@@ -268,3 +268,51 @@ def test_a_refusal_is_remembered_by_token_not_for_other_tokens(
     token = cluster.issue_token(NS, "agent-n1")
 
     assert auth.authorize(AccessRequest("n1", "uid-n1", token)).node_name == "n1"
+
+
+def test_a_decision_is_due_for_renewal_in_the_last_quarter_of_its_life(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    request = AccessRequest("n1", "uid-n1", cluster.issue_token(NS, "agent-n1"))
+    auth = authorizer(cluster, clock, cache=40)
+    auth.authorize(request)
+
+    clock.advance(29)
+    assert auth.renewal_due(request) is False
+    clock.advance(2)
+    assert auth.renewal_due(request) is True
+
+
+def test_a_renewal_reviews_the_token_again_and_the_decision_lives_on(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    request = AccessRequest("n1", "uid-n1", cluster.issue_token(NS, "agent-n1"))
+    auth = authorizer(cluster, clock, cache=40)
+    auth.authorize(request)
+    clock.advance(31)
+    before = cluster.token_reviewer.review_count
+
+    auth.renew(request)
+
+    assert cluster.token_reviewer.review_count - before == 1
+    assert auth.renewal_due(request) is False
+    clock.advance(20)  # past the first decision's end
+    assert auth.cached(request) is not None
+
+
+def test_a_renewal_that_finds_the_token_withdrawn_drops_the_decision(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    token = cluster.issue_token(NS, "agent-n1")
+    request = AccessRequest("n1", "uid-n1", token)
+    auth = authorizer(cluster, clock, cache=40)
+    auth.authorize(request)
+    clock.advance(31)
+    cluster.token_reviewer.withdraw(token)
+
+    with pytest.raises(UnauthenticatedError):
+        auth.renew(request)
+    with pytest.raises(UnauthenticatedError):  # the refusal, remembered for a few seconds
+        auth.cached(request)
+    clock.advance(6)
+    assert auth.cached(request) is None  # then no decision: the next request is reviewed

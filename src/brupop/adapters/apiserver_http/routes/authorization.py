@@ -8,11 +8,16 @@ may wait for it (503 past that): a flood of bad tokens never slows the work of a
 authorized. While every review thread is busy, a client address with a couple of reviews in
 flight is refused more (429), so one pod sending made-up tokens cannot take the reviews of the
 agents whose token is new.
+
+A cached decision due for renewal is renewed off the request's path (`DecisionRenewals`), on the
+same review threads while at least half of them are free, so the agents that connected together
+are not all reviewed again on the full path the moment their decisions expire.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
@@ -40,6 +45,44 @@ REVIEWS_PER_CLIENT = 2
 log = structlog.get_logger(__name__)
 
 
+class DecisionRenewals:
+    """Renews cached decisions due for it (`Authorizer.renewal_due`) in the background: one
+    renewal at a time per request, and only while half the review threads are free (a later
+    request renews it otherwise). A renewal that finds the token refused drops the decision."""
+
+    def __init__(self, authorizer: Authorizer, limiter: Callable[[], Any]) -> None:
+        self._authorizer = authorizer
+        self._limiter = limiter  # a callable giving the reviews' CapacityLimiter
+        self._pending: set[AccessRequest] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.renewed = 0  # renewals that ended with the decision renewed (for tests)
+
+    def consider(self, request: AccessRequest) -> None:
+        """Start renewing the cached decision of `request` if it is due and a thread is free."""
+        if request in self._pending or not self._authorizer.renewal_due(request):
+            return
+        limiter = self._limiter()
+        if limiter.available_tokens * 2 < limiter.total_tokens:
+            return
+        self._pending.add(request)
+        task = asyncio.get_running_loop().create_task(self._renew(request, limiter))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _renew(self, request: AccessRequest, limiter: Any) -> None:
+        try:
+            await on_worker_thread(self._authorizer.renew, request, limiter=limiter)
+            self.renewed += 1
+        except (UnauthenticatedError, NotAllowedError) as error:
+            log.info("authorization.renewal_refused", node=request.node_name, reason=str(error))
+        except PortError as error:  # the decision stands until it expires; a later one renews
+            log.debug("authorization.renewal_unavailable", error=str(error))
+        except Exception:  # a bug: said once, the request path goes on as before
+            log.exception("authorization.renewal_failed", node=request.node_name)
+        finally:
+            self._pending.discard(request)
+
+
 class AuthorizationMiddleware:
     """Puts the authorized AgentCaller in `scope["state"]["caller"]`, or answers the refusal."""
 
@@ -51,6 +94,7 @@ class AuthorizationMiddleware:
         metrics: ApiserverMetrics,
         protected: Mapping[str, bool],
         limiter: Any,
+        renewals: DecisionRenewals,
         waiting: int = REVIEWS_WAITING,
         per_client: int = REVIEWS_PER_CLIENT,
     ) -> None:
@@ -59,6 +103,7 @@ class AuthorizationMiddleware:
         self._metrics = metrics
         self._protected = protected  # path -> whether BrupopNodeUid is required
         self._limiter = limiter  # a callable giving the reviews' CapacityLimiter
+        self._renewals = renewals
         self._waiting = waiting
         self._per_client = per_client
         self._in_flight: dict[str, int] = {}  # client address -> its reviews (one event loop)
@@ -91,6 +136,7 @@ class AuthorizationMiddleware:
         except UnauthenticatedError as error:
             return "unauthenticated_cached", (401, str(error))
         if caller is not None:
+            self._renewals.consider(request)
             return "allowed_cached", caller
         client = _client_address(scope)
         limiter = self._limiter()

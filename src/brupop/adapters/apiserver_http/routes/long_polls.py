@@ -24,6 +24,7 @@ import httptools
 import structlog
 from prometheus_client import Counter, Histogram
 
+from brupop.adapters.apiserver_http.routes.authorization import DecisionRenewals
 from brupop.adapters.apiserver_http.routes.closing import ClientGoneError, Closing, LostSignal
 from brupop.adapters.apiserver_http.routes.errors import CLIENT_CLOSED_REQUEST, port_error_answer
 from brupop.adapters.apiserver_http.routes.handlers import Handlers
@@ -74,12 +75,14 @@ class LongPolls:
         self,
         *,
         authorizer: Authorizer,
+        renewals: DecisionRenewals,
         metrics: ApiserverMetrics,
         handlers: Handlers,
         closing: Closing,
         longest_wait_seconds: float,
     ) -> None:
         self._authorizer = authorizer
+        self._renewals = renewals
         self._metrics = metrics
         self._handlers = handlers
         self._closing = closing
@@ -104,11 +107,13 @@ class LongPolls:
         if wait is None or any(_announces_body(name, value) for name, value in headers):
             return None
         try:
-            caller = self._authorizer.cached(access_request(headers, uid_required=True))
+            request = access_request(headers, uid_required=True)
+            caller = self._authorizer.cached(request)
         except (HeaderError, UnauthenticatedError):
             return None
         if caller is None:
             return None
+        self._renewals.consider(request)
         self._allowed_cached.inc()
         return Admitted(caller, *wait)
 

@@ -15,6 +15,11 @@ since those two revoke it, a decision is kept until its token expires (at most
 LOCAL_DECISION_SECONDS), not for the review cache period: an agent's long-poll every 30 s then
 costs no verification. The token's pod and ServiceAccount are checked as TokenReview checks them
 (TokenBindings): present with the token's UIDs, not deleted past kube-apiserver's leeway.
+
+A decision in the last quarter of its life is due for renewal (`renewal_due`, `renew`): the
+request path renews it off the request (routes/authorization.py), so an agent that keeps calling
+never meets an expired decision. Without it, the agents that connected together (a replica's
+start, a connect storm) would all be reviewed again together, each poll on the full path.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ room to spare; an entry is a few hundred bytes."""
 
 LOCAL_DECISION_SECONDS = 600.0
 """How long a locally verified decision is kept at most (its token's expiry comes first)."""
+RENEW_AFTER_SHARE = 0.75
+"""The share of a decision's life after which it is due for renewal."""
 
 log = structlog.get_logger(__name__)
 
@@ -119,13 +126,35 @@ class Authorizer:
         cached = self._still_valid(key)
         if cached is not None:
             return cached
+        return self._decide(request, key)
+
+    def renewal_due(self, request: AccessRequest) -> bool:
+        """Whether this request's cached decision is in the last part of its life."""
+        decision = self._decisions.get(_decision_key(request, _digest(request.token)))
+        return decision is not None and self._clock.monotonic() >= decision.renew_at
+
+    def renew(self, request: AccessRequest) -> AgentCaller:
+        """Check the request again, its token reviewed anew, in place of its cached decision;
+        a refusal drops that decision, so the caller's next request is refused too."""
+        digest = _digest(request.token)
+        key = _decision_key(request, digest)
+        self._identities.drop(digest)
+        try:
+            return self._decide(request, key)
+        except (UnauthenticatedError, NotAllowedError):
+            self._decisions.drop(key)
+            raise
+
+    def _decide(self, request: AccessRequest, key: str) -> AgentCaller:
         generation = self._generation()  # before the check: a key withdrawn during it counts
         identity = self._identity(request.token, generation)
         pod = self._agent_pod(identity, request.node_name)
         node_uid = self._node_uid(identity, request)
         caller = AgentCaller(request.node_name, node_uid, pod.namespace, pod.name)
-        decision = _Decision(caller, pod.uid, identity.service_account_uid, generation)
-        self._decisions.put(key, decision, self._lifetime(identity, request.token))
+        lifetime = self._lifetime(identity, request.token)
+        renew_at = self._clock.monotonic() + lifetime * RENEW_AFTER_SHARE
+        decision = _Decision(caller, pod.uid, identity.service_account_uid, generation, renew_at)
+        self._decisions.put(key, decision, lifetime)
         return caller
 
     def _generation(self) -> int:
@@ -227,13 +256,14 @@ class Authorizer:
 
 @dataclass(frozen=True)
 class _Decision:
-    """A cached positive answer, the UIDs of the pod and account it was given to, and the key
-    generation it was decided under."""
+    """A cached positive answer, the UIDs of the pod and account it was given to, the key
+    generation it was decided under, and when (monotonic) it is due for renewal."""
 
     caller: AgentCaller
     pod_uid: str
     account_uid: str | None
     generation: int
+    renew_at: float
 
 
 @dataclass(frozen=True)
