@@ -270,12 +270,18 @@ def test_a_refusal_is_remembered_by_token_not_for_other_tokens(
     assert auth.authorize(AccessRequest("n1", "uid-n1", token)).node_name == "n1"
 
 
-def test_a_decision_is_due_for_renewal_in_the_last_quarter_of_its_life(
-    cluster: InMemoryCluster, clock: FakeClock
-) -> None:
+def _decided(cluster: InMemoryCluster, clock: FakeClock) -> tuple[Authorizer, AccessRequest]:
+    """An agent's request, just decided by an authorizer that keeps decisions 40 s."""
     request = AccessRequest("n1", "uid-n1", cluster.issue_token(NS, "agent-n1"))
     auth = authorizer(cluster, clock, cache=40)
     auth.authorize(request)
+    return auth, request
+
+
+def test_a_decision_is_due_for_renewal_in_the_last_quarter_of_its_life(
+    cluster: InMemoryCluster, clock: FakeClock
+) -> None:
+    auth, request = _decided(cluster, clock)
 
     clock.advance(29)
     assert auth.renewal_due(request) is False
@@ -286,9 +292,7 @@ def test_a_decision_is_due_for_renewal_in_the_last_quarter_of_its_life(
 def test_a_renewal_reviews_the_token_again_and_the_decision_lives_on(
     cluster: InMemoryCluster, clock: FakeClock
 ) -> None:
-    request = AccessRequest("n1", "uid-n1", cluster.issue_token(NS, "agent-n1"))
-    auth = authorizer(cluster, clock, cache=40)
-    auth.authorize(request)
+    auth, request = _decided(cluster, clock)
     clock.advance(31)
     before = cluster.token_reviewer.review_count
 
@@ -303,12 +307,9 @@ def test_a_renewal_reviews_the_token_again_and_the_decision_lives_on(
 def test_a_renewal_that_finds_the_token_withdrawn_drops_the_decision(
     cluster: InMemoryCluster, clock: FakeClock
 ) -> None:
-    token = cluster.issue_token(NS, "agent-n1")
-    request = AccessRequest("n1", "uid-n1", token)
-    auth = authorizer(cluster, clock, cache=40)
-    auth.authorize(request)
+    auth, request = _decided(cluster, clock)
     clock.advance(31)
-    cluster.token_reviewer.withdraw(token)
+    cluster.token_reviewer.withdraw(request.token)
 
     with pytest.raises(UnauthenticatedError):
         auth.renew(request)
