@@ -1,6 +1,6 @@
 """A cached decision due for renewal is renewed off the request's path: the request passes on the
-cached decision at once, the token is reviewed again in the background, and nothing is renewed
-while half the review threads are busy."""
+cached decision at once, the token is reviewed again in the background, at most half the review
+threads' worth at once, and nothing is renewed while half those threads are busy."""
 
 from __future__ import annotations
 
@@ -37,18 +37,19 @@ async def _receive() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
 
 
-def _agent() -> tuple[InMemoryCluster, FakeClock, Authorizer, AccessRequest]:
-    """An agent whose request was authorized 31 s ago: its decision is due for renewal."""
+def _agents(count: int) -> tuple[InMemoryCluster, FakeClock, Authorizer, list[AccessRequest]]:
+    """Agents whose requests were authorized 31 s ago: their decisions are due for renewal."""
     clock = FakeClock()
     cluster = InMemoryCluster(NS, clock=clock)
-    cluster.add_node("n1", uid="uid-n1")
-    cluster.add_pod(
-        NS,
-        "agent-n1",
-        "n1",
-        labels={COMPONENT_LABEL: "agent"},
-        service_account=AGENT_SERVICE_ACCOUNT,
-    )
+    for node in (f"n{index}" for index in range(count)):
+        cluster.add_node(node, uid=f"uid-{node}")
+        cluster.add_pod(
+            NS,
+            f"agent-{node}",
+            node,
+            labels={COMPONENT_LABEL: "agent"},
+            service_account=AGENT_SERVICE_ACCOUNT,
+        )
     authorizer = Authorizer(
         token_reviewer=cluster.token_reviewer,
         pods=cluster.pods,
@@ -57,10 +58,19 @@ def _agent() -> tuple[InMemoryCluster, FakeClock, Authorizer, AccessRequest]:
         namespace=NS,
         cache_seconds=CACHE_SECONDS,
     )
-    request = AccessRequest("n1", "uid-n1", cluster.issue_token(NS, "agent-n1"))
-    authorizer.authorize(request)
+    requests = [
+        AccessRequest(f"n{index}", f"uid-n{index}", cluster.issue_token(NS, f"agent-n{index}"))
+        for index in range(count)
+    ]
+    for request in requests:
+        authorizer.authorize(request)
     clock.advance(31)
-    return cluster, clock, authorizer, request
+    return cluster, clock, authorizer, requests
+
+
+def _agent() -> tuple[InMemoryCluster, FakeClock, Authorizer, AccessRequest]:
+    cluster, clock, authorizer, requests = _agents(1)
+    return cluster, clock, authorizer, requests[0]
 
 
 def _scope(request: AccessRequest) -> Scope:
@@ -134,3 +144,21 @@ def test_no_renewal_starts_while_half_the_review_threads_are_busy() -> None:
     assert renewed == [0]
     assert cluster.token_reviewer.review_count == reviews_before
     assert authorizer.renewal_due(request) is True
+
+
+def test_a_burst_of_requests_due_for_renewal_starts_half_the_review_threads_worth() -> None:
+    _cluster, _clock, authorizer, requests = _agents(6)
+    started: list[int] = []
+
+    async def run() -> None:
+        limiter = anyio.CapacityLimiter(4)
+        renewals = DecisionRenewals(authorizer, lambda: limiter)
+        for request in requests:  # in one turn of the loop: no renewal has taken a thread yet
+            renewals.consider(request)
+        started.append(len(renewals._tasks))
+        await eventually(lambda: not renewals._tasks, "the renewals to end")
+
+    anyio.run(run)
+
+    assert started == [2]
+    assert [authorizer.renewal_due(request) for request in requests].count(False) == 2

@@ -47,8 +47,9 @@ log = structlog.get_logger(__name__)
 
 class DecisionRenewals:
     """Renews cached decisions due for it (`Authorizer.renewal_due`) in the background: one
-    renewal at a time per request, and only while half the review threads are free (a later
-    request renews it otherwise). A renewal that finds the token refused drops the decision."""
+    renewal at a time per request, at most half the review threads' worth at once, and only
+    while half of those threads are free (a later request renews it otherwise). A renewal that
+    finds the token refused drops the decision."""
 
     def __init__(self, authorizer: Authorizer, limiter: Callable[[], Any]) -> None:
         self._authorizer = authorizer
@@ -62,6 +63,10 @@ class DecisionRenewals:
         if request in self._pending or not self._authorizer.renewal_due(request):
             return
         limiter = self._limiter()
+        # Counted here, not by the limiter alone: renewals started in one burst have not yet
+        # taken their threads when the next request asks.
+        if len(self._pending) * 2 >= limiter.total_tokens:
+            return
         if limiter.available_tokens * 2 < limiter.total_tokens:
             return
         self._pending.add(request)
