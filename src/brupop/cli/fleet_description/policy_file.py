@@ -2,7 +2,8 @@
 checked by the same reader the controller uses, so a file simulate accepts is one the
 controller would use (and a file it refuses, one the controller would ignore). A key written
 twice in one mapping is refused, naming the key: YAML parsers commonly keep the last one
-silently, and kubectl refuses such a file."""
+silently, and kubectl refuses such a file. Nesting and aliases are bounded, so that neither a
+deep file nor an alias bomb can exhaust the stack or the time of the command that reads it."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from brupop.domain.policy.policy_object import PolicyObjectError, policy_from_ob
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 
 POLICY_FILE_MAX_BYTES = 256 * 1024
+POLICY_FILE_MAX_DEPTH = 64  # the policy's deepest path is a few levels; the domain says more
+POLICY_FILE_MAX_VALUES = 65_536  # counted with every alias expanded, as a reader walks them
 _KEY_SHOWN_CHARS = 64
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
@@ -32,8 +35,41 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
         super().__init__(None, None, f"the key {shown} appears twice in one mapping", mark)
 
 
+class BoundExceededError(yaml.composer.ComposerError):
+    """The file nests deeper, or holds more values once its aliases are expanded, than a
+    policy can."""
+
+    def __init__(self, problem: str, mark: yaml.Mark | None) -> None:
+        super().__init__(None, None, problem, mark)
+
+
 class UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a mapping that holds one key twice."""
+    """PyYAML's safe loader, refusing a mapping that holds one key twice, nesting past
+    POLICY_FILE_MAX_DEPTH and more than POLICY_FILE_MAX_VALUES values once aliases expand."""
+
+    def __init__(self, stream: bytes) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self._depth >= POLICY_FILE_MAX_DEPTH:
+            mark = parent.start_mark if parent is not None else None
+            raise BoundExceededError(f"nested more than {POLICY_FILE_MAX_DEPTH} levels", mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        values, depth = expanded_size(node)
+        if values > POLICY_FILE_MAX_VALUES:
+            problem = f"more than {POLICY_FILE_MAX_VALUES} values once its aliases are expanded"
+            raise BoundExceededError(problem, node.start_mark)
+        if depth > POLICY_FILE_MAX_DEPTH:
+            problem = f"nested more than {POLICY_FILE_MAX_DEPTH} levels once its aliases expand"
+            raise BoundExceededError(problem, node.start_mark)
+        return super().construct_document(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[object] = set()
@@ -47,6 +83,40 @@ class UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def expanded_size(root: yaml.Node) -> tuple[int, int]:
+    """How many values the document holds, and how deep it nests, with each alias counted as a
+    copy of its anchor; a node that holds itself is past both bounds. Each node is weighed once,
+    with a stack of its own, so any graph is measured in linear time without recursion."""
+    past = (POLICY_FILE_MAX_VALUES + 1, POLICY_FILE_MAX_DEPTH + 1)
+    sizes: dict[int, tuple[int, int]] = {}
+    open_nodes: set[int] = set()
+    pending: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while pending:
+        node, weighed_children = pending.pop()
+        key = id(node)
+        if weighed_children:
+            inner = [sizes[id(child)] for child in _children(node)]
+            values = 1 + sum(size[0] for size in inner)
+            depth = 1 + max((size[1] for size in inner), default=0)
+            sizes[key] = (min(values, past[0]), min(depth, past[1]))
+            open_nodes.discard(key)
+        elif key in open_nodes:
+            return past  # reached again from inside itself: an alias to an enclosing node
+        elif key not in sizes:
+            open_nodes.add(key)
+            pending.append((node, True))
+            pending.extend((child, False) for child in _children(node))
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
 def load_policy_file(path: Path) -> dict[str, Any]:
     """The policy's wire object (the document in the file), once it has passed every check."""
     try:
@@ -58,7 +128,7 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         raise PolicyFileError(f"{path}: larger than {POLICY_FILE_MAX_BYTES} bytes")
     try:
         documents = [doc for doc in yaml.load_all(raw, Loader=UniqueKeyLoader) if doc is not None]
-    except DuplicateKeyError as error:
+    except (DuplicateKeyError, BoundExceededError) as error:
         line = error.problem_mark.line + 1 if error.problem_mark is not None else "?"
         raise PolicyFileError(f"{path}: {error.problem} (line {line})") from None
     except yaml.YAMLError as error:

@@ -82,7 +82,8 @@ def policy_from_object(obj: object) -> UpdatePolicy:
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if kind not in (None, KIND) or api_version not in (None, API_VERSION):
         raise PolicyObjectError(
-            f"expected {API_VERSION} {KIND}, not {_shown(api_version)} {_shown(kind)}"
+            f"expected apiVersion {API_VERSION} and kind {KIND}, not apiVersion "
+            f"{_shown(api_version)} and kind {_shown(kind)}"
         )
     meta = obj.get("metadata")
     meta = meta if isinstance(meta, Mapping) else {}
@@ -159,6 +160,8 @@ def _location(part: str | int) -> str:
 def _shown(value: object) -> str:
     """A value from the object, for a message: a short text with control characters escaped,
     or the JSON type of anything else (whose repr may be huge or nest too deep)."""
+    if value is None:
+        return "(none)"
     if not isinstance(value, str):
         return f"a JSON {_json_type(value)}"
     text = repr(value[:_KEY_SHOWN_CHARS])
