@@ -46,6 +46,11 @@ ROWS: dict[str, Row] = {
     ),
     "clusters: 5": Row("clusters: 5\n", 2, "cannot be used: it is YAML, but not a kubeconfig"),
     "garbage: [": Row("garbage: [\n", 2, "cannot be used: it is not valid YAML"),
+    "nested 5,000 deep": Row(
+        "clusters: " + "[" * 5000 + "]" * 5000 + "\n",
+        2,
+        "cannot be used: it is not valid YAML: nested deeper than its parser can follow",
+    ),
 }
 
 

@@ -31,6 +31,7 @@ _LOAD_ERRORS = (
     AttributeError,
     KeyError,
     ValueError,
+    RecursionError,  # PyYAML composes nested collections by recursion
 )
 
 
@@ -80,6 +81,8 @@ def load_problem(error: Exception) -> str:
         mark = error.problem_mark
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         return f"it is not valid YAML: {error.problem or error.context}{where}"
+    if isinstance(error, RecursionError):
+        return "it is not valid YAML: nested deeper than its parser can follow"
     if isinstance(error, yaml.YAMLError | UnicodeDecodeError):
         return "it is not valid YAML text"
     if isinstance(error, TypeError | AttributeError | KeyError):
