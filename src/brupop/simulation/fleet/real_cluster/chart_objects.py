@@ -10,18 +10,19 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from kubernetes.dynamic import DynamicClient
 
 from brupop.cli.crd.definition import CONVERSION_PATH
 from brupop.cli.crd.install import webhook_crds
+from brupop.cli.fleet_description.bounded_yaml import YamlRefused, load_yaml_file
 from brupop.cli.fleet_description.simulated_cluster import ClusterRefused
 from brupop.simulation.fleet.real_cluster.ownership import marked
 
 RBAC_KINDS = frozenset(
     {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"}
 )
-_MANIFEST_LIMIT = 4 * 1024 * 1024
+_MANIFEST_MAX_BYTES = 4 * 1024 * 1024
+_MANIFEST_MAX_VALUES = 1_048_576  # counted with every alias expanded
 _ESTABLISHED_SECONDS = 30.0
 _POLL_SECONDS = 0.1
 PLACEHOLDER_URL = "https://127.0.0.1:1"  # the CRDs' names do not depend on it
@@ -31,18 +32,36 @@ def chart_rbac(manifest: Path, namespace: str) -> list[dict[str, Any]]:
     """The namespace, ServiceAccounts, roles and bindings of the rendered chart, marked as
     simulate's; ClusterRefused for a manifest that is not one for `namespace`."""
     try:
-        text = manifest.read_bytes()[:_MANIFEST_LIMIT].decode()
-        documents = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        documents = load_yaml_file(
+            manifest, max_bytes=_MANIFEST_MAX_BYTES, max_values=_MANIFEST_MAX_VALUES
+        )
+    except YamlRefused as error:
         raise ClusterRefused(f"--manifest: {manifest}: {error}") from None
-    chosen = [marked(d) for d in documents if d.get("kind") in RBAC_KINDS]
+    chosen = [d for d in documents if isinstance(d, dict) and d.get("kind") in RBAC_KINDS]
+    for obj in chosen:
+        if not _readable(obj):
+            raise ClusterRefused(
+                f"--manifest: {manifest}: a {obj['kind']} without an apiVersion, a "
+                "metadata.name or labels as a mapping"
+            )
     namespaces = {d["metadata"]["name"] for d in chosen if d["kind"] == "Namespace"}
     if namespaces != {namespace}:
         raise ClusterRefused(
             f"--manifest: {manifest}: its Namespace is {sorted(namespaces) or 'missing'}, "
             f"not brupop's {namespace!r}"
         )
-    return chosen
+    return [marked(d) for d in chosen]
+
+
+def _readable(obj: Mapping[str, Any]) -> bool:
+    """What simulate reads of an RBAC object, and marks, is there and of its type."""
+    metadata = obj.get("metadata")
+    return (
+        isinstance(obj.get("apiVersion"), str)
+        and isinstance(metadata, dict)
+        and isinstance(metadata.get("name"), str)
+        and isinstance(metadata.get("labels") or {}, dict)
+    )
 
 
 def brupop_crds(namespace: str, apiserver_url: str, ca_pem: bytes) -> list[dict[str, Any]]:
