@@ -92,7 +92,9 @@ class WholeNumber:
 
     def __call__(self, value: str) -> int:
         if self.digits_only and not (value.isascii() and value.isdigit()):
-            raise ValueError("must be a whole number")
+            raise ValueError(
+                f"should be digits only, a whole number from {self.least} to {self.most}"
+            )
         if not _INTEGER.fullmatch(value):
             raise ValueError("should be a whole number")
         number = int(value.partition(".")[0])

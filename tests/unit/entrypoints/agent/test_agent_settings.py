@@ -121,6 +121,17 @@ def test_bad_variable_stops_start_up_naming_it_with_exit_2(
     assert "Traceback" not in err
 
 
+def test_a_negative_lb_wait_is_refused_as_out_of_range_not_as_no_number(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MY_NODE_NAME", NODE["MY_NODE_NAME"])
+    monkeypatch.setenv("EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC", "-1")
+
+    assert launch([], _never_built, FakeClock()) == 2
+
+    assert "should be digits only, a whole number from 0 to" in capsys.readouterr().err
+
+
 def test_missing_node_name_stops_start_up_with_exit_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
