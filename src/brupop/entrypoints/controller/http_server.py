@@ -1,7 +1,10 @@
 """The controller's plain-HTTP surface: `/metrics` (no auth, as Prometheus scrapes it),
 `/healthz` and `/readyz` for probes, `/status` (the JSON `brupop status` prints).
 
-A small threaded stdlib server: four read-only GET routes need no web framework.
+A small threaded stdlib server: four read-only GET routes need no web framework. Anyone who
+can reach the port is bounded: at most CONNECTIONS_MAX connections are served at once (one more
+is closed at once), and a connection that sends nothing for READ_SECONDS is closed, so idle
+connections cannot pile up threads until the controller runs out of memory.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from brupop.services.controller.service import ControllerService
 
+CONNECTIONS_MAX = 128
+READ_SECONDS = 10.0
 JSON = "application/json"
 TEXT = "text/plain; charset=utf-8"
 
@@ -61,7 +66,7 @@ class ControllerHttpServer:
     def __init__(self, surface: Surface, host: str, port: int) -> None:
         handler = type("Handler", (_Handler,), {"surface": surface})
         family_host = host.strip("[]")
-        server_class = _IPv6Server if ":" in family_host else ThreadingHTTPServer
+        server_class = _IPv6Server if ":" in family_host else _BoundedServer
         self._server = server_class((family_host, port), handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="controller-http", daemon=True
@@ -80,13 +85,43 @@ class ControllerHttpServer:
         self._server.server_close()
 
 
-class _IPv6Server(ThreadingHTTPServer):
+class _BoundedServer(ThreadingHTTPServer):
+    """A thread per connection, at most CONNECTIONS_MAX of them at once."""
+
+    request_queue_size = CONNECTIONS_MAX  # the listen backlog; socketserver's default is 5
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(CONNECTIONS_MAX)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)  # full: closed unread, the caller may try again
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()  # no thread started to release it
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+class _IPv6Server(_BoundedServer):
     address_family = socket.AF_INET6
 
 
 class _Handler(BaseHTTPRequestHandler):
     surface: Surface
     server_version = "brupop-controller"
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(READ_SECONDS)  # each read and write of the connection
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
