@@ -46,10 +46,21 @@ ROWS: dict[str, Row] = {
     ),
     "clusters: 5": Row("clusters: 5\n", 2, "cannot be used: it is YAML, but not a kubeconfig"),
     "garbage: [": Row("garbage: [\n", 2, "cannot be used: it is not valid YAML"),
+    "an alias bomb": Row(
+        "\n".join(
+            [
+                "x0: &x0 [a]",
+                *(f"x{n}: &x{n} [{', '.join([f'*x{n - 1}'] * 9)}]" for n in range(1, 8)),
+            ]
+        )
+        + "\ncontexts: *x7\n",
+        2,
+        "cannot be used: more than 1048576 values once its aliases are expanded",
+    ),
     "nested 5,000 deep": Row(
         "clusters: " + "[" * 5000 + "]" * 5000 + "\n",
         2,
-        "cannot be used: it is not valid YAML: nested deeper than its parser can follow",
+        "cannot be used: nested more than 64 levels (line 1)",
     ),
 }
 

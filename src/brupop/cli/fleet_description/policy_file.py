@@ -1,6 +1,6 @@
 """`brupop simulate --policy FILE`: the BottlerocketUpdatePolicy a user would apply, read and
 checked by the same reader the controller uses, so a file simulate accepts is one the
-controller would use (and a file it refuses, one the controller would ignore). The YAML is read
+controller would use (and a file it refuses, one the controller would ignore). Its YAML is read
 within bounds (`bounded_yaml`): no key twice in one mapping, no alias bomb, no deep nesting."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from brupop.cli.fleet_description.bounded_yaml import YamlRefused, load_yaml_file
+from brupop.adapters.system.bounded_yaml import YamlRefused, load_yaml_file
 from brupop.domain.policy.policy_object import PolicyObjectError, policy_from_object
 from brupop.domain.policy.update_policy import DEFAULT_POLICY_NAME
 

@@ -3,6 +3,8 @@
 The official client answers a broken kubeconfig with whatever its parser raised: a YAML error
 over three lines, a TypeError for a list where a mapping belongs, a UnicodeDecodeError for a
 binary file. A command given such a file should name the file and the problem, in one line.
+Each file is first read within bounds of size, nesting and aliases (the client would follow an
+alias bomb for minutes, where kubectl refuses "excessive aliasing").
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from kubernetes import config as kube_config
 from kubernetes.client import Configuration
 from kubernetes.config.config_exception import ConfigException
 
+from brupop.adapters.system.bounded_yaml import YamlRefused, YamlTooLarge, load_yaml_file
 from brupop.ports.errors import UnavailableError
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
+KUBECONFIG_MAX_BYTES = 16 * 1024 * 1024
+KUBECONFIG_MAX_VALUES = 1_048_576  # counted with every alias expanded
 _PROBLEM_CHARS = 160
 
 # What the client's loader raises for a file it cannot read or make sense of.
@@ -31,7 +36,6 @@ _LOAD_ERRORS = (
     AttributeError,
     KeyError,
     ValueError,
-    RecursionError,  # PyYAML composes nested collections by recursion
 )
 
 
@@ -62,6 +66,7 @@ def load_kubeconfig(
     KubeconfigUnusable when a file exists but cannot be used; UnavailableError when none does.
     """
     location = location or kubeconfig_location()  # read now, not at import
+    _check_bounds(location)
     try:
         kube_config.load_kube_config(
             config_file=location,
@@ -75,14 +80,32 @@ def load_kubeconfig(
         raise KubeconfigUnusable(location, load_problem(error)) from None
 
 
+def _check_bounds(location: str) -> None:
+    """KubeconfigUnusable for an existing file past the bounds; anything else wrong with it is
+    for the client to find, as its own messages say it best (`load_problem`)."""
+    for part in location.split(os.pathsep):
+        path = Path(part).expanduser()
+        if not part or not path.is_file():
+            continue
+        try:
+            load_yaml_file(
+                path,
+                max_bytes=KUBECONFIG_MAX_BYTES,
+                max_values=KUBECONFIG_MAX_VALUES,
+                unique_keys=False,
+            )
+        except YamlTooLarge as error:
+            raise KubeconfigUnusable(location, str(error)) from None
+        except YamlRefused:
+            continue
+
+
 def load_problem(error: Exception) -> str:
     """One short line for what the loader raised."""
     if isinstance(error, yaml.MarkedYAMLError):
         mark = error.problem_mark
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         return f"it is not valid YAML: {error.problem or error.context}{where}"
-    if isinstance(error, RecursionError):
-        return "it is not valid YAML: nested deeper than its parser can follow"
     if isinstance(error, yaml.YAMLError | UnicodeDecodeError):
         return "it is not valid YAML text"
     if isinstance(error, TypeError | AttributeError | KeyError):

@@ -12,9 +12,9 @@ from typing import Any
 
 from kubernetes.dynamic import DynamicClient
 
+from brupop.adapters.system.bounded_yaml import YamlRefused, load_yaml_file
 from brupop.cli.crd.definition import CONVERSION_PATH
 from brupop.cli.crd.install import webhook_crds
-from brupop.cli.fleet_description.bounded_yaml import YamlRefused, load_yaml_file
 from brupop.cli.fleet_description.simulated_cluster import ClusterRefused
 from brupop.simulation.fleet.real_cluster.ownership import marked
 

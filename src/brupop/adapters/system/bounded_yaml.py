@@ -1,7 +1,8 @@
-"""YAML a user hands brupop (a policy file, a rendered chart), read within bounds.
+"""YAML a user hands brupop (a policy file, a rendered chart, a kubeconfig), read within bounds.
 
 A key written twice in one mapping is refused, naming the key: YAML parsers commonly keep the
-last one silently, and kubectl refuses such a file. Nesting and the count of values are bounded
+last one silently, and kubectl refuses such a file (a kubeconfig is read as the client reads
+it, last key kept). Nesting and the count of values are bounded
 with every alias expanded, so that neither a deep file nor an alias bomb can exhaust the stack
 or the time of the command that reads it.
 """
@@ -22,6 +23,10 @@ class YamlRefused(ValueError):
     """The text is not YAML brupop will read; the message says why in one line."""
 
 
+class YamlTooLarge(YamlRefused):
+    """The text passes a bound: its size, its nesting or its values once aliases expand."""
+
+
 class DuplicateKeyError(yaml.constructor.ConstructorError):
     """A mapping holds the same key twice."""
 
@@ -37,7 +42,9 @@ class BoundExceededError(yaml.composer.ComposerError):
         super().__init__(None, None, problem, mark)
 
 
-def load_yaml_file(path: Path, *, max_bytes: int, max_values: int) -> list[Any]:
+def load_yaml_file(
+    path: Path, *, max_bytes: int, max_values: int, unique_keys: bool = True
+) -> list[Any]:
     """Every non-empty document of the file at `path`; YamlRefused for a file that cannot be
     read, is larger than `max_bytes`, or that `load_documents` refuses."""
     try:
@@ -46,16 +53,20 @@ def load_yaml_file(path: Path, *, max_bytes: int, max_values: int) -> list[Any]:
     except OSError as error:
         raise YamlRefused(f"cannot be read ({error.strerror or error})") from None
     if len(raw) > max_bytes:
-        raise YamlRefused(f"larger than {max_bytes} bytes")
-    return load_documents(raw, max_values=max_values)
+        raise YamlTooLarge(f"larger than {max_bytes} bytes")
+    return load_documents(raw, max_values=max_values, unique_keys=unique_keys)
 
 
-def load_documents(raw: bytes, *, max_values: int, max_depth: int = MAX_DEPTH) -> list[Any]:
+def load_documents(
+    raw: bytes, *, max_values: int, max_depth: int = MAX_DEPTH, unique_keys: bool = True
+) -> list[Any]:
     """Every non-empty document of `raw`; YamlRefused (`problem (line N)`) for text that is
-    not YAML, repeats a key or passes a bound."""
+    not YAML, repeats a key (with `unique_keys`) or passes a bound."""
     try:
-        return _every_document(_BoundedLoader(raw, max_values, max_depth))
-    except (DuplicateKeyError, BoundExceededError) as error:
+        return _every_document(_BoundedLoader(raw, max_values, max_depth, unique_keys))
+    except BoundExceededError as error:
+        raise YamlTooLarge(f"{error.problem}{_line(error)}") from None
+    except DuplicateKeyError as error:
         raise YamlRefused(f"{error.problem}{_line(error)}") from None
     except yaml.YAMLError as error:  # the reader decodes the first bytes as it is made
         raise YamlRefused(f"not valid YAML{_line(error)}") from None
@@ -82,10 +93,11 @@ class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing a repeated key, nesting past `max_depth` and more than
     `max_values` values once aliases expand."""
 
-    def __init__(self, stream: bytes, max_values: int, max_depth: int) -> None:
+    def __init__(self, stream: bytes, max_values: int, max_depth: int, unique_keys: bool) -> None:
         super().__init__(stream)
         self._max_values = max_values
         self._max_depth = max_depth
+        self._unique_keys = unique_keys
         self._depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
@@ -109,6 +121,11 @@ class _BoundedLoader(yaml.SafeLoader):
         return super().construct_document(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if self._unique_keys:
+            self._refuse_repeated_keys(node)
+        return super().construct_mapping(node, deep=deep)
+
+    def _refuse_repeated_keys(self, node: yaml.MappingNode) -> None:
         seen: set[object] = set()
         for key_node, _ in node.value:
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
@@ -117,7 +134,6 @@ class _BoundedLoader(yaml.SafeLoader):
             if key in seen:
                 raise DuplicateKeyError(key, key_node.start_mark)
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
 
 
 def expanded_size(root: yaml.Node, max_values: int, max_depth: int) -> tuple[int, int]:
