@@ -77,9 +77,15 @@ def addresses() -> list[str]:
     return sorted(f"{line.split()[1]} {line.split()[3]}" for line in lines)
 
 
+# podman's and buildah's storage: the real nodes' containerd keeps its own root and state in the
+# cluster's folder, and an image build beside a run mounts and unmounts layers here meanwhile.
+OTHERS_MOUNTS = ("/var/lib/containers/storage/",)
+
+
 def mounts() -> list[str]:
     lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    return [line.split()[4] for line in lines]
+    points = (line.split()[4] for line in lines)
+    return [point for point in points if not (point + "/").startswith(OTHERS_MOUNTS)]
 
 
 def iptables_lines() -> list[str]:
