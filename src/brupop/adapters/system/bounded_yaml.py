@@ -2,9 +2,9 @@
 
 A key written twice in one mapping is refused, naming the key: YAML parsers commonly keep the
 last one silently, and kubectl refuses such a file (a kubeconfig is read as the client reads
-it, last key kept). Nesting and the count of values are bounded
-with every alias expanded, so that neither a deep file nor an alias bomb can exhaust the stack
-or the time of the command that reads it.
+it, last key kept). Nesting and the count of values are bounded with every alias expanded, so
+that neither a deep file nor an alias bomb can exhaust the stack or the time of the command
+that reads it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-MAX_DEPTH = 64  # brupop's objects nest a few levels; a CRD's schema about twenty
+MAX_DEPTH = 64  # brupop's objects nest a few levels, the chart's CRDs 16
 _KEY_SHOWN_CHARS = 64
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 

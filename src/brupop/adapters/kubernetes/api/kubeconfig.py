@@ -3,8 +3,8 @@
 The official client answers a broken kubeconfig with whatever its parser raised: a YAML error
 over three lines, a TypeError for a list where a mapping belongs, a UnicodeDecodeError for a
 binary file. A command given such a file should name the file and the problem, in one line.
-Each file is first read within bounds of size, nesting and aliases (the client would follow an
-alias bomb for minutes, where kubectl refuses "excessive aliasing").
+Each file is first read within bounds of size, nesting and aliases: the client would follow an
+alias bomb for over a minute, where kubectl refuses "excessive aliasing".
 """
 
 from __future__ import annotations
