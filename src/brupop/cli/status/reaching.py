@@ -6,15 +6,16 @@ kubeconfig needs no port-forward. Every failure becomes one sentence that says w
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from kubernetes.client import ApiClient, Configuration, CoreV1Api
 from kubernetes.client.exceptions import ApiException
 
+from brupop.adapters.http.bounded_get import BoundedGet, BoundedGetError
 from brupop.adapters.kubernetes.api.calls import ApiCalls
+from brupop.domain.address_allowance import AddressAllowance, host_key
 from brupop.ports.errors import (
     ForbiddenError,
     NotFoundError,
@@ -29,6 +30,8 @@ CONTROLLER_SERVICE = "brupop-controller-server"
 # name goes straight to the endpoints and a missing Service reads as "no endpoints available".
 CONTROLLER_SERVICE_PORT = "80"
 LOCAL_URL = "http://127.0.0.1:8080"
+# 10,000 nodes make about 5 MB of status; far more is no controller's.
+STATUS_MAX_BYTES = 64 * 1024 * 1024
 
 
 class StatusUnavailable(Exception):
@@ -54,16 +57,23 @@ class ControllerServiceAddress:
 
 
 def read_url(url: str, timeout: float) -> dict[str, Any]:
-    """GET `<url>/status` and return its JSON object."""
+    """GET `<url>/status` and return its JSON object, the whole exchange within `timeout`
+    seconds and STATUS_MAX_BYTES (a server that trickles its answer cannot hold the command).
+    The user named the host, so any address it has may be reached, loopback included."""
     target = url.rstrip("/") + "/status"
+    named = AddressAllowance(hosts=frozenset({host_key(urlsplit(target).hostname or "")}))
     try:
-        with urllib.request.urlopen(target, timeout=timeout) as response:
-            document = json.load(response)
-    except (urllib.error.URLError, OSError, ValueError, RecursionError) as error:
-        reason = getattr(error, "reason", error)
-        if isinstance(reason, OSError) and reason.strerror:
-            reason = reason.strerror.lower()  # "connection refused", not "[Errno 111] ..."
-        raise StatusUnavailable(f"cannot read {target}: {reason}") from None
+        answer = BoundedGet(named).get(target, timeout, limit=STATUS_MAX_BYTES)
+    except (BoundedGetError, ValueError) as error:
+        raise StatusUnavailable(f"cannot read {target}: {error}") from None
+    if answer.status != 200:
+        raise StatusUnavailable(f"cannot read {target}: HTTP {answer.status}")
+    if answer.truncated:
+        raise StatusUnavailable(f"cannot read {target}: larger than {STATUS_MAX_BYTES} bytes")
+    try:
+        document = json.loads(answer.body)
+    except (ValueError, RecursionError):
+        document = None
     if not isinstance(document, dict):
         raise StatusUnavailable(f"{target} did not answer with the controller's status")
     return document
