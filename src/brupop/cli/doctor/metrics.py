@@ -3,28 +3,22 @@ the Kubernetes API's service proxy (which kube-apiserver refuses for loopback en
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
-
 from brupop.cli.doctor.reading import ClusterReader, ReadRefused
 from brupop.cli.doctor.result import DoctorFinding, failed, passed
-from brupop.cli.status.reaching import ControllerServiceAddress
+from brupop.cli.status.reaching import ControllerServiceAddress, StatusUnavailable, read_controller
 
 CHECK = "metrics"
 METRIC = "brupop_hosts_state"
+METRICS_MAX_BYTES = 4_000_000
 
 
 def check_metrics_at(url: str, timeout: float) -> DoctorFinding:
     """GET `<url>/metrics` and find brupop's metrics in it."""
     target = url.rstrip("/") + "/metrics"
     try:
-        with urllib.request.urlopen(target, timeout=timeout) as response:
-            text = response.read(4_000_000).decode("utf-8", "replace")
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", error)
-        if isinstance(reason, OSError) and reason.strerror:
-            reason = reason.strerror.lower()
-        return failed(CHECK, f"cannot read {target}: {reason}", "check --controller-url")
+        text = read_controller(target, timeout, METRICS_MAX_BYTES).decode("utf-8", "replace")
+    except StatusUnavailable as error:
+        return failed(CHECK, str(error), "check --controller-url")
     return _found(text, target, "check that --controller-url is brupop's controller")
 
 

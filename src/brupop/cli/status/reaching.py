@@ -35,7 +35,8 @@ STATUS_MAX_BYTES = 64 * 1024 * 1024
 
 
 class StatusUnavailable(Exception):
-    """The controller's status could not be read; the message says why and what to do."""
+    """The controller (its status or metrics) could not be read; the message says why and
+    what to do."""
 
 
 @dataclass(frozen=True)
@@ -57,26 +58,32 @@ class ControllerServiceAddress:
 
 
 def read_url(url: str, timeout: float) -> dict[str, Any]:
-    """GET `<url>/status` and return its JSON object, the whole exchange within `timeout`
-    seconds and STATUS_MAX_BYTES (a server that trickles its answer cannot hold the command).
-    The user named the host, so any address it has may be reached, loopback included."""
+    """GET `<url>/status` and return its JSON object."""
     target = url.rstrip("/") + "/status"
-    named = AddressAllowance(hosts=frozenset({host_key(urlsplit(target).hostname or "")}))
+    body = read_controller(target, timeout, STATUS_MAX_BYTES)
     try:
-        answer = BoundedGet(named).get(target, timeout, limit=STATUS_MAX_BYTES)
-    except (BoundedGetError, ValueError) as error:
-        raise StatusUnavailable(f"cannot read {target}: {error}") from None
-    if answer.status != 200:
-        raise StatusUnavailable(f"cannot read {target}: HTTP {answer.status}")
-    if answer.truncated:
-        raise StatusUnavailable(f"cannot read {target}: larger than {STATUS_MAX_BYTES} bytes")
-    try:
-        document = json.loads(answer.body)
+        document = json.loads(body)
     except (ValueError, RecursionError):
         document = None
     if not isinstance(document, dict):
         raise StatusUnavailable(f"{target} did not answer with the controller's status")
     return document
+
+
+def read_controller(target: str, timeout: float, limit: int) -> bytes:
+    """The body of a 200 answer to GET `target`, the whole exchange within `timeout` seconds
+    and `limit` bytes (a server that trickles its answer cannot hold the command). The user
+    named the host, so any address it has may be reached, loopback included."""
+    named = AddressAllowance(hosts=frozenset({host_key(urlsplit(target).hostname or "")}))
+    try:
+        answer = BoundedGet(named).get(target, timeout, limit=limit)
+    except (BoundedGetError, ValueError) as error:
+        raise StatusUnavailable(f"cannot read {target}: {error}") from None
+    if answer.status != 200:
+        raise StatusUnavailable(f"cannot read {target}: HTTP {answer.status}")
+    if answer.truncated:
+        raise StatusUnavailable(f"cannot read {target}: larger than {limit} bytes")
+    return answer.body
 
 
 def read_through_api(
