@@ -149,3 +149,27 @@ def test_while_reviews_are_busy_an_address_with_its_share_in_flight_is_refused_a
     assert finished_when_refused == [0]  # at once, not after the running review
     assert status_of(answers["first"]) == status_of(answers["other"]) == 401
     assert reviewer.started == 2
+
+
+def test_a_burst_from_one_address_in_one_turn_gets_only_the_review_threads() -> None:
+    reviewer, authorizer = held_reviews()
+    answers: list[list[Message]] = [[] for _ in range(6)]
+
+    async def run() -> None:
+        limiter = anyio.CapacityLimiter(2)
+        middleware = middleware_with(authorizer, limiter, waiting=10, per_client=1)
+        async with anyio.create_task_group() as group:
+            # All six are admitted or refused before any of them has taken a review thread.
+            for index, answer in enumerate(answers):
+                group.start_soon(
+                    middleware, scope(f"t{index}", "10.0.0.7"), receive, sender(answer)
+                )
+            await eventually(
+                lambda: sum(1 for answer in answers if answer) == 4, "four answered at once"
+            )
+            reviewer.gate.set()
+
+    anyio.run(run)
+
+    assert [status_of(answer) for answer in answers] == [401, 401, 429, 429, 429, 429]
+    assert reviewer.started == 2

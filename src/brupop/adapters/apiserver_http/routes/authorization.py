@@ -112,6 +112,9 @@ class AuthorizationMiddleware:
         self._waiting = waiting
         self._per_client = per_client
         self._in_flight: dict[str, int] = {}  # client address -> its reviews (one event loop)
+        # Reviews admitted and not yet done: a burst admitted in one turn of the event loop has
+        # not taken the limiter's threads yet, so the limiter alone would see them all free.
+        self._reviewing = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         uid_required = (
@@ -145,12 +148,13 @@ class AuthorizationMiddleware:
             return "allowed_cached", caller
         client = _client_address(scope)
         limiter = self._limiter()
-        contended = limiter.available_tokens < 1
+        contended = limiter.available_tokens < 1 or self._reviewing >= limiter.total_tokens
         if contended and self._in_flight.get(client, 0) >= self._per_client:
             return "busy", (429, "too many token reviews from this address; retry")
         if limiter.statistics().tasks_waiting >= self._waiting:
             return "busy", (503, "too many token reviews in progress; retry")
         self._in_flight[client] = self._in_flight.get(client, 0) + 1
+        self._reviewing += 1
         try:
             return await self._review(request, limiter)
         finally:
@@ -174,6 +178,7 @@ class AuthorizationMiddleware:
         return "allowed", caller
 
     def _left(self, client: str) -> None:
+        self._reviewing -= 1
         count = self._in_flight.get(client, 1) - 1
         if count > 0:
             self._in_flight[client] = count
