@@ -3,15 +3,18 @@
 
 A small threaded stdlib server: four read-only GET routes need no web framework. Anyone who
 can reach the port is bounded: at most CONNECTIONS_MAX connections are served at once (one more
-is closed at once), and a connection that sends nothing for READ_SECONDS is closed, so idle
-connections cannot pile up threads until the controller runs out of memory.
+is closed at once), and a connection whose request has not arrived within READ_SECONDS is
+closed, however slowly its bytes trickle in, so idle or slow connections cannot pile up threads
+until the controller runs out of memory.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -115,13 +118,35 @@ class _IPv6Server(_BoundedServer):
     address_family = socket.AF_INET6
 
 
+class _ReadsBefore(io.RawIOBase):
+    """A connection's reads, each waiting only for what is left until `deadline`: one byte
+    every few seconds cannot keep a request, and the thread serving it, alive."""
+
+    def __init__(self, connection: socket.socket, deadline: float) -> None:
+        self._connection = connection
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self._connection.settimeout(left)
+        return self._connection.recv_into(buffer)
+
+
 class _Handler(BaseHTTPRequestHandler):
     surface: Surface
     server_version = "brupop-controller"
 
     def setup(self) -> None:
         super().setup()
-        self.connection.settimeout(READ_SECONDS)  # each read and write of the connection
+        self.connection.settimeout(READ_SECONDS)  # each write of the connection
+        self.rfile.close()  # read instead within one deadline for the whole request
+        deadline = time.monotonic() + READ_SECONDS
+        self.rfile = io.BufferedReader(_ReadsBefore(self.connection, deadline))
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
