@@ -5,6 +5,7 @@ are all busy, one address with its share in flight is refused at once with 429."
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -93,62 +94,81 @@ def middleware_with(
     )
 
 
-def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -> None:
+class Held:
+    """What came of requests whose reviews were held, and of one more sent meanwhile."""
+
+    def __init__(self, held: int) -> None:
+        self.held: list[list[Message]] = [[] for _ in range(held)]
+        self.last: list[Message] = []
+        self.finished_when_last_answered = -1
+        self.started = 0
+
+
+def one_more_while_held(
+    held: list[Scope],
+    last: Scope,
+    *,
+    threads: int,
+    waiting: int,
+    per_client: int,
+    settled: Callable[[anyio.CapacityLimiter], bool],
+) -> Held:
+    """Send `held` (the first until its review runs, the rest until `settled`), then `last`,
+    all with their reviews held; the reviews are let go once `last` is answered."""
     reviewer, authorizer = held_reviews()
-    answers: dict[str, list[Message]] = {"running": [], "waiting": [], "refused": []}
-    finished_when_refused: list[int] = []
+    outcome = Held(len(held))
 
     async def run() -> None:
-        limiter = anyio.CapacityLimiter(1)
-        middleware = middleware_with(authorizer, limiter, waiting=1, per_client=2)
+        limiter = anyio.CapacityLimiter(threads)
+        middleware = middleware_with(authorizer, limiter, waiting=waiting, per_client=per_client)
         async with anyio.create_task_group() as group:
-            group.start_soon(
-                middleware, scope("a", "10.0.0.1"), receive, sender(answers["running"])
-            )
+            group.start_soon(middleware, held[0], receive, sender(outcome.held[0]))
             await eventually(lambda: reviewer.started == 1, "the first review to run")
-            group.start_soon(
-                middleware, scope("b", "10.0.0.2"), receive, sender(answers["waiting"])
-            )
-            waiting = limiter.statistics
-            await eventually(lambda: waiting().tasks_waiting == 1, "the second review to wait")
+            for request, answer in zip(held[1:], outcome.held[1:], strict=True):
+                group.start_soon(middleware, request, receive, sender(answer))
+            await eventually(lambda: settled(limiter), "the held requests to settle")
             with anyio.fail_after(20):
-                await middleware(scope("c", "10.0.0.3"), receive, sender(answers["refused"]))
-            finished_when_refused.append(reviewer.finished)
+                await middleware(last, receive, sender(outcome.last))
+            outcome.finished_when_last_answered = reviewer.finished
             reviewer.gate.set()
 
     anyio.run(run)
+    outcome.started = reviewer.started
+    return outcome
 
-    assert status_of(answers["refused"]) == 503
-    assert finished_when_refused == [0]  # at once, not after the held review
-    assert status_of(answers["running"]) == status_of(answers["waiting"]) == 401
-    assert reviewer.started == 2
+
+def test_past_the_reviews_running_and_waiting_a_new_token_is_refused_at_once() -> None:
+    outcome = one_more_while_held(
+        [scope("a", "10.0.0.1"), scope("b", "10.0.0.2")],
+        scope("c", "10.0.0.3"),
+        threads=1,
+        waiting=1,
+        per_client=2,
+        settled=lambda limiter: limiter.statistics().tasks_waiting == 1,  # the second waits
+    )
+
+    assert status_of(outcome.last) == 503
+    assert outcome.finished_when_last_answered == 0  # at once, not after the held review
+    assert [status_of(answer) for answer in outcome.held] == [401, 401]
+    assert outcome.started == 2
 
 
 def test_while_reviews_are_busy_an_address_with_its_share_in_flight_is_refused_at_once() -> None:
-    reviewer, authorizer = held_reviews()
-    answers: dict[str, list[Message]] = {"first": [], "other": [], "refused": []}
-    finished_when_refused: list[int] = []
+    # Another address still gets its turn in the queue, while the address whose review is
+    # running is refused more at once.
+    outcome = one_more_while_held(
+        [scope("a", "10.0.0.9"), scope("b", "10.0.0.8")],
+        scope("c", "10.0.0.9"),
+        threads=1,
+        waiting=10,
+        per_client=1,
+        settled=lambda limiter: True,
+    )
 
-    async def run() -> None:
-        limiter = anyio.CapacityLimiter(1)
-        middleware = middleware_with(authorizer, limiter, waiting=10, per_client=1)
-        async with anyio.create_task_group() as group:
-            group.start_soon(middleware, scope("a", "10.0.0.9"), receive, sender(answers["first"]))
-            await eventually(lambda: reviewer.started == 1, "the first review to run")
-            # Another address still gets its turn in the queue...
-            group.start_soon(middleware, scope("b", "10.0.0.8"), receive, sender(answers["other"]))
-            # ...while the address whose review is running is refused more at once.
-            with anyio.fail_after(20):
-                await middleware(scope("c", "10.0.0.9"), receive, sender(answers["refused"]))
-            finished_when_refused.append(reviewer.finished)
-            reviewer.gate.set()
-
-    anyio.run(run)
-
-    assert status_of(answers["refused"]) == 429
-    assert finished_when_refused == [0]  # at once, not after the running review
-    assert status_of(answers["first"]) == status_of(answers["other"]) == 401
-    assert reviewer.started == 2
+    assert status_of(outcome.last) == 429
+    assert outcome.finished_when_last_answered == 0  # at once, not after the running review
+    assert [status_of(answer) for answer in outcome.held] == [401, 401]
+    assert outcome.started == 2
 
 
 def test_a_burst_from_one_address_in_one_turn_gets_only_the_review_threads() -> None:
