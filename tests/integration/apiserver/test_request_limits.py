@@ -3,6 +3,9 @@ cannot fill the apiserver's memory or hold its connections open with a slow head
 
 from __future__ import annotations
 
+import select
+import ssl
+
 from brupop.adapters.apiserver_http.serving.http_protocol import HeadLimits
 from brupop.adapters.apiserver_http.serving.server import ServerLimits
 from tests.integration.apiserver.conftest import RigFactory
@@ -95,3 +98,69 @@ def test_an_oversized_body_is_answered_413_before_any_token_review(make_rig: Rig
 
     assert answer.startswith(b"HTTP/1.1 413 ")
     assert rig.cluster.token_reviewer.review_count == 0
+
+
+REFUSED_PUT = (
+    b"PUT /bottlerocket-node-resource HTTP/1.1\r\nHost: localhost\r\n"
+    b"BrupopNodeName: n1\r\nBrupopNodeUid: uid-n1\r\nBrupopK8sAuthToken: not-a-token\r\n"
+    b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+)
+
+
+def test_a_refused_request_whose_body_trickles_in_is_closed_at_the_head_deadline(
+    make_rig: RigFactory,
+) -> None:
+    """Its answer is complete before its body: the rest of the body must come within the
+    head's deadline, not whenever the client likes."""
+    rig = make_rig(limits=ServerLimits(head=HeadLimits(header_timeout_seconds=0.5)))
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        connection.sendall(REFUSED_PUT % 60000 + b"{")
+        answer, sent = _trickle_until_closed(connection, most=600)  # one byte each 0.05 s
+
+    assert answer.startswith(b"HTTP/1.1 401 ")
+    assert sent < 600  # closed well before the 30 s the trickle would take
+
+
+def test_a_refused_request_whose_body_comes_after_its_answer_keeps_its_connection(
+    make_rig: RigFactory,
+) -> None:
+    rig = make_rig()
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        connection.sendall(REFUSED_PUT % 2)
+        refused = _one_answer(connection)
+        connection.sendall(b"{}" + b"GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        ping = _one_answer(connection)
+
+    assert refused.startswith(b"HTTP/1.1 401 ")
+    assert ping.startswith(b"HTTP/1.1 200 ") and ping.endswith(b"pong")
+
+
+def _one_answer(connection: ssl.SSLSocket) -> bytes:
+    """One whole answer (its Content-Length read) from a connection that stays open."""
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += connection.recv(65536)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length: ", 1)[1].split(b"\r\n", 1)[0])
+    while len(body) < length:
+        body += connection.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def _trickle_until_closed(connection: ssl.SSLSocket, most: int) -> tuple[bytes, int]:
+    """Send a space every 0.05 s, at most `most` of them, until the server closes the
+    connection: what it answered, and how many spaces went."""
+    answer = b""
+    for sent in range(most):
+        readable, _, _ = select.select([connection], [], [], 0.05)
+        if readable:
+            try:
+                chunk = connection.recv(65536)
+            except (ConnectionResetError, ssl.SSLError):
+                return answer, sent
+            if not chunk:
+                return answer, sent
+            answer += chunk
+        if not send_all(connection, b" "):
+            return answer, sent
+    return answer, most

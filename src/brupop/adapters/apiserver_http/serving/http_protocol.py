@@ -5,8 +5,9 @@ deadline for them: a client may send 64 MB of headers (all buffered before the a
 one byte a second forever. This protocol counts the bytes received while a request head is
 incomplete and answers 431 past `max_head_bytes`; it closes a connection whose head is not
 complete `header_timeout_seconds` after the connection opened or the request began (408 when
-part of a request came). Parser errors and upgrade attempts log at DEBUG only, so that malformed
-traffic cannot flood the log.
+part of a request came). A request answered before its body came whole (a refusal) must send
+the rest within the same deadline, or the connection is closed. Parser errors and upgrade
+attempts log at DEBUG only, so that malformed traffic cannot flood the log.
 
 It also tells a waiting request when its connection is lost (`closing.CONNECTION_LOST` in the
 request's scope), so that a long-poll needs no task of its own reading for the hang-up; and it
@@ -63,6 +64,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
     # dict outgrows the keys shared between instances (30 at most) and takes a table of its
     # own, about 1.3 KiB more for each of thousands of open connections.
     __slots__ = (
+        "_body_deadline",
         "_head_begun",
         "_head_bytes",
         "_head_deadline",
@@ -82,6 +84,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self._long_polls = long_polls
         self._head_bytes = 0
         self._head_deadline: asyncio.TimerHandle | None = None
+        self._body_deadline: asyncio.TimerHandle | None = None  # an answered request's body
         self._head_begun = False  # a request began in this chunk, its deadline not yet set
         self._refused = False
         self._lost = False
@@ -109,6 +112,8 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_waiting_for_head()
+        if self._body_deadline is not None:
+            self._body_deadline.cancel()
         self._lost = True
         callbacks, self._on_lost = self._on_lost, []
         super().connection_lost(exc)
@@ -150,11 +155,6 @@ class BoundedHttpProtocol(HttpToolsProtocol):
             log.debug("http.head_too_large", client=_client(self.client), bytes=self._head_bytes)
             self._refuse(431, b"request line and headers too large")
 
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        if self._head_deadline is None:
-            self._head_begun = True  # its deadline is set after the chunk, if still incomplete
-
     def on_headers_complete(self) -> None:
         self._head_begun = False
         self._stop_waiting_for_head()
@@ -164,6 +164,39 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         super().on_headers_complete()
         # The request's task has not run yet: it sees this in its scope.
         scope[CONNECTION_LOST] = self  # type: ignore[literal-required]
+
+    def on_message_begin(self) -> None:
+        self._unset_keepalive_if_required()  # a request began: the connection is not idle
+        super().on_message_begin()
+        if self._head_deadline is None:
+            self._head_begun = True  # its deadline is set after the chunk, if still incomplete
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        if self._body_deadline is not None:  # the rest of an answered request's body came
+            self._body_deadline.cancel()
+            self._body_deadline = None
+            super().on_response_complete()  # on as uvicorn goes after a response
+
+    def on_response_complete(self) -> None:
+        cycle = self.cycle
+        if cycle is not None and cycle.response_complete and cycle.more_body:
+            # Answered before its body came whole, a refusal most likely: the rest must come
+            # within the head's deadline. uvicorn waits for it with none, each byte putting off
+            # its keep-alive timeout, so a client trickling the body of a refused request would
+            # keep the connection for as long as it liked.
+            self._body_deadline = self.loop.call_later(
+                self._limits.header_timeout_seconds, self._body_too_slow
+            )
+            return
+        super().on_response_complete()
+
+    def _body_too_slow(self) -> None:
+        self._body_deadline = None
+        log.debug("http.body_too_slow", client=_client(self.client))
+        self._refused = True
+        if not self.transport.is_closing():
+            self.transport.close()
 
     def _park_long_poll(self) -> bool:
         """Hand the request to the long-poll lane, if it is a long-poll the lane answers and no
