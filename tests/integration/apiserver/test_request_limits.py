@@ -6,9 +6,12 @@ from __future__ import annotations
 import select
 import ssl
 
+import pytest
+
+from brupop.adapters.apiserver_http.routes import requests
 from brupop.adapters.apiserver_http.serving.http_protocol import HeadLimits
 from brupop.adapters.apiserver_http.serving.server import ServerLimits
-from tests.integration.apiserver.conftest import RigFactory
+from tests.integration.apiserver.conftest import NS, RigFactory, agent_pod
 from tests.integration.apiserver.raw_client import read_until_closed, send_all, tls_connection
 
 
@@ -164,3 +167,23 @@ def _trickle_until_closed(connection: ssl.SSLSocket, most: int) -> tuple[bytes, 
         if not send_all(connection, b" "):
             return answer, sent
     return answer, most
+
+
+def test_an_agents_status_body_that_trickles_in_is_answered_408(
+    make_rig: RigFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(requests, "BODY_SECONDS", 0.5)
+    rig = make_rig()
+    rig.client("n1").create()
+    token = rig.cluster.issue_token(NS, agent_pod("n1"))
+    head = (
+        b"PUT /bottlerocket-node-resource HTTP/1.1\r\nHost: localhost\r\n"
+        b"BrupopNodeName: n1\r\nBrupopNodeUid: uid-n1\r\nBrupopK8sAuthToken: %s\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"
+    ) % token.encode()
+    with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
+        connection.sendall(head)
+        answer, sent = _trickle_until_closed(connection, most=600)  # one byte each 0.05 s
+
+    assert answer.startswith(b"HTTP/1.1 408 "), answer[:80]
+    assert sent < 600

@@ -37,7 +37,7 @@ from brupop.adapters.apiserver_http.conversion.worker_process import (
 )
 from brupop.adapters.apiserver_http.routes.closing import Closing
 from brupop.adapters.apiserver_http.routes.conversion_turns import Turns, granted
-from brupop.adapters.apiserver_http.routes.requests import read_body
+from brupop.adapters.apiserver_http.routes.requests import BadRequestError, read_body
 from brupop.adapters.apiserver_http.routes.wire import error_response
 from brupop.adapters.apiserver_http.routes.worker_threads import on_worker_thread
 
@@ -142,11 +142,10 @@ class ConversionRoute:
             size.turns.leave()
 
     async def _converted(self, request: Request, size: _Size, others_in: int) -> Response:
-        body: bytes | None = None
-        with anyio.move_on_after(self._body_seconds):
-            body = await read_body(request, size.limit)
-        if body is None:
-            return error_response(408, "the review was not received in time")
+        try:
+            body = await read_body(request, size.limit, self._body_seconds)
+        except BadRequestError as refused:  # too large, cut short, or not in time
+            return error_response(refused.status, str(refused))
         worker_turns = self._worker_turns
         if not await self._turn(worker_turns, (size.rank, others_in), request.receive):
             return self._not_served()

@@ -11,12 +11,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import anyio
 from pydantic import ValidationError
 from starlette.requests import ClientDisconnect, Request
 
 from brupop.domain.shadow import ShadowStatus
 
 MAX_BODY_BYTES = 64 * 1024
+BODY_SECONDS = 10.0  # from the handler's first read: a body trickled in holds no connection
 _RESOURCE_VERSION = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
@@ -28,12 +30,23 @@ class BadRequestError(ValueError):
         self.status = status
 
 
-async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """The body, refused with 413 past `limit` bytes and with 400 when it is cut short."""
+async def read_body(
+    request: Request, limit: int = MAX_BODY_BYTES, seconds: float | None = None
+) -> bytes:
+    """The body, refused with 413 past `limit` bytes, with 400 when it is cut short and with 408
+    when it has not all come within `seconds` (BODY_SECONDS by default)."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise BadRequestError("request body too large", status=413)
     chunks: list[bytes] = []
+    with anyio.move_on_after(BODY_SECONDS if seconds is None else seconds) as deadline:
+        await _read_chunks(request, limit, chunks)
+    if deadline.cancelled_caught:
+        raise BadRequestError("the request body was not received in time", status=408)
+    return b"".join(chunks)
+
+
+async def _read_chunks(request: Request, limit: int, chunks: list[bytes]) -> None:
     size = 0
     try:
         async for chunk in request.stream():
@@ -44,7 +57,6 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     except ClientDisconnect:
         # The client hung up before its body was complete: a bad request, not our failure.
         raise BadRequestError("the request body was cut short") from None
-    return b"".join(chunks)
 
 
 def parse_json(body: bytes) -> Any:
