@@ -3,7 +3,6 @@ cannot fill the apiserver's memory or hold its connections open with a slow head
 
 from __future__ import annotations
 
-import select
 import ssl
 
 import pytest
@@ -13,6 +12,7 @@ from brupop.adapters.apiserver_http.serving.http_protocol import HeadLimits
 from brupop.adapters.apiserver_http.serving.server import ServerLimits
 from tests.integration.apiserver.conftest import NS, RigFactory, agent_pod
 from tests.integration.apiserver.raw_client import read_until_closed, send_all, tls_connection
+from tests.support.trickling_client import trickle_until_closed
 
 
 def _headers(total_bytes: int) -> bytes:
@@ -118,7 +118,7 @@ def test_a_refused_request_whose_body_trickles_in_is_closed_at_the_head_deadline
     rig = make_rig(limits=ServerLimits(head=HeadLimits(header_timeout_seconds=0.5)))
     with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
         connection.sendall(REFUSED_PUT % 60000 + b"{")
-        answer, sent = _trickle_until_closed(connection, most=600)  # one byte each 0.05 s
+        answer, sent = trickle_until_closed(connection, b" " * 600)  # a byte each 0.05 s
 
     assert answer.startswith(b"HTTP/1.1 401 ")
     assert sent < 600  # closed well before the 30 s the trickle would take
@@ -150,25 +150,6 @@ def _one_answer(connection: ssl.SSLSocket) -> bytes:
     return head + b"\r\n\r\n" + body
 
 
-def _trickle_until_closed(connection: ssl.SSLSocket, most: int) -> tuple[bytes, int]:
-    """Send a space every 0.05 s, at most `most` of them, until the server closes the
-    connection: what it answered, and how many spaces went."""
-    answer = b""
-    for sent in range(most):
-        readable, _, _ = select.select([connection], [], [], 0.05)
-        if readable:
-            try:
-                chunk = connection.recv(65536)
-            except (ConnectionResetError, ssl.SSLError):
-                return answer, sent
-            if not chunk:
-                return answer, sent
-            answer += chunk
-        if not send_all(connection, b" "):
-            return answer, sent
-    return answer, most
-
-
 def test_an_agents_status_body_that_trickles_in_is_answered_408(
     make_rig: RigFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -183,7 +164,7 @@ def test_an_agents_status_body_that_trickles_in_is_answered_408(
     ) % token.encode()
     with tls_connection(rig.server.port, rig.certs.ca_path) as connection:
         connection.sendall(head)
-        answer, sent = _trickle_until_closed(connection, most=600)  # one byte each 0.05 s
+        answer, sent = trickle_until_closed(connection, b" " * 600)  # a byte each 0.05 s
 
     assert answer.startswith(b"HTTP/1.1 408 "), answer[:80]
     assert sent < 600

@@ -4,7 +4,6 @@ once, while the server goes on answering when they are gone."""
 
 from __future__ import annotations
 
-import select
 import socket
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -14,6 +13,7 @@ import pytest
 from brupop.entrypoints.controller import http_server
 from tests.support.controller_surface import serve_controller
 from tests.support.polling import wait_until
+from tests.support.trickling_client import trickle_until_closed
 from tests.unit.services.controller.fleet import Fleet
 
 HEALTHZ = b"GET /healthz HTTP/1.0\r\n\r\n"
@@ -73,19 +73,6 @@ def test_a_request_that_trickles_in_is_closed_at_the_deadline_for_the_whole_requ
     monkeypatch.setattr(http_server, "READ_SECONDS", 0.5)
     request = b"GET /healthz HTTP/1.0\r\nX-Padding: " + b"a" * 300 + b"\r\n\r\n"
     with socket.create_connection(("127.0.0.1", port), timeout=30) as slow:
-        sent = _trickle(slow, request, seconds_per_byte=0.05)  # each byte well within 0.5 s
+        _, sent = trickle_until_closed(slow, request)  # a byte each 0.05 s, well within 0.5 s
     # The whole request would take 16 s; the server closes it after 0.5 s, well before.
     assert sent < len(request)
-
-
-def _trickle(connection: socket.socket, request: bytes, seconds_per_byte: float) -> int:
-    """Send `request` one byte at a time until the server closes the connection; bytes sent."""
-    for sent in range(len(request)):
-        readable, _, _ = select.select([connection], [], [], seconds_per_byte)
-        if readable and _read_all(connection) == b"":
-            return sent  # closed unanswered
-        try:
-            connection.sendall(request[sent : sent + 1])
-        except OSError:
-            return sent
-    return len(request)
