@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,27 @@ def test_a_server_that_never_answers_is_given_up_on_after_the_read_timeout(
     with pytest.raises(UnavailableError, match="timed out"):
         transport(server.url, certs.ca_path, tmp_path, sleeps).call("GET", "/x", read_seconds=0.3)
     assert len(sleeps) == 2  # a timeout may pass: it is retried
+
+
+def test_an_answer_that_trickles_in_is_given_up_on_at_the_read_deadline(
+    certs: TestCertificates, serve: ServerFactory, tmp_path: Path
+) -> None:
+    body = b" " * 600 + b"{}"  # a byte a tenth of a second: a minute in all
+    sent: list[int] = []
+
+    def trickle(sock: socket.socket) -> None:
+        read_request(sock)
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body))
+        for index in range(len(body)):
+            sock.sendall(body[index : index + 1])
+            sent.append(index)
+            time.sleep(0.1)
+
+    server = serve(trickle)
+
+    with pytest.raises(UnavailableError, match="timed out"):
+        transport(server.url, certs.ca_path, tmp_path, []).call("GET", "/x", read_seconds=1)
+    assert len(sent) < len(body)
 
 
 def test_a_server_that_never_completes_the_handshake_is_given_up_on(

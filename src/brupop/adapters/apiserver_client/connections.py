@@ -10,11 +10,13 @@ of OpenSSL memory once loaded.
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import socket
 import ssl
 import threading
+import time
 
 from brupop.adapters.apiserver_client.base_url import DEFAULT_PORTS, split_base_url
 from brupop.adapters.apiserver_client.http_exchange import (
@@ -22,6 +24,7 @@ from brupop.adapters.apiserver_client.http_exchange import (
     read_answer,
     request_bytes,
 )
+from brupop.adapters.system.reads_before import ReadsBefore
 
 TYPE_CHECKING = False  # keep `typing` out of the agent's start
 if TYPE_CHECKING:
@@ -38,11 +41,13 @@ ResponseTooLargeError = AnswerTooLargeError  # the name the transport knows it b
 
 
 class _Connection:
-    """One open socket to the apiserver and the buffered reader of its answers."""
+    """One open socket to the apiserver and the buffered reader of its answers, each of which
+    must come whole before the deadline its exchange sets."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.reader: BinaryIO = sock.makefile("rb")
+        self.reads = ReadsBefore(sock, deadline=0.0)
+        self.reader: BinaryIO = io.BufferedReader(self.reads)
 
     def close(self) -> None:
         self.reader.close()
@@ -100,12 +105,15 @@ class ApiserverConnections:
     ) -> tuple[int, bytes]:
         """Send one request, return its status and body.
 
-        Raises OSError (ssl.SSLError and timeouts included) or BadAnswerError when the
-        exchange fails, and ResponseTooLargeError when the body is longer than `max_bytes`.
+        The whole answer must come within `read_seconds` of the request, however slowly its
+        bytes trickle in. Raises OSError (ssl.SSLError and timeouts included) or BadAnswerError
+        when the exchange fails, and ResponseTooLargeError when the body is longer than
+        `max_bytes`.
         """
         connection, generation = self._take(connect_seconds)
         reusable = False
         try:
+            connection.reads.deadline = time.monotonic() + read_seconds
             connection.sock.settimeout(read_seconds)  # connect and TLS used connect_seconds
             connection.sock.sendall(request_bytes(method, target, self._authority, headers, body))
             status, data, reusable = read_answer(connection.reader, max_bytes)

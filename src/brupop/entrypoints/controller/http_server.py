@@ -24,6 +24,7 @@ from typing import Any
 import structlog
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from brupop.adapters.system.reads_before import ReadsBefore
 from brupop.services.controller.service import ControllerService
 
 CONNECTIONS_MAX = 128
@@ -147,25 +148,6 @@ class _IPv6Server(_BoundedServer):
     address_family = socket.AF_INET6
 
 
-class _ReadsBefore(io.RawIOBase):
-    """A connection's reads, each waiting only for what is left until `deadline`: one byte
-    every few seconds cannot keep a request, and the thread serving it, alive."""
-
-    def __init__(self, connection: socket.socket, deadline: float) -> None:
-        self._connection = connection
-        self._deadline = deadline
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the request did not arrive in time")
-        self._connection.settimeout(left)
-        return self._connection.recv_into(buffer)
-
-
 class _Handler(BaseHTTPRequestHandler):
     surface: Surface
     status: RenderedStatus
@@ -176,7 +158,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.settimeout(READ_SECONDS)  # each write of the connection
         self.rfile.close()  # read instead within one deadline for the whole request
         deadline = time.monotonic() + READ_SECONDS
-        self.rfile = io.BufferedReader(_ReadsBefore(self.connection, deadline))
+        self.rfile = io.BufferedReader(ReadsBefore(self.connection, deadline))
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
