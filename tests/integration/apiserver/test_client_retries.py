@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from brupop.adapters.apiserver_client import ApiserverClient, RetrySchedule
-from brupop.adapters.apiserver_client.transport import HttpsTransport
+from brupop.adapters.apiserver_client.transport import MAX_TOKEN_BYTES, HttpsTransport
 from brupop.ports.errors import ForbiddenError, UnauthorizedError, UnavailableError
 from tests.integration.apiserver.conftest import NS, Rig, agent_pod
 from tests.support.tls import make_certificates
@@ -120,6 +120,28 @@ def test_a_missing_token_file_is_an_authentication_problem(rig: Rig, tmp_path: P
     client, sleeps = client_with_sleeps(rig.server.base_url, tmp_path / "absent", rig.certs.ca_path)
 
     with pytest.raises(UnauthorizedError):
+        client.get()
+    assert sleeps == []
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "empty"),
+        (b"x" * (MAX_TOKEN_BYTES + 1), "longer than"),
+        (b"\xff\xfe-not-text", "not one line of ASCII text"),
+        (b"a-token\r\nX-Injected: yes", "not one line of ASCII text"),
+    ],
+    ids=["empty", "huge", "binary", "two-lines"],
+)
+def test_a_token_file_that_holds_no_token_is_an_authentication_problem_that_says_why(
+    rig: Rig, tmp_path: Path, content: bytes, reason: str
+) -> None:
+    path = tmp_path / "token"
+    path.write_bytes(content)
+    client, sleeps = client_with_sleeps(rig.server.base_url, path, rig.certs.ca_path)
+
+    with pytest.raises(UnauthorizedError, match=reason):
         client.get()
     assert sleeps == []
 

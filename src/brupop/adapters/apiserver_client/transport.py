@@ -44,6 +44,8 @@ TOKEN_HEADER = "BrupopK8sAuthToken"
 MAX_CONNECT_SECONDS = 10.0
 # A shadow document is a few KiB, a drain's list of blockers a few more.
 MAX_RESPONSE_BYTES = 1024 * 1024
+# A service-account token is 1 to 2 KiB; the apiserver refuses a request head over 64 KiB.
+MAX_TOKEN_BYTES = 32 * 1024
 USER_AGENT = "brupop-agent"
 
 log = event_lines.get_logger(__name__)
@@ -172,14 +174,20 @@ class HttpsTransport:
         return headers
 
     def _token(self) -> str:
-        """The projected token, read again on every call (the kubelet rotates it)."""
+        """The projected token, read again on every call (the kubelet rotates it), within
+        bounds: whatever the file holds is a token or an UnauthorizedError."""
         try:
-            with open(self._token_path, encoding="utf-8") as file:
-                token = file.read().strip()
+            with open(self._token_path, "rb") as file:
+                data = file.read(MAX_TOKEN_BYTES + 1)
         except OSError as error:
             raise UnauthorizedError(f"cannot read the token file: {error.strerror}") from None
+        if len(data) > MAX_TOKEN_BYTES:
+            raise UnauthorizedError(f"the token file is longer than {MAX_TOKEN_BYTES} bytes")
+        token = data.strip().decode("ascii", "replace")
         if not token:
             raise UnauthorizedError("the token file is empty")
+        if not (token.isascii() and token.isprintable()):  # it goes into a header line
+            raise UnauthorizedError("the token file is not one line of ASCII text")
         return token
 
     def close(self) -> None:
