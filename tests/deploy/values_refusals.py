@@ -49,6 +49,8 @@ REFUSALS: dict[str, Refusal] = {
         "/update_window_stop",
         "UPDATE_WINDOW_STOP",
     ),
+    "cluster domain with a path": _setting("cluster_domain", "cluster.local/x"),
+    "cluster domain with a user": _setting("cluster_domain", "agent@cluster.local"),
     "internal port zero": _setting("apiserver_internal_port", "0"),
     "internal port past 65535": _setting("apiserver_internal_port", 65536),
     "webhook port past 65535": _setting("apiserver_webhook_port", "70000"),

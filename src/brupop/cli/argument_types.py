@@ -8,21 +8,22 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import urllib.parse
 from collections.abc import Callable
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS_LABEL_MAX = 63
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_DNS_SUBDOMAIN_MAX = 253
+from brupop.domain.object_names import (
+    DNS_LABEL_MAX,
+    DNS_SUBDOMAIN_MAX,
+    is_dns_label,
+    is_dns_subdomain,
+)
 
 
 def dns_label(text: str) -> str:
     """A Kubernetes namespace name: a DNS-1123 label."""
-    if len(text) > _DNS_LABEL_MAX or not _DNS_LABEL.match(text):
+    if not is_dns_label(text):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a namespace name: at most {_DNS_LABEL_MAX} lower-case letters,"
+            f"{text!r} is not a namespace name: at most {DNS_LABEL_MAX} lower-case letters,"
             " digits and '-', starting and ending with a letter or digit (DNS-1123 label)"
         )
     return text
@@ -30,9 +31,9 @@ def dns_label(text: str) -> str:
 
 def node_name(text: str) -> str:
     """A Kubernetes Node name: a DNS-1123 subdomain."""
-    if len(text) > _DNS_SUBDOMAIN_MAX or not _DNS_SUBDOMAIN.match(text):
+    if not is_dns_subdomain(text):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a node name: at most {_DNS_SUBDOMAIN_MAX} lower-case letters,"
+            f"{text!r} is not a node name: at most {DNS_SUBDOMAIN_MAX} lower-case letters,"
             " digits, '-' and '.', each dot-separated part starting and ending with a letter or"
             " digit (DNS-1123 subdomain)"
         )

@@ -16,11 +16,12 @@ SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/
 def service_account_namespace(
     path: str | os.PathLike[str] = SERVICE_ACCOUNT_NAMESPACE_FILE,
 ) -> str | None:
-    """The namespace in the pod's service-account file, or None outside a pod."""
+    """The namespace in the pod's service-account file, or None outside a pod (or when the file
+    is not text). Its reader checks it as a DNS label; 1 KiB is far more than one can be."""
     try:
         with open(path, encoding="utf-8") as file:
-            return file.read().strip() or None
-    except OSError:
+            return file.read(1024).strip() or None
+    except (OSError, UnicodeDecodeError):
         return None
 
 

@@ -158,3 +158,14 @@ def test_the_defaults_pass_every_bound_and_rule(
     _, load = PROCESSES[process]
 
     assert load(monkeypatch, {}) is not None
+
+
+@pytest.mark.parametrize("process", PROCESSES)
+@pytest.mark.parametrize("namespace", ["brupop/../kube-system", "Brupop", "n" * 64])
+def test_every_process_refuses_a_namespace_kubernetes_would_not_take(
+    process: str, namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _model, load = PROCESSES[process]
+
+    with pytest.raises(SettingsError, match="BRUPOP_NAMESPACE"):
+        load(monkeypatch, {"BRUPOP_NAMESPACE": namespace})

@@ -17,6 +17,7 @@ import annotated_types
 from pydantic import BaseModel
 
 from brupop.cli.chart_values.number_pattern import whole_number_pattern
+from brupop.domain.object_names import DNS_SUBDOMAIN_MAX, DNS_SUBDOMAIN_PATTERN
 from brupop.domain.policy.drain_rules import FORCE_ALLOWANCE_MAX_LENGTH, NAMESPACE_NAME
 from brupop.domain.reporting.notifications import NotificationKind
 from brupop.domain.rollout.concurrency import UNLIMITED
@@ -182,7 +183,11 @@ def text_rules() -> dict[ValuePath, Schema]:
             "maxLength": FORCE_ALLOWANCE_MAX_LENGTH,
             "pattern": rf"^[\s,]*(?:{_NAMESPACE}(?:[\s,]+{_NAMESPACE})*)?[\s,]*$",
         },
-        ("cluster_domain",): {"type": "string", "pattern": r"^[^\s/:]+$"},
+        ("cluster_domain",): {
+            "type": "string",
+            "pattern": DNS_SUBDOMAIN_PATTERN,
+            "maxLength": DNS_SUBDOMAIN_MAX,
+        },
         ("logging", "formatter"): {"enum": list(FORMATTERS)},
         ("logging", "controller", "tracing_filter"): level_filter,
         ("logging", "agent", "tracing_filter"): level_filter,

@@ -13,6 +13,12 @@ import re
 from collections.abc import Callable
 
 from brupop.adapters.apiserver_client.base_url import split_base_url
+from brupop.domain.object_names import (
+    DNS_LABEL_MAX,
+    DNS_SUBDOMAIN_MAX,
+    is_dns_label,
+    is_dns_subdomain,
+)
 from brupop.domain.value_objects import value_object
 from brupop.entrypoints.logging.log_filter import check_directive
 from brupop.entrypoints.logging.log_settings import check_formatter
@@ -26,16 +32,24 @@ if TYPE_CHECKING:
 _INTEGER = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
 
 
-def text(pattern: str | None = None) -> Reader:
-    """Any text, or text that `pattern` matches from its start."""
-    compiled = re.compile(pattern) if pattern else None
+def namespace(value: str) -> str:
+    """A namespace name: it becomes part of the apiserver's address."""
+    if not is_dns_label(value):
+        raise ValueError(
+            f"should be a namespace name: at most {DNS_LABEL_MAX} lower-case letters, digits and"
+            " '-' (DNS-1123 label)"
+        )
+    return value
 
-    def read(value: str) -> str:
-        if compiled is not None and compiled.match(value) is None:
-            raise ValueError(f"should match pattern {pattern!r}")
-        return value
 
-    return read
+def dns_name(value: str) -> str:
+    """A DNS-1123 subdomain: a Node's name, or the cluster's DNS domain."""
+    if not is_dns_subdomain(value):
+        raise ValueError(
+            f"should be a DNS name: at most {DNS_SUBDOMAIN_MAX} lower-case letters, digits, '-'"
+            " and '.' (DNS-1123 subdomain)"
+        )
+    return value
 
 
 def base_url(value: str) -> str:

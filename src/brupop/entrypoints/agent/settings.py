@@ -94,14 +94,14 @@ class AgentSettings:
 
 
 SOURCES: tuple[Source, ...] = (
-    Source("node_name", "MY_NODE_NAME", read.text(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")),
-    Source("namespace", "BRUPOP_NAMESPACE", read.text()),
+    Source("node_name", "MY_NODE_NAME", read.dns_name),
+    Source("namespace", "BRUPOP_NAMESPACE", read.namespace),
     _count("apiserver_service_port", "APISERVER_SERVICE_PORT", least=1, most=65535, digits=True),
     Source("apiserver_url", "APISERVER_URL", read.base_url),
-    Source("cluster_domain", "CLUSTER_DOMAIN", read.text()),
+    Source("cluster_domain", "CLUSTER_DOMAIN", read.dns_name),
     Source("token_path", "AGENT_TOKEN_PATH", read.path),
     Source("ca_path", "AGENT_CA_PATH", read.path),
-    Source("apiclient_path", "APICLIENT_PATH", read.text()),
+    Source("apiclient_path", "APICLIENT_PATH", read.path),
     _count(
         "exclude_from_lb_wait_seconds",
         "EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from brupop.adapters.apiserver_http.serving.admission import ConnectionLimits
 from brupop.adapters.apiserver_http.serving.http_protocol import HeadLimits
 from brupop.adapters.apiserver_http.serving.server import ServerLimits
+from brupop.domain.object_names import DNS_LABEL_MAX, DNS_LABEL_PATTERN
 from brupop.domain.policy.drain_rules import (
     FORCE_ALLOWANCE_SETTING,
     ForceAllowanceError,
@@ -88,7 +89,12 @@ class ApiserverSettings(BaseModel):
     token_verification: Literal["local", "tokenreview"] = Field(
         "local", alias="APISERVER_TOKEN_VERIFICATION"
     )
-    namespace: str = Field(default_factory=pod_namespace, min_length=1, alias="BRUPOP_NAMESPACE")
+    namespace: str = Field(
+        default_factory=pod_namespace,
+        pattern=DNS_LABEL_PATTERN,
+        max_length=DNS_LABEL_MAX,
+        alias="BRUPOP_NAMESPACE",
+    )
     cluster: Literal["kubernetes", "memory"] = Field("kubernetes", alias="BRUPOP_CLUSTER")
     logging_formatter: LoggingFormatter = Field("auto", alias="LOGGING_FORMATTER")
     tracing_filter_directive: FilterDirective = Field("info", alias="TRACING_FILTER_DIRECTIVE")

@@ -21,6 +21,7 @@ from brupop.domain.address_allowance import (
     AddressAllowance,
     AddressAllowanceError,
 )
+from brupop.domain.object_names import DNS_LABEL_MAX, DNS_LABEL_PATTERN
 from brupop.domain.rollout.concurrency import (
     ACCEPTED_FORMS,
     ConcurrencyLimit,
@@ -95,7 +96,12 @@ class ControllerSettings(BaseModel):
     )
     lease_seconds: float = seconds("LEADER_ELECTION_LEASE_SECONDS", 15.0, most=ONE_HOUR)
     renew_seconds: float = seconds("LEADER_ELECTION_RENEW_SECONDS", 5.0, most=ONE_HOUR / 2)
-    namespace: str = Field(default_factory=pod_namespace, min_length=1, alias="BRUPOP_NAMESPACE")
+    namespace: str = Field(
+        default_factory=pod_namespace,
+        pattern=DNS_LABEL_PATTERN,
+        max_length=DNS_LABEL_MAX,
+        alias="BRUPOP_NAMESPACE",
+    )
     cluster: Literal["kubernetes", "memory"] = Field("kubernetes", alias="BRUPOP_CLUSTER")
     logging_formatter: LoggingFormatter = Field("auto", alias="LOGGING_FORMATTER")
     tracing_filter_directive: FilterDirective = Field("info", alias="TRACING_FILTER_DIRECTIVE")

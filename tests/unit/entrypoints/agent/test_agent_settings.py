@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from brupop.domain.shadow_names import DEFAULT_NAMESPACE
 from brupop.domain.value_objects import field_names
 from brupop.entrypoints.agent.composition import AgentPorts, agent_config, launch
 from brupop.entrypoints.agent.settings import REQUIRED, SOURCES, AgentSettings, load_settings
@@ -60,6 +61,22 @@ def test_namespace_defaults_to_the_pods_own(tmp_path: Path) -> None:
     assert load_settings(NODE, namespace_file=namespace_file).namespace == "updates-ns"
 
 
+def test_a_namespace_file_that_is_not_text_leaves_brupops_usual_namespace(tmp_path: Path) -> None:
+    namespace_file = tmp_path / "namespace"
+    namespace_file.write_bytes(b"\xff\xfe\n")
+
+    assert load_settings(NODE, namespace_file=namespace_file).namespace == DEFAULT_NAMESPACE
+
+
+def test_a_huge_namespace_file_is_read_within_bounds_and_refused_by_name(tmp_path: Path) -> None:
+    namespace_file = tmp_path / "namespace"
+    namespace_file.write_bytes(b"x" * 10_000_000)
+
+    with pytest.raises(SettingsError, match="BRUPOP_NAMESPACE") as refused:
+        load_settings(NODE, namespace_file=namespace_file)
+    assert len(str(refused.value)) < 2000
+
+
 def test_empty_values_count_as_unset() -> None:
     assert _load(EXCLUDE_FROM_LB_WAIT_TIME_IN_SEC="", APISERVER_URL=" ").apiserver_url is None
 
@@ -73,6 +90,11 @@ def test_a_positive_lb_wait_turns_the_exclusion_on() -> None:
 
 BAD_VALUES = [
     ("MY_NODE_NAME", "Not A Node"),
+    ("MY_NODE_NAME", "n" * 254),
+    ("BRUPOP_NAMESPACE", "brupop/../kube-system"),
+    ("BRUPOP_NAMESPACE", "n" * 64),
+    ("CLUSTER_DOMAIN", "cluster.local/x"),
+    ("CLUSTER_DOMAIN", "agent@evil.example"),
     ("APISERVER_SERVICE_PORT", "https"),
     ("APISERVER_SERVICE_PORT", "70000"),
     ("APISERVER_URL", "brupop-apiserver:443"),
