@@ -169,3 +169,14 @@ def test_every_process_refuses_a_namespace_kubernetes_would_not_take(
 
     with pytest.raises(SettingsError, match="BRUPOP_NAMESPACE"):
         load(monkeypatch, {"BRUPOP_NAMESPACE": namespace})
+
+
+@pytest.mark.parametrize("process", ["agent", "controller"])
+@pytest.mark.parametrize("node", ["Node A", "node-a/../x", "n" * 254])
+def test_every_process_that_names_its_node_refuses_a_name_kubernetes_would_not_take(
+    process: str, node: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _model, load = PROCESSES[process]
+
+    with pytest.raises(SettingsError, match="MY_NODE_NAME"):
+        load(monkeypatch, {"MY_NODE_NAME": node})

@@ -21,7 +21,12 @@ from brupop.domain.address_allowance import (
     AddressAllowance,
     AddressAllowanceError,
 )
-from brupop.domain.object_names import DNS_LABEL_MAX, DNS_LABEL_PATTERN
+from brupop.domain.object_names import (
+    DNS_LABEL_MAX,
+    DNS_LABEL_PATTERN,
+    DNS_SUBDOMAIN_MAX,
+    DNS_SUBDOMAIN_PATTERN,
+)
 from brupop.domain.rollout.concurrency import (
     ACCEPTED_FORMS,
     ConcurrencyLimit,
@@ -69,7 +74,9 @@ class ControllerSettings(BaseModel):
 
     model_config = SETTINGS_CONFIG
 
-    node_name: str = Field(min_length=1, alias="MY_NODE_NAME")
+    node_name: str = Field(
+        pattern=DNS_SUBDOMAIN_PATTERN, max_length=DNS_SUBDOMAIN_MAX, alias="MY_NODE_NAME"
+    )
     max_concurrent_update: str = Field("1", alias="MAX_CONCURRENT_UPDATE")
     scheduler_cron_expression: str | None = Field(None, alias="SCHEDULER_CRON_EXPRESSION")
     update_window_start: str | None = Field(None, alias="UPDATE_WINDOW_START")
