@@ -160,23 +160,25 @@ def test_the_defaults_pass_every_bound_and_rule(
     assert load(monkeypatch, {}) is not None
 
 
-@pytest.mark.parametrize("process", PROCESSES)
-@pytest.mark.parametrize("namespace", ["brupop/../kube-system", "Brupop", "n" * 64])
-def test_every_process_refuses_a_namespace_kubernetes_would_not_take(
-    process: str, namespace: str, monkeypatch: pytest.MonkeyPatch
+BAD_NAMES = [
+    *[
+        (process, "BRUPOP_NAMESPACE", name)
+        for process in PROCESSES
+        for name in ("brupop/../kube-system", "Brupop", "n" * 64)
+    ],
+    *[
+        (process, "MY_NODE_NAME", name)
+        for process in ("agent", "controller")
+        for name in ("Node A", "node-a/../x", "n" * 254)
+    ],
+]
+
+
+@pytest.mark.parametrize(("process", "variable", "name"), BAD_NAMES)
+def test_every_process_refuses_a_name_kubernetes_would_not_take(
+    process: str, variable: str, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _model, load = PROCESSES[process]
 
-    with pytest.raises(SettingsError, match="BRUPOP_NAMESPACE"):
-        load(monkeypatch, {"BRUPOP_NAMESPACE": namespace})
-
-
-@pytest.mark.parametrize("process", ["agent", "controller"])
-@pytest.mark.parametrize("node", ["Node A", "node-a/../x", "n" * 254])
-def test_every_process_that_names_its_node_refuses_a_name_kubernetes_would_not_take(
-    process: str, node: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _model, load = PROCESSES[process]
-
-    with pytest.raises(SettingsError, match="MY_NODE_NAME"):
-        load(monkeypatch, {"MY_NODE_NAME": node})
+    with pytest.raises(SettingsError, match=variable):
+        load(monkeypatch, {variable: name})

@@ -32,24 +32,27 @@ if TYPE_CHECKING:
 _INTEGER = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
 
 
-def namespace(value: str) -> str:
-    """A namespace name: it becomes part of the apiserver's address."""
-    if not is_dns_label(value):
-        raise ValueError(
-            f"should be a namespace name: at most {DNS_LABEL_MAX} lower-case letters, digits and"
-            " '-' (DNS-1123 label)"
-        )
-    return value
+def _name(is_name: Callable[[str], bool], what: str) -> Reader:
+    """Text that `is_name` takes; it goes into the apiserver's address or the cluster's API."""
+
+    def read(value: str) -> str:
+        if not is_name(value):
+            raise ValueError(f"should be {what}")
+        return value
+
+    return read
 
 
-def dns_name(value: str) -> str:
-    """A DNS-1123 subdomain: a Node's name, or the cluster's DNS domain."""
-    if not is_dns_subdomain(value):
-        raise ValueError(
-            f"should be a DNS name: at most {DNS_SUBDOMAIN_MAX} lower-case letters, digits, '-'"
-            " and '.' (DNS-1123 subdomain)"
-        )
-    return value
+namespace = _name(
+    is_dns_label,
+    f"a namespace name: at most {DNS_LABEL_MAX} lower-case letters, digits and '-' (DNS-1123"
+    " label)",
+)
+dns_name = _name(
+    is_dns_subdomain,
+    f"a DNS name: at most {DNS_SUBDOMAIN_MAX} lower-case letters, digits, '-' and '.' (DNS-1123"
+    " subdomain)",
+)
 
 
 def base_url(value: str) -> str:
