@@ -64,6 +64,12 @@ def release(records: RunFolder) -> None:
     record = records.read("lock")
     if record is not None:
         stop(records, record)
+    reap_holders()
+
+
+def reap_holders() -> None:
+    """Collect the holders that have exited, so that no Popen is left unwaited at exit."""
+    HOLDERS[:] = [holder for holder in HOLDERS if holder.poll() is None]
 
 
 def is_free(lock: Path) -> bool:
