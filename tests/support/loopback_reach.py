@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from brupop.adapters.http.bounded_get import BoundedGet
 from brupop.adapters.http.host_lookup import HostLookups, Resolver
-from brupop.domain.address_allowance import AddressAllowance
+from brupop.domain.policy.address_allowance import AddressAllowance
 
 LOOPBACK_ALLOWANCE = "127.0.0.1"  # the PROBE_ALLOWED_NETWORKS of every loopback test
 

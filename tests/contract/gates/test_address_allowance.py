@@ -16,7 +16,7 @@ from brupop.adapters.http.host_lookup import HostLookups
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource, InMemoryHttpProber, Reach
-from brupop.domain.address_allowance import AddressAllowance
+from brupop.domain.policy.address_allowance import AddressAllowance
 from brupop.domain.policy.update_policy import AlertGateSpec
 from brupop.ports.monitoring.alert_source import AlertSource, AlertSourceError
 from brupop.ports.monitoring.http_prober import HttpProber

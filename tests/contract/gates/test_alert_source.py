@@ -14,7 +14,7 @@ import pytest
 
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.memory.gates import InMemoryAlertSource, Reach
-from brupop.domain.address_allowance import AddressAllowance
+from brupop.domain.policy.address_allowance import AddressAllowance
 from brupop.domain.policy.update_policy import AlertGateSpec
 from brupop.domain.safety.alert_gate import FiringAlert
 from brupop.ports.monitoring.alert_source import AlertSource

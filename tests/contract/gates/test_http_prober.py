@@ -9,7 +9,7 @@ import pytest
 
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.memory.gates import InMemoryHttpProber, Reach
-from brupop.domain.address_allowance import AddressAllowance
+from brupop.domain.policy.address_allowance import AddressAllowance
 from brupop.domain.policy.probe_url import fill_probe_template
 from brupop.ports.monitoring.http_prober import HttpProber
 from tests.support.loopback_reach import LOOPBACK_ALLOWANCE, loopback_http

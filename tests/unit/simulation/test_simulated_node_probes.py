@@ -13,8 +13,8 @@ from brupop.cli.fleet_description.nodes import (
     SimulatedNode,
     build_fleet,
 )
-from brupop.domain.address_allowance import AddressAllowance
 from brupop.domain.cluster.objects import COMPONENT_LABEL, OwnerReference
+from brupop.domain.policy.address_allowance import AddressAllowance
 from brupop.domain.policy.update_policy import HealthGateSpec
 from brupop.domain.safety.health_gate import CheckOutcome, GateCheck
 from brupop.services.controller.safety.health_checks import HealthChecks

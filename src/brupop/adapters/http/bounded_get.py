@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
 from brupop.adapters.http.host_lookup import HostLookupError, HostLookups
-from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressAllowance
+from brupop.domain.policy.address_allowance import ALLOWANCE_SETTING, AddressAllowance
 from brupop.domain.printable import printable
 
 BODY_MAX_BYTES = 1024 * 1024

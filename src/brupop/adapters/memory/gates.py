@@ -15,7 +15,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressAllowance, host_key
+from brupop.domain.policy.address_allowance import ALLOWANCE_SETTING, AddressAllowance, host_key
 from brupop.domain.policy.alert_matcher import AlertMatcher
 from brupop.domain.policy.probe_url import masked_url
 from brupop.domain.safety.alert_gate import FiringAlert, matching_alerts

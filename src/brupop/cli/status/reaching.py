@@ -15,7 +15,7 @@ from kubernetes.client.exceptions import ApiException
 
 from brupop.adapters.http.bounded_get import BoundedGet, BoundedGetError
 from brupop.adapters.kubernetes.api.calls import ApiCalls
-from brupop.domain.address_allowance import AddressAllowance, host_key
+from brupop.domain.policy.address_allowance import AddressAllowance, host_key
 from brupop.ports.errors import (
     ForbiddenError,
     NotFoundError,

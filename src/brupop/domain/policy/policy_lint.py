@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from brupop.domain.address_allowance import ALLOWANCE_SETTING, AddressAllowance
 from brupop.domain.cluster.objects import Node
+from brupop.domain.policy.address_allowance import ALLOWANCE_SETTING, AddressAllowance
 from brupop.domain.policy.effective_policy import EffectivePolicy
 from brupop.domain.policy.probe_url import fill_probe_template
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE

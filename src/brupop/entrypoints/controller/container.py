@@ -20,7 +20,7 @@ from brupop.adapters.http.bounded_get import BoundedGet
 from brupop.adapters.http.prober import UrlProber
 from brupop.adapters.http.prometheus import PrometheusAlertSource
 from brupop.adapters.system.clock import SystemClock
-from brupop.domain.address_allowance import AddressAllowance
+from brupop.domain.policy.address_allowance import AddressAllowance
 from brupop.entrypoints.clusters import ClusterChoice, ControllerCluster
 from brupop.entrypoints.controller.http_server import ControllerHttpServer, Surface
 from brupop.entrypoints.controller.metrics import PrometheusRolloutMetrics

@@ -16,16 +16,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from brupop.domain.address_allowance import (
-    SETTING_MAX_LENGTH,
-    AddressAllowance,
-    AddressAllowanceError,
-)
 from brupop.domain.object_names import (
     DNS_LABEL_MAX,
     DNS_LABEL_PATTERN,
     DNS_SUBDOMAIN_MAX,
     DNS_SUBDOMAIN_PATTERN,
+)
+from brupop.domain.policy.address_allowance import (
+    SETTING_MAX_LENGTH,
+    AddressAllowance,
+    AddressAllowanceError,
 )
 from brupop.domain.rollout.concurrency import (
     ACCEPTED_FORMS,

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 from brupop.adapters.memory.gates import Reach
 from brupop.cli.fleet_description.nodes import AGENT_COMPONENT, AGENT_DAEMONSET
-from brupop.domain.address_allowance import host_key
 from brupop.domain.cluster.objects import COMPONENT_LABEL, Node, Pod, PodPhase
+from brupop.domain.policy.address_allowance import host_key
 from brupop.domain.safety.gate_checks import ProbeAnswer
 from brupop.ports.cluster.node_repository import NodeRepository
 from brupop.ports.cluster.pod_repository import PodRepository

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brupop.domain.address_allowance import AddressAllowance
 from brupop.domain.cluster.objects import Node
+from brupop.domain.policy.address_allowance import AddressAllowance
 from brupop.domain.policy.effective_policy import EffectivePolicy, policy_from_spec
 from brupop.domain.policy.policy_lint import lint_policy
 from brupop.domain.policy.update_policy import UpdatePolicySpec

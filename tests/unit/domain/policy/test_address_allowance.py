@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brupop.domain.address_allowance import (
+from brupop.domain.policy.address_allowance import (
     ENTRIES_MAX,
     AddressAllowance,
     AddressAllowanceError,
