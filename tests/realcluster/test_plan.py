@@ -20,6 +20,7 @@ from kubernetes.client.exceptions import ApiException
 
 from brupop.domain.shadow import OPT_IN_LABEL, OPT_IN_VALUE
 from tests.realcluster.conftest import KWOK_ANNOTATION, ControlPlane, node_ready
+from tests.support.control_plane.chart_install import crd_established
 from tests.support.polling import wait_until
 
 GROUP = "brupop.bottlerocket.aws"
@@ -54,12 +55,7 @@ def _install_crds(control_plane: ControlPlane) -> None:
             if error.status != 409:
                 raise
         name = document["metadata"]["name"]
-        wait_until(partial(_established, extensions, name), f"CRD {name}", seconds=30)
-
-
-def _established(extensions: client.ApiextensionsV1Api, name: str) -> bool:
-    conditions = extensions.read_custom_resource_definition(name).status.conditions or []
-    return any(c.type == "Established" and c.status == "True" for c in conditions)
+        wait_until(partial(crd_established, extensions, name), f"CRD {name}", seconds=30)
 
 
 def _pod(control_plane: ControlPlane, namespace: str, node: str, name: str, app: str) -> None:

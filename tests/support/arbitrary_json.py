@@ -28,14 +28,6 @@ JSON_VALUES = st.recursive(
 )
 
 
-def deeply_nested(depth: int = 5000) -> Any:
-    """A list inside a list, `depth` times: what blows a recursive reader's stack."""
-    value: Any = []
-    for _ in range(depth):
-        value = [value]
-    return value
-
-
 def shaped_like(shape: Mapping[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     """Objects with (some of) the keys of `shape`; a key maps to a nested shape, or to any
     JSON value when its shape is None."""

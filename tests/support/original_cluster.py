@@ -18,6 +18,7 @@ from kubernetes.client.exceptions import ApiException
 
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
 from brupop.simulation.fleet.real_cluster.fleet_objects import ApiFleet
+from tests.support.control_plane.chart_install import crd_established
 from tests.support.original_install import (
     COMPONENT_LABEL,
     CRD_NAME,
@@ -82,7 +83,9 @@ def install_original(access: ClusterAccess, nodes: Sequence[OriginalNode]) -> Or
         )
     extensions = client.ApiextensionsV1Api(api)
     extensions.create_custom_resource_definition(original_shadow_crd())
-    wait_until(lambda: _established(extensions), f"CRD {CRD_NAME} established", seconds=30)
+    wait_until(
+        lambda: crd_established(extensions, CRD_NAME), f"CRD {CRD_NAME} established", seconds=30
+    )
     apps.create_namespaced_deployment(NAMESPACE, _controller_deployment())
     core.create_namespaced_secret(RELEASE_NAMESPACE, _release_record())
     fleet = ApiFleet(access, NAMESPACE)
@@ -159,11 +162,6 @@ def _create(create: object, body: dict[str, object]) -> None:
     except ApiException as error:
         if error.status != 409:
             raise
-
-
-def _established(extensions: client.ApiextensionsV1Api) -> bool:
-    conditions = extensions.read_custom_resource_definition(CRD_NAME).status.conditions or []
-    return any(c.type == "Established" and c.status == "True" for c in conditions)
 
 
 def _controller_deployment() -> dict[str, object]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import time
-import urllib.request
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -20,7 +19,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from tests.support.control_plane import processes
+from tests.support.control_plane import probes, processes
 from tests.support.control_plane.cert_manager_build import CertManagerCache
 from tests.support.control_plane.cert_manager_webhooks import (
     apply_crds,
@@ -111,22 +110,13 @@ def start_webhook(folder: RunFolder, binary: Path, kubeconfig: Path, pki: Pki) -
             f"--tls-private-key-file={pki.key(WEBHOOK_CERT)}",
         ]
         try:
-            launch(folder, "cert-manager-webhook", argv, partial(healthy, healthz))
+            launch(folder, "cert-manager-webhook", argv, partial(probes.healthz_answers, healthz))
         except CertManagerFailure as failure:
             if attempt == BIND_ATTEMPTS or "address already in use" not in str(failure):
                 raise
             continue
         return port
     raise CertManagerFailure(f"cert-manager-webhook found no free port in {BIND_ATTEMPTS} tries")
-
-
-def healthy(port: int) -> bool:
-    """The webhook's plain-HTTP /healthz answers 200."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer:
-            return int(answer.status) == 200
-    except OSError:
-        return False
 
 
 def logged(folder: RunFolder, name: str) -> Callable[[], bool]:

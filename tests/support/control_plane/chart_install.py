@@ -40,7 +40,7 @@ def apply_chart(api: client.ApiClient) -> None:
         _create_or_keep(extensions.create_custom_resource_definition, _no_webhook(crd))
         name = crd["metadata"]["name"]
         wait_until(
-            functools.partial(_established, extensions, name),
+            functools.partial(crd_established, extensions, name),
             f"CRD {name} established",
             seconds=30,
         )
@@ -117,6 +117,7 @@ def _no_webhook(crd: Doc) -> Doc:
     return crd | {"metadata": metadata, "spec": spec}
 
 
-def _established(extensions: client.ApiextensionsV1Api, name: str) -> bool:
+def crd_established(extensions: client.ApiextensionsV1Api, name: str) -> bool:
+    """The kube-apiserver serves CRD `name` (its Established condition is True)."""
     conditions = extensions.read_custom_resource_definition(name).status.conditions or []
     return any(c.type == "Established" and c.status == "True" for c in conditions)

@@ -53,6 +53,12 @@ def controller_manager_ready(pki: Pki, ports: Ports) -> bool:
     return account == 200 and root_ca == 200
 
 
+def healthz_answers(port: int) -> bool:
+    """A plain-HTTP `/healthz` on loopback `port` answers 200."""
+    status, _ = fetch(f"http://127.0.0.1:{port}/healthz")
+    return status == 200
+
+
 def kwok_ready(ports: Ports) -> bool:
     status, body = fetch(f"http://127.0.0.1:{ports.kwok}/healthz")
     return status == 200 and body.strip() == b"ok"

@@ -62,12 +62,7 @@ def enforce_on(root: Path, cache: Cache, node: str) -> None:
     folder = RunFolder(root)
     process = start(folder, NAME, argv)
     STARTED.append(process)
-    lifecycle.wait_ready(folder, Plan(NAME, argv, lambda: healthy(port)), process)
-
-
-def healthy(port: int) -> bool:
-    status, _ = probes.fetch(f"http://127.0.0.1:{port}/healthz")
-    return status == 200
+    lifecycle.wait_ready(folder, Plan(NAME, argv, lambda: probes.healthz_answers(port)), process)
 
 
 def remove_new_ipsets(before: list[str]) -> None:

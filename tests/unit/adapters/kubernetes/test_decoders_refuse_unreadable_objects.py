@@ -30,7 +30,8 @@ from brupop.domain.cluster.objects import (
 from brupop.domain.cluster.token_binding import deletion_invalidates
 from brupop.domain.shadow import Shadow
 from brupop.ports.errors import InvalidObjectError, UnavailableError
-from tests.support.arbitrary_json import JSON_VALUES, deeply_nested, shaped_like
+from tests.support.arbitrary_json import JSON_VALUES, shaped_like
+from tests.support.outside_input import deeply_nested
 
 META = {
     "name": None,
