@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from tests.support.control_plane import build as control_plane_build
+from tests.support.control_plane import cert_manager_build
 from tests.support.control_plane.build_lock import build_lock
 from tests.support.control_plane.gotool import BuildError, Go, Progress
 from tests.support.control_plane.real_nodes import network_policy
@@ -50,17 +51,8 @@ def build_real_nodes(cache: Cache, go: Go | None = None) -> None:
         build_coredns(cache, go, progress)
         build_pause(cache, go, progress)
     network_policy.build_kube_router(cache, go)
-    build_cert_manager(cache)
-    print(f"control-plane build: real-node parts done in {progress.elapsed():.0f} s", flush=True)
-
-
-def build_cert_manager(cache: Cache) -> None:
-    """cert-manager, whose build lives in its own module beside this package, when present."""
-    try:
-        from tests.support.control_plane import cert_manager_build
-    except ImportError:
-        return
     cert_manager_build.build_cert_manager(cert_manager_build.CertManagerCache(cache.root))
+    print(f"control-plane build: real-node parts done in {progress.elapsed():.0f} s", flush=True)
 
 
 def build_node_binaries(cache: Cache, go: Go, progress: Progress) -> None:
