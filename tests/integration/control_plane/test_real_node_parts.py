@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.support.control_plane import cert_manager
+from tests.support.control_plane import cert_manager, probes
 from tests.support.control_plane.cli import parser
 from tests.support.control_plane.pki import Pki
 from tests.support.control_plane.processes import RunFolder, is_ours
@@ -170,6 +170,6 @@ def test_a_cert_manager_webhook_whose_port_was_taken_is_started_again_on_other_p
     try:
         assert "address already in use" in folder.log("cert-manager-webhook").read_text()
         assert port != int(tried.read_text())
-        assert cert_manager.healthy(int(record.argv[3].split("=")[1]))
+        assert probes.healthz_answers(int(record.argv[3].split("=")[1]))
     finally:
         os.kill(record.pid, signal.SIGTERM)
