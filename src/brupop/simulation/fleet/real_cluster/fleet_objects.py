@@ -195,9 +195,12 @@ class ApiFleet:
 
     def _wait_until_up(self, policy: PolicyV1Api) -> None:
         deadline = time.monotonic() + _READY_SECONDS
-        while not (self._nodes_ready() and self._pods_ready() and _budgets_counted(policy)):
+        while behind := self._not_up(policy):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the fleet was not Ready after {_READY_SECONDS:g} s (kwok?)")
+                raise RuntimeError(
+                    f"the fleet was not Ready after {_READY_SECONDS:g} s: {'; '.join(behind)}"
+                    " (kwok plays the kubelets, kube-controller-manager counts the budgets)"
+                )
             time.sleep(_POLL_SECONDS)
         self._untaint_ready_nodes()
         self._address_ready_nodes()
@@ -225,13 +228,26 @@ class ApiFleet:
     def _admin_taint(taint: Any) -> JSON:
         return {"key": taint.key, "value": taint.value, "effect": taint.effect}
 
-    def _nodes_ready(self) -> bool:
+    def _not_up(self, policy: PolicyV1Api) -> list[str]:
+        """What is not up yet, one phrase per kind of object naming the first few; [] when
+        every Node and pod is Ready and every budget has been counted."""
         nodes = self._core.list_node(label_selector=SIMULATED_SELECTOR).items
-        return len(nodes) == len(self.nodes) and all(_ready(n.status) for n in nodes)
-
-    def _pods_ready(self) -> bool:
         pods = self._core.list_pod_for_all_namespaces(label_selector=SIMULATED_SELECTOR).items
-        return len(pods) == len(self._pod_uids) and all(_ready(p.status) for p in pods)
+        budgets = policy.list_pod_disruption_budget_for_all_namespaces(
+            label_selector=SIMULATED_SELECTOR
+        ).items
+        phrases = [
+            lag_phrase(
+                "Nodes Ready", len(self.nodes), [n for n in nodes if _ready(n.status)], nodes
+            ),
+            lag_phrase(
+                "pods Ready", len(self._pod_uids), [p for p in pods if _ready(p.status)], pods
+            ),
+            lag_phrase(
+                "budgets counted", len(budgets), [b for b in budgets if _counted(b)], budgets
+            ),
+        ]
+        return [phrase for phrase in phrases if phrase]
 
 
 def owner_object(
@@ -260,11 +276,21 @@ def _ready(status: Any) -> bool:
     return any(c.type == "Ready" and c.status == "True" for c in conditions)
 
 
-def _budgets_counted(policy: PolicyV1Api) -> bool:
-    budgets = policy.list_pod_disruption_budget_for_all_namespaces(
-        label_selector=SIMULATED_SELECTOR
-    ).items
-    return all(
-        b.status is not None and (b.status.observed_generation or 0) >= b.metadata.generation
-        for b in budgets
-    )
+def _counted(budget: Any) -> bool:
+    """The disruption controller has seen this generation of the budget."""
+    observed = budget.status.observed_generation if budget.status is not None else None
+    return bool((observed or 0) >= budget.metadata.generation)
+
+
+def lag_phrase(what: str, expected: int, done: list[Any], present: list[Any]) -> str:
+    """'pods Ready 7/8 (default/web-0)': the count and the first three not done, or ''."""
+    if len(done) == expected:
+        return ""
+    finished = {id(item) for item in done}
+    names = [_name(item) for item in present if id(item) not in finished][:3]
+    return f"{what} {len(done)}/{expected}" + (f" ({', '.join(names)})" if names else "")
+
+
+def _name(item: Any) -> str:
+    meta = item.metadata
+    return f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name
