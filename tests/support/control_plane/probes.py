@@ -39,9 +39,19 @@ def etcd_healthy(ports: Ports) -> bool:
         return False
 
 
+SYSTEM_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease")
+
+
 def apiserver_ready(pki: Pki, ports: Ports) -> bool:
-    status, body = fetch(f"{ports.server}/readyz", admin_tls(pki))
-    return status == 200 and body.strip() == b"ok"
+    """`/readyz` is ok and the system namespaces exist. `/readyz` can pass before the
+    apiserver's namespace controller has made them, and that controller tries again only a
+    minute later; without kube-node-lease kwok holds no Node lease, so manages no Node."""
+    context = admin_tls(pki)
+    status, body = fetch(f"{ports.server}/readyz", context)
+    if status != 200 or body.strip() != b"ok":
+        return False
+    base = f"{ports.server}/api/v1/namespaces"
+    return all(fetch(f"{base}/{name}", context)[0] == 200 for name in SYSTEM_NAMESPACES)
 
 
 def controller_manager_ready(pki: Pki, ports: Ports) -> bool:
