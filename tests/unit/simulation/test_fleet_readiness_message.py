@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from brupop.simulation.fleet.real_cluster.fleet_objects import lag_phrase
+from brupop.simulation.fleet.real_cluster.start_up import lag_phrase
 
 
 def named(name: str, namespace: str | None = None) -> SimpleNamespace:

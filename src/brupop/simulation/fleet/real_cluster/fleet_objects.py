@@ -8,7 +8,6 @@ tokens are bound to them); the workloads wait for `finish()`, which knows each o
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,15 +17,12 @@ from brupop.domain.cluster.disruption_budget import IntOrPercent
 from brupop.domain.cluster.objects import OwnerReference, Resources
 from brupop.domain.cluster.resources import NO_RESOURCES
 from brupop.simulation.fleet.real_cluster.connection import ClusterAccess
-from brupop.simulation.fleet.real_cluster.ownership import SIMULATED_SELECTOR, marked
+from brupop.simulation.fleet.real_cluster.ownership import marked
+from brupop.simulation.fleet.real_cluster.start_up import FleetStartUp
 
 KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 IMAGE = "registry.invalid/brupop-simulated:1"  # never pulled: kwok plays the kubelet
 _NO_NODE = {"brupop.bottlerocket.aws/simulated-daemonset": "none"}  # no DaemonSet controller
-_READY_SECONDS = 60.0
-NOT_READY_TAINT = "node.kubernetes.io/not-ready"
-MERGE_PATCH = "application/merge-patch+json"
-_POLL_SECONDS = 0.2
 JSON = dict[str, Any]
 
 
@@ -153,7 +149,9 @@ class ApiFleet:
         policy = PolicyV1Api(self._access.admin)
         for budget in self._budgets:
             policy.create_namespaced_pod_disruption_budget(budget["metadata"]["namespace"], budget)
-        self._wait_until_up(policy)
+        FleetStartUp(
+            self._core, policy, len(self.nodes), len(self._pod_uids), self._addresses
+        ).wait()
 
     def _create_pod(
         self,
@@ -193,62 +191,6 @@ class ApiFleet:
             self._owner_uids[key] = create(namespace, body).metadata.uid
         return self._owner_uids[key]
 
-    def _wait_until_up(self, policy: PolicyV1Api) -> None:
-        deadline = time.monotonic() + _READY_SECONDS
-        while behind := self._not_up(policy):
-            if time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"the fleet was not Ready after {_READY_SECONDS:g} s: {'; '.join(behind)}"
-                    " (kwok plays the kubelets, kube-controller-manager counts the budgets)"
-                )
-            time.sleep(_POLL_SECONDS)
-        self._untaint_ready_nodes()
-        self._address_ready_nodes()
-
-    def _untaint_ready_nodes(self) -> None:
-        """Remove the `not-ready` taint admission put on each new Node, as the node lifecycle
-        controller does once the Node is Ready (the loopback control plane does not run it,
-        and the capacity check would find no Node that takes an evicted pod)."""
-        for node in self._core.list_node(label_selector=SIMULATED_SELECTOR).items:
-            taints = node.spec.taints or []
-            kept = [self._admin_taint(t) for t in taints if t.key != NOT_READY_TAINT]
-            if len(kept) != len(taints):
-                body = {"spec": {"taints": kept or None}}
-                self._core.patch_node(node.metadata.name, body, _content_type=MERGE_PATCH)
-
-    def _address_ready_nodes(self) -> None:
-        """Give each Node the InternalIP it was added with. kwok writes its own (--node-ip,
-        loopback, which the probes' address allowance refuses) to a new Node, and writes none
-        to one created with addresses; one written after that it keeps."""
-        for name, address in self._addresses.items():
-            body = {"status": {"addresses": [{"type": "InternalIP", "address": address}]}}
-            self._core.patch_node_status(name, body)
-
-    @staticmethod
-    def _admin_taint(taint: Any) -> JSON:
-        return {"key": taint.key, "value": taint.value, "effect": taint.effect}
-
-    def _not_up(self, policy: PolicyV1Api) -> list[str]:
-        """What is not up yet, one phrase per kind of object naming the first few; [] when
-        every Node and pod is Ready and every budget has been counted."""
-        nodes = self._core.list_node(label_selector=SIMULATED_SELECTOR).items
-        pods = self._core.list_pod_for_all_namespaces(label_selector=SIMULATED_SELECTOR).items
-        budgets = policy.list_pod_disruption_budget_for_all_namespaces(
-            label_selector=SIMULATED_SELECTOR
-        ).items
-        phrases = [
-            lag_phrase(
-                "Nodes Ready", len(self.nodes), [n for n in nodes if _ready(n.status)], nodes
-            ),
-            lag_phrase(
-                "pods Ready", len(self._pod_uids), [p for p in pods if _ready(p.status)], pods
-            ),
-            lag_phrase(
-                "budgets counted", len(budgets), [b for b in budgets if _counted(b)], budgets
-            ),
-        ]
-        return [phrase for phrase in phrases if phrase]
-
 
 def owner_object(
     namespace: str, owner: OwnerReference, labels: Mapping[str, str], replicas: int
@@ -269,28 +211,3 @@ def owner_object(
 
 def _amounts(resources: Resources) -> dict[str, str]:
     return {"cpu": f"{resources.cpu_millis}m", "memory": str(resources.memory_bytes)}
-
-
-def _ready(status: Any) -> bool:
-    conditions = (status.conditions if status is not None else None) or []
-    return any(c.type == "Ready" and c.status == "True" for c in conditions)
-
-
-def _counted(budget: Any) -> bool:
-    """The disruption controller has seen this generation of the budget."""
-    observed = budget.status.observed_generation if budget.status is not None else None
-    return bool((observed or 0) >= budget.metadata.generation)
-
-
-def lag_phrase(what: str, expected: int, done: list[Any], present: list[Any]) -> str:
-    """'pods Ready 7/8 (default/web-0)': the count and the first three not done, or ''."""
-    if len(done) == expected:
-        return ""
-    finished = {id(item) for item in done}
-    names = [_name(item) for item in present if id(item) not in finished][:3]
-    return f"{what} {len(done)}/{expected}" + (f" ({', '.join(names)})" if names else "")
-
-
-def _name(item: Any) -> str:
-    meta = item.metadata
-    return f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name
