@@ -99,5 +99,5 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (debian.AptError, RuntimeError, subprocess.CalledProcessError) as error:
+    except (debian.AptError, RuntimeError, subprocess.SubprocessError) as error:
         sys.exit(f"release: {error}")

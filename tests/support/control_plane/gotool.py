@@ -102,8 +102,8 @@ class Go:
             raise
 
     def run_once(self, cwd: Path, args: tuple[str, ...]) -> None:
-        """One go command at low priority, its output appended to the log."""
-        command = ["nice", "-n", "19", "go", *args]
+        """One go command, its output appended to the log."""
+        command = ["go", *args]
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("a") as out:
             out.write(f"\n$ (cd {cwd} && {' '.join(command)})\n")
