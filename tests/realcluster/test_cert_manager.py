@@ -20,6 +20,7 @@ from tests.realcluster.conftest import SCRIPT
 from tests.support.control_plane import cert_manager
 from tests.support.control_plane.cert_manager_build import CertManagerCache, build_cert_manager
 from tests.support.control_plane.chart_install import NAMESPACE, chart_documents
+from tests.support.control_plane.processes import reap_exited
 from tests.support.control_plane.versions import default_cache
 from tests.support.polling import wait_until
 
@@ -48,6 +49,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[client.ApiClient]:
             yield admin
     finally:
         subprocess.run([SCRIPT, "down", folder], capture_output=True, timeout=120, check=True)
+        reap_exited()  # cert-manager's processes, which `down` stopped
 
 
 def apply_chart_certificates(api: client.ApiClient) -> None:

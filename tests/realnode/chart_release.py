@@ -11,6 +11,7 @@ from pathlib import Path
 from kubernetes import client
 
 from tests.support.control_plane import bottlerocket_host
+from tests.support.control_plane.processes import outlive
 from tests.support.control_plane.versions import cache_root
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -18,8 +19,6 @@ RELEASE = "brupop"
 NAMESPACE = "brupop-bottlerocket-aws"
 OPT_IN = {"bottlerocket.aws/updater-interface-version": "2.0.0"}
 HELM_SECONDS = 300
-# Hosts started here outlive the call; kept so that Python does not warn that they still run.
-STARTED: list[subprocess.Popen[bytes]] = []
 
 
 def helm() -> str:
@@ -71,5 +70,5 @@ def prepare_nodes(
     settings = None if offer else {"BRUPOP_SIM_TARGET_VERSION": ""}
     for node in nodes:
         if not bottlerocket_host.answers(bottlerocket_host.host_folder(folder, node) / "api.sock"):
-            STARTED.append(bottlerocket_host.start_host(folder, node, cache_root(), None, settings))
+            outlive(bottlerocket_host.start_host(folder, node, cache_root(), None, settings))
         core.patch_node(node, {"metadata": {"labels": OPT_IN}})

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
+from tests.support.control_plane.processes import reap_exited
 from tests.support.control_plane.real_nodes import build
 from tests.support.control_plane.real_nodes.cluster import cannot_host
 from tests.support.control_plane.real_nodes.images import image_archives
@@ -100,7 +101,11 @@ def up(folder: Path, count: int) -> subprocess.CompletedProcess[str]:
 
 
 def down(folder: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SCRIPT, "down", folder], capture_output=True, text=True, timeout=300)
+    """`down DIR`, then wait for what this process started there (hosts, firewalls) and `down`
+    stopped, so that none is left unwaited at exit."""
+    done = subprocess.run([SCRIPT, "down", folder], capture_output=True, text=True, timeout=300)
+    reap_exited()
+    return done
 
 
 @pytest.fixture(scope="session")

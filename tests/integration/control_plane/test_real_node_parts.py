@@ -17,7 +17,7 @@ import yaml
 from tests.support.control_plane import cert_manager, probes
 from tests.support.control_plane.cli import parser
 from tests.support.control_plane.pki import Pki
-from tests.support.control_plane.processes import RunFolder, is_ours
+from tests.support.control_plane.processes import RunFolder, is_ours, reap_exited, wait_exited
 from tests.support.control_plane.real_nodes import images, machine_lock
 from tests.support.control_plane.real_nodes.host_snapshot import differences
 from tests.support.control_plane.real_nodes.layout import ClusterLayout, NodeLayout
@@ -172,4 +172,6 @@ def test_a_cert_manager_webhook_whose_port_was_taken_is_started_again_on_other_p
         assert port != int(tried.read_text())
         assert probes.healthz_answers(int(record.argv[3].split("=")[1]))
     finally:
-        os.kill(record.pid, signal.SIGTERM)
+        os.kill(record.pid, signal.SIGTERM)  # a script: its command line is not the recorded one
+        wait_exited(record.pid, 30.0)
+        reap_exited()

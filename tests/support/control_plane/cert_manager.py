@@ -9,7 +9,6 @@ recorded in DIR/run like the control plane's, so `down` stops them.
 from __future__ import annotations
 
 import contextlib
-import subprocess
 import time
 from collections.abc import Callable
 from functools import partial
@@ -39,11 +38,6 @@ READY_SECONDS = 120.0
 BIND_ATTEMPTS = 4
 CONTROLLER_STARTED = "controllers started"
 INJECTOR_STARTED = "Starting workers"
-
-
-# The processes outlive `start`: their Popen objects are kept so that Python, collecting them,
-# does not warn that they still run (they are stopped through their records in DIR/run).
-STARTED: list[subprocess.Popen[bytes]] = []
 
 
 class CertManagerFailure(Exception):
@@ -135,8 +129,7 @@ def launch(folder: RunFolder, name: str, argv: list[str], ready: Callable[[], bo
     record = folder.read(name)
     if record is not None and is_ours(record):
         raise CertManagerFailure(f"{name} already runs in {folder.root} (pid {record.pid})")
-    process = processes.start(folder, name, argv)
-    STARTED.append(process)
+    process = processes.outlive(processes.start(folder, name, argv))
     deadline = time.monotonic() + READY_SECONDS
     while not ready():
         code = process.poll()

@@ -14,6 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 STOP_GRACE_SECONDS = 15.0
+# Processes that outlive the call that started them: stopped through their records, often by a
+# `down` run elsewhere. Their Popen objects are kept here until `reap_exited` waits for them,
+# since Python warns when it collects the Popen of a child it never waited for.
+STARTED: list[subprocess.Popen[bytes]] = []
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,17 @@ def start(
     record = {"pid": process.pid, "argv": argv}
     folder.record_path(name).write_text(json.dumps(record) + "\n")
     return process
+
+
+def outlive(process: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """Keep `process`, which outlives its starter's call, until `reap_exited` finds it exited."""
+    STARTED.append(process)
+    return process
+
+
+def reap_exited() -> None:
+    """Wait for the kept processes that have exited (a `down` may have stopped them)."""
+    STARTED[:] = [process for process in STARTED if process.poll() is None]
 
 
 def is_ours(record: Record) -> bool:

@@ -11,12 +11,16 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.support.control_plane.processes import Record, RunFolder, is_ours, stop
+from tests.support.control_plane.processes import (
+    Record,
+    RunFolder,
+    is_ours,
+    outlive,
+    reap_exited,
+    stop,
+)
 
 HOLDER_NAME = "brupop-real-nodes-lock"
-# The holders outlive the call that starts them (by design); kept so that Python does not warn
-# that they still run when their Popen objects are collected.
-HOLDERS: list[subprocess.Popen[bytes]] = []
 
 
 class MachineBusy(Exception):
@@ -45,7 +49,7 @@ def acquire(lock: Path, root: Path, records: RunFolder) -> None:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        HOLDERS.append(holder)
+        outlive(holder)
         record = {"pid": holder.pid, "argv": argv}
         records.record_path("lock").write_text(json.dumps(record) + "\n")
         wait_exec(Record("lock", holder.pid, argv))
@@ -64,12 +68,7 @@ def release(records: RunFolder) -> None:
     record = records.read("lock")
     if record is not None:
         stop(records, record)
-    reap_holders()
-
-
-def reap_holders() -> None:
-    """Collect the holders that have exited, so that no Popen is left unwaited at exit."""
-    HOLDERS[:] = [holder for holder in HOLDERS if holder.poll() is None]
+    reap_exited()
 
 
 def is_free(lock: Path) -> bool:

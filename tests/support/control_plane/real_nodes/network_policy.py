@@ -16,16 +16,13 @@ from tests.support.control_plane.build_lock import build_lock
 from tests.support.control_plane.components import free_ports
 from tests.support.control_plane.gotool import Go, Progress
 from tests.support.control_plane.lifecycle import Plan
-from tests.support.control_plane.processes import RunFolder, start
+from tests.support.control_plane.processes import RunFolder, outlive, start
 from tests.support.control_plane.real_nodes.host_snapshot import ipsets
 from tests.support.control_plane.versions import Cache
 
 KUBE_ROUTER = "github.com/cloudnativelabs/kube-router/v2"
 KUBE_ROUTER_VERSION = "v2.1.0"
 NAME = "kube-router"
-# It outlives the call that starts it (`down` stops it by its record); kept so that Python does
-# not warn, collecting its Popen object, that it still runs.
-STARTED: list[subprocess.Popen[bytes]] = []
 READY_SECONDS = 240.0  # its first sync lists every pod, namespace and policy: slow at load 20
 
 
@@ -60,8 +57,7 @@ def enforce_on(root: Path, cache: Cache, node: str) -> None:
     ]
     lifecycle.READY_SECONDS.setdefault(NAME, READY_SECONDS)
     folder = RunFolder(root)
-    process = start(folder, NAME, argv)
-    STARTED.append(process)
+    process = outlive(start(folder, NAME, argv))
     lifecycle.wait_ready(folder, Plan(NAME, argv, lambda: probes.healthz_answers(port)), process)
 
 
